@@ -1,0 +1,65 @@
+/**
+ * Pagination, written once for every list. Real servers answer a page past the end with an
+ * empty collection and a `nextpage`, so the loop stops on an empty page or on
+ * `currentpage >= maxpage`, never on `nextpage` alone.
+ */
+import { NetworkError } from '../errors.js';
+import type { ApiClient, Query } from './client.js';
+import type { Body } from './envelope.js';
+import { toInt } from './envelope.js';
+
+export interface PageInfo {
+  result?: number;
+  perpage?: number;
+  currentpage?: number;
+  maxpage?: number;
+}
+
+export interface Page extends PageInfo {
+  records: Body[];
+}
+
+export interface ListRequest {
+  path: string;
+  /** Collection keys in order of preference: documented first, then what real servers send. */
+  keys: readonly string[];
+  query?: Query;
+  limit?: number;
+  page?: number;
+}
+
+export function pageFromBody(body: Body, keys: readonly string[]): Page {
+  const data = body.data;
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    throw new NetworkError('the server reports success but its answer lacks the `data` object of a list');
+  }
+  const envelope = data as Body;
+  const key = keys.find((k) => Array.isArray(envelope[k]));
+  if (!key) throw new NetworkError(`the server's list answer lacks the \`${keys.join('` or `')}\` collection`);
+  return {
+    records: envelope[key] as Body[],
+    result: toInt(envelope.result),
+    perpage: toInt(envelope.perpage),
+    currentpage: toInt(envelope.currentpage),
+    maxpage: toInt(envelope.maxpage),
+  };
+}
+
+export async function fetchPage(client: ApiClient, request: ListRequest, page = request.page): Promise<Page> {
+  const body = await client.request('GET', request.path, {
+    query: { ...request.query, limit: request.limit, page },
+    expect: ['data'],
+  });
+  return pageFromBody(body, request.keys);
+}
+
+/** Every page from `request.page` (default 1) on, in order. */
+export async function* allPages(client: ApiClient, request: ListRequest): AsyncGenerator<Page> {
+  for (let page = request.page ?? 1; ; page++) {
+    const current = await fetchPage(client, request, page);
+    if (current.records.length === 0) return;
+    yield current;
+    const last = current.maxpage ?? 0;
+    if ((current.currentpage ?? page) >= last) return;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The commander program and `main(argv, io)`: the one place that maps errors to exit codes.
+ * Start-up loads commander and the command definitions only; every action, the API layer,
+ * conf, chalk, ora, cli-table3 and the sandbox are imported when a command runs.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
+import type { IO } from './io.js';
+import { redact } from './redact.js';
+import { VERSION } from './version.js';
+import { oneOf, seconds } from './validate.js';
+import { FORMATS, type Format } from './output/types.js';
+import type { Bind } from './commands/shared/define.js';
+import type { Context, GlobalOptions } from './context.js';
+import { registerCommands } from './commands/index.js';
+
+export { VERSION };
+
+export function buildProgram(io: IO, bind: Bind): Command {
+  const program = new Command('linkctl');
+  program
+    .description('Manage QR codes, branded domains, campaigns, channels, pixels and short links from the command line.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
+    .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
+    .option('--json', 'print JSON (same as -o json)')
+    .addOption(new Option('-o, --output <format>', `output format: ${FORMATS.join(', ')}`).argParser((v) => oneOf('--output', v, FORMATS)))
+    .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
+    .option('--no-header', 'leave out the header line of table, csv and tsv output')
+    .option('-q, --quiet', 'print only ids, one per line')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--debug', 'trace HTTP requests to stderr (the key is redacted)')
+    .option('--timeout <seconds>', 'give up on one attempt after this long', (v) => seconds('--timeout', v), 30)
+    .option('--max-wait <seconds>', 'longest wait for the rate limit before exit 5', (v) => seconds('--max-wait', v), 120)
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--dry-run', 'print the request that would change something, and send nothing')
+    .option('--sandbox', 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)')
+    .option('--insecure-http', 'allow sending the key over plain http to a non-loopback host')
+    .addHelpText(
+      'after',
+      `\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR,\n  HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`,
+    );
+  registerCommands(program, bind);
+  return program;
+}
+
+/** Runs linkctl with `argv` (without node and script) and returns the exit code. Never calls process.exit. */
+export async function main(argv: string[], io: IO): Promise<number> {
+  let context: Context | undefined;
+  let exitCode: number = ExitCode.ok;
+  const bind: Bind = (load, name) => async (...args) => {
+    const command = args[args.length - 1] as Command;
+    const globals = command.optsWithGlobals() as GlobalOptions;
+    const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
+    context = new Context(io, globals);
+    const action = module[name];
+    if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
+    const result = await action(context, { args: command.processedArgs, opts: command.opts() });
+    const { render } = await import('./output/render.js');
+    await render(result, context.outputOptions(), io);
+    exitCode = result.exitCode ?? ExitCode.ok;
+  };
+  const program = buildProgram(io, bind);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return ExitCode.usage;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return report(error, io, context, argv);
+  } finally {
+    await context?.close().catch(() => undefined);
+  }
+}
+
+async function report(error: unknown, io: IO, context: Context | undefined, argv: string[]): Promise<number> {
+  const { DryRun } = context ? await import('./api/client.js') : { DryRun: undefined };
+  if (DryRun && error instanceof DryRun) {
+    const format = safeFormat(context);
+    const { request } = error;
+    if (format === 'json' || format === 'ndjson') io.stdout.write(`${JSON.stringify({ dryRun: true, ...request }, null, 2)}\n`);
+    else io.stdout.write(`${request.method} ${request.url}\n${request.body === undefined ? '' : `${JSON.stringify(request.body, null, 2)}\n`}`);
+    io.stderr.write('dry run: nothing was sent\n');
+    return ExitCode.ok;
+  }
+  const secrets = secretsOf(context, io);
+  if (error instanceof CommanderError) {
+    // commander has already printed its message (usage errors) or the help/version text.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (error instanceof CliError) {
+    io.stderr.write(`${redact(`linkctl: ${error.message}`, secrets)}\n`);
+    if (error.hint) io.stderr.write(`${redact(`hint: ${error.hint}`, secrets)}\n`);
+    return error.exitCode;
+  }
+  const debug = argv.includes('--debug');
+  const err = error as Error;
+  io.stderr.write(`${redact(`linkctl: unexpected error: ${err?.message ?? String(error)}`, secrets)}\n`);
+  io.stderr.write(debug && err?.stack ? `${redact(err.stack, secrets)}\n` : 'hint: run again with --debug for details, and report it if it persists\n');
+  return ExitCode.api;
+}
+
+function safeFormat(context: Context | undefined): Format | undefined {
+  try {
+    return context?.format;
+  } catch {
+    return undefined;
+  }
+}
+
+function secretsOf(context: Context | undefined, io: IO): string[] {
+  const secrets = [io.env.LINKCTL_API_KEY ?? ''];
+  try {
+    const key = context?.settings().apiKey?.value;
+    if (key) secrets.push(key);
+  } catch {
+    // Settings may be what failed; the environment key is still redacted.
+  }
+  return secrets;
+}
+
+export { UsageError };

@@ -1,0 +1,36 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Column, Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { compact, messageResult } from '../shared/resource.js';
+
+const COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'username', header: 'Username' },
+  { key: 'email', header: 'Email' },
+  { key: 'status', header: 'Plan' },
+  { key: 'expires', header: 'Expires', value: (r) => r.expires ?? 'never' },
+  { key: 'registered', header: 'Registered' },
+  { key: 'planid', header: 'Plan id', optional: true },
+  { key: 'avatar', header: 'Avatar', optional: true },
+];
+
+export async function get(ctx: Context): Promise<Result> {
+  const client = await ctx.client();
+  const body = await client.request('GET', 'api/account', { expect: ['data'] });
+  return { kind: 'record', record: body.data as Record<string, unknown>, columns: COLUMNS };
+}
+
+export async function update(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both');
+  if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(opts.email)) {
+    throw new UsageError(`--email must be an email address such as me@example.com, got "${opts.email}"`);
+  }
+  if (opts.email === undefined && !opts.password && !opts.passwordStdin) {
+    throw new UsageError('nothing to change: give --email, --password or --password-stdin');
+  }
+  const client = await ctx.client();
+  const password = opts.password || opts.passwordStdin ? await ctx.secret('new password', '--password', Boolean(opts.passwordStdin)) : undefined;
+  const body = await client.request('PUT', 'api/account/update', { json: compact({ email: opts.email, password }) });
+  return messageResult(body, 'Account updated.');
+}

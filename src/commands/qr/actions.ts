@@ -1,0 +1,194 @@
+/**
+ * QR codes: paths, columns, and how the data flags become the `data` the servers accept
+ * (the shapes are in real-servers.md: a string for link, text, phone and email; an object
+ * for sms, wifi, vcard and an email with subject or body).
+ */
+import { readFileSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { BarSection, Column, Rec, Result } from '../../output/types.js';
+import { httpUrl, rgbColor } from '../../validate.js';
+import type { ActionInput } from '../shared/define.js';
+import { compact, firstOf, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import type { QrType } from './types.js';
+
+const COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'name', header: 'Name' },
+  { key: 'scans', header: 'Scans' },
+  // Real servers put the creation time of a single code under `data` (sic).
+  { key: 'date', header: 'Created', value: (r) => (typeof r.date === 'string' ? r.date : typeof r.data === 'string' ? r.data : undefined) },
+  { key: 'link', header: 'Image' },
+];
+
+const QR: Resource = { command: 'qr', noun: 'QR code', listPath: 'api/qr', keys: ['qrs'], itemPath: (id) => `api/qr/${id}`, columns: COLUMNS };
+
+export const list = listAction(QR);
+export const remove = removeAction(QR);
+
+/** Flags that carry data for each type; any other data flag given with this type is a mistake. */
+const DATA_FLAGS: Record<QrType, string[]> = {
+  link: ['data'],
+  text: ['data'],
+  phone: ['data'],
+  email: ['data', 'email', 'subject', 'body'],
+  sms: ['phone', 'message'],
+  wifi: ['ssid', 'wifiPassword', 'encryption'],
+  vcard: ['firstName', 'lastName', 'org', 'phone', 'cell', 'fax', 'email', 'site', 'street', 'city', 'state', 'zip', 'country'],
+};
+const ALL_DATA_FLAGS = [...new Set(Object.values(DATA_FLAGS).flat())];
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+function readDataJson(raw: string): unknown {
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = readFileSync(raw.slice(1), 'utf8');
+    } catch (error) {
+      throw new UsageError(`--data-json: cannot read ${raw.slice(1)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError('--data-json must be valid JSON (a string, an array or an object) or @file');
+  }
+}
+
+/** The `data` field for a type, from the flags given; undefined when no data flag was given. */
+export function buildData(type: QrType | undefined, opts: Rec): unknown {
+  const given = ALL_DATA_FLAGS.filter((key) => opts[key] !== undefined);
+  if (opts.dataJson !== undefined) {
+    if (given.length) throw new UsageError(`--data-json replaces the other data flags; drop ${given.map(flagName).join(', ')}`);
+    return readDataJson(String(opts.dataJson));
+  }
+  if (!given.length) return undefined;
+  if (!type) throw new UsageError('--type is needed with data flags, so that the data gets the shape of its type');
+  const wrong = given.filter((key) => !DATA_FLAGS[type].includes(key));
+  if (wrong.length) {
+    throw new UsageError(`${wrong.map(flagName).join(', ')} ${wrong.length > 1 ? 'do' : 'does'} not apply to --type ${type}; it takes ${DATA_FLAGS[type].map(flagName).join(', ')} (or --data-json)`);
+  }
+  const s = (key: string) => (opts[key] === undefined ? undefined : String(opts[key]));
+  switch (type) {
+    case 'link':
+      return httpUrl('--data', s('data')!);
+    case 'text':
+      return s('data');
+    case 'phone': {
+      const phone = s('data')!.replace(/[\s().-]/g, '');
+      if (!/^\+?\d{3,20}$/.test(phone)) throw new UsageError(`--data must be a phone number (digits, optional leading +), got "${s('data')}"`);
+      return phone;
+    }
+    case 'email': {
+      const address = s('email') ?? s('data');
+      if (s('email') && s('data')) throw new UsageError('give the address with --data or --email, not both');
+      if (!address || !/^[^\s@]+@[^\s@]+$/.test(address)) throw new UsageError('--email (or --data) must be an email address such as me@example.com');
+      return s('subject') !== undefined || s('body') !== undefined ? compact({ email: address, subject: s('subject'), body: s('body') }) : address;
+    }
+    case 'sms': {
+      const phone = s('phone')?.replace(/[\s().-]/g, '');
+      if (!phone || !/^\+?\d{3,20}$/.test(phone)) throw new UsageError('--phone is required for --type sms: a phone number (digits, optional leading +)');
+      return { phone, message: s('message') ?? '' };
+    }
+    case 'wifi': {
+      if (!s('ssid')) throw new UsageError('--ssid is required for --type wifi');
+      const encryption = s('encryption') ?? (s('wifiPassword') ? 'WPA' : 'nopass');
+      if (encryption !== 'nopass' && !s('wifiPassword')) throw new UsageError(`--wifi-password is required with --encryption ${encryption} (or use --encryption nopass)`);
+      return { ssid: s('ssid'), pass: encryption === 'nopass' ? '' : s('wifiPassword'), encryption };
+    }
+    case 'vcard': {
+      if (s('site') !== undefined) httpUrl('--site', s('site')!);
+      return compact({
+        fname: s('firstName'),
+        lname: s('lastName'),
+        org: s('org'),
+        phone: s('phone'),
+        cell: s('cell'),
+        fax: s('fax'),
+        email: s('email'),
+        site: s('site'),
+        street: s('street'),
+        city: s('city'),
+        state: s('state'),
+        zip: s('zip'),
+        country: s('country'),
+      });
+    }
+  }
+}
+
+function styleFields(opts: Rec): Rec {
+  let logo: string | undefined;
+  if (opts.logo !== undefined) {
+    logo = httpUrl('--logo', String(opts.logo));
+    if (!/\.(png|jpe?g)$/i.test(new URL(logo).pathname)) throw new UsageError(`--logo must point to a png or jpg image, got "${logo}"`);
+  }
+  return compact({
+    background: opts.background === undefined ? undefined : rgbColor('--background', String(opts.background)),
+    foreground: opts.foreground === undefined ? undefined : rgbColor('--foreground', String(opts.foreground)),
+    logo,
+  });
+}
+
+export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const type = opts.type as QrType;
+  const data = buildData(type, opts);
+  if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
+  const json = compact({ type, data, name: opts.name, ...styleFields(opts) });
+  const client = await ctx.client();
+  const body = await client.request('POST', 'api/qr/add', { json, expect: ['id'], checkWith: 'linkctl qr list' });
+  return {
+    kind: 'record',
+    record: withoutError(body),
+    columns: [{ key: 'id', header: 'ID' }, { key: 'link', header: 'Image' }, { key: 'message', header: 'Message', optional: true }],
+  };
+}
+
+export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const id = args[0] as number;
+  const data = buildData(opts.type, opts);
+  const style = styleFields(opts);
+  if (data === undefined && Object.keys(style).length === 0) {
+    throw new UsageError('nothing to change: give data flags with --type, or --background, --foreground, --logo');
+  }
+  const json = compact({ type: data === undefined ? undefined : opts.type, data, ...style });
+  const client = await ctx.client();
+  const body = await client.request('PUT', `api/qr/${id}/update`, { json });
+  return messageResult(body, `QR code ${id} updated.`);
+}
+
+const STAT_SECTIONS: Array<[key: string, title: string]> = [
+  ['topCountries', 'Top countries'],
+  ['topReferrers', 'Top referrers'],
+  ['topBrowsers', 'Top browsers'],
+  ['topOs', 'Top systems'],
+];
+
+/** `{name: "12"}` objects, or `[]` when empty on real servers; counts may be strings. */
+function entries(value: unknown): Array<[string, number]> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value as Rec)
+    .map(([label, n]): [string, number] => [label, Number(n)])
+    .filter(([, n]) => Number.isFinite(n))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+}
+
+export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
+  const id = args[0] as number;
+  const client = await ctx.client();
+  const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'] });
+  const details = body.details as Rec;
+  const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Rec) : undefined;
+  const record: Rec = { ...details, clicks: stats?.clicks, uniqueClicks: stats?.uniqueClicks };
+  const columns: Column[] = [
+    ...COLUMNS,
+    { key: 'clicks', header: 'Clicks', value: (r) => r.clicks ?? '-' },
+    { key: 'uniqueClicks', header: 'Unique clicks', value: (r) => r.uniqueClicks ?? '-' },
+  ];
+  if (!stats) {
+    return { kind: 'record', record, columns, json: withoutError(body), note: 'No statistics for this code (servers keep none for text, sms and wifi codes).' };
+  }
+  const bars: BarSection[] = STAT_SECTIONS.map(([key, title]) => ({ title, entries: entries(firstOf(stats, key)) }));
+  return { kind: 'record', record, columns, json: withoutError(body), bars };
+}

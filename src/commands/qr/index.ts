@@ -1,0 +1,71 @@
+/** `qr`: QR codes. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
+import type { Command } from 'commander';
+import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { positiveInt, oneOf } from '../../validate.js';
+import { QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
+
+/** Data and style flags, shared by `qr add` and `qr update`. */
+function dataOptions(command: Command): Command {
+  return command
+    .option('--data <value>', 'the content, for link, text, phone and email codes')
+    .option('--data-json <json>', 'the data as JSON, or @file to read it from a file')
+    .option('--email <address>', 'email: the address; vcard: the email')
+    .option('--subject <text>', 'email: subject')
+    .option('--body <text>', 'email: body')
+    .option('--phone <number>', 'sms: the number; vcard: the phone')
+    .option('--message <text>', 'sms: the message')
+    .option('--ssid <name>', 'wifi: network name')
+    .option('--wifi-password <password>', 'wifi: network password')
+    .option('--encryption <kind>', `wifi: ${WIFI_ENCRYPTIONS.join(', ')}`, (v) => oneOf('--encryption', v, WIFI_ENCRYPTIONS))
+    .option('--first-name <name>', 'vcard')
+    .option('--last-name <name>', 'vcard')
+    .option('--org <name>', 'vcard')
+    .option('--cell <number>', 'vcard')
+    .option('--fax <number>', 'vcard')
+    .option('--site <url>', 'vcard')
+    .option('--street <text>', 'vcard')
+    .option('--city <text>', 'vcard')
+    .option('--state <text>', 'vcard')
+    .option('--zip <code>', 'vcard')
+    .option('--country <name>', 'vcard')
+    .option('--background <color>', 'background colour, #RRGGBB or rgb(r,g,b)')
+    .option('--foreground <color>', 'foreground colour, #RRGGBB or rgb(r,g,b)')
+    .option('--logo <url>', 'logo image, an http(s) URL of a png or jpg');
+}
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('./actions.js');
+  const qr = program.command('qr').description('Manage QR codes');
+  const typeHelp = `code type: ${QR_TYPES.join(', ')}`;
+
+  listCommand(qr, bind, load, 'QR codes');
+
+  withExamples(
+    qr.command('get').description('Show a QR code and its scan statistics').argument('<id>', 'QR code id', (v) => positiveInt('ID', v)).action(bind(load, 'get')),
+    ['linkctl qr get 12', 'linkctl qr get 12 --json'],
+  );
+
+  withExamples(
+    dataOptions(qr.command('add').description('Create a QR code').requiredOption('--type <type>', typeHelp, (v) => oneOf('--type', v, QR_TYPES)).option('--name <name>', 'a name for the code')).action(bind(load, 'add')),
+    [
+      'linkctl qr add --type link --data https://example.com --name Homepage',
+      'linkctl qr add --type wifi --ssid Office --wifi-password s3cret --encryption WPA',
+      'linkctl qr add --type vcard --first-name Ada --last-name Lovelace --email ada@example.com',
+      "linkctl qr add --type sms --phone +15551234 --message 'Hello' --foreground '#112233'",
+      'linkctl qr add --type email --data-json @email.json',
+    ],
+  );
+
+  withExamples(
+    dataOptions(
+      qr
+        .command('update')
+        .description('Change a QR code: its data (with --type) and/or its style')
+        .argument('<id>', 'QR code id', (v) => positiveInt('ID', v))
+        .option('--type <type>', `${typeHelp} (needed with data flags)`, (v) => oneOf('--type', v, QR_TYPES)),
+    ).action(bind(load, 'update')),
+    ['linkctl qr update 12 --type link --data https://example.com/new', "linkctl qr update 12 --background '#ffffff' --foreground 'rgb(0,0,0)'"],
+  );
+
+  deleteCommand(qr, bind, load, 'QR code');
+}

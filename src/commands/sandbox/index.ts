@@ -1,0 +1,31 @@
+/** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
+import type { Command } from 'commander';
+import { withExamples, type Bind } from '../shared/define.js';
+import { positiveInt } from '../../validate.js';
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('./actions.js');
+  const sandbox = program.command('sandbox').description('Run a local emulator of the API (no account needed)');
+  withExamples(
+    sandbox
+      .command('serve')
+      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts')
+      .option('--port <port>', 'port to listen on (0 = any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), 8787)
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)')
+      .option('--key <key>', 'the API key it accepts (default: the sandbox key)')
+      .option('--rate-limit <n/seconds>', 'requests per window per key, e.g. 30/60, or "off"', '30/60')
+      .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
+      .option('--quirks', 'answer like real servers (see real-servers.md) instead of the documented shapes')
+      .action(bind(load, 'serve')),
+    [
+      'linkctl sandbox serve',
+      'linkctl sandbox serve --port 0 --rate-limit 5/2 --quirks',
+      'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
+    ],
+  );
+  withExamples(
+    sandbox.command('reset').description('Put the sandbox state back to its seeded records').option('--state <file>', 'state file to reset').action(bind(load, 'reset')),
+    ['linkctl sandbox reset'],
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * Helpers for command definitions. Definitions load at start-up (for --help and completion),
+ * so this file imports nothing but commander types and the validators.
+ */
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import type { Result } from '../../output/types.js';
+import { positiveInt } from '../../validate.js';
+
+export interface ActionInput {
+  /** Positional arguments after commander's parsing (validators applied). */
+  args: unknown[];
+  /** The command's own options. */
+  opts: Record<string, any>;
+}
+
+export type Action = (ctx: Context, input: ActionInput) => Promise<Result>;
+export type ActionModule = Record<string, Action | unknown>;
+export type Loader = () => Promise<ActionModule>;
+/** Turns a lazily imported action into a commander action handler; provided by main(). */
+export type Bind = (load: Loader, name: string) => (...args: unknown[]) => Promise<void>;
+
+export function withExamples(command: Command, lines: string[]): Command {
+  return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}
+
+export function paginationOptions(command: Command): Command {
+  return command
+    .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
+    .option('--page <n>', 'page to show (default 1)', (v) => positiveInt('--page', v))
+    .option('--all', 'fetch every page, in order, at the pace the rate limit allows');
+}
+
+/** Adds `<parent> list` with the shared pagination options. */
+export function listCommand(parent: Command, bind: Bind, load: Loader, what: string, examples: string[] = []): Command {
+  const name = parent.name();
+  const command = paginationOptions(parent.command('list').alias('ls').description(`List ${what}`)).action(bind(load, 'list'));
+  return withExamples(command, [`linkctl ${name} list`, `linkctl ${name} list --limit 50 --page 2`, `linkctl ${name} list --all --json`, ...examples]);
+}
+
+/** Adds `<parent> delete ID`, which asks first on a terminal and needs --yes elsewhere. */
+export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: string, note = ''): Command {
+  const name = parent.name();
+  const command = parent
+    .command('delete')
+    .alias('rm')
+    .description(`Delete ${what}${note}`)
+    .argument('<id>', `id of the ${what}`, (v) => positiveInt('ID', v))
+    .action(bind(load, 'remove'));
+  return withExamples(command, [`linkctl ${name} delete 12`, `linkctl ${name} delete 12 --yes`]);
+}
+
+export function idArgument(what: string) {
+  return [`<id>`, `id of the ${what}`, (v: string) => positiveInt('ID', v)] as const;
+}

@@ -1,0 +1,95 @@
+/**
+ * The mechanics every resource shares, written once: list (one page or --all), get by id,
+ * delete with confirmation, and turning an answer into a result. A resource's own file says
+ * only what is particular to it (paths, collection keys, columns, body fields).
+ */
+import type { Context } from '../../context.js';
+import type { ListRequest, Page } from '../../api/pages.js';
+import type { Body } from '../../api/envelope.js';
+import type { Column, ListSummary, Rec, Result } from '../../output/types.js';
+import type { Action } from './define.js';
+
+export interface Resource {
+  /** The command name, e.g. `qr`. */
+  command: string;
+  /** A singular noun for messages, e.g. `QR code`. */
+  noun: string;
+  listPath: string;
+  /** Collection keys, documented one first (real servers may use another). */
+  keys: readonly string[];
+  itemPath: (id: number) => string;
+  columns: Column[];
+}
+
+/** `list` for a resource: one page (with a footer on a terminal) or every page with --all. */
+export function listAction(resource: Resource, extraQuery?: (opts: Record<string, any>) => ListRequest['query']): Action {
+  return async (ctx, { opts }) => {
+    const request: ListRequest = {
+      path: resource.listPath,
+      keys: resource.keys,
+      limit: opts.limit,
+      page: opts.page,
+      query: extraQuery?.(opts),
+    };
+    return listResult(ctx, request, resource.columns, Boolean(opts.all));
+  };
+}
+
+export async function listResult(ctx: Context, request: ListRequest, columns: Column[], all: boolean): Promise<Result> {
+  const { chooseColumns } = await import('../../output/render.js');
+  chooseColumns(columns, ctx.globals.fields); // an unknown --fields name fails before anything is sent
+  const client = await ctx.client();
+  const { fetchPage, allPages } = await import('../../api/pages.js');
+  let summary: ListSummary | undefined;
+  const pages = async function* (): AsyncGenerator<Rec[]> {
+    if (!all) {
+      const page: Page = await fetchPage(client, request);
+      summary = { page: page.currentpage ?? request.page ?? 1, maxpage: page.maxpage, result: page.result, shown: page.records.length, all: false };
+      yield page.records;
+      return;
+    }
+    let shown = 0;
+    let pagesRead = 0;
+    for await (const page of allPages(client, request)) {
+      shown += page.records.length;
+      pagesRead++;
+      ctx.status(`${shown}${page.result ? ` of ${page.result}` : ''} records, ${pagesRead} page${pagesRead === 1 ? '' : 's'}`);
+      yield page.records;
+    }
+    summary = { shown, all: true };
+  };
+  return { kind: 'list', pages: pages(), columns, summary: () => summary };
+}
+
+/** `delete ID`: confirm, send, report the server's message. */
+export function removeAction(resource: Resource, warning?: string): Action {
+  return async (ctx, { args }) => {
+    const id = args[0] as number;
+    const client = await ctx.client();
+    if (warning) ctx.warn(warning);
+    await ctx.confirm(`Delete ${resource.noun} ${id}?`);
+    const body = await client.request('DELETE', `${resource.itemPath(id)}/delete`);
+    return messageResult(body, `${resource.noun} ${id} deleted.`);
+  };
+}
+
+/** A result carrying the server's message when it sent one. JSON is the answer without its `error` flag. */
+export function messageResult(body: Body, fallback: string): Result {
+  return { kind: 'message', message: typeof body.message === 'string' && body.message ? body.message : fallback, json: withoutError(body) };
+}
+
+export function withoutError(body: Body): Body {
+  const { error: _error, ...rest } = body;
+  return rest;
+}
+
+/** Drops undefined fields so a request body carries only what the user gave. */
+export function compact<T extends Record<string, unknown>>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The first of several keys that holds a value: servers name some fields differently. */
+export function firstOf(record: Rec, ...keys: string[]): unknown {
+  for (const key of keys) if (record[key] !== undefined && record[key] !== null) return record[key];
+  return undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * Profiles on disk, through conf. The file is private (0600, folder 0700), a corrupt file
+ * is reported and never reset, and writes happen under a lock with a fresh read so two
+ * concurrent `auth login` runs keep both profiles.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, chmodSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError } from '../errors.js';
+import { CONFIG_FILE_NAME, configDir } from './paths.js';
+import { join } from 'node:path';
+
+export interface Profile {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+export interface ConfigData {
+  defaultProfile?: string;
+  profiles: Record<string, Profile>;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOCK_STALE_MS = 10_000;
+const LOCK_TIMEOUT_MS = 5_000;
+
+function corrupt(path: string): ConfigError {
+  // The parse error would quote the file's text, which may hold a key: never pass it on.
+  return new ConfigError(
+    `the config file ${path} is not valid JSON; it was left untouched`,
+    'fix it by hand, or move it away and run `linkctl auth login` again',
+  );
+}
+
+function unreadable(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException)?.code ?? 'error';
+  return new ConfigError(`cannot read the config file ${path} (${code})`, 'check its owner and permissions');
+}
+
+function normalise(raw: unknown, path: string): ConfigData {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw corrupt(path);
+  const data = raw as Partial<ConfigData>;
+  const profiles = data.profiles && typeof data.profiles === 'object' ? data.profiles : {};
+  return { defaultProfile: typeof data.defaultProfile === 'string' ? data.defaultProfile : undefined, profiles };
+}
+
+/**
+ * Reads the config without conf (fast, no writes at all): read-only commands use this.
+ * A missing file is an empty config.
+ */
+export function readConfig(env: Env): { path: string; data: ConfigData } {
+  const path = join(configDir(env), CONFIG_FILE_NAME);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, data: { profiles: {} } };
+    throw unreadable(path, error);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw corrupt(path);
+  }
+  return { path, data: normalise(parsed, path) };
+}
+
+async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(dir, `${CONFIG_FILE_NAME}.lock`);
+  const started = Date.now();
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unreadable(lock, error);
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) unlinkSync(lock);
+      } catch {
+        // Another process removed it first.
+      }
+      if (Date.now() - started > LOCK_TIMEOUT_MS) {
+        throw new ConfigError(`the config file is locked by another linkctl (${lock})`, 'remove the lock file if no linkctl is running');
+      }
+      await sleep(20 + Math.random() * 30);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    try {
+      unlinkSync(lock);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
+ * Changes the config: takes the lock, re-reads the file through conf, applies `change`
+ * and writes it back atomically with mode 0600.
+ */
+export async function updateConfig(env: Env, change: (data: ConfigData) => void): Promise<ConfigData> {
+  const dir = configDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return withLock(dir, async () => {
+    const { default: Conf } = await import('conf');
+    let conf: InstanceType<typeof Conf<Record<string, unknown>>>;
+    const path = join(dir, CONFIG_FILE_NAME);
+    try {
+      conf = new Conf<Record<string, unknown>>({
+        cwd: dir,
+        configName: 'config',
+        projectName: 'linkctl',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+      });
+    } catch (error) {
+      if (error instanceof SyntaxError || (error as Error)?.name === 'SyntaxError') throw corrupt(path);
+      throw unreadable(path, error);
+    }
+    const data = normalise(conf.store, conf.path);
+    change(data);
+    const next: Record<string, unknown> = { profiles: data.profiles };
+    if (data.defaultProfile) next.defaultProfile = data.defaultProfile;
+    conf.store = next;
+    // A file created before by another tool may be more open than we want.
+    if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
+    return data;
+  });
+}

@@ -1,0 +1,227 @@
+/**
+ * What an action gets: the streams, the global options, and lazily, the settings and the API
+ * client. Everything about terminals (spinner, prompts, colour) is decided here, once.
+ */
+import type { ApiClient } from './api/client.js';
+import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
+import type { IO } from './io.js';
+import type { Format } from './output/types.js';
+import type { OutputOptions } from './output/render.js';
+import { resolveSettings, type Settings } from './config/settings.js';
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  json?: boolean;
+  output?: Format;
+  color: boolean;
+  debug?: boolean;
+  timeout: number;
+  maxWait: number;
+  yes?: boolean;
+  sandbox?: boolean;
+  dryRun?: boolean;
+  insecureHttp?: boolean;
+  fields?: string[];
+  header: boolean;
+  quiet?: boolean;
+}
+
+const SPINNER_DELAY_MS = 150;
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+export class Context {
+  private settingsCache?: Settings;
+  private clientCache?: Promise<ApiClient>;
+  private readonly cleanups: Array<() => Promise<void> | void> = [];
+  private spinner?: { text: string; stop(): void; start(): unknown };
+  private spinnerTimer?: NodeJS.Timeout;
+  private pending = 0;
+  private statusText = 'Working';
+
+  constructor(
+    readonly io: IO,
+    readonly globals: GlobalOptions,
+  ) {}
+
+  get env(): Record<string, string | undefined> {
+    return this.io.env;
+  }
+
+  get format(): Format {
+    if (this.globals.json && this.globals.output && this.globals.output !== 'json') {
+      throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`);
+    }
+    return this.globals.output ?? (this.globals.json ? 'json' : 'table');
+  }
+
+  get sandboxMode(): boolean {
+    return Boolean(this.globals.sandbox) || truthy(this.env.LINKCTL_SANDBOX);
+  }
+
+  /** Prompts and confirmations are possible: a person is at the keyboard. */
+  get interactive(): boolean {
+    return Boolean(this.io.stdin.isTTY && this.io.stderr.isTTY);
+  }
+
+  outputOptions(): OutputOptions {
+    const tty = Boolean(this.io.stdout.isTTY);
+    return {
+      format: this.format,
+      tty,
+      color: tty && this.globals.color !== false && !this.env.NO_COLOR && this.env.TERM !== 'dumb',
+      fields: this.globals.fields,
+      header: this.globals.header !== false,
+      quiet: Boolean(this.globals.quiet),
+      width: this.io.stdout.columns ?? 100,
+    };
+  }
+
+  settings(): Settings {
+    this.settingsCache ??= resolveSettings(this.globals, this.env);
+    return this.settingsCache;
+  }
+
+  /** A line for the person at the terminal (stderr, never stdout). */
+  warn(message: string): void {
+    this.pauseSpinner();
+    this.io.stderr.write(`${message}\n`);
+  }
+
+  /** Progress text: the spinner's on a terminal, nothing elsewhere. */
+  status(text: string): void {
+    this.statusText = text;
+    if (this.spinner) this.spinner.text = text;
+  }
+
+  client(): Promise<ApiClient> {
+    this.clientCache ??= this.createClient();
+    return this.clientCache;
+  }
+
+  private async createClient(): Promise<ApiClient> {
+    const { configDir } = await import('./config/paths.js');
+    let baseUrl: string;
+    let apiKey: string;
+    if (this.sandboxMode) {
+      const { startSandbox } = await import('./sandbox/server.js');
+      const { join } = await import('node:path');
+      const { mkdirSync } = await import('node:fs');
+      const dir = configDir(this.env);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const sandbox = await startSandbox({ port: 0, stateFile: join(dir, 'sandbox-state.json'), quirks: truthy(this.env.LINKCTL_SANDBOX_QUIRKS) });
+      this.cleanups.push(() => sandbox.close());
+      baseUrl = sandbox.url;
+      apiKey = sandbox.key;
+    } else {
+      const settings = this.settings();
+      if (!settings.baseUrl) {
+        throw new ConfigError(
+          `no base URL for profile "${settings.profile.value}"`,
+          'run `linkctl auth login --base-url https://your-server`, set LINKCTL_BASE_URL, or try `linkctl --sandbox ...`',
+        );
+      }
+      if (!settings.apiKey) {
+        throw new AuthError(
+          `no API key for profile "${settings.profile.value}"`,
+          'run `linkctl auth login`, or set LINKCTL_API_KEY',
+        );
+      }
+      baseUrl = settings.baseUrl.value;
+      apiKey = settings.apiKey.value;
+    }
+    return this.clientFor(baseUrl, apiKey);
+  }
+
+  /** A client for an explicit base URL and key (`auth login` checks a key before saving it). */
+  async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
+    const { ApiClient } = await import('./api/client.js');
+    return new ApiClient({
+      baseUrl,
+      apiKey,
+      timeoutMs: this.globals.timeout * 1000,
+      maxWaitMs: this.globals.maxWait * 1000,
+      env: this.env,
+      signal: this.io.signal,
+      dryRun: this.globals.dryRun,
+      insecureHttp: this.globals.insecureHttp,
+      events: {
+        debug: this.globals.debug ? (line) => this.warn(`[debug] ${line}`) : undefined,
+        wait: (seconds, reason) => {
+          const text = `waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`;
+          if (this.spinner) this.status(text);
+          else if (seconds >= 1) this.warn(text);
+        },
+        requestStart: () => this.requestStarted(),
+        requestEnd: () => this.requestEnded(),
+      },
+    });
+  }
+
+  private get spinnerAllowed(): boolean {
+    return Boolean(this.io.stderr.isTTY) && !truthy(this.env.CI) && this.format === 'table' && !this.globals.quiet && !this.globals.debug;
+  }
+
+  private requestStarted(): void {
+    this.pending++;
+    if (!this.spinnerAllowed || this.spinner || this.spinnerTimer) return;
+    this.spinnerTimer = setTimeout(async () => {
+      const { default: ora } = await import('ora');
+      if (this.pending === 0 || this.spinner) return;
+      this.spinner = ora({ text: this.statusText, stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+    }, SPINNER_DELAY_MS);
+  }
+
+  private requestEnded(): void {
+    this.pending = Math.max(0, this.pending - 1);
+  }
+
+  private pauseSpinner(): void {
+    if (this.spinnerTimer) clearTimeout(this.spinnerTimer);
+    this.spinnerTimer = undefined;
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  /**
+   * Confirmation for destructive commands: --yes skips it; a terminal asks; anything else
+   * refuses (exit 2) so a script never deletes by accident.
+   */
+  async confirm(question: string): Promise<void> {
+    if (this.globals.yes || this.globals.dryRun) return;
+    if (!this.interactive) throw new UsageError(`${question.replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`);
+    const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
+    if (!(await ask(question))) throw new UsageError('cancelled; nothing was changed');
+  }
+
+  /** A secret from a hidden prompt on a terminal, or from stdin when `fromStdin`. Never from argv. */
+  async secret(what: string, flag: string, fromStdin: boolean): Promise<string> {
+    let value: string;
+    if (fromStdin) {
+      value = (await this.readStdin()).replace(/\r?\n$/, '');
+    } else {
+      if (!this.interactive) throw new UsageError(`${flag} needs a terminal to ask for ${what}; use ${flag}-stdin to read it from stdin`);
+      const ask = this.io.promptSecret ?? (await import('./prompt.js')).promptSecret(this.io);
+      value = await ask(`${what[0]!.toUpperCase()}${what.slice(1)}: `);
+    }
+    if (!value.trim()) throw new UsageError(`${what} must not be empty`);
+    return value;
+  }
+
+  async readStdin(): Promise<string> {
+    const chunks: string[] = [];
+    for await (const chunk of this.io.stdin) {
+      if (this.io.signal?.aborted) throw new InterruptedError();
+      chunks.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    }
+    return chunks.join('');
+  }
+
+  async close(): Promise<void> {
+    this.pauseSpinner();
+    for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
+  }
+}

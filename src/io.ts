@@ -1,0 +1,23 @@
+/** The streams and environment a command runs with; `main()` receives them so tests can run in-process. */
+export interface OutStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface InStream extends AsyncIterable<Buffer | string> {
+  isTTY?: boolean;
+}
+
+export interface IO {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+  env: Record<string, string | undefined>;
+  /** Aborted on Ctrl-C; requests in flight stop and the command exits 130. */
+  signal?: AbortSignal;
+  /** Asks for a secret without echo. Tests replace it; the default uses the terminal. */
+  promptSecret?: (question: string) => Promise<string>;
+  /** Asks a yes/no question. Tests replace it; the default uses the terminal. */
+  confirm?: (question: string) => Promise<boolean>;
+}

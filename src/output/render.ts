@@ -1,0 +1,210 @@
+/**
+ * The output layer: one place that turns a Result into text on stdout, in the format chosen
+ * once. On a terminal, tables and colour; in a pipe, plain tab-separated text with no colour,
+ * borders or truncation. Records stream page by page so `--all` keeps memory flat.
+ */
+import type { OutStream } from '../io.js';
+import { UsageError } from '../errors.js';
+import type { BarSection, Column, Format, ListSummary, Rec, Result } from './types.js';
+
+export interface OutputOptions {
+  format: Format;
+  /** stdout is a terminal and the format is table: borders, colour, footer. */
+  tty: boolean;
+  color: boolean;
+  fields?: string[];
+  header: boolean;
+  quiet: boolean;
+  width: number;
+}
+
+export interface Streams {
+  stdout: OutStream;
+  stderr: OutStream;
+}
+
+type Style = { bold(s: string): string; dim(s: string): string; cyan(s: string): string };
+const plain: Style = { bold: (s) => s, dim: (s) => s, cyan: (s) => s };
+
+async function styleFor(color: boolean): Promise<Style> {
+  if (!color) return plain;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return { bold: (s) => chalk.bold(s), dim: (s) => chalk.dim(s), cyan: (s) => chalk.cyan(s) };
+}
+
+/** The columns to print: --fields when given (checked against what the command knows), else the defaults. */
+export function chooseColumns(columns: Column[], fields: string[] | undefined): Column[] {
+  if (!fields?.length) return columns.filter((c) => !c.optional);
+  return fields.map((name) => {
+    const column = columns.find((c) => c.key === name);
+    if (!column) throw new UsageError(`--fields: unknown field "${name}"; known fields: ${columns.map((c) => c.key).join(', ')}`);
+    return column;
+  });
+}
+
+export function cell(record: Rec, column: Column): unknown {
+  return column.value ? column.value(record) : record[column.key];
+}
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function csvField(value: unknown): string {
+  const s = text(value);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function tsvField(value: unknown): string {
+  return text(value).replace(/[\t\r\n]+/g, ' ');
+}
+
+/** With --fields, JSON records carry just those fields, in that order. */
+function project(record: Rec, columns: Column[] | undefined): Rec {
+  if (!columns) return record;
+  return Object.fromEntries(columns.map((c) => [c.key, cell(record, c) ?? null]));
+}
+
+export async function render(result: Result, options: OutputOptions, streams: Streams): Promise<void> {
+  const out = (s: string) => streams.stdout.write(s);
+  if (result.kind === 'raw') {
+    out(`${JSON.stringify(result.json, null, 2)}\n`);
+    return;
+  }
+  if (result.kind === 'message') {
+    if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(result.json, null, options.format === 'json' ? 2 : 0)}\n`);
+    else if (!options.quiet) out(`${result.message}\n`);
+    return;
+  }
+  if (result.kind === 'record') return renderRecord(result, options, out);
+  return renderList(result, options, streams);
+}
+
+async function renderRecord(result: Extract<Result, { kind: 'record' }>, options: OutputOptions, out: (s: string) => void): Promise<void> {
+  const columns = chooseColumns(result.columns, options.fields);
+  const fieldsGiven = Boolean(options.fields?.length);
+  if (options.quiet) {
+    out(`${text(result.record.id)}\n`);
+    return;
+  }
+  switch (options.format) {
+    case 'json':
+      out(`${JSON.stringify(fieldsGiven ? project(result.record, columns) : (result.json ?? result.record), null, 2)}\n`);
+      return;
+    case 'ndjson':
+      out(`${JSON.stringify(fieldsGiven ? project(result.record, columns) : (result.json ?? result.record))}\n`);
+      return;
+    case 'csv':
+    case 'tsv': {
+      const sep = options.format === 'csv' ? ',' : '\t';
+      const field = options.format === 'csv' ? csvField : tsvField;
+      if (options.header) out(`${columns.map((c) => field(c.key)).join(sep)}\n`);
+      out(`${columns.map((c) => field(cell(result.record, c))).join(sep)}\n`);
+      return;
+    }
+    case 'table': {
+      const style = await styleFor(options.color);
+      const labelWidth = Math.max(...columns.map((c) => (c.header ?? c.key).length));
+      for (const c of columns) {
+        const value = text(cell(result.record, c));
+        out(options.tty ? `${style.bold((c.header ?? c.key).padEnd(labelWidth))}  ${value}\n` : `${c.key}\t${tsvField(value)}\n`);
+      }
+      if (result.note) out(`\n${result.note}\n`);
+      for (const section of result.bars ?? []) out(`\n${barChart(section, style, options.width)}`);
+    }
+  }
+}
+
+/** A horizontal bar chart: one row per entry, bars scaled to the largest count. */
+export function barChart(section: BarSection, style: Style = plain, width = 80): string {
+  const title = `${style.bold(section.title)}\n`;
+  if (section.entries.length === 0) return `${title}  (none)\n`;
+  const labelWidth = Math.min(24, Math.max(...section.entries.map(([label]) => label.length)));
+  const countWidth = Math.max(...section.entries.map(([, n]) => String(n).length));
+  const barWidth = Math.max(10, Math.min(40, width - labelWidth - countWidth - 8));
+  const max = Math.max(...section.entries.map(([, n]) => n), 1);
+  const rows = section.entries.map(([label, n]) => {
+    const name = label.length > labelWidth ? `${label.slice(0, labelWidth - 1)}…` : label.padEnd(labelWidth);
+    const bar = '█'.repeat(Math.max(n > 0 ? 1 : 0, Math.round((n / max) * barWidth)));
+    return `  ${name}  ${style.cyan(bar.padEnd(barWidth))} ${String(n).padStart(countWidth)}\n`;
+  });
+  return title + rows.join('');
+}
+
+async function renderList(result: Extract<Result, { kind: 'list' }>, options: OutputOptions, streams: Streams): Promise<void> {
+  const out = (s: string) => streams.stdout.write(s);
+  const columns = chooseColumns(result.columns, options.fields);
+  const fieldsGiven = Boolean(options.fields?.length);
+  const format = options.quiet ? 'quiet' : options.format;
+  let count = 0;
+  // A terminal table and a JSON array need every row before printing (a JSON array cut by an
+  // error half-way would not parse); ndjson, csv, tsv and piped tables stream.
+  const rows: Rec[] = [];
+  for await (const page of result.pages) {
+    for (const record of page) {
+      switch (format) {
+        case 'quiet':
+          out(`${text(record.id)}\n`);
+          break;
+        case 'json':
+          rows.push(fieldsGiven ? project(record, columns) : record);
+          break;
+        case 'ndjson':
+          out(`${JSON.stringify(fieldsGiven ? project(record, columns) : record)}\n`);
+          break;
+        case 'csv':
+        case 'tsv':
+        case 'table': {
+          if (format === 'table' && options.tty) {
+            rows.push(record);
+            break;
+          }
+          const [sep, field] = format === 'csv' ? [',', csvField] : ['\t', tsvField];
+          // csv/tsv carry a header unless --no-header; a piped table is bare data, like `gh`.
+          if (count === 0 && options.header && format !== 'table') out(`${columns.map((c) => field(c.key)).join(sep)}\n`);
+          out(`${columns.map((c) => field(cell(record, c))).join(sep)}\n`);
+        }
+      }
+      count++;
+    }
+  }
+  if (format === 'json') out(`${JSON.stringify(rows, null, 2)}\n`);
+  if (format === 'table' && options.tty) {
+    const summary = result.summary?.();
+    if (rows.length === 0) {
+      streams.stderr.write('No results.\n');
+    } else {
+      await printTable(rows, columns, options, out);
+    }
+    const footer = summary && footerLine(summary);
+    if (footer) streams.stderr.write(`${footer}\n`);
+  }
+}
+
+export function footerLine(summary: ListSummary): string | undefined {
+  if (summary.all) return `${summary.shown} result${summary.shown === 1 ? '' : 's'}`;
+  if (summary.page === undefined || !summary.maxpage) return undefined;
+  const total = summary.result !== undefined ? `, ${summary.result} result${summary.result === 1 ? '' : 's'}` : '';
+  const more = summary.page < summary.maxpage ? `; --page ${summary.page + 1} for more, --all for every page` : '';
+  return `page ${summary.page} of ${summary.maxpage}${total}${more}`;
+}
+
+async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
+  const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
+  const maxCell = Math.max(12, Math.floor((options.width - 3 * columns.length) / Math.max(1, columns.length)) + 8);
+  const table = new Table({
+    head: options.header ? columns.map((c) => style.bold(c.header ?? c.key)) : [],
+    style: { head: [], border: [] }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
+    wordWrap: false,
+  });
+  for (const record of rows) {
+    table.push(columns.map((c) => {
+      const value = text(cell(record, c));
+      return value.length > maxCell ? `${value.slice(0, maxCell - 1)}…` : value;
+    }));
+  }
+  out(`${table.toString()}\n`);
+}

@@ -1,0 +1,60 @@
+/** What actions return. Actions never print; `render()` decides how data looks. */
+export type Rec = Record<string, unknown>;
+
+export interface Column {
+  /** The name used by --fields and as the JSON key. */
+  key: string;
+  header?: string;
+  /** How to read the value when it is not simply `record[key]` (for example, key variants across servers). */
+  value?: (record: Rec) => unknown;
+  /** Left out of the default table; still available through --fields. */
+  optional?: boolean;
+}
+
+export interface ListSummary {
+  page?: number;
+  maxpage?: number;
+  result?: number;
+  shown: number;
+  all: boolean;
+}
+
+export interface BarSection {
+  title: string;
+  entries: Array<[label: string, count: number]>;
+}
+
+export type Result = (
+  | {
+      kind: 'list';
+      /** Pages of records, streamed to the output as they arrive. */
+      pages: AsyncIterable<Rec[]>;
+      columns: Column[];
+      /** Known once every page was read: the footer on a terminal. */
+      summary?: () => ListSummary | undefined;
+    }
+  | {
+      kind: 'record';
+      record: Rec;
+      columns: Column[];
+      /** What --json prints; the record by default. */
+      json?: unknown;
+      /** Horizontal bar charts shown after the fields, for people only. */
+      bars?: BarSection[];
+      /** A line under the record, for people only (for example "no statistics for this code"). */
+      note?: string;
+    }
+  | {
+      kind: 'message';
+      message: string;
+      /** What --json prints. */
+      json: unknown;
+    }
+  | { kind: 'raw'; json: unknown }
+) & {
+  /** Exit with this code after printing (for example `auth status` without a valid key). */
+  exitCode?: number;
+};
+
+export type Format = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];

@@ -1,0 +1,77 @@
+/**
+ * Argument validators. Each returns the parsed value or throws a UsageError naming the flag
+ * and what is allowed; nothing is sent before they all pass. No dependencies: the command
+ * definitions use them and load at start-up.
+ */
+import { UsageError } from './errors.js';
+
+const show = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+
+export function positiveInt(flag: string, raw: string): number {
+  if (!/^\d{1,15}$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} must be a positive integer, got ${show(raw)}`);
+  return Number(raw);
+}
+
+export function id(name: string, raw: string): number {
+  return positiveInt(name, raw);
+}
+
+export function oneOf<T extends string>(flag: string, raw: string, allowed: readonly T[]): T {
+  const match = allowed.find((a) => a === raw) ?? allowed.find((a) => a.toLowerCase() === raw.toLowerCase());
+  if (!match) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got ${show(raw)}`);
+  return match;
+}
+
+export function httpUrl(flag: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${flag} must be a URL starting with http:// or https://, got ${show(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must start with http:// or https://, got ${show(raw)}`);
+  if (!url.hostname) throw new UsageError(`${flag} must name a host, got ${show(raw)}`);
+  return raw;
+}
+
+/** `#RRGGBB` or `rgb(r,g,b)`, always returned as `rgb(r,g,b)` (what the API wants). */
+export function rgbColor(flag: string, raw: string): string {
+  const value = raw.trim();
+  const hex = /^#?([0-9a-f]{6})$/i.exec(value);
+  if (hex) {
+    const n = parseInt(hex[1]!, 16);
+    return `rgb(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255})`;
+  }
+  const rgb = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/i.exec(value);
+  if (rgb) {
+    const parts = rgb.slice(1, 4).map(Number);
+    if (parts.every((p) => p <= 255)) return `rgb(${parts.join(',')})`;
+  }
+  throw new UsageError(`${flag} must be #RRGGBB or rgb(r,g,b) with each part 0-255, got ${show(raw)}`);
+}
+
+/** `#RRGGBB` (channel badges). */
+export function hexColor(flag: string, raw: string): string {
+  if (!/^#[0-9a-f]{6}$/i.test(raw.trim())) throw new UsageError(`${flag} must be a colour #RRGGBB, got ${show(raw)}`);
+  return raw.trim();
+}
+
+export function nonEmpty(flag: string, raw: string, min = 1): string {
+  if (raw.trim().length < min) throw new UsageError(min > 1 ? `${flag} must have at least ${min} characters` : `${flag} must not be empty`);
+  return raw;
+}
+
+/** `KEY=VALUE` pairs such as `--geo US=https://...`. */
+export function keyValue(flag: string, raw: string): { key: string; value: string } {
+  const at = raw.indexOf('=');
+  if (at < 1) throw new UsageError(`${flag} must be KEY=VALUE, got ${show(raw)}`);
+  return { key: raw.slice(0, at), value: raw.slice(at + 1) };
+}
+
+export function seconds(flag: string, raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !Number.isFinite(n) || n <= 0 || n > 86_400) {
+    throw new UsageError(`${flag} must be a number of seconds between 0 and 86400, got ${show(raw)}`);
+  }
+  return n;
+}
