@@ -2,10 +2,10 @@
 // definitions) and lazily loaded chunks for actions, the API layer, conf, chalk, ora,
 // cli-table3 and the sandbox, so start-up reads little.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// dist/ is not emptied first: stale chunks are harmless, and a clean clone starts empty.
 await build({
   entryPoints: { linkctl: 'src/run.ts' },
   outdir: 'dist',

@@ -4,8 +4,17 @@ import type { Bind } from './shared/define.js';
 import { register as auth } from './auth/index.js';
 import { register as account } from './account/index.js';
 import { register as qr } from './qr/index.js';
+import { register as link } from './link/index.js';
+import { register as domain } from './domain/index.js';
+import { register as campaign } from './campaign/index.js';
+import { register as channel } from './channel/index.js';
+import { register as pixel } from './pixel/index.js';
+import { register as overlay } from './overlay/index.js';
+import { register as splash } from './splash/index.js';
+import { register as api } from './api/index.js';
+import { register as completion } from './completion/index.js';
 import { register as sandbox } from './sandbox/index.js';
 
 export function registerCommands(program: Command, bind: Bind): void {
-  for (const register of [auth, account, qr, sandbox]) register(program, bind);
+  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, api, completion, sandbox]) register(program, bind);
 }

@@ -149,9 +149,14 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const data = buildData(opts.type, opts);
   const style = styleFields(opts);
   if (data === undefined && Object.keys(style).length === 0) {
-    throw new UsageError('nothing to change: give data flags with --type, or --background, --foreground, --logo');
+    throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo');
   }
-  const json = compact({ type: data === undefined ? undefined : opts.type, data, ...style });
+  // The API requires `data` on every update and cannot give it back, so a style-only change
+  // cannot be sent without erasing the code's content.
+  if (data === undefined) {
+    throw new UsageError('the API needs the code\'s data with every update: add --type and its data flags (or --data-json) to the style flags');
+  }
+  const json = compact({ type: opts.type, data, ...style });
   const client = await ctx.client();
   const body = await client.request('PUT', `api/qr/${id}/update`, { json });
   return messageResult(body, `QR code ${id} updated.`);

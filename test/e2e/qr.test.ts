@@ -1,0 +1,124 @@
+/** QR codes end to end: the built CLI against the sandbox, in both of its modes. */
+import { describe, expect, it } from 'vitest';
+import { runCli, sent, useSandbox } from '../helpers.js';
+
+for (const quirks of [false, true]) {
+  describe(`qr against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
+    const fx = useSandbox({ quirks });
+
+    it('lists codes as JSON records, as the API returned them', async () => {
+      const r = await runCli(['qr', 'list', '--json', '--limit', '2'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const records = JSON.parse(r.stdout);
+      expect(records).toHaveLength(2);
+      expect(records.map((q: { name: string }) => q.name)).toEqual(['Office wifi', 'Greeting']);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr', query: { limit: '2' }, body: undefined }]);
+      expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${fx.sandbox.key}`);
+    });
+
+    it('prints plain tab-separated rows in a pipe, ids first', async () => {
+      const r = await runCli(['qr', 'list'], { env: fx.env });
+      expect(r.code).toBe(0);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines.length).toBe(3);
+      for (const line of lines) expect(line.split('\t')[0]).toMatch(/^\d+$/);
+      expect(r.stdout).not.toMatch(/\u001b\[/);
+    });
+
+    it('adds a link code with colours sent as rgb()', async () => {
+      const r = await runCli(['qr', 'add', '--type', 'link', '--data', 'https://example.com/menu', '--name', 'Menu', '--background', '#ffffff', '--foreground', 'rgb(1, 2, 3)', '--json'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(sent(fx.sandbox)).toEqual([
+        { method: 'POST', path: '/api/qr/add', query: {}, body: { type: 'link', data: 'https://example.com/menu', name: 'Menu', background: 'rgb(255,255,255)', foreground: 'rgb(1,2,3)' } },
+      ]);
+      const created = JSON.parse(r.stdout);
+      expect(Number(created.id)).toBeGreaterThan(0);
+      const list = JSON.parse((await runCli(['qr', 'list', '--json'], { env: fx.env })).stdout);
+      expect(list.map((q: { name: string }) => q.name)).toContain('Menu');
+    });
+
+    it.each([
+      [['--type', 'wifi', '--ssid', 'Office', '--wifi-password', 'pw12345', '--encryption', 'WEP'], { ssid: 'Office', pass: 'pw12345', encryption: 'WEP' }],
+      [['--type', 'sms', '--phone', '+1 555 1234', '--message', 'Hi'], { phone: '+15551234', message: 'Hi' }],
+      [['--type', 'email', '--email', 'a@example.com', '--subject', 'S'], { email: 'a@example.com', subject: 'S' }],
+      [['--type', 'vcard', '--first-name', 'Ada', '--last-name', 'Lovelace', '--site', 'https://ada.example'], { fname: 'Ada', lname: 'Lovelace', site: 'https://ada.example' }],
+      [['--type', 'text', '--data-json', '"plain"'], 'plain'],
+    ])('shapes the data of %j as servers accept it', async (flags, data) => {
+      const r = await runCli(['qr', 'add', ...flags], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(fx.sandbox.requests.at(-1)!.body).toMatchObject({ data });
+    });
+
+    it('shows a code with its statistics as bars', async () => {
+      const r = await runCli(['qr', 'get', '1'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/Top countries\n/);
+      expect(r.stdout).toMatch(/█/);
+      expect(r.stdout).toMatch(/Top systems/);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr/1', query: {}, body: undefined }]);
+    });
+
+    it('gives the whole answer with --json', async () => {
+      const r = await runCli(['qr', 'get', '1', '--json'], { env: fx.env });
+      const body = JSON.parse(r.stdout);
+      expect(body.details).toMatchObject({ id: expect.anything() });
+      expect(body).not.toHaveProperty('error');
+    });
+
+    it('updates the data and style of a code', async () => {
+      const r = await runCli(['qr', 'update', '1', '--type', 'link', '--data', 'https://example.com/new', '--background', '#000000'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('QR has been updated successfully.\n');
+      expect(sent(fx.sandbox)).toEqual([
+        { method: 'PUT', path: '/api/qr/1/update', query: {}, body: { type: 'link', data: 'https://example.com/new', background: 'rgb(0,0,0)' } },
+      ]);
+    });
+
+    it('deletes with --yes and prints the server message', async () => {
+      const r = await runCli(['qr', 'delete', '2', '--yes'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(quirks ? 'QR has been deleted successfully.\n' : 'QR Code has been deleted successfully.\n');
+      expect(sent(fx.sandbox)).toEqual([{ method: 'DELETE', path: '/api/qr/2/delete', query: {}, body: undefined }]);
+    });
+
+    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
+      const r = await runCli(['qr', 'delete', '2'], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--yes/);
+      expect(fx.sandbox.requests).toHaveLength(0);
+    });
+
+    it('answers exit 4 for an unknown id', async () => {
+      const r = await runCli(['qr', 'get', '999'], { env: fx.env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/QR does not exist/);
+    });
+  });
+}
+
+describe('qr input validation (nothing is sent)', () => {
+  const fx = useSandbox();
+  it.each([
+    [['qr', 'add', '--type', 'barcode', '--data', 'x'], /--type must be one of link, text, email, phone, sms, wifi, vcard/],
+    [['qr', 'add', '--type', 'link', '--data', 'example.com'], /--data must be a URL starting with http/],
+    [['qr', 'add', '--type', 'link', '--data', 'https://e.com', '--background', 'rgb(300,0,0)'], /--background must be #RRGGBB or rgb\(r,g,b\)/],
+    [['qr', 'add', '--type', 'link', '--data', 'https://e.com', '--logo', 'https://e.com/logo.gif'], /--logo must point to a png or jpg/],
+    [['qr', 'add', '--type', 'wifi', '--data', 'x'], /--data does not apply to --type wifi/],
+    [['qr', 'add', '--type', 'phone', '--data', 'call me'], /--data must be a phone number/],
+    [['qr', 'get', 'abc'], /ID must be a positive integer/],
+    [['qr', 'get', '0'], /ID must be a positive integer/],
+    [['qr', 'update', '3'], /nothing to change/],
+    [['qr', 'update', '3', '--foreground', '#000000'], /needs the code's data with every update/],
+    [['qr', 'list', '--limit', '-5'], /--limit must be a positive integer|error: option/],
+  ])('%j exits 2', async (args, message) => {
+    const r = await runCli(args, { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Test helpers: run the built CLI as a user would (a subprocess with a clean environment), or
+ * call main() in-process with fake streams; both against a sandbox on 127.0.0.1, port 0.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { main } from '../src/cli.js';
+import type { IO } from '../src/io.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
+
+export const BIN = fileURLToPath(new URL('../bin/linkctl.js', import.meta.url));
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  timeoutMs?: number;
+}
+
+/** A fresh config folder, removed after the file's tests. */
+export function tempDir(prefix = 'linkctl-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The environment a user's shell would give, without this machine's extras (proxies, CA bundle). */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), LANG: 'C.UTF-8' };
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+/** Spawns `node bin/linkctl.js ...args` with no terminal, and collects everything. */
+export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+export interface MainOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  /** Pretend stdout/stderr/stdin are terminals. */
+  tty?: boolean;
+  confirm?: boolean;
+  secret?: string;
+  signal?: AbortSignal;
+}
+
+/** Calls main() in-process with string streams. */
+export async function runMain(args: string[], options: MainOptions = {}): Promise<RunResult & { prompts: string[] }> {
+  let stdout = '';
+  let stderr = '';
+  const prompts: string[] = [];
+  const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as unknown as IO['stdin'];
+  stdin.isTTY = options.tty;
+  const io: IO = {
+    stdout: { write: (s: string) => ((stdout += s), true), isTTY: options.tty, columns: 100 },
+    stderr: { write: (s: string) => ((stderr += s), true), isTTY: options.tty },
+    stdin,
+    env: cleanEnv(options.env),
+    signal: options.signal,
+    confirm: async (q) => (prompts.push(q), options.confirm ?? false),
+    promptSecret: async (q) => (prompts.push(q), options.secret ?? ''),
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr, prompts };
+}
+
+export interface SandboxFixture {
+  sandbox: Sandbox;
+  configDir: string;
+  /** Environment that points the CLI at the sandbox with its key. */
+  env: Record<string, string>;
+}
+
+/**
+ * Starts a sandbox before the file's tests and stops it after; requests and faults are
+ * cleared after each test, and its state reset, so tests do not depend on each other.
+ */
+export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
+  const fixture = {} as SandboxFixture;
+  beforeAll(async () => {
+    fixture.sandbox = await startSandbox({ port: 0, rateLimit: null, ...options });
+    fixture.configDir = tempDir();
+    fixture.env = { LINKCTL_BASE_URL: fixture.sandbox.url, LINKCTL_API_KEY: fixture.sandbox.key, LINKCTL_CONFIG_DIR: fixture.configDir };
+  });
+  afterEach(() => fixture.sandbox.reset());
+  afterAll(async () => {
+    await fixture.sandbox?.close();
+    rmSync(fixture.configDir, { recursive: true, force: true });
+  });
+  return fixture;
+}
+
+/** The API requests the sandbox received, in a compact form for assertions. */
+export function sent(sandbox: Sandbox) {
+  return sandbox.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, body: r.body }));
+}
