@@ -3,14 +3,14 @@
  * Start-up loads commander and the command definitions only; every action, the API layer,
  * conf, chalk, ora, cli-table3 and the sandbox are imported when a command runs.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
-import { oneOf, seconds } from './validate.js';
+import { seconds } from './validate.js';
 import { FORMATS, type Format } from './output/types.js';
-import type { Bind } from './commands/shared/define.js';
+import { enumOption, type Bind } from './commands/shared/define.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -32,7 +32,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
-    .addOption(new Option('-o, --output <format>', `output format: ${FORMATS.join(', ')}`).argParser((v) => oneOf('--output', v, FORMATS)))
+    .addOption(enumOption('-o, --output <format>', 'output format', FORMATS))
     .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
     .option('--no-header', 'leave out the header line of table, csv and tsv output')
     .option('-q, --quiet', 'print only ids, one per line')

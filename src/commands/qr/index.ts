@@ -1,7 +1,7 @@
 /** `qr`: QR codes. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
-import { positiveInt, oneOf } from '../../validate.js';
+import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { positiveInt } from '../../validate.js';
 import { QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
 
 /** Data and style flags, shared by `qr add` and `qr update`. */
@@ -16,7 +16,7 @@ function dataOptions(command: Command): Command {
     .option('--message <text>', 'sms: the message')
     .option('--ssid <name>', 'wifi: network name')
     .option('--wifi-password <password>', 'wifi: network password')
-    .option('--encryption <kind>', `wifi: ${WIFI_ENCRYPTIONS.join(', ')}`, (v) => oneOf('--encryption', v, WIFI_ENCRYPTIONS))
+    .addOption(enumOption('--encryption <kind>', 'wifi encryption', WIFI_ENCRYPTIONS))
     .option('--first-name <name>', 'vcard')
     .option('--last-name <name>', 'vcard')
     .option('--org <name>', 'vcard')
@@ -36,7 +36,6 @@ function dataOptions(command: Command): Command {
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
   const qr = program.command('qr').description('Manage QR codes');
-  const typeHelp = `code type: ${QR_TYPES.join(', ')}`;
 
   listCommand(qr, bind, load, 'QR codes');
 
@@ -46,7 +45,7 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    dataOptions(qr.command('add').description('Create a QR code').requiredOption('--type <type>', typeHelp, (v) => oneOf('--type', v, QR_TYPES)).option('--name <name>', 'a name for the code')).action(bind(load, 'add')),
+    dataOptions(qr.command('add').description('Create a QR code').addOption(enumOption('--type <type>', 'code type', QR_TYPES).makeOptionMandatory()).option('--name <name>', 'a name for the code')).action(bind(load, 'add')),
     [
       'linkctl qr add --type link --data https://example.com --name Homepage',
       'linkctl qr add --type wifi --ssid Office --wifi-password s3cret --encryption WPA',
@@ -62,7 +61,7 @@ export function register(program: Command, bind: Bind): void {
         .command('update')
         .description('Change a QR code: its data (with --type) and/or its style')
         .argument('<id>', 'QR code id', (v) => positiveInt('ID', v))
-        .option('--type <type>', `${typeHelp} (needed with data flags)`, (v) => oneOf('--type', v, QR_TYPES)),
+        .addOption(enumOption('--type <type>', 'code type (needed with data flags)', QR_TYPES)),
     ).action(bind(load, 'update')),
     ['linkctl qr update 12 --type link --data https://example.com/new', "linkctl qr update 12 --background '#ffffff' --foreground 'rgb(0,0,0)'"],
   );

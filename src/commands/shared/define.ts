@@ -2,10 +2,10 @@
  * Helpers for command definitions. Definitions load at start-up (for --help and completion),
  * so this file imports nothing but commander types and the validators.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { Result } from '../../output/types.js';
-import { positiveInt } from '../../validate.js';
+import { oneOf, positiveInt } from '../../validate.js';
 
 export interface ActionInput {
   /** Positional arguments after commander's parsing (validators applied). */
@@ -52,4 +52,13 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
 
 export function idArgument(what: string) {
   return [`<id>`, `id of the ${what}`, (v: string) => positiveInt('ID', v)] as const;
+}
+
+/**
+ * An option whose value is one of a list. The list is validated by `oneOf` (exit 2 naming the
+ * allowed values) and kept on the option as `argChoices`, where help and completion read it.
+ */
+export function enumOption(flags: string, description: string, values: readonly string[]): Option {
+  const flag = flags.split(/[ ,]+/).find((f) => f.startsWith('--')) ?? flags;
+  return new Option(flags, description).choices(values).argParser((v: string) => oneOf(flag, v, values));
 }
