@@ -1,0 +1,228 @@
+/** Profiles, keys and the config file, through the built CLI as a user runs it. */
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
+
+const fx = useSandbox();
+
+function configOf(dir: string) {
+  return JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+}
+
+describe('auth login', () => {
+  it('checks the key with GET /api/account, then saves a private profile that becomes the default', async () => {
+    const dir = tempDir();
+    const r = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: `${fx.sandbox.key}\n` });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Logged in to http:\/\/127\.0\.0\.1:\d+ as demo \(profile default, the default\)/);
+    expect(r.stdout).not.toContain(fx.sandbox.key);
+    expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
+    expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${fx.sandbox.key}`);
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(configOf(dir)).toEqual({ defaultProfile: 'default', profiles: { default: { baseUrl: fx.sandbox.url, apiKey: fx.sandbox.key } } });
+
+    // A second profile does not take the default away from the first.
+    const second = await runCli(['auth', 'login', '--with-token', '--no-verify', '--profile', 'work', '--base-url', 'https://links.example.com'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'k-work-123456789' });
+    expect(second.code).toBe(0);
+    expect(configOf(dir).defaultProfile).toBe('default');
+    expect(configOf(dir).profiles.work).toEqual({ baseUrl: 'https://links.example.com', apiKey: 'k-work-123456789' });
+  });
+
+  it('saves nothing when the server rejects the key (exit 3)', async () => {
+    const dir = tempDir();
+    const r = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'wrong-key-0000' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/A valid API key is required/);
+    expect(r.stderr).toMatch(/auth status/);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  });
+
+  it('needs a key: empty stdin, or no terminal without --with-token, is exit 2', async () => {
+    const dir = tempDir();
+    const empty = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--with-token: stdin was empty/);
+    const noTty = await runCli(['auth', 'login', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir } });
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toMatch(/--with-token/);
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('asks on a hidden prompt on a terminal', async () => {
+    const dir = tempDir();
+    const r = await runMain(['auth', 'login', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, secret: fx.sandbox.key });
+    expect(r.code).toBe(0);
+    expect(r.prompts).toEqual(['API key: ']);
+    expect(configOf(dir).profiles.default.apiKey).toBe(fx.sandbox.key);
+  });
+
+  it('keeps both profiles when two logins run at the same time', async () => {
+    const dir = tempDir();
+    const names = ['alpha', 'beta', 'gamma', 'delta'];
+    const results = await Promise.all(
+      names.map((name) => runCli(['auth', 'login', '--with-token', '--no-verify', '--profile', name, '--base-url', 'https://links.example.com'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: `key-${name}-123456` })),
+    );
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    expect(Object.keys(configOf(dir).profiles).sort()).toEqual([...names].sort());
+  });
+});
+
+describe('auth status, switch and logout', () => {
+  async function loggedIn() {
+    const dir = tempDir();
+    const env = { LINKCTL_CONFIG_DIR: dir };
+    await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env, stdin: fx.sandbox.key });
+    await runCli(['auth', 'login', '--with-token', '--no-verify', '--profile', 'work', '--base-url', 'https://links.example.com'], { env, stdin: 'work-key-abcdWXYZ' });
+    fx.sandbox.reset();
+    return { dir, env };
+  }
+
+  it('shows every profile, the active one, masked keys and where values came from', async () => {
+    const { env } = await loggedIn();
+    const r = await runCli(['auth', 'status'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`****${fx.sandbox.key.slice(-4)}`);
+    expect(r.stdout).toContain('****WXYZ');
+    expect(r.stdout).not.toContain(fx.sandbox.key);
+    expect(r.stdout).not.toContain('work-key-abcdWXYZ');
+    expect(r.stdout).toMatch(/\* default/);
+    const json = JSON.parse((await runCli(['auth', 'status', '--json'], { env })).stdout);
+    expect(json.active).toMatchObject({ profile: 'default', profileSource: 'profile', baseUrlSource: 'profile', keySource: 'profile' });
+    expect(json.profiles.map((p: { name: string }) => p.name)).toEqual(['default', 'work']);
+
+    const fromEnv = JSON.parse((await runCli(['auth', 'status', '--json', '--no-verify'], { env: { ...env, LINKCTL_API_KEY: 'env-key-00001111', LINKCTL_PROFILE: 'work' } })).stdout);
+    expect(fromEnv.active).toMatchObject({ profile: 'work', profileSource: 'environment', key: '****1111', keySource: 'environment', baseUrlSource: 'profile' });
+  });
+
+  it('exits 3 when the active profile has no valid key', async () => {
+    const { env } = await loggedIn();
+    const rejected = await runCli(['auth', 'status'], { env: { ...env, LINKCTL_API_KEY: 'revoked-key-9999' } });
+    expect(rejected.code).toBe(3);
+    expect(rejected.stdout).toMatch(/rejected/);
+    const none = await runCli(['auth', 'status'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(none.code).toBe(3);
+    expect(none.stdout).toMatch(/No saved profiles/);
+  });
+
+  it('switches the default and logs out', async () => {
+    const { dir, env } = await loggedIn();
+    expect((await runCli(['auth', 'switch', 'work'], { env })).code).toBe(0);
+    expect(configOf(dir).defaultProfile).toBe('work');
+    const unknown = await runCli(['auth', 'switch', 'nope'], { env });
+    expect(unknown.code).toBe(7);
+    expect(unknown.stderr).toMatch(/unknown profile "nope" \(known: default, work\)/);
+    expect((await runCli(['auth', 'logout'], { env })).code).toBe(0);
+    expect(configOf(dir)).toEqual({ defaultProfile: 'default', profiles: { default: expect.any(Object) } });
+    expect((await runCli(['auth', 'logout', '--profile', 'work'], { env })).code).toBe(7);
+  });
+
+  it('uses the chosen profile for requests, and rejects an unknown one with exit 7', async () => {
+    const { env } = await loggedIn();
+    const r = await runCli(['qr', 'list', '--json', '--profile', 'default'], { env });
+    expect(r.code).toBe(0);
+    expect(fx.sandbox.requests).toHaveLength(1);
+    const unknown = await runCli(['qr', 'list', '-p', 'staging'], { env });
+    expect(unknown.code).toBe(7);
+    expect(unknown.stderr).toMatch(/unknown profile "staging"/);
+  });
+});
+
+describe('the config file', () => {
+  it('reports a corrupt file with exit 7, naming the path, never echoing it, never resetting it', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    const text = '{"profiles": {"default": {"apiKey": "sk_live_LEAKME_42", ';
+    writeFileSync(file, text, { mode: 0o600 });
+    for (const args of [['qr', 'list'], ['auth', 'status'], ['auth', 'login', '--with-token', '--no-verify', '--base-url', 'https://x.example']]) {
+      const r = await runCli(args, { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'new-key-1234567' });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toContain(file);
+      expect(r.stderr).toMatch(/not valid JSON/);
+      expect(r.stderr + r.stdout).not.toContain('LEAKME');
+    }
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
+
+  it('reports an unreadable file with exit 7', async () => {
+    if (process.getuid?.() === 0) {
+      // root reads any file: make the path a directory instead, which no one can read as a file.
+      const dir = tempDir();
+      mkdirSync(join(dir, 'config.json'));
+      const r = await runCli(['qr', 'list'], { env: { LINKCTL_CONFIG_DIR: dir } });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(/cannot read the config file .*config\.json \(EISDIR\)/);
+      return;
+    }
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), '{}');
+    chmodSync(join(dir, 'config.json'), 0);
+    const r = await runCli(['qr', 'list'], { env: { LINKCTL_CONFIG_DIR: dir } });
+    expect(r.code).toBe(7);
+  });
+
+  it('is never written by read-only commands', async () => {
+    const dir = tempDir();
+    const env = { LINKCTL_CONFIG_DIR: dir };
+    await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env, stdin: fx.sandbox.key });
+    const file = join(dir, 'config.json');
+    const before = { text: readFileSync(file, 'utf8'), mtime: statSync(file).mtimeMs };
+    for (const args of [['qr', 'list'], ['account', 'get'], ['auth', 'status'], ['qr', 'get', '1']]) {
+      expect((await runCli(args, { env })).code).toBe(0);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(before.text);
+    expect(statSync(file).mtimeMs).toBe(before.mtime);
+  });
+
+  it('without a key anywhere, says how to get one (exit 3)', async () => {
+    const r = await runCli(['qr', 'list'], { env: { LINKCTL_CONFIG_DIR: tempDir(), LINKCTL_BASE_URL: fx.sandbox.url } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/no API key/);
+    expect(r.stderr).toMatch(/auth login|LINKCTL_API_KEY/);
+  });
+});
+
+describe('account', () => {
+  it('gets the account', async () => {
+    const r = await runCli(['account', 'get', '--json'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 1, username: 'demo', email: 'demo@example.com' });
+    const table = await runCli(['account', 'get'], { env: fx.env });
+    expect(table.stdout).toMatch(/^email\tdemo@example\.com$/m);
+  });
+
+  it('updates the email and prints the server message', async () => {
+    const r = await runCli(['account', 'update', '--email', 'new@example.com'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Account has been successfully updated.\n');
+    expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/account/update', query: {}, body: { email: 'new@example.com' } }]);
+  });
+
+  it('reads a new password from stdin, never from argv, and never shows it', async () => {
+    const r = await runCli(['account', 'update', '--password-stdin', '--debug'], { env: fx.env, stdin: 'hunter2-Very-Secret\n' });
+    expect(r.code).toBe(0);
+    expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/account/update', query: {}, body: { password: 'hunter2-Very-Secret' } }]);
+    expect(r.stdout + r.stderr).not.toContain('hunter2-Very-Secret');
+  });
+
+  it('asks for a password on a hidden prompt', async () => {
+    const r = await runMain(['account', 'update', '--password'], { env: fx.env, tty: true, secret: 'pw-from-prompt' });
+    expect(r.code).toBe(0);
+    expect(r.prompts).toEqual(['New password: ']);
+    expect(fx.sandbox.requests.at(-1)!.body).toEqual({ password: 'pw-from-prompt' });
+  });
+
+  it.each([
+    [['account', 'update'], /nothing to change/],
+    [['account', 'update', '--email', 'not-an-email'], /--email must be an email address/],
+    [['account', 'update', '--password', 'inline-secret'], /too many arguments|unknown/i],
+    [['account', 'update', '--password'], /needs a terminal/],
+  ])('%j exits 2 and sends nothing', async (args, message) => {
+    const r = await runCli(args, { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+});
