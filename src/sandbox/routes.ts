@@ -1,0 +1,544 @@
+// API routes of the sandbox. Handlers are plain functions from a request context to a
+// reply; server.ts does transport, auth, rate limiting and faults. `quirks` switches
+// from the documented shapes (link-api.md) to what real servers send (real-servers.md).
+import {
+  indexOfId, insert, slugFor, timestamp, zeroStats,
+  type Campaign, type Channel, type ChannelItem, type Collection, type Link, type LinkOptions, type Qr, type State, type Stats,
+} from './state.js';
+
+/** A non-JSON answer (HTML page, empty body). */
+export class Raw {
+  constructor(readonly status: number, readonly body: string, readonly contentType = 'text/html; charset=UTF-8') {}
+}
+export type Json = Record<string, unknown>;
+export type Reply = Json | Raw;
+
+/** Thrown by helpers to end a handler early with a reply (keeps handlers linear). */
+class Halt {
+  constructor(readonly reply: Reply) {}
+}
+
+const STATUS_TEXT: Record<number, string> = { 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
+export function htmlPage(status: number): Raw {
+  const title = `${status} ${STATUS_TEXT[status] ?? 'Error'}`;
+  return new Raw(status, `<!DOCTYPE html>\n<html><head><title>${title}</title></head><body><h1>${title}</h1><p>The server could not handle this request.</p></body></html>\n`);
+}
+const emptyBody = () => new Raw(200, '');
+
+export interface Env { state: State; quirks: boolean; base: string }
+interface Ctx extends Env {
+  params: Record<string, string>;
+  ids: Record<string, number>;
+  id: number;
+  query: Record<string, string>;
+  body: Json;
+}
+
+// ---------------------------------------------------------------- helpers
+
+const fail = (message: string): never => { throw new Halt({ error: 1, message }); };
+/** Real servers answer some failures with an empty HTTP 200 body. */
+const failEmptyInQuirks = (ctx: Ctx, message: string): never => { throw new Halt(ctx.quirks ? emptyBody() : { error: 1, message }); };
+const ok = (message: string): Json => ({ error: 0, message });
+/** Older PHP servers send ids and counts as strings. */
+const num = (ctx: Ctx, n: number): number | string => (ctx.quirks ? String(n) : n);
+
+function must<T extends { id: number }>(ctx: Ctx, list: readonly T[], notFound: string, id = ctx.id, emptyInQuirks = false): T {
+  const i = indexOfId(list, id);
+  if (i < 0) return emptyInQuirks ? failEmptyInQuirks(ctx, notFound) : fail(notFound);
+  return list[i]!;
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null;
+function isHttpUrl(v: unknown): v is string {
+  if (typeof v !== 'string' || !/^https?:\/\//i.test(v)) return false;
+  try { return new URL(v).hostname !== ''; } catch { return false; }
+}
+const optString = (v: unknown, field: string): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === 'string' || typeof v === 'number' ? String(v) : fail(`${field} must be a string.`);
+const optBool = (v: unknown): boolean | undefined =>
+  v === undefined || v === null ? undefined : v === true || v === 1 || v === '1' || v === 'true';
+const minLength = (v: unknown, n: number, message: string): string =>
+  typeof v === 'string' && v.trim().length >= n ? v.trim() : fail(message);
+/** How real servers rewrite aliases and slugs: `bad alias!` becomes `bad-alias`. */
+const slugify = (s: string) => s.trim().replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+
+function paging(query: Record<string, string>) {
+  const int = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s.trim()) ? Number(s) : 0);
+  return { limit: int(query.limit) || 15, page: int(query.page) || 1 };
+}
+
+/** The one list envelope. `newestFirst` walks the array backwards instead of copying it (cheap on 100k records). */
+function list<T>(ctx: Ctx, key: string, items: readonly T[], render: (item: T) => unknown, newestFirst = true): Json {
+  const { limit, page } = paging(ctx.query);
+  const result = items.length;
+  const maxpage = Math.ceil(result / limit);
+  const out: unknown[] = [];
+  const end = Math.min(result, page * limit);
+  for (let i = (page - 1) * limit; i < end; i++) out.push(render(items[newestFirst ? result - 1 - i : i]!));
+  return {
+    error: ctx.quirks ? 0 : '0',
+    data: {
+      result, perpage: limit, currentpage: page,
+      // past the end real servers keep counting up; only the last page (or an empty list) says null
+      nextpage: result === 0 || page === maxpage ? null : page + 1,
+      maxpage, [key]: out,
+    },
+  };
+}
+
+function renderStats(ctx: Ctx, s: Stats = zeroStats()): Json {
+  const top = (o: Record<string, number>) => {
+    const entries = Object.entries(o);
+    return ctx.quirks && entries.length === 0 ? [] : Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
+  };
+  const { linkedin, ...social } = s.socialCount;
+  return {
+    clicks: num(ctx, s.clicks), uniqueClicks: num(ctx, s.uniqueClicks),
+    topCountries: top(s.topCountries), topReferrers: top(s.topReferrers), topBrowsers: top(s.topBrowsers), topOs: top(s.topOs),
+    socialCount: ctx.quirks ? { ...social, linkedin } : social,
+  };
+}
+
+// ---------------------------------------------------------------- routing
+
+type Handler = (ctx: Ctx) => Reply;
+interface Route { method: string; segments: string[]; handler: Handler }
+const route = (spec: string, handler: Handler): Route => {
+  const [method, path] = spec.split(' ') as [string, string];
+  return { method, segments: path.split('/'), handler };
+};
+
+/** Deletion with reference cleanup, shared by every resource. */
+const deleteRoute = (spec: string, coll: Collection, notFound: string, message: (ctx: Ctx) => string,
+  cleanup: (state: State, id: number) => void = () => {}): Route =>
+  route(spec, (ctx) => {
+    const items = ctx.state[coll] as { id: number }[];
+    must(ctx, items, notFound);
+    items.splice(indexOfId(items, ctx.id), 1);
+    cleanup(ctx.state, ctx.id);
+    return ok(message(ctx));
+  });
+const unassign = (type: ChannelItem['type']) => (state: State, id: number) => {
+  for (const ch of state.channels) ch.items = ch.items.filter((it) => !(it.type === type && it.id === id));
+};
+
+// ---------------------------------------------------------------- QR codes
+
+const QR_TYPES = ['text', 'vcard', 'link', 'email', 'phone', 'sms', 'wifi'];
+const qrUrl = (ctx: Ctx, q: Qr) => `${ctx.base}/qr/${q.slug}`;
+const qrType = (v: unknown): string =>
+  typeof v === 'string' && QR_TYPES.includes(v) ? v : fail(`Invalid QR type. Allowed types: ${QR_TYPES.join(', ')}.`);
+
+function qrData(ctx: Ctx, type: string, data: unknown): unknown {
+  if (data === undefined || data === null || data === '') fail('QR data is required.');
+  const invalid = (type === 'link' && !isHttpUrl(data))
+    || (type === 'phone' && !(typeof data === 'string' && /^\+?[\d\s().-]+$/.test(data)))
+    || (type === 'wifi' && !isObject(data));
+  // real servers crash on these instead of validating
+  if (invalid) throw new Halt(ctx.quirks ? htmlPage(500) : { error: 1, message: `Invalid data for a QR code of type ${type}.` });
+  return data;
+}
+function qrStyle(body: Json) {
+  const style: Partial<Pick<Qr, 'background' | 'foreground' | 'logo'>> = {};
+  for (const key of ['background', 'foreground', 'logo'] as const) {
+    const v = optString(body[key], key);
+    if (v !== undefined) style[key] = v;
+  }
+  return style;
+}
+
+const qrRoutes = [
+  route('GET /api/qr', (ctx) => list(ctx, 'qrs', ctx.state.qrs, (q) =>
+    ({ id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, q.scans), name: q.name, date: q.date }))),
+  route('GET /api/qr/:id', (ctx) => {
+    const q = must(ctx, ctx.state.qrs, 'QR does not exist.');
+    const details = { id: q.id, link: qrUrl(ctx, q), scans: q.scans, name: q.name, [ctx.quirks ? 'data' : 'date']: q.date };
+    const noStats = ctx.quirks && ['text', 'sms', 'wifi'].includes(q.type);
+    return noStats ? { error: 0, details } : { error: 0, details, data: renderStats(ctx, q.stats) };
+  }),
+  route('POST /api/qr/add', (ctx) => {
+    const type = qrType(ctx.body.type);
+    const data = qrData(ctx, type, ctx.body.data);
+    const name = optString(ctx.body.name, 'name') ?? '';
+    const q = insert(ctx.state, 'qrs', (id) => ({ id, type, data, name, slug: slugFor(id), scans: 0, date: timestamp(), ...qrStyle(ctx.body) }));
+    return { error: 0, id: q.id, link: qrUrl(ctx, q) };
+  }),
+  route('PUT /api/qr/:id/update', (ctx) => {
+    const q = must(ctx, ctx.state.qrs, 'QR does not exist.');
+    const type = ctx.body.type === undefined ? q.type : qrType(ctx.body.type);
+    const data = qrData(ctx, type, ctx.body.data);
+    const name = optString(ctx.body.name, 'name');
+    Object.assign(q, { type, data, ...qrStyle(ctx.body) }, name === undefined ? {} : { name });
+    return ok('QR has been updated successfully.');
+  }),
+  deleteRoute('DELETE /api/qr/:id/delete', 'qrs', 'QR does not exist.',
+    (ctx) => (ctx.quirks ? 'QR has been deleted successfully.' : 'QR Code has been deleted successfully.'), unassign('qr')),
+];
+
+// ---------------------------------------------------------------- account, domains, overlays, splash, pixels
+
+function redirects(ctx: Ctx) {
+  const out: { redirectroot?: string; redirect404?: string } = {};
+  for (const key of ['redirectroot', 'redirect404'] as const) {
+    const v = ctx.body[key];
+    if (v === undefined || v === null || v === '') continue;
+    out[key] = isHttpUrl(v) ? v : failEmptyInQuirks(ctx, `${key} must be a URL starting with http:// or https://.`);
+  }
+  return out;
+}
+
+const PIXEL_TYPES = ['gtmpixel', 'gapixel', 'fbpixel', 'adwordspixel', 'linkedinpixel', 'twitterpixel', 'adrollpixel',
+  'quorapixel', 'pinterest', 'bing', 'snapchat', 'reddit', 'tiktok'];
+const pixelTag = (v: unknown) => minLength(v, 3, 'Pixel tag must be at least 3 characters.');
+
+const miscRoutes = [
+  route('GET /api/account', (ctx) => {
+    const { planid, ...documented } = ctx.state.account;
+    return { error: 0, data: ctx.quirks ? { ...documented, planid, expires: null } : documented };
+  }),
+  route('PUT /api/account/update', (ctx) => {
+    const email = optString(ctx.body.email, 'email');
+    const password = optString(ctx.body.password, 'password');
+    if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) fail('Please enter a valid email.');
+    if (password !== undefined && password.length < 5) fail('Password must be at least 5 characters.');
+    if (email !== undefined) ctx.state.account.email = email; // the password is not kept: nothing reads it back
+    return ok('Account has been successfully updated.');
+  }),
+
+  route('GET /api/domains', (ctx) => {
+    // quirks: a system domain (id null) comes after the user's; the list is read backwards, so it goes first here
+    const system = { id: null, domain: ctx.base, redirectroot: '', redirect404: '' };
+    return list(ctx, 'domains', ctx.quirks ? [system, ...ctx.state.domains] : ctx.state.domains, (d) => d);
+  }),
+  route('POST /api/domain/add', (ctx) => {
+    const domain = isHttpUrl(ctx.body.domain) ? ctx.body.domain.replace(/\/+$/, '') : fail('Please enter a valid domain name starting with http:// or https://.');
+    const extra = redirects(ctx);
+    if (ctx.state.domains.some((d) => d.domain.toLowerCase() === domain.toLowerCase())) fail('This domain has already been added.');
+    const d = insert(ctx.state, 'domains', (id) => ({ id, domain, redirectroot: '', redirect404: '', ...extra }));
+    return { error: 0, id: ctx.quirks ? String(d.id) : d.id };
+  }),
+  route('PUT /api/domain/:id/update', (ctx) => {
+    const d = must(ctx, ctx.state.domains, 'Domain does not exist.', ctx.id, true);
+    Object.assign(d, redirects(ctx));
+    return ok('Domain has been updated successfully.');
+  }),
+  deleteRoute('DELETE /api/domain/:id/delete', 'domains', 'Domain does not exist.', () => 'Domain has been deleted successfully.'),
+
+  route('GET /api/overlay', (ctx) => list(ctx, ctx.quirks ? 'overlay' : 'cta', ctx.state.overlays, (o) => o)),
+  route('GET /api/splash', (ctx) => list(ctx, 'splash', ctx.state.splash, (s) => s)),
+
+  route('GET /api/pixels', (ctx) => list(ctx, 'pixels', ctx.state.pixels, (p) => p)),
+  route('POST /api/pixel/add', (ctx) => {
+    const type = typeof ctx.body.type === 'string' && PIXEL_TYPES.includes(ctx.body.type)
+      ? ctx.body.type : fail(`Invalid pixel type. Allowed types: ${PIXEL_TYPES.join(', ')}.`);
+    const name = minLength(ctx.body.name, 1, 'Pixel name is required.');
+    const tag = pixelTag(ctx.body.tag);
+    const p = insert(ctx.state, 'pixels', (id) => ({ id, type, name, tag, date: timestamp() }));
+    return { error: 0, id: ctx.quirks ? String(p.id) : p.id };
+  }),
+  route('PUT /api/pixel/:id/update', (ctx) => {
+    const p = must(ctx, ctx.state.pixels, 'Pixel does not exist.', ctx.id, true);
+    const tag = pixelTag(ctx.body.tag);
+    const name = optString(ctx.body.name, 'name');
+    Object.assign(p, { tag }, name ? { name } : {});
+    return ok('Pixel has been updated successfully.');
+  }),
+  deleteRoute('DELETE /api/pixel/:id/delete', 'pixels', 'Pixel does not exist.', () => 'Pixel has been deleted successfully.',
+    (state, id) => { for (const l of state.links) if (l.pixels?.includes(id)) l.pixels = l.pixels.filter((p) => p !== id); }),
+];
+
+// ---------------------------------------------------------------- campaigns and channels
+
+const CAMPAIGN_NOT_FOUND = 'Campaign not found. Please try again.';
+const campaignName = (v: unknown) => minLength(v, 2, 'Campaign name must be at least 2 characters.');
+function campaignSlug(ctx: Ctx, v: unknown, self?: number): string | null | undefined {
+  const raw = optString(v, 'slug');
+  if (raw === undefined) return undefined;
+  const slug = slugify(raw);
+  if (!slug) return null;
+  if (ctx.state.campaigns.some((c) => c.id !== self && c.slug === slug)) fail('That slug is taken. Please choose another one.');
+  return slug;
+}
+function campaignView(ctx: Ctx, c: Campaign) {
+  const list = `${ctx.base}/u/${ctx.state.account.username}/${c.slug ?? c.id}`;
+  return {
+    id: c.id, name: c.name, public: c.public,
+    rotator: c.slug ? `${ctx.base}/r/${c.slug}` : false,
+    list: c.slug || !ctx.quirks ? list : false,
+  };
+}
+/** Create and update answer the name under `domain` (documented) or `campaign` (real servers). */
+function campaignReply(ctx: Ctx, c: Campaign): Json {
+  const { name, ...rest } = campaignView(ctx, c);
+  return { error: 0, ...rest, [ctx.quirks ? 'campaign' : 'domain']: name };
+}
+
+const CHANNEL_NOT_FOUND = 'Channel does not exist.';
+const ITEM_TYPES = ['links', 'bio', 'qr'];
+function channelFields(ctx: Ctx, requireName: boolean) {
+  const b = ctx.body;
+  const fields: Partial<Omit<Channel, 'id' | 'items'>> = {};
+  if (requireName || b.name !== undefined) fields.name = minLength(b.name, 2, 'Channel name must be at least 2 characters.');
+  const description = optString(b.description, 'description');
+  if (description !== undefined) fields.description = description;
+  const color = optString(b.color, 'color');
+  if (color !== undefined) fields.color = /^#[0-9a-f]{3}([0-9a-f]{3})?$/i.test(color) ? color : fail('Color must be a HEX color such as #1e88e5.');
+  const starred = optBool(b.starred);
+  if (starred !== undefined) fields.starred = starred;
+  return fields;
+}
+const channelView = ({ id, name, description, color, starred }: Channel) => ({ id, name, description, color, starred });
+function addToChannel(ch: Channel, type: ChannelItem['type'], id: number) {
+  if (!ch.items.some((it) => it.type === type && it.id === id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
+}
+function itemView(ctx: Ctx, it: ChannelItem) {
+  const base = { type: it.type, id: it.id };
+  if (it.type === 'qr') {
+    const q = ctx.state.qrs[indexOfId(ctx.state.qrs, it.id)];
+    return { ...base, title: q?.name ?? '', preview: q ? qrUrl(ctx, q) : '', link: q ? qrUrl(ctx, q) : '', date: it.date };
+  }
+  if (it.type === 'bio') {
+    const url = `${ctx.base}/bio/${it.id}`; // no bio-page API exists, so there is nothing to read
+    return { ...base, title: `Bio page ${it.id}`, preview: url, link: url, date: it.date };
+  }
+  const l = ctx.state.links[indexOfId(ctx.state.links, it.id)];
+  return { ...base, title: l ? l.title || l.longurl : '', preview: l?.longurl ?? '', link: l ? shortUrl(ctx, l) : '', date: it.date };
+}
+
+const groupRoutes = [
+  route('GET /api/campaigns', (ctx) => list(ctx, 'campaigns', ctx.state.campaigns, (c) =>
+    (ctx.quirks ? { ...campaignView(ctx, c), views: c.views } : campaignView(ctx, c)))),
+  route('POST /api/campaign/add', (ctx) => {
+    const name = campaignName(ctx.body.name);
+    const slug = campaignSlug(ctx, ctx.body.slug) ?? null;
+    const c = insert(ctx.state, 'campaigns', (id) => ({ id, name, slug, public: optBool(ctx.body.public) ?? false, views: 0 }));
+    return campaignReply(ctx, c);
+  }),
+  route('PUT /api/campaign/:id/update', (ctx) => {
+    const c = must(ctx, ctx.state.campaigns, CAMPAIGN_NOT_FOUND);
+    const name = campaignName(ctx.body.name);
+    const slug = campaignSlug(ctx, ctx.body.slug, c.id);
+    const pub = optBool(ctx.body.public);
+    Object.assign(c, { name }, slug === undefined ? {} : { slug }, pub === undefined ? {} : { public: pub });
+    return campaignReply(ctx, c);
+  }),
+  route('POST /api/campaign/:campaignid/assign/:linkid', (ctx) => {
+    const c = must(ctx, ctx.state.campaigns, CAMPAIGN_NOT_FOUND, ctx.ids.campaignid);
+    must(ctx, ctx.state.links, 'Link does not exist.', ctx.ids.linkid).campaign = c.id;
+    return ok('Link successfully added to the campaign.');
+  }),
+  deleteRoute('DELETE /api/campaign/:id/delete', 'campaigns', CAMPAIGN_NOT_FOUND, () => 'Campaign has been deleted successfully.',
+    (state, id) => { for (const l of state.links) if (l.campaign === id) delete l.campaign; }),
+
+  route('GET /api/channels', (ctx) => list(ctx, 'channels', ctx.state.channels, channelView)),
+  route('GET /api/channel/:id', (ctx) =>
+    list(ctx, 'items', must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND).items, (it) => itemView(ctx, it))),
+  route('POST /api/channel/add', (ctx) => {
+    const fields = { description: '', color: '#000000', starred: false, ...channelFields(ctx, true) } as Omit<Channel, 'id' | 'items'>;
+    const ch = insert(ctx.state, 'channels', (id) => ({ id, ...fields, items: [] }));
+    return { error: 0, ...channelView(ch) };
+  }),
+  route('PUT /api/channel/:id/update', (ctx) => {
+    const ch = must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND);
+    Object.assign(ch, channelFields(ctx, false));
+    return ctx.quirks ? { error: 0, ...channelView(ch) } : ok('Channel has been updated successfully.');
+  }),
+  route('POST /api/channel/:channelid/assign/:type/:itemid', (ctx) => {
+    const ch = must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND, ctx.ids.channelid);
+    let type = ctx.params.type!;
+    if (!ITEM_TYPES.includes(type)) {
+      if (!ctx.quirks) fail('Invalid item type. Allowed types: links, bio, qr.');
+      type = 'links'; // real servers do not check the type and store the item as a link
+    }
+    if (type === 'links') must(ctx, ctx.state.links, 'Link does not exist.', ctx.ids.itemid);
+    if (type === 'qr') must(ctx, ctx.state.qrs, 'QR does not exist.', ctx.ids.itemid);
+    addToChannel(ch, type as ChannelItem['type'], ctx.ids.itemid!);
+    return ok(ctx.quirks ? 'Link successfully added to the channel.' : 'Item successfully added to the channel.');
+  }),
+  // the items live inside the channel, so deleting it unassigns them
+  deleteRoute('DELETE /api/channel/:id/delete', 'channels', CHANNEL_NOT_FOUND, () => 'Channel has been deleted successfully.'),
+];
+
+// ---------------------------------------------------------------- short links
+
+const LINK_NOT_FOUND = 'Link does not exist.';
+const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
+
+function targets(key: string, field: string) {
+  return (v: unknown) => (Array.isArray(v) && v.every((t) => isObject(t) && typeof t[field] === 'string' && typeof t.link === 'string')
+    ? (v as Record<string, string>[]).map((t) => ({ [field]: t[field]!, link: t.link! }))
+    : fail(`${key} must be a list of {${field}, link}.`));
+}
+const text = (key: string) => (v: unknown) => optString(v, key)!;
+type Parsers = { [K in keyof LinkOptions]-?: (v: unknown, ctx: Ctx) => LinkOptions[K] };
+const OPTION_PARSERS: Parsers = {
+  type: text('type'), password: text('password'), status: text('status'), // not checked by real servers either
+  domain: (v) => (isHttpUrl(v) ? v.replace(/\/+$/, '') : fail('domain must be a URL starting with http:// or https://.')),
+  expiry: (v) => {
+    const s = optString(v, 'expiry')!;
+    const t = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(s) ? Date.parse(`${s.replace(' ', 'T')}Z`) : NaN;
+    return t > Date.now() ? s : fail('The expiry date must be a date in the future (YYYY-MM-DD HH:MM:SS).');
+  },
+  geotarget: targets('geotarget', 'location'), devicetarget: targets('devicetarget', 'device'),
+  languagetarget: targets('languagetarget', 'language'),
+  metatitle: text('metatitle'), metadescription: text('metadescription'), metaimage: text('metaimage'), description: text('description'),
+  pixels: (v, ctx) => (Array.isArray(v) ? v : fail('pixels must be a list of pixel ids.'))
+    .map((p) => must(ctx, ctx.state.pixels, 'Pixel does not exist.', Number(p)).id),
+  campaign: (v, ctx) => must(ctx, ctx.state.campaigns, CAMPAIGN_NOT_FOUND, Number(v)).id,
+  deeplink: (v) => (isObject(v) && !Array.isArray(v) ? v : fail('deeplink must be an object {auto, apple, google}.')),
+  parameters: (v) => (Array.isArray(v) ? v : fail('parameters must be a list of {name, value}.')),
+};
+const OPTION_KEYS = Object.keys(OPTION_PARSERS) as (keyof LinkOptions)[];
+
+/** Options present in the body; an explicit null or '' maps to undefined, meaning "clear it". */
+function linkOptions(ctx: Ctx): Partial<Record<keyof LinkOptions, unknown>> {
+  const out: Partial<Record<keyof LinkOptions, unknown>> = {};
+  for (const key of OPTION_KEYS) {
+    const v = ctx.body[key];
+    if (v === undefined) continue;
+    out[key] = v === null || v === '' ? undefined : OPTION_PARSERS[key](v, ctx);
+  }
+  return out;
+}
+function applyOptions(l: Link, opts: Partial<Record<keyof LinkOptions, unknown>>) {
+  const rec = l as unknown as Record<string, unknown>;
+  for (const [key, v] of Object.entries(opts)) if (v === undefined) delete rec[key]; else rec[key] = v;
+  if (typeof opts.metatitle === 'string') l.title = opts.metatitle;
+}
+
+function claimAlias(ctx: Ctx, v: unknown, self?: number): string | undefined {
+  const alias = slugify(optString(v, 'custom') ?? '');
+  if (!alias) return undefined;
+  const lower = alias.toLowerCase();
+  if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower)) fail('That alias is taken. Please choose another one.');
+  return alias;
+}
+function freeAlias(ctx: Ctx, id: number): string {
+  const taken = new Set(ctx.state.links.map((l) => l.alias.toLowerCase()));
+  let salt = 0;
+  while (taken.has(slugFor(id, salt))) salt++;
+  return slugFor(id, salt);
+}
+const channelOf = (ctx: Ctx) =>
+  (ctx.body.channel === undefined || ctx.body.channel === null || ctx.body.channel === ''
+    ? undefined : must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND, Number(ctx.body.channel)));
+const longUrl = (v: unknown) => (isHttpUrl(v) ? v : fail(v === undefined || v === '' ? 'Missing url parameter.' : 'Please enter a valid URL.'));
+
+function linkItem(ctx: Ctx, l: Link) {
+  return {
+    id: num(ctx, l.id), alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title,
+    description: l.description ?? '', clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
+    domain: l.domain ?? null, campaign: l.campaign ?? null,
+    channel: ctx.state.channels.filter((ch) => ch.items.some((it) => it.type === 'links' && it.id === l.id)).map((ch) => ch.id),
+    date: l.date,
+  };
+}
+function location(ctx: Ctx, l: Link) {
+  if (!l.geotarget?.length) return null;
+  return Object.fromEntries(l.geotarget.map((t) =>
+    (ctx.quirks ? [t.location!.toLowerCase(), { all: t.link }] : [t.location!, t.link])));
+}
+
+const linkRoutes = [
+  route('GET /api/urls', (ctx) => {
+    const { short, q, order } = ctx.query;
+    if (short !== undefined) {
+      const alias = short.replace(/\/+$/, '').split('/').pop();
+      const l = ctx.state.links.find((x) => x.alias === alias && shortUrl(ctx, x) === short.replace(/\/+$/, ''));
+      return l ? { error: 0, data: linkItem(ctx, l) } : fail(LINK_NOT_FOUND);
+    }
+    let links = ctx.state.links;
+    if (q) {
+      const needle = q.toLowerCase();
+      links = links.filter((l) => [l.alias, l.longurl, l.title, l.description ?? ''].some((s) => s.toLowerCase().includes(needle)));
+    }
+    if (order === 'click') {
+      // sorted copy, ties by id descending, so paging stays stable
+      const byClicks = [...links].sort((a, b) => b.clicks - a.clicks || b.id - a.id);
+      return list(ctx, 'urls', byClicks, (l) => linkItem(ctx, l), false);
+    }
+    return list(ctx, 'urls', links, (l) => linkItem(ctx, l));
+  }),
+  route('GET /api/url/:id', (ctx) => {
+    const l = must(ctx, ctx.state.links, LINK_NOT_FOUND);
+    const device = ctx.quirks || !l.devicetarget?.length ? null : Object.fromEntries(l.devicetarget.map((t) => [t.device!, t.link]));
+    return {
+      error: 0, id: l.id,
+      details: {
+        id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title, description: l.description ?? '',
+        location: location(ctx, l), device, expiry: l.expiry ?? null, date: l.date,
+      },
+      data: renderStats(ctx, l.stats),
+    };
+  }),
+  route('POST /api/url/add', (ctx) => {
+    const url = longUrl(ctx.body.url);
+    const alias = claimAlias(ctx, ctx.body.custom);
+    if (ctx.quirks && alias === undefined) {
+      const existing = ctx.state.links.find((l) => l.longurl === url);
+      if (existing) return { error: 0, id: existing.id, shorturl: shortUrl(ctx, existing) };
+    }
+    const opts = linkOptions(ctx);
+    const channel = channelOf(ctx);
+    const l = insert(ctx.state, 'links', (id) =>
+      ({ id, alias: alias ?? freeAlias(ctx, id), longurl: url, title: '', clicks: 0, uniqueclicks: 0, date: timestamp() }));
+    applyOptions(l, opts);
+    if (channel) addToChannel(channel, 'links', l.id);
+    return { error: 0, id: l.id, shorturl: shortUrl(ctx, l) };
+  }),
+  route('PUT /api/url/:id/update', (ctx) => {
+    const l = must(ctx, ctx.state.links, LINK_NOT_FOUND);
+    const url = ctx.body.url === undefined ? undefined : longUrl(ctx.body.url);
+    const alias = claimAlias(ctx, ctx.body.custom, l.id);
+    const opts = linkOptions(ctx);
+    const channel = channelOf(ctx);
+    if (ctx.quirks) {
+      // real servers replace: every option not sent is cleared and the link turns private
+      for (const key of OPTION_KEYS) delete l[key];
+      l.status = 'private';
+    }
+    applyOptions(l, opts);
+    if (url !== undefined) l.longurl = url;
+    if (alias !== undefined) l.alias = alias;
+    if (channel) addToChannel(channel, 'links', l.id);
+    return { error: 0, id: l.id, [ctx.quirks ? 'shorturl' : 'short']: shortUrl(ctx, l) };
+  }),
+  deleteRoute('DELETE /api/url/:id/delete', 'links', LINK_NOT_FOUND, () => 'Link has been successfully deleted.', unassign('links')),
+];
+
+const routes: Route[] = [...miscRoutes, ...qrRoutes, ...groupRoutes, ...linkRoutes];
+
+const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
+
+/** Routes one authenticated, rate-limit-cleared API request. */
+export function dispatch(env: Env, method: string, path: string, query: Record<string, string>, rawBody: string): Reply {
+  const segments = path.split('/');
+  let pathKnown = false;
+  for (const r of routes) {
+    if (r.segments.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    if (!r.segments.every((s, i) => (s.startsWith(':') ? ((params[s.slice(1)] = decode(segments[i]!)), true) : s === segments[i]))) continue;
+    pathKnown = true;
+    if (r.method !== method) continue;
+
+    const ids: Record<string, number> = {};
+    for (const [name, value] of Object.entries(params)) {
+      if (!name.endsWith('id')) continue;
+      if (!/^\d+$/.test(value)) return env.quirks ? htmlPage(500) : { error: 1, message: 'Invalid id.' };
+      ids[name] = Number(value);
+    }
+    let body: unknown = {};
+    if (method !== 'GET' && rawBody.trim() !== '') {
+      try { body = JSON.parse(rawBody); } catch { body = undefined; }
+      if (!isObject(body) || Array.isArray(body)) return { error: 1, message: 'Invalid JSON body.' };
+    }
+    try {
+      return r.handler({ ...env, params, ids, id: ids.id ?? 0, query, body: body as Json });
+    } catch (err) {
+      if (err instanceof Halt) return err.reply;
+      throw err;
+    }
+  }
+  return htmlPage(pathKnown ? 405 : 404);
+}

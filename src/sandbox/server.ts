@@ -1,0 +1,256 @@
+// HTTP plumbing of the sandbox: recording, injected faults, auth, rate limit, admin
+// endpoints and the state file. The API itself is in routes.ts.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { dispatch, htmlPage, Raw, type Reply } from './routes.js';
+import { loadState, saveState, seedState, type State } from './state.js';
+
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  stateFile?: string;
+  key?: string;
+  rateLimit?: { limit: number; windowSeconds: number } | null;
+  rateLimitHeaders?: boolean;
+  quirks?: boolean;
+  seed?: { links?: number; qrs?: number };
+}
+export const SANDBOX_KEY = 'sandbox-0123456789abcdef';
+export interface RecordedRequest {
+  method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: unknown; rawBody: string;
+}
+export type Fault =
+  | { kind: 'html'; status: number }
+  | { kind: 'empty' }
+  | { kind: 'truncated' }
+  | { kind: 'reset-before-body' }
+  | { kind: 'reset-after-body' }
+  | { kind: 'hang' }
+  | { kind: 'redirect'; status?: number; location: string }
+  | { kind: 'over-limit'; retryAfter?: number }
+  | { kind: 'http-429'; retryAfter?: number }
+  | { kind: 'garbage-ratelimit-headers' };
+export interface Sandbox {
+  url: string;
+  port: number;
+  key: string;
+  requests: RecordedRequest[];
+  injectFault(fault: Fault, times?: number): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+const FAULT_KINDS = new Set<Fault['kind']>(['html', 'empty', 'truncated', 'reset-before-body', 'reset-after-body', 'hang',
+  'redirect', 'over-limit', 'http-429', 'garbage-ratelimit-headers']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+interface Answer { status: number; headers: Record<string, string>; body: string }
+const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer =>
+  ({ status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify(value) });
+const fromReply = (reply: Reply): Answer => (reply instanceof Raw
+  ? { status: reply.status, headers: { 'Content-Type': reply.contentType }, body: reply.body }
+  : json(200, reply));
+const overLimit = (retryAfter: number) => ({ error: 429, message: 'Too Many API Requests.', 'Retry-After': retryAfter });
+
+function send(res: ServerResponse, a: Answer) {
+  res.writeHead(a.status, { ...a.headers, 'Content-Length': String(Buffer.byteLength(a.body)) });
+  res.end(a.body);
+}
+
+/** Reads the body, keeping at most MAX_BODY bytes (the rest is drained so the answer can still be sent). */
+function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => { size += c.length; if (size <= MAX_BODY) chunks.push(c); });
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > MAX_BODY }));
+    req.on('error', reject);
+  });
+}
+
+function validFault(f: unknown): f is Fault {
+  if (typeof f !== 'object' || f === null) return false;
+  const o = f as Record<string, unknown>;
+  if (!FAULT_KINDS.has(o.kind as Fault['kind'])) return false;
+  if (o.kind === 'html') return Number.isInteger(o.status);
+  if (o.kind === 'redirect') return typeof o.location === 'string';
+  return true;
+}
+
+/** Fixed window per key. Expiry is judged on the monotonic clock; Date.now() only names the window end in headers. */
+interface Window { end: number; endMono: number; used: number; attempts: number }
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const quirks = options.quirks ?? false;
+  const key = options.key ?? SANDBOX_KEY;
+  const limits = options.rateLimit === undefined ? { limit: 30, windowSeconds: 60 } : options.rateLimit;
+  const sendLimitHeaders = options.rateLimitHeaders ?? true;
+  const stateFile = options.stateFile;
+
+  const loaded = stateFile ? loadState(stateFile) : undefined;
+  let state: State = loaded ?? seedState(options.seed);
+  const persist = () => { if (stateFile) saveState(stateFile, state); };
+  if (!loaded) persist(); // a state file is created on first start
+
+  const requests: RecordedRequest[] = [];
+  let faults: { fault: Fault; left: number }[] = [];
+  const windows = new Map<string, Window>();
+  const sockets = new Set<Socket>();
+  let base = '';
+
+  const takeFault = (): Fault | undefined => {
+    const head = faults[0];
+    if (!head) return undefined;
+    if (--head.left <= 0) faults.shift();
+    return head.fault;
+  };
+  const injectFault = (fault: Fault, times = 1) => { if (times > 0) faults.push({ fault, left: times }); };
+
+  function rateLimit(who: string): { allowed: boolean; retryAfter: number; headers: Record<string, string> } {
+    if (!limits) return { allowed: true, retryAfter: 0, headers: {} };
+    const mono = performance.now();
+    let w = windows.get(who);
+    if (!w || mono >= w.endMono) {
+      // the window starts at the first request, aligned to whole seconds so X-RateLimit-Reset is exact
+      const nowMs = Date.now();
+      const end = Math.floor(nowMs / 1000) + limits.windowSeconds;
+      w = { end, endMono: mono + (end * 1000 - nowMs), used: 0, attempts: 0 };
+      windows.set(who, w);
+    }
+    w.attempts++;
+    const allowed = w.used < limits.limit;
+    if (allowed) w.used++; // rejected requests are not processed, so they do not use up the allowance
+    const remaining = limits.limit - w.attempts; // 6.x servers let this go negative
+    return {
+      allowed,
+      retryAfter: Math.max(1, Math.ceil((w.endMono - mono) / 1000)),
+      headers: sendLimitHeaders ? {
+        'X-RateLimit-Limit': String(limits.limit),
+        'X-RateLimit-Remaining': String(quirks ? remaining : Math.max(0, remaining)),
+        'X-RateLimit-Reset': String(w.end),
+      } : {},
+    };
+  }
+
+  function api(method: string, url: URL, auth: string | undefined, rawBody: string): Answer {
+    if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(auth ?? '')?.[1];
+    if (token !== key) return json(403, { error: 1, message: 'A valid API key is required to use this service.' });
+    const limit = rateLimit(token);
+    if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
+    const reply = dispatch({ state, quirks, base }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+    if (method !== 'GET' && !(reply instanceof Raw) && reply.error === 0) persist();
+    const answer = fromReply(reply);
+    Object.assign(answer.headers, limit.headers);
+    return answer;
+  }
+
+  /** Answers of faults that replace the normal answer; undefined = process the request. */
+  function faultAnswer(fault: Fault): Answer | 'hang' | undefined {
+    switch (fault.kind) {
+      case 'html': return fromReply(htmlPage(fault.status));
+      case 'empty': return { status: 200, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: '' };
+      case 'truncated': {
+        const whole = JSON.stringify({ error: 0, data: { result: 3, perpage: 15, currentpage: 1, nextpage: null, maxpage: 1,
+          qrs: [{ id: 1, link: `${base}/qr/abc123`, scans: 128, name: 'Restaurant menu', date: '2025-01-10 12:00:00' }] } });
+        return { status: 200, headers: { 'Content-Type': JSON_TYPE }, body: whole.slice(0, Math.floor(whole.length / 2)) };
+      }
+      case 'hang': return 'hang';
+      case 'redirect':
+        return { status: fault.status ?? 301, headers: { Location: fault.location, 'Content-Type': 'text/html; charset=UTF-8' }, body: `<a href="${fault.location}">Moved</a>` };
+      case 'over-limit': return json(200, overLimit(fault.retryAfter ?? 1));
+      case 'http-429': return json(429, overLimit(fault.retryAfter ?? 1), { 'Retry-After': String(fault.retryAfter ?? 1) });
+      default: return undefined;
+    }
+  }
+
+  async function admin(req: IncomingMessage, res: ServerResponse, path: string) {
+    const { text } = await readBody(req);
+    const route = `${req.method} ${path}`;
+    if (route === 'GET /__sandbox/requests') return send(res, json(200, requests));
+    if (route === 'DELETE /__sandbox/requests') { requests.length = 0; return send(res, json(200, { ok: true })); }
+    if (route === 'POST /__sandbox/reset') { reset(); return send(res, json(200, { ok: true })); }
+    if (route === 'POST /__sandbox/fault') {
+      let body: { fault?: unknown; times?: unknown } | undefined;
+      try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
+      const times = body?.times ?? 1;
+      if (!validFault(body?.fault) || !Number.isInteger(times)) {
+        return send(res, json(400, { ok: false, message: 'Expected {"fault": Fault, "times"?: integer}.' }));
+      }
+      injectFault(body.fault, times as number);
+      return send(res, json(200, { ok: true }));
+    }
+    return send(res, json(404, { ok: false, message: `Unknown admin route ${route}.` }));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    if (url.pathname.startsWith('/__sandbox/')) return admin(req, res, url.pathname);
+
+    const method = req.method ?? 'GET';
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '' };
+    requests.push(record); // before reading the body, so the log is in arrival order
+    const fault = takeFault();
+    if (fault?.kind === 'reset-before-body') return void req.socket.destroy();
+
+    const { text, tooLarge } = await readBody(req);
+    record.rawBody = text;
+    try { record.body = text === '' ? undefined : JSON.parse(text); } catch { /* not JSON: rawBody has it */ }
+
+    const early = fault && faultAnswer(fault);
+    if (early === 'hang') return; // close() destroys the socket
+    if (early) return send(res, early);
+    if (tooLarge) return send(res, json(413, { error: 1, message: 'Request body too large (limit 1 MB).' }, { Connection: 'close' }));
+
+    const answer = api(method, url, req.headers.authorization, text);
+    if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
+    if (fault?.kind === 'garbage-ratelimit-headers') {
+      Object.assign(answer.headers, { 'X-RateLimit-Remaining': 'banana', 'X-RateLimit-Reset': 'soon' });
+    }
+    send(res, answer);
+  }
+
+  function reset() {
+    state = seedState(options.seed);
+    persist();
+    requests.length = 0;
+    faults = [];
+    windows.clear();
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (req.socket.destroyed) return; // the client went away mid-request: nobody to answer
+      console.error('sandbox: internal error', err);
+      if (!res.headersSent) send(res, fromReply(htmlPage(500)));
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => { server.off('error', reject); resolve(); });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  base = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+
+  return {
+    url: base, port, key, requests, injectFault, reset,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+      for (const s of sockets) s.destroy(); // hung requests included
+    }),
+  };
+}
+
+export async function resetStateFile(stateFile: string): Promise<void> {
+  saveState(stateFile, seedState());
+}

@@ -1,0 +1,227 @@
+// State of the sandbox: record types, seed data and the JSON state file.
+// Records store only what the server would store; URLs are derived from the
+// sandbox base URL when answering, so a state file survives a port change.
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export interface Stats {
+  clicks: number;
+  uniqueClicks: number;
+  topCountries: Record<string, number>;
+  topReferrers: Record<string, number>;
+  topBrowsers: Record<string, number>;
+  topOs: Record<string, number>;
+  socialCount: { facebook: number; twitter: number; instagram: number; linkedin: number };
+}
+
+export interface Account {
+  id: number; email: string; username: string; avatar: string; status: string;
+  planid: number; expires: string | null; registered: string;
+}
+export interface Qr {
+  id: number; type: string; data: unknown; name: string; slug: string; scans: number; date: string;
+  background?: string; foreground?: string; logo?: string; stats?: Stats;
+}
+export interface Domain { id: number; domain: string; redirectroot: string; redirect404: string }
+export interface Overlay { id: number; type: string; name: string; date: string }
+export interface Campaign { id: number; name: string; slug: string | null; public: boolean; views: number }
+export interface ChannelItem { type: 'links' | 'bio' | 'qr'; id: number; date: string }
+export interface Channel {
+  id: number; name: string; description: string; color: string; starred: boolean; items: ChannelItem[];
+}
+export interface Splash { id: number; name: string; date: string }
+export interface Pixel { id: number; type: string; name: string; tag: string; date: string }
+
+export type Target = Record<string, string>;
+/** Link settings a client can send; absent keys are not stored (keeps big seeds compact). */
+export interface LinkOptions {
+  type?: string; password?: string; domain?: string; expiry?: string; status?: string;
+  geotarget?: Target[]; devicetarget?: Target[]; languagetarget?: Target[];
+  metatitle?: string; metadescription?: string; metaimage?: string; description?: string;
+  pixels?: number[]; campaign?: number; deeplink?: Record<string, unknown>; parameters?: unknown[];
+}
+export interface Link extends LinkOptions {
+  id: number; alias: string; longurl: string; title: string;
+  clicks: number; uniqueclicks: number; date: string; stats?: Stats;
+}
+
+export interface State {
+  version: 1;
+  next: Record<Collection, number>;
+  account: Account;
+  qrs: Qr[]; domains: Domain[]; overlays: Overlay[]; campaigns: Campaign[];
+  channels: Channel[]; splash: Splash[]; pixels: Pixel[]; links: Link[];
+}
+export type Collection = 'qrs' | 'domains' | 'overlays' | 'campaigns' | 'channels' | 'splash' | 'pixels' | 'links';
+type RecordOf<K extends Collection> = State[K][number];
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC. */
+export const timestamp = (ms = Date.now()): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** Short, stable, random-looking slug derived from an id (no RNG, so seeds are reproducible). */
+export const slugFor = (id: number, salt = 0): string =>
+  ((Math.imul(id + salt * 7919, 2654435761) >>> 0) + 0x10000000).toString(36);
+
+export const zeroStats = (): Stats => ({
+  clicks: 0, uniqueClicks: 0, topCountries: {}, topReferrers: {}, topBrowsers: {}, topOs: {},
+  socialCount: { facebook: 0, twitter: 0, instagram: 0, linkedin: 0 },
+});
+
+/** Records are appended with increasing ids and never reordered, so lookups can bisect. */
+export function indexOfId(list: readonly { id: number }[], id: number): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = list[mid]!.id;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export function insert<K extends Collection>(state: State, coll: K, make: (id: number) => RecordOf<K>): RecordOf<K> {
+  const record = make(state.next[coll]++);
+  (state[coll] as RecordOf<K>[]).push(record);
+  return record;
+}
+
+const SEED_DAY = Date.UTC(2025, 0, 10, 12, 0, 0);
+const day = (n: number, h = 0) => timestamp(SEED_DAY + n * 86_400_000 + h * 3_600_000);
+
+/** The fixed demo account plus `extra` generated links and QR codes (for big-account benchmarks). */
+export function seedState(extra: { links?: number; qrs?: number } = {}): State {
+  const state: State = {
+    version: 1,
+    next: { qrs: 4, domains: 2, overlays: 4, campaigns: 2, channels: 2, splash: 3, pixels: 2, links: 3 },
+    account: {
+      id: 1, email: 'demo@example.com', username: 'demo',
+      avatar: 'https://www.gravatar.com/avatar/5c1e4e1a0f8b2b1d9e2b8a0b6f7c3d21?s=200&d=identicon',
+      status: 'pro', planid: 2, expires: '2027-12-31 23:59:59', registered: '2024-01-15 09:30:00',
+    },
+    qrs: [
+      {
+        id: 1, type: 'link', data: 'https://example.com/menu', name: 'Restaurant menu', slug: slugFor(1), scans: 128,
+        date: day(0), foreground: 'rgb(0,0,0)', background: 'rgb(255,255,255)',
+        stats: {
+          clicks: 128, uniqueClicks: 97,
+          topCountries: { 'United States': 54, Canada: 31, Germany: 22, France: 13, Japan: 8 },
+          topReferrers: { direct: 61, 'https://www.google.com': 38, 'https://www.facebook.com': 21, 'https://t.co': 8 },
+          topBrowsers: { Chrome: 70, Safari: 41, Firefox: 12, Edge: 5 },
+          topOs: { iOS: 52, Android: 44, Windows: 21, 'Mac OS X': 11 },
+          socialCount: { facebook: 21, twitter: 8, instagram: 14, linkedin: 3 },
+        },
+      },
+      {
+        id: 2, type: 'text', data: 'Hello from the sandbox', name: 'Greeting', slug: slugFor(2), scans: 7, date: day(3),
+        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
+      },
+      {
+        id: 3, type: 'wifi', data: { ssid: 'Guest', pass: 'welcome123', encryption: 'WPA' }, name: 'Office wifi',
+        slug: slugFor(3), scans: 0, date: day(5),
+      },
+    ],
+    domains: [{ id: 1, domain: 'https://go.example.com', redirectroot: 'https://example.com', redirect404: 'https://example.com/404' }],
+    overlays: [
+      { id: 1, type: 'message', name: 'Spring sale banner', date: day(1) },
+      { id: 2, type: 'contact', name: 'Contact form', date: day(2) },
+      { id: 3, type: 'message', name: 'Newsletter invite', date: day(4) },
+    ],
+    campaigns: [{ id: 1, name: 'Spring launch', slug: 'spring-launch', public: true, views: 42 }],
+    channels: [{
+      id: 1, name: 'Marketing', description: 'Links for the marketing team', color: '#1e88e5', starred: true,
+      items: [{ type: 'links', id: 1, date: day(6).slice(0, 10) }],
+    }],
+    splash: [{ id: 1, name: 'Welcome splash', date: day(2) }, { id: 2, name: 'Promo splash', date: day(7) }],
+    pixels: [{ id: 1, type: 'gapixel', name: 'Main analytics', tag: 'G-ABC123XYZ', date: day(1) }],
+    links: [
+      {
+        id: 1, alias: 'docs', longurl: 'https://example.com/docs', title: 'Example Docs', description: 'Product documentation',
+        clicks: 57, uniqueclicks: 40, date: day(1), campaign: 1, status: 'public',
+        stats: {
+          ...zeroStats(), clicks: 57, uniqueClicks: 40, topCountries: { 'United States': 30, India: 27 },
+          topReferrers: { direct: 57 }, topBrowsers: { Chrome: 40, Firefox: 17 }, topOs: { Windows: 35, Linux: 22 },
+        },
+      },
+      {
+        id: 2, alias: 'spring-sale', longurl: 'https://example.com/spring-sale', title: 'Spring sale', clicks: 12,
+        uniqueclicks: 11, date: day(8), status: 'public',
+        geotarget: [{ location: 'Canada', link: 'https://example.ca/spring-sale' }],
+        devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }],
+      },
+    ],
+  };
+  for (let i = 0; i < (extra.links ?? 0); i++) insert(state, 'links', bulkLink);
+  for (let i = 0; i < (extra.qrs ?? 0); i++) insert(state, 'qrs', bulkQr);
+  return state;
+}
+
+/**
+ * Records of big seeds store only their id; every other field is derived from it by a
+ * prototype getter until a write shadows it with an own property. One small object per
+ * record keeps a 100k-link seed at a few ms (full records cost ~200 ms, mostly GC), and
+ * the state file keeps only `{"lazy":1,"id":..}` plus what was changed, so saving after
+ * a mutation stays cheap too.
+ */
+function lazyRecords<T extends { id: number }>(derive: { [K in keyof T]?: (id: number) => T[K] }): (id: number) => T {
+  class Lazy {
+    constructor(readonly id: number) {}
+    toJSON() { return { lazy: 1, ...this }; }
+  }
+  for (const [name, fn] of Object.entries(derive) as [string, (id: number) => unknown][]) {
+    Object.defineProperty(Lazy.prototype, name, {
+      get(this: Lazy) { return fn(this.id); },
+      set(this: Lazy, value: unknown) { Object.defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true }); },
+    });
+  }
+  return (id) => new Lazy(id) as unknown as T;
+}
+/** Turns the `lazy` records of a loaded state file back into lazy objects. */
+function revive<T extends { id: number }>(records: T[], make: (id: number) => T): T[] {
+  return records.map((r) => {
+    if (!('lazy' in r)) return r;
+    const { lazy, ...own } = r;
+    return Object.assign(make(r.id), own);
+  });
+}
+
+// one record per minute from 2025-03-01
+const BULK_START = Date.UTC(2025, 2, 1) / 60_000;
+const bulkDate = (id: number) => timestamp((BULK_START + id) * 60_000);
+const bulkLink = lazyRecords<Link>({
+  alias: (id) => `bulk${id}`, longurl: (id) => `https://example.com/bulk/${id}`, title: (id) => `Bulk link ${id}`,
+  clicks: (id) => (id * 37) % 1000, uniqueclicks: (id) => (id * 37) % 700, date: bulkDate,
+});
+const bulkQr = lazyRecords<Qr>({
+  type: () => 'text', data: (id) => `Generated QR ${id}`, name: (id) => `QR ${id}`, slug: (id) => slugFor(id),
+  scans: () => 0, date: bulkDate,
+});
+
+export function loadState(file: string): State | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const state = JSON.parse(text) as State;
+  if (state?.version !== 1) throw new Error(`sandbox: ${file} is not a sandbox state file`);
+  return { ...state, links: revive(state.links, bulkLink), qrs: revive(state.qrs, bulkQr) };
+}
+
+/** Atomic write: a reader (or a crash) never sees a half-written file. 0600 because it is test data of an "account". */
+export function saveState(file: string, state: State): void {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    writeFileSync(tmp, JSON.stringify(state), { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, file);
+  } catch (err) {
+    try { unlinkSync(tmp); } catch { /* already gone */ }
+    throw err;
+  }
+}

@@ -1,0 +1,272 @@
+// The API itself: pagination, documented shapes vs real-server (quirks) shapes, validation.
+import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { call, get, useSandbox } from './helpers.js';
+
+const start = useSandbox();
+const post = (sb: Sandbox, path: string, body?: unknown) => call(sb, 'POST', path, body);
+const put = (sb: Sandbox, path: string, body?: unknown) => call(sb, 'PUT', path, body);
+const del = (sb: Sandbox, path: string) => call(sb, 'DELETE', path);
+/** A documented-mode and a quirks-mode sandbox. */
+const pair = async () => ({ doc: await start(), real: await start({ quirks: true }) });
+
+describe('pagination', () => {
+  it('defaults to 15 per page; one exact page has no next page', async () => {
+    const sb = await start();
+    expect((await get(sb, '/api/qr')).json).toMatchObject({
+      error: '0', data: { result: 3, perpage: 15, currentpage: 1, nextpage: null, maxpage: 1 },
+    });
+    const exact = (await get(sb, '/api/qr?limit=3')).json.data;
+    expect([exact.maxpage, exact.nextpage, exact.qrs.length]).toEqual([1, null, 3]);
+  });
+
+  it('pages, treats bad page numbers as 1, and counts on past the end', async () => {
+    const sb = await start();
+    const p1 = (await get(sb, '/api/qr?limit=2&page=1')).json.data;
+    const p2 = (await get(sb, '/api/qr?limit=2&page=2')).json.data;
+    expect([p1.nextpage, p1.maxpage, p1.qrs.length]).toEqual([2, 2, 2]);
+    expect([p2.currentpage, p2.nextpage, p2.qrs.length]).toEqual([2, null, 1]);
+    expect([...p1.qrs, ...p2.qrs].map((q: { id: number }) => q.id).sort()).toEqual([1, 2, 3]);
+    for (const page of ['0', '-3', 'abc']) expect((await get(sb, `/api/qr?limit=2&page=${page}`)).json.data.currentpage).toBe(1);
+    expect((await get(sb, '/api/qr?limit=2&page=7')).json.data).toEqual({
+      result: 3, perpage: 2, currentpage: 7, nextpage: 8, maxpage: 2, qrs: [],
+    });
+  });
+
+  it('describes an empty list with maxpage 0 and nextpage null', async () => {
+    const sb = await start();
+    expect((await del(sb, '/api/pixel/1/delete')).json).toEqual({ error: 0, message: 'Pixel has been deleted successfully.' });
+    expect((await get(sb, '/api/pixels')).json.data).toEqual({ result: 0, perpage: 15, currentpage: 1, nextpage: null, maxpage: 0, pixels: [] });
+    expect((await get(sb, '/api/pixels?page=3')).json.data.nextpage).toBeNull();
+  });
+
+  it('pages through a big seed quickly, every record exactly once', async () => {
+    const t0 = performance.now();
+    const sb = await start({ seed: { links: 100_000, qrs: 40 } });
+    expect(performance.now() - t0).toBeLessThan(750);
+    const seen = new Set<number>();
+    for (let page = 1; ; page++) {
+      const data = (await get(sb, `/api/qr?limit=7&page=${page}`)).json.data;
+      for (const q of data.qrs) seen.add(q.id);
+      if (data.currentpage >= data.maxpage) break;
+    }
+    expect(seen.size).toBe(43);
+    const t1 = performance.now();
+    const deep = (await get(sb, '/api/urls?limit=100&page=900')).json.data;
+    expect(performance.now() - t1).toBeLessThan(200);
+    expect([deep.result, deep.maxpage, deep.urls.length, deep.urls[0].id]).toEqual([100_002, 1001, 100, 100_002 - 89_900]);
+    expect(deep.urls[0]).toMatchObject({ alias: `bulk${100_002 - 89_900}`, shorturl: `${sb.url}/bulk${100_002 - 89_900}` });
+  });
+});
+
+describe('documented vs real-server shapes', () => {
+  it('account, overlays, list envelope', async () => {
+    const { doc, real } = await pair();
+    expect((await get(doc, '/api/account')).json).toEqual({
+      error: 0,
+      data: {
+        id: 1, email: 'demo@example.com', username: 'demo', avatar: expect.stringMatching(/^https:/), status: 'pro',
+        expires: '2027-12-31 23:59:59', registered: '2024-01-15 09:30:00',
+      },
+    });
+    expect((await get(real, '/api/account')).json.data).toMatchObject({ planid: 2, expires: null });
+    const docOverlays = (await get(doc, '/api/overlay')).json;
+    const realOverlays = (await get(real, '/api/overlay')).json;
+    expect(docOverlays.error).toBe('0');
+    expect(realOverlays.error).toBe(0);
+    expect(docOverlays.data.cta.map((o: { type: string }) => o.type).sort()).toEqual(['contact', 'message', 'message']);
+    expect(realOverlays.data.overlay).toEqual(docOverlays.data.cta);
+    expect((await get(real, '/api/splash')).json.data.splash).toHaveLength(2);
+  });
+
+  it('QR codes: list ids, detail date key, statistics, delete message', async () => {
+    const { doc, real } = await pair();
+    expect((await get(doc, '/api/qr')).json.data.qrs[2]).toEqual({ id: 1, link: expect.stringMatching(`^${doc.url}/qr/`), scans: 128, name: 'Restaurant menu', date: '2025-01-10 12:00:00' });
+    expect((await get(real, '/api/qr')).json.data.qrs[2]).toMatchObject({ id: '1', scans: '128' });
+
+    const d = (await get(doc, '/api/qr/1')).json;
+    expect(d.details.date).toBe('2025-01-10 12:00:00');
+    expect(d.data).toMatchObject({ clicks: 128, uniqueClicks: 97, socialCount: { facebook: 21, twitter: 8, instagram: 14 } });
+    expect(Object.keys(d.data.topCountries).length).toBeGreaterThanOrEqual(3);
+    expect(d.data.topCountries['United States']).toBe('54');
+    expect(d.data.socialCount.linkedin).toBeUndefined();
+    const r = (await get(real, '/api/qr/1')).json;
+    expect(r.details).toMatchObject({ data: '2025-01-10 12:00:00' });
+    expect(r.details.date).toBeUndefined();
+    expect(r.data).toMatchObject({ clicks: '128', uniqueClicks: '97', socialCount: { linkedin: 3 } });
+
+    for (const id of [2, 3]) { // text and wifi codes
+      expect((await get(doc, `/api/qr/${id}`)).json.data).toBeDefined();
+      expect((await get(real, `/api/qr/${id}`)).json).not.toHaveProperty('data');
+    }
+    const created = (await post(doc, '/api/qr/add', { type: 'link', data: 'https://example.com/x', name: 'New' })).json;
+    expect(created).toEqual({ error: 0, id: 4, link: expect.stringMatching(`^${doc.url}/qr/`) });
+    expect((await get(doc, '/api/qr/4')).json).toMatchObject({
+      details: { id: 4, scans: 0, name: 'New' },
+      data: { clicks: 0, uniqueClicks: 0, topCountries: {}, topReferrers: {}, topBrowsers: {}, topOs: {} },
+    });
+    await post(real, '/api/qr/add', { type: 'link', data: 'https://example.com/x' });
+    expect((await get(real, '/api/qr/4')).json.data).toMatchObject({ clicks: '0', topCountries: [], topOs: [] });
+
+    expect((await del(doc, '/api/qr/4/delete')).json).toEqual({ error: 0, message: 'QR Code has been deleted successfully.' });
+    expect((await del(real, '/api/qr/4/delete')).json).toEqual({ error: 0, message: 'QR has been deleted successfully.' });
+    expect((await get(doc, '/api/qr/4')).json).toEqual({ error: 1, message: 'QR does not exist.' });
+  });
+
+  it('QR validation; invalid data crashes real servers', async () => {
+    const { doc, real } = await pair();
+    expect((await post(doc, '/api/qr/add', { type: 'barcode', data: 'x' })).json.error).toBe(1);
+    expect((await post(doc, '/api/qr/add', { type: 'text' })).json).toEqual({ error: 1, message: 'QR data is required.' });
+    for (const body of [{ type: 'link', data: 'not a url' }, { type: 'phone', data: '+1 555 CALL' }, { type: 'wifi', data: 'Guest:secret' }]) {
+      const r = await post(real, '/api/qr/add', body);
+      expect([r.status, /<html/.test(r.text)]).toEqual([500, true]);
+      expect((await post(doc, '/api/qr/add', body)).json.error).toBe(1);
+    }
+    expect((await put(doc, '/api/qr/1/update', { data: 'https://example.com/new' })).json).toEqual({ error: 0, message: 'QR has been updated successfully.' });
+    expect((await put(doc, '/api/qr/99/update', { data: 'x' })).json).toEqual({ error: 1, message: 'QR does not exist.' });
+    expect((await get(doc, '/api/qr')).json.data.result).toBe(3);
+  });
+
+  it('campaigns: name key, views, rotator/list without slug, assign', async () => {
+    const { doc, real } = await pair();
+    const d = (await post(doc, '/api/campaign/add', { name: 'Autumn', public: true })).json;
+    expect(d).toEqual({ error: 0, id: 2, domain: 'Autumn', public: true, rotator: false, list: expect.stringMatching(/^http/) });
+    const r = (await post(real, '/api/campaign/add', { name: 'Autumn', slug: 'autumn sale!' })).json;
+    expect(r).toEqual({ error: 0, id: 2, campaign: 'Autumn', public: false, rotator: `${real.url}/r/autumn-sale`, list: expect.stringMatching(/autumn-sale$/) });
+    expect((await put(real, '/api/campaign/2/update', { name: 'Fall' })).json.campaign).toBe('Fall');
+    expect((await put(doc, '/api/campaign/2/update', { name: 'Fall', slug: 'fall' })).json).toMatchObject({ domain: 'Fall', rotator: `${doc.url}/r/fall` });
+
+    await post(real, '/api/campaign/add', { name: 'No slug' });
+    const items = (await get(real, '/api/campaigns')).json.data.campaigns;
+    expect(items[0]).toEqual({ id: 3, name: 'No slug', public: false, rotator: false, list: false, views: 0 });
+    expect((await get(doc, '/api/campaigns')).json.data.campaigns[0]).not.toHaveProperty('views');
+
+    expect((await post(doc, '/api/campaign/add', { name: 'A' })).json.error).toBe(1);
+    expect((await post(doc, '/api/campaign/9/assign/2')).json).toEqual({ error: 1, message: 'Campaign not found. Please try again.' });
+    expect((await post(doc, '/api/campaign/2/assign/99')).json).toEqual({ error: 1, message: 'Link does not exist.' });
+    expect((await post(doc, '/api/campaign/2/assign/2')).json).toEqual({ error: 0, message: 'Link successfully added to the campaign.' });
+    expect((await get(doc, '/api/urls')).json.data.urls[0]).toMatchObject({ id: 2, campaign: 2 });
+    expect((await del(doc, '/api/campaign/2/delete')).json.message).toBe('Campaign has been deleted successfully.');
+    expect((await get(doc, '/api/urls')).json.data.urls[0].campaign).toBeNull();
+  });
+
+  it('channels: update answer, assign message, unknown item type, delete unassigns', async () => {
+    const { doc, real } = await pair();
+    const created = (await post(doc, '/api/channel/add', { name: 'Sales', color: '#ff0000' })).json;
+    expect(created).toEqual({ error: 0, id: 2, name: 'Sales', description: '', color: '#ff0000', starred: false });
+    expect((await put(doc, '/api/channel/2/update', { starred: true })).json).toEqual({ error: 0, message: 'Channel has been updated successfully.' });
+    await post(real, '/api/channel/add', { name: 'Sales' });
+    expect((await put(real, '/api/channel/2/update', { description: 'B2B' })).json).toEqual({
+      error: 0, id: 2, name: 'Sales', description: 'B2B', color: '#000000', starred: false,
+    });
+
+    expect((await post(doc, '/api/channel/2/assign/qr/1')).json).toEqual({ error: 0, message: 'Item successfully added to the channel.' });
+    expect((await post(real, '/api/channel/2/assign/qr/1')).json).toEqual({ error: 0, message: 'Link successfully added to the channel.' });
+    expect((await post(doc, '/api/channel/2/assign/link/2')).json.error).toBe(1);
+    expect((await post(real, '/api/channel/2/assign/link/2')).json.error).toBe(0);
+    const items = (await get(real, '/api/channel/2')).json.data.items;
+    expect(items.map((i: { type: string; id: number }) => `${i.type}:${i.id}`)).toEqual(['links:2', 'qr:1']);
+    expect(items[0]).toMatchObject({ title: 'Spring sale', link: `${real.url}/spring-sale`, date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) });
+    expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual([2]);
+
+    expect((await post(doc, '/api/channel/add', { name: 'x' })).json.error).toBe(1);
+    expect((await get(doc, '/api/channel/9')).json).toEqual({ error: 1, message: 'Channel does not exist.' });
+    expect((await del(real, '/api/channel/2/delete')).json.message).toBe('Channel has been deleted successfully.');
+    expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual([]);
+  });
+
+  it('domains: string ids, system domain, empty answers of real servers', async () => {
+    const { doc, real } = await pair();
+    expect((await post(doc, '/api/domain/add', { domain: 'https://b.example.com' })).json).toEqual({ error: 0, id: 2 });
+    expect((await post(real, '/api/domain/add', { domain: 'https://b.example.com' })).json).toEqual({ error: 0, id: '2' });
+    expect((await post(doc, '/api/domain/add', { domain: 'c.example.com' })).json.error).toBe(1);
+
+    const realList = (await get(real, '/api/domains')).json.data;
+    expect(realList.result).toBe(3);
+    expect(realList.domains.at(-1)).toMatchObject({ id: null });
+    expect((await get(doc, '/api/domains')).json.data.domains.map((d: { id: number }) => d.id)).toEqual([2, 1]);
+
+    for (const [path, body] of [
+      ['/api/domain/add', { domain: 'https://d.example.com', redirectroot: 'ftp://x' }],
+      ['/api/domain/1/update', { redirect404: 'nope' }],
+      ['/api/domain/99/update', { redirectroot: 'https://example.com' }],
+      ['/api/pixel/99/update', { tag: 'ABC-1' }],
+    ] as const) {
+      const method = path.endsWith('add') ? 'POST' : 'PUT';
+      const r = await call(real, method, path, body);
+      expect([r.status, r.text]).toEqual([200, '']);
+      expect((await call(doc, method, path, body)).json.error).toBe(1);
+    }
+    expect((await put(doc, '/api/domain/99/update', {})).json.message).toBe('Domain does not exist.');
+    expect((await put(doc, '/api/domain/1/update', { redirectroot: 'https://new.example.com' })).json.message).toBe('Domain has been updated successfully.');
+    expect((await del(doc, '/api/domain/1/delete')).json.message).toBe('Domain has been deleted successfully.');
+    expect((await del(doc, '/api/domain/1/delete')).json).toEqual({ error: 1, message: 'Domain does not exist.' });
+  });
+
+  it('pixels: types, tag length, string id', async () => {
+    const { doc, real } = await pair();
+    expect((await post(doc, '/api/pixel/add', { type: 'myspace', name: 'x', tag: 'abc' })).json.error).toBe(1);
+    expect((await post(doc, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'ab' })).json.error).toBe(1);
+    expect((await post(doc, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'abc' })).json).toEqual({ error: 0, id: 2 });
+    expect((await post(real, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'abc' })).json).toEqual({ error: 0, id: '2' });
+    expect((await put(doc, '/api/pixel/2/update', { tag: 'abcd', name: 'TikTok' })).json.error).toBe(0);
+    expect((await get(doc, '/api/pixels')).json.data.pixels[0]).toMatchObject({ id: 2, type: 'tiktok', name: 'TikTok', tag: 'abcd' });
+    expect((await put(doc, '/api/pixel/99/update', { tag: 'abcd' })).json).toEqual({ error: 1, message: 'Pixel does not exist.' });
+  });
+
+  it('account update', async () => {
+    const sb = await start();
+    expect((await put(sb, '/api/account/update', { email: 'new@example.com' })).json).toEqual({ error: 0, message: 'Account has been successfully updated.' });
+    expect((await get(sb, '/api/account')).json.data.email).toBe('new@example.com');
+    expect((await put(sb, '/api/account/update', { email: 'nope' })).json.error).toBe(1);
+  });
+});
+
+describe('short links', () => {
+  it('adds, reads back targeting, and answers per mode', async () => {
+    const { doc, real } = await pair();
+    const body = {
+      url: 'https://example.org/page', custom: 'bad alias!', password: 'pw',
+      geotarget: [{ location: 'Canada', link: 'https://example.ca' }], devicetarget: [{ device: 'iPhone', link: 'https://apple.example' }],
+    };
+    for (const sb of [doc, real]) {
+      expect((await post(sb, '/api/url/add', body)).json).toEqual({ error: 0, id: 3, shorturl: `${sb.url}/bad-alias` });
+      expect((await post(sb, '/api/url/add', { url: 'https://example.org/other', custom: 'bad-alias' })).json)
+        .toEqual({ error: 1, message: 'That alias is taken. Please choose another one.' });
+      expect((await post(sb, '/api/url/add', {})).json.error).toBe(1);
+    }
+    expect((await get(doc, '/api/url/3')).json.details).toMatchObject({ location: { Canada: 'https://example.ca' }, device: { iPhone: 'https://apple.example' } });
+    expect((await get(real, '/api/url/3')).json.details).toMatchObject({ location: { canada: { all: 'https://example.ca' } }, device: null });
+
+    // an already shortened long URL: real servers hand back the existing link
+    expect((await post(real, '/api/url/add', { url: 'https://example.org/page' })).json).toEqual({ error: 0, id: 3, shorturl: `${real.url}/bad-alias` });
+    expect((await post(doc, '/api/url/add', { url: 'https://example.org/page' })).json.id).toBe(4);
+  });
+
+  it('update patches (documented) or replaces (real servers)', async () => {
+    const { doc, real } = await pair();
+    expect((await put(doc, '/api/url/2/update', { metatitle: 'Renamed' })).json).toEqual({ error: 0, id: 2, short: `${doc.url}/spring-sale` });
+    expect((await get(doc, '/api/url/2')).json.details).toMatchObject({ title: 'Renamed', location: { Canada: expect.any(String) } });
+    expect((await put(real, '/api/url/2/update', { metatitle: 'Renamed' })).json).toEqual({ error: 0, id: 2, shorturl: `${real.url}/spring-sale` });
+    expect((await get(real, '/api/url/2')).json.details).toMatchObject({ title: 'Renamed', location: null });
+    expect((await put(doc, '/api/url/99/update', {})).json).toEqual({ error: 1, message: 'Link does not exist.' });
+  });
+
+  it('lists with search, click order and lookup by short URL; deletes', async () => {
+    const sb = await start({ quirks: true });
+    expect((await get(sb, '/api/urls?q=DOCS')).json.data.urls.map((u: { alias: string }) => u.alias)).toEqual(['docs']);
+    expect((await get(sb, '/api/urls?order=click')).json.data.urls.map((u: { id: string }) => u.id)).toEqual(['1', '2']);
+    expect((await get(sb, '/api/urls')).json.data.urls.map((u: { id: string }) => u.id)).toEqual(['2', '1']);
+    expect((await get(sb, `/api/urls?short=${encodeURIComponent(`${sb.url}/docs`)}`)).json).toEqual({
+      error: 0,
+      data: {
+        id: '1', alias: 'docs', shorturl: `${sb.url}/docs`, longurl: 'https://example.com/docs', title: 'Example Docs',
+        description: 'Product documentation', clicks: '57', uniqueclicks: '40', domain: null, campaign: 1, channel: [1], date: '2025-01-11 12:00:00',
+      },
+    });
+    expect((await get(sb, '/api/urls?short=https://nowhere.example/docs')).json).toEqual({ error: 1, message: 'Link does not exist.' });
+    expect((await del(sb, '/api/url/1/delete')).json).toEqual({ error: 0, message: 'Link has been successfully deleted.' });
+    expect((await get(sb, '/api/channel/1')).json.data.result).toBe(0);
+    expect((await get(sb, '/api/url/1')).json).toEqual({ error: 1, message: 'Link does not exist.' });
+  });
+});
