@@ -76,7 +76,7 @@ export class Context {
       fields: this.globals.fields,
       header: this.globals.header !== false,
       quiet: Boolean(this.globals.quiet),
-      width: this.io.stdout.columns ?? 100,
+      width: this.io.stdout.columns || 100, // 0 when the terminal does not say
     };
   }
 

@@ -192,19 +192,37 @@ export function footerLine(summary: ListSummary): string | undefined {
   return `page ${summary.page} of ${summary.maxpage}${total}${more}`;
 }
 
+const BORDERLESS = Object.fromEntries(
+  ['top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right', 'left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid'].map((k) => [k, '']),
+) as Record<string, string>;
+
 async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
-  const maxCell = Math.max(12, Math.floor((options.width - 3 * columns.length) / Math.max(1, columns.length)) + 8);
+  const cells = rows.map((record) => columns.map((c) => text(cell(record, c)).replace(/[\r\n\t]+/g, ' ')));
+  const widths = fitWidths(
+    columns.map((c, i) => Math.max((c.header ?? c.key).length, ...cells.map((row) => row[i]!.length))),
+    options.width,
+  );
   const table = new Table({
     head: options.header ? columns.map((c) => style.bold(c.header ?? c.key)) : [],
-    style: { head: [], border: [] }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
+    chars: { ...BORDERLESS, middle: '' }, // like `gh` and `kubectl`: aligned columns under a bold header
     wordWrap: false,
   });
-  for (const record of rows) {
-    table.push(columns.map((c) => {
-      const value = text(cell(record, c));
-      return value.length > maxCell ? `${value.slice(0, maxCell - 1)}…` : value;
-    }));
+  for (const row of cells) table.push(row.map((value, i) => (value.length > widths[i]! ? `${value.slice(0, widths[i]! - 1)}…` : value)));
+  out(`${table.toString().replace(/ +$/gm, '')}\n`);
+}
+
+/** Shrinks the widest columns until the table fits the terminal; narrow columns keep their width. */
+export function fitWidths(natural: number[], terminalWidth: number): number[] {
+  const widths = [...natural];
+  const budget = terminalWidth - 3 * widths.length; // padding between columns
+  const MIN = 8;
+  for (;;) {
+    const total = widths.reduce((a, b) => a + b, 0);
+    if (total <= budget) return widths;
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= MIN) return widths;
+    widths[widest] = Math.max(MIN, widths[widest]! - Math.max(1, total - budget));
   }
-  out(`${table.toString()}\n`);
 }
