@@ -21,20 +21,34 @@ export interface Page extends PageInfo {
 
 export interface ListRequest {
   path: string;
-  /** Collection keys in order of preference: documented first, then what real servers send. */
+  /** Collection keys in order of preference: documented first, then what real servers send. Empty: detect it. */
   keys: readonly string[];
   query?: Query;
   limit?: number;
   page?: number;
 }
 
+/**
+ * The collection key of a list whose key is not known in advance (`linkctl api --paginate`):
+ * the one array inside `data`. None, or several, is an answer we cannot page through.
+ */
+export function collectionKey(envelope: Body): string {
+  const arrays = Object.keys(envelope).filter((k) => Array.isArray(envelope[k]));
+  if (arrays.length === 1) return arrays[0]!;
+  throw new NetworkError(
+    arrays.length ? `the answer's \`data\` holds several arrays (${arrays.join(', ')}), so it is not clear which one to page through` : "the answer's `data` holds no array of records to page through",
+    'is PATH a list? without --paginate the whole answer is printed',
+  );
+}
+
+/** A page of records; with no `keys`, the collection is the one array in `data`. */
 export function pageFromBody(body: Body, keys: readonly string[]): Page {
   const data = body.data;
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new NetworkError('the server reports success but its answer lacks the `data` object of a list');
   }
   const envelope = data as Body;
-  const key = keys.find((k) => Array.isArray(envelope[k]));
+  const key = keys.length ? keys.find((k) => Array.isArray(envelope[k])) : collectionKey(envelope);
   if (!key) throw new NetworkError(`the server's list answer lacks the \`${keys.join('` or `')}\` collection`);
   return {
     records: envelope[key] as Body[],

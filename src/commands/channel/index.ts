@@ -1,5 +1,62 @@
-/** `channel`: not written yet. */
+/** `channel`: channels and their items. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import type { Bind } from '../shared/define.js';
+import { deleteCommand, enumArgument, listCommand, paginationOptions, withExamples, type Bind } from '../shared/define.js';
+import { hexColor, nonEmpty, positiveInt } from '../../validate.js';
+import { CHANNEL_ITEM_TYPES } from './types.js';
 
-export function register(_program: Command, _bind: Bind): void {}
+const channelId = (v: string) => positiveInt('CHANNEL_ID', v);
+const name = (v: string) => nonEmpty('--name', v, 2);
+const color = (v: string) => hexColor('--color', v);
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('./actions.js');
+  const channel = program.command('channel').description('Manage channels, which group short links, bio pages and QR codes');
+
+  listCommand(channel, bind, load, 'channels');
+
+  withExamples(
+    paginationOptions(
+      channel.command('items').description('List the items (links, bio pages, QR codes) of a channel').argument('<id>', 'channel id', (v) => positiveInt('ID', v)),
+    ).action(bind(load, 'items')),
+    ['linkctl channel items 3', 'linkctl channel items 3 --limit 50 --page 2', 'linkctl channel items 3 --all --json'],
+  );
+
+  withExamples(
+    channel
+      .command('add')
+      .description('Create a channel')
+      .requiredOption('--name <name>', 'channel name, at least 2 characters', name)
+      .option('--description <text>', 'a description')
+      .option('--color <hex>', 'badge colour, #RRGGBB', color)
+      .option('--starred', 'star the channel')
+      .action(bind(load, 'add')),
+    ['linkctl channel add --name Marketing', "linkctl channel add --name Press --description 'Press kit links' --color '#1e88e5' --starred"],
+  );
+
+  withExamples(
+    channel
+      .command('update')
+      .description('Change a channel (give at least one change)')
+      .argument('<id>', 'channel id', (v) => positiveInt('ID', v))
+      .option('--name <name>', 'new name, at least 2 characters', name)
+      .option('--description <text>', 'new description')
+      .option('--color <hex>', 'new badge colour, #RRGGBB', color)
+      .option('--starred', 'star the channel')
+      .option('--no-starred', 'unstar the channel')
+      .action(bind(load, 'update')),
+    ['linkctl channel update 3 --name Sales', "linkctl channel update 3 --color '#ff8800' --no-starred"],
+  );
+
+  deleteCommand(channel, bind, load, 'channel', ' (its items are unassigned, not deleted)');
+
+  withExamples(
+    channel
+      .command('assign')
+      .description('Add a short link, bio page or QR code to a channel')
+      .argument('<channel-id>', 'channel id', channelId)
+      .addArgument(enumArgument('<type>', 'item type (link is the same as links)', CHANNEL_ITEM_TYPES))
+      .argument('<item-id>', 'id of the link, bio page or QR code', (v) => positiveInt('ITEM_ID', v))
+      .action(bind(load, 'assign')),
+    ['linkctl channel assign 3 link 42', 'linkctl channel assign 3 qr 7', 'linkctl channel assign 3 bio 5'],
+  );
+}

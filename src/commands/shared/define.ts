@@ -2,7 +2,7 @@
  * Helpers for command definitions. Definitions load at start-up (for --help and completion),
  * so this file imports nothing but commander types and the validators.
  */
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { Result } from '../../output/types.js';
 import { oneOf, positiveInt } from '../../validate.js';
@@ -61,4 +61,10 @@ export function idArgument(what: string) {
 export function enumOption(flags: string, description: string, values: readonly string[]): Option {
   const flag = flags.split(/[ ,]+/).find((f) => f.startsWith('--')) ?? flags;
   return new Option(flags, description).choices(values).argParser((v: string) => oneOf(flag, v, values));
+}
+
+/** A positional argument whose value is one of a list: validated like `enumOption`, choices kept for help and completion. */
+export function enumArgument(name: string, description: string, values: readonly string[]): Argument {
+  const label = name.replace(/[<>[\]]/g, '').toUpperCase();
+  return new Argument(name, description).choices(values).argParser((v: string) => oneOf(label, v, values));
 }

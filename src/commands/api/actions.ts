@@ -1,0 +1,120 @@
+/**
+ * `linkctl api METHOD PATH`: a raw request through the same client as every other command
+ * (key, retries, rate limit, redirects, dry-run, typed errors), printing the answer as JSON.
+ */
+import { readFileSync } from 'node:fs';
+import type { Query } from '../../api/client.js';
+import { allPages } from '../../api/pages.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Rec, Result } from '../../output/types.js';
+import { positiveInt } from '../../validate.js';
+import type { ActionInput } from '../shared/define.js';
+import type { ApiMethod } from './types.js';
+
+type Field = { key: string; value: string };
+
+/** `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart. */
+export function splitPath(raw: string): { path: string; query: Record<string, string> } {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim())) {
+    throw new UsageError(`PATH is a path such as /api/urls, not a URL; the base URL comes from the profile (got "${raw}")`);
+  }
+  const [beforeHash = ''] = raw.trim().split('#');
+  const at = beforeHash.indexOf('?');
+  const bare = (at < 0 ? beforeHash : beforeHash.slice(0, at)).replace(/^\/+/, '');
+  if (!bare) throw new UsageError('PATH must name an endpoint, such as /api/urls');
+  const path = /^api(\/|$)/.test(bare) ? bare : `api/${bare}`;
+  return { path, query: at < 0 ? {} : Object.fromEntries(new URLSearchParams(beforeHash.slice(at + 1))) };
+}
+
+/** A field's JSON value: true, false, null and numbers are typed; leading zeros (zip codes) and inexact integers stay text. */
+export function typed(text: string): unknown {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text === 'null') return null;
+  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(text)) {
+    const n = Number(text);
+    if (!Number.isInteger(n) || Number.isSafeInteger(n)) return n;
+  }
+  return text;
+}
+
+/** The fields' text values in order, `@file` read; a key given twice is a mistake, not an override. */
+function fieldTexts(fields: Field[]): Array<[string, string]> {
+  const seen = new Set<string>();
+  return fields.map(({ key, value }) => {
+    if (seen.has(key)) throw new UsageError(`--field ${key} is given twice`);
+    seen.add(key);
+    if (!value.startsWith('@')) return [key, value];
+    try {
+      return [key, readFileSync(value.slice(1), 'utf8')];
+    } catch (error) {
+      throw new UsageError(`--field ${key}: cannot read ${value.slice(1)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  });
+}
+
+async function readInput(ctx: Context, source: string): Promise<unknown> {
+  let text: string;
+  if (source === '-') {
+    if (ctx.io.stdin.isTTY) ctx.warn('reading the JSON body from stdin; end it with Ctrl-D');
+    text = await ctx.readStdin();
+  } else {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--input: cannot read ${source} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--input ${source === '-' ? '(stdin)' : source} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** `page` and `limit` in PATH's query steer --paginate; any other parameter is sent on every page. */
+function pagination(query: Query): { page?: number; limit?: number; rest: Query } {
+  const { page, limit, ...rest } = query;
+  return {
+    page: page === undefined ? undefined : positiveInt('page (in PATH)', String(page)),
+    limit: limit === undefined ? undefined : positiveInt('limit (in PATH)', String(limit)),
+    rest,
+  };
+}
+
+export async function request(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const method = args[0] as ApiMethod;
+  const { path, query } = splitPath(String(args[1]));
+  const fields = (opts.field ?? []) as Field[];
+  const input = opts.input as string | undefined;
+
+  // Every check before anything is read from stdin or sent.
+  if (fields.length && input !== undefined) throw new UsageError('give the body with --field or with --input, not both');
+  if (method === 'GET' && input !== undefined) throw new UsageError('GET sends no body: drop --input (with GET, --field values go into the query string)');
+  if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows the pages of a GET list; it does not apply to ${method}`);
+
+  const texts = fieldTexts(fields);
+  let json: unknown;
+  if (method === 'GET') {
+    for (const [key, value] of texts) {
+      if (key in query) throw new UsageError(`${key} is given both in PATH and with --field`);
+      query[key] = value;
+    }
+  } else if (texts.length) {
+    json = Object.fromEntries(texts.map(([key, value]) => [key, typed(value)]));
+  }
+  const paging = opts.paginate ? pagination(query) : undefined;
+  if (input !== undefined) json = await readInput(ctx, input);
+
+  const client = await ctx.client();
+  if (!paging) return { kind: 'raw', json: await client.request(method, path, { query, json }) };
+
+  const records: Rec[] = [];
+  let pages = 0;
+  for await (const page of allPages(client, { path, keys: [], query: paging.rest, page: paging.page, limit: paging.limit })) {
+    records.push(...page.records);
+    ctx.status(`${records.length}${page.result ? ` of ${page.result}` : ''} records, ${++pages} page${pages === 1 ? '' : 's'}`);
+  }
+  return { kind: 'raw', json: records };
+}

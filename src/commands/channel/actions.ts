@@ -1,0 +1,64 @@
+/**
+ * Channels: paths, columns, and the answers that differ between servers (update answers a
+ * message as documented, or the channel itself on real servers).
+ */
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Column, Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { compact, listAction, listResult, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { ITEM_PATH_TYPE, type ChannelItemType } from './types.js';
+
+const COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'name', header: 'Name' },
+  { key: 'description', header: 'Description' },
+  { key: 'color', header: 'Colour' },
+  { key: 'starred', header: 'Starred' },
+];
+
+const ITEM_COLUMNS: Column[] = [
+  { key: 'type', header: 'Type' },
+  { key: 'id', header: 'ID' },
+  { key: 'title', header: 'Title' },
+  { key: 'link', header: 'Link' },
+  { key: 'date', header: 'Added' },
+  { key: 'preview', header: 'Preview', optional: true },
+];
+
+const CHANNEL: Resource = { command: 'channel', noun: 'channel', listPath: 'api/channels', keys: ['channels'], itemPath: (id) => `api/channel/${id}`, columns: COLUMNS };
+
+export const list = listAction(CHANNEL);
+export const remove = removeAction(CHANNEL, 'Deleting a channel unassigns its items; the links, bio pages and QR codes themselves are kept.');
+
+export async function items(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const request = { path: CHANNEL.itemPath(args[0] as number), keys: ['items'], limit: opts.limit, page: opts.page };
+  return listResult(ctx, request, ITEM_COLUMNS, Boolean(opts.all));
+}
+
+export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const json = compact({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred ? true : undefined });
+  const client = await ctx.client();
+  const body = await client.request('POST', 'api/channel/add', { json, expect: ['id'], checkWith: 'linkctl channel list' });
+  return { kind: 'record', record: withoutError(body), columns: COLUMNS };
+}
+
+export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const id = args[0] as number;
+  // --starred / --no-starred leave `starred` undefined when neither is given.
+  const json = compact({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred as boolean | undefined });
+  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred');
+  const client = await ctx.client();
+  const body = await client.request('PUT', `${CHANNEL.itemPath(id)}/update`, { json });
+  // Documented: a message. Real servers: the channel as it now is.
+  if (typeof body.message === 'string' && body.message) return messageResult(body, '');
+  return { kind: 'record', record: withoutError(body), columns: COLUMNS };
+}
+
+export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
+  const [channelId, type, itemId] = args as [number, ChannelItemType, number];
+  const client = await ctx.client();
+  // No body: everything is in the path. Servers store an unknown type as a link, so the type was checked before.
+  const body = await client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}` });
+  return messageResult(body, `Item ${itemId} (${ITEM_PATH_TYPE[type]}) added to channel ${channelId}.`);
+}

@@ -1,0 +1,38 @@
+/**
+ * Tracking pixels: paths and columns. Delete is not in the documented API but real servers
+ * have it; create answers a string id on real servers, given back here as a number.
+ */
+import type { Context } from '../../context.js';
+import { toInt } from '../../api/envelope.js';
+import type { Column, Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+
+const COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'type', header: 'Type' },
+  { key: 'name', header: 'Name' },
+  { key: 'tag', header: 'Tag' },
+  { key: 'date', header: 'Created' },
+];
+
+const PIXEL: Resource = { command: 'pixel', noun: 'pixel', listPath: 'api/pixels', keys: ['pixels'], itemPath: (id) => `api/pixel/${id}`, columns: COLUMNS };
+
+export const list = listAction(PIXEL);
+export const remove = removeAction(PIXEL);
+
+export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const client = await ctx.client();
+  const json = { type: opts.type, name: opts.name, tag: opts.tag };
+  const body = await client.request('POST', 'api/pixel/add', { json, expect: ['id'], checkWith: 'linkctl pixel list' });
+  const record = { ...withoutError(body), id: toInt(body.id) ?? body.id };
+  return { kind: 'record', record, columns: [{ key: 'id', header: 'ID' }] };
+}
+
+export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const id = args[0] as number;
+  const client = await ctx.client();
+  // Real servers answer an unknown id with an empty body; the API layer reports that (exit 6, with a hint).
+  const body = await client.request('PUT', `${PIXEL.itemPath(id)}/update`, { json: compact({ tag: opts.tag, name: opts.name }) });
+  return messageResult(body, `Pixel ${id} updated.`);
+}

@@ -1,0 +1,151 @@
+/** The output layer, in-process: formats, fields, terminals and pipes. */
+import { describe, expect, it } from 'vitest';
+import { barChart, fitWidths, footerLine, render, type OutputOptions } from '../../src/output/render.js';
+import type { Column, Rec, Result } from '../../src/output/types.js';
+import { runMain, useSandbox } from '../helpers.js';
+
+const columns: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'name', header: 'Name' },
+  { key: 'secret', header: 'Secret', optional: true },
+];
+const records: Rec[] = [
+  { id: 1, name: 'plain', secret: 's1' },
+  { id: 2, name: 'has, comma and "quotes"\nand a newline', secret: 's2' },
+];
+
+async function rendered(result: Result, options: Partial<OutputOptions>): Promise<{ stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  await render(
+    result,
+    { format: 'table', tty: false, color: false, header: true, quiet: false, width: 100, ...options },
+    { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } },
+  );
+  return { stdout, stderr };
+}
+
+async function* pages(...list: Rec[][]) {
+  yield* list;
+}
+
+const list = (): Result => ({ kind: 'list', pages: pages(records.slice(0, 1), records.slice(1)), columns, summary: () => ({ page: 1, maxpage: 3, result: 40, shown: 2, all: false }) });
+
+describe('render', () => {
+  it('writes csv that quotes commas, quotes and newlines', async () => {
+    const { stdout } = await rendered(list(), { format: 'csv' });
+    expect(stdout).toBe('id,name\n1,plain\n2,"has, comma and ""quotes""\nand a newline"\n');
+  });
+
+  it('writes tsv with tabs and newlines folded', async () => {
+    const { stdout } = await rendered(list(), { format: 'tsv', fields: ['name', 'id'] });
+    expect(stdout).toBe('name\tid\nplain\t1\nhas, comma and "quotes" and a newline\t2\n');
+  });
+
+  it('writes one JSON array of the records as they came, or only --fields', async () => {
+    expect(JSON.parse((await rendered(list(), { format: 'json' })).stdout)).toEqual(records);
+    expect(JSON.parse((await rendered(list(), { format: 'json', fields: ['secret'] })).stdout)).toEqual([{ secret: 's1' }, { secret: 's2' }]);
+    expect((await rendered({ kind: 'list', pages: pages(), columns }, { format: 'json' })).stdout).toBe('[]\n');
+  });
+
+  it('writes ndjson, one record a line', async () => {
+    const lines = (await rendered(list(), { format: 'ndjson' })).stdout.trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l))).toEqual(records);
+  });
+
+  it('prints bare rows in a pipe and a table with a footer on a terminal', async () => {
+    expect((await rendered(list(), {})).stdout).toBe('1\tplain\n2\thas, comma and "quotes" and a newline\n');
+    const tty = await rendered(list(), { tty: true });
+    expect(tty.stdout.split('\n')[0]).toMatch(/^ID\s+Name$/);
+    expect(tty.stderr).toBe('page 1 of 3, 40 results; --page 2 for more, --all for every page\n');
+  });
+
+  it('prints only ids with quiet', async () => {
+    expect((await rendered(list(), { quiet: true, format: 'json' })).stdout).toBe('1\n2\n');
+  });
+
+  it('shows a record as key/value lines, and its bars', async () => {
+    const { stdout } = await rendered(
+      { kind: 'record', record: records[0]!, columns, bars: [{ title: 'Top countries', entries: [['US', 10], ['FR', 5]] }] },
+      { tty: true },
+    );
+    expect(stdout).toContain('ID    1\nName  plain\n');
+    expect(stdout).toMatch(/Top countries\n {2}US {2}█{40} 10\n {2}FR {2}█{20} {22}5\n/);
+  });
+
+  it('rejects an unknown --fields name, listing the known ones', async () => {
+    await expect(rendered(list(), { fields: ['nope'] })).rejects.toThrow('--fields: unknown field "nope"; known fields: id, name, secret');
+  });
+});
+
+describe('pieces', () => {
+  it('scales bars to the largest count and keeps a sliver for small ones', () => {
+    const chart = barChart({ title: 'T', entries: [['a', 1000], ['b', 1]] }, undefined, 80);
+    const [, a, b] = chart.split('\n');
+    expect(a!.match(/█/g)!.length).toBe(40);
+    expect(b!.match(/█/g)!.length).toBe(1);
+    expect(barChart({ title: 'Empty', entries: [] })).toBe('Empty\n  (none)\n');
+  });
+
+  it('shrinks only the widest columns to fit', () => {
+    expect(fitWidths([2, 10, 50], 100)).toEqual([2, 10, 50]);
+    const fitted = fitWidths([2, 10, 200], 60);
+    expect(fitted[0]).toBe(2);
+    expect(fitted[1]).toBe(10);
+    expect(fitted.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60 - 9);
+  });
+
+  it('writes a footer that says how to get more', () => {
+    expect(footerLine({ page: 2, maxpage: 2, result: 20, shown: 5, all: false })).toBe('page 2 of 2, 20 results');
+    expect(footerLine({ shown: 52, all: true })).toBe('52 results');
+    expect(footerLine({ page: 1, maxpage: 0, shown: 0, all: false })).toBeUndefined();
+  });
+});
+
+describe('colour and terminals (in-process against the sandbox)', () => {
+  const fx = useSandbox();
+  const ESC = /\u001b\[/;
+
+  it('colours a terminal table, not a pipe, and never with NO_COLOR or --no-color', async () => {
+    expect((await runMain(['qr', 'list'], { env: fx.env, tty: true })).stdout).toMatch(ESC);
+    expect((await runMain(['qr', 'list'], { env: fx.env })).stdout).not.toMatch(ESC);
+    expect((await runMain(['qr', 'list'], { env: { ...fx.env, NO_COLOR: '1' }, tty: true })).stdout).not.toMatch(ESC);
+    expect((await runMain(['qr', 'list', '--no-color'], { env: fx.env, tty: true })).stdout).not.toMatch(ESC);
+  });
+
+  it('keeps --json plain even on a terminal, with nothing on stderr', async () => {
+    const r = await runMain(['qr', 'list', '--json'], { env: fx.env, tty: true });
+    expect(r.stdout).not.toMatch(ESC);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toHaveLength(3);
+  });
+
+  it('asks before deleting on a terminal, and sends nothing when the answer is no', async () => {
+    const no = await runMain(['qr', 'delete', '1'], { env: fx.env, tty: true, confirm: false });
+    expect(no.prompts).toEqual(['Delete QR code 1?']);
+    expect(no.code).toBe(2);
+    expect(fx.sandbox.requests.filter((q) => q.method === 'DELETE')).toHaveLength(0);
+    const yes = await runMain(['qr', 'delete', '1'], { env: fx.env, tty: true, confirm: true });
+    expect(yes.code).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
+  });
+
+  it('rejects --json together with another --output', async () => {
+    const r = await runMain(['qr', 'list', '--json', '-o', 'csv'], { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--json and --output csv disagree/);
+  });
+
+  it('prints the request of --dry-run and sends nothing', async () => {
+    const r = await runMain(['qr', 'add', '--type', 'text', '--data', 'hi', '--dry-run', '--json'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      dryRun: true,
+      method: 'POST',
+      url: `${fx.sandbox.url}/api/qr/add`,
+      headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' },
+      body: { type: 'text', data: 'hi' },
+    });
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+});
