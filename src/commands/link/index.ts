@@ -1,5 +1,123 @@
-/** `link`: not written yet. */
+/** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import type { Bind } from '../shared/define.js';
+import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
+import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
+import { CLEARABLE, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
-export function register(_program: Command, _bind: Bind): void {}
+/** A repeatable flag: each occurrence is parsed and appended. */
+const many =
+  <T>(parse: (raw: string) => T) =>
+  (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
+
+/** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
+const target = (flag: string) => (raw: string) => {
+  const { key, value } = keyValue(flag, raw);
+  return { key: nonEmpty(flag, key.trim()), value: httpUrl(flag, value) };
+};
+
+/** `YYYY-MM-DD HH:MM:SS`, a real calendar date, in the future (servers refuse anything else). Read as UTC: the server's zone is unknown. */
+export function expiry(raw: string): string {
+  const value = raw.trim();
+  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(value);
+  const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
+  if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 19).replace('T', ' ') !== value) {
+    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`);
+  }
+  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`);
+  return value;
+}
+
+/** The options of `POST /api/url/add`, shared by `link add` and `link update`. */
+function linkOptions(command: Command): Command {
+  const id = (flag: string) => (v: string) => positiveInt(flag, v);
+  return command
+    .option('--alias <alias>', 'custom alias (servers rewrite invalid characters: "a b!" becomes "a-b")')
+    .option('--domain <url>', 'branded domain to use, e.g. https://go.example.com', (v) => httpUrl('--domain', v))
+    .option('--redirect <type>', `redirect type: ${REDIRECT_TYPES.join(', ')}`, (v) => oneOf('--redirect', v, REDIRECT_TYPES))
+    .option('--splash <id>', 'show this custom splash page before redirecting', id('--splash'))
+    .option('--overlay <id>', 'show this CTA overlay on the page', id('--overlay'))
+    .option('--password', 'protect the link with a password, asked for on the terminal')
+    .option('--password-stdin', 'read the password from stdin')
+    .option('--expiry <datetime>', 'expiry, "YYYY-MM-DD HH:MM:SS" in the future', expiry)
+    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo')))
+    .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device')))
+    .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language')))
+    .option('--meta-title <text>', 'title shown in link previews')
+    .option('--meta-description <text>', 'description shown in link previews')
+    .option('--meta-image <url>', 'image shown in link previews', (v) => httpUrl('--meta-image', v))
+    .option('--description <text>', 'a note about the link')
+    .option('--pixel <id>', 'tracking pixel id (repeatable)', many(id('--pixel')))
+    .option('--channel <id>', 'add the link to this channel', id('--channel'))
+    .option('--campaign <id>', 'add the link to this campaign', id('--campaign'))
+    .option('--public', 'show the link on public pages')
+    .option('--private', 'keep the link private')
+    .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v)))
+    .option('--deeplink-apple <url>', 'App Store deep link', (v) => httpUrl('--deeplink-apple', v))
+    .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v));
+}
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('./actions.js');
+  const link = program.command('link').description('Manage short links');
+
+  listCommand(link, bind, load, 'short links, newest first', [
+    'linkctl link list --search docs',
+    'linkctl link list --order clicks --limit 10',
+  ])
+    .option('--search <text>', 'only links whose alias, URL, title or description contains this')
+    .option('--order <order>', `sort by ${LINK_ORDERS.join(' or ')}, largest first`, (v) => oneOf('--order', v, LINK_ORDERS));
+
+  withExamples(
+    link
+      .command('get')
+      .description('Show a short link and its click statistics, by id or by short URL')
+      .argument('[id]', 'link id', (v) => positiveInt('ID', v))
+      .option('--short <url>', 'find the link by its full short URL instead of its id', (v) => httpUrl('--short', v))
+      .action(bind(load, 'get')),
+    ['linkctl link get 12', 'linkctl link get --short https://go.example.com/docs', 'linkctl link get 12 --json'],
+  );
+
+  withExamples(
+    linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
+      .addHelpText('after', '\nReal servers return the existing link, unchanged, when the long URL was already shortened;\nchange it with `link update`.')
+      .action(bind(load, 'add')),
+    [
+      'linkctl link add https://example.com/spring-sale --alias spring',
+      "linkctl link add https://example.com --geo Canada=https://example.ca --device iPhone=https://apps.apple.com/app/x --expiry '2035-12-31 23:59:59'",
+      'linkctl link add https://example.com --redirect frame --pixel 1 --pixel 2 --param utm_source=newsletter --public',
+      'printf %s "$PASS" | linkctl link add https://example.com/private --password-stdin',
+    ],
+  );
+
+  withExamples(
+    linkOptions(
+      link
+        .command('update')
+        .description('Change a short link; what is not given keeps its value where linkctl can read it back')
+        .argument('<id>', 'link id', (v) => positiveInt('ID', v))
+        .option('--url <url>', 'new destination', (v) => httpUrl('--url', v))
+        .option('--clear <option>', `clear an option linkctl would otherwise resend: ${CLEARABLE.join(', ')} (repeatable)`, many((v) => oneOf('--clear', v, CLEARABLE))),
+    )
+      .addHelpText(
+        'after',
+        [
+          '',
+          'Real servers replace every option of a link on update. linkctl reads the link first and',
+          'sends again its destination, geo and device targeting, expiry, title and description.',
+          'What it cannot read back (password, domain, redirect type, pixels, campaign, parameters,',
+          'deep links, ...) is cleared unless given again; linkctl names it on stderr. The link',
+          'becomes private unless --public is given.',
+        ].join('\n'),
+      )
+      .action(bind(load, 'update')),
+    [
+      "linkctl link update 12 --description 'Spring campaign'",
+      'linkctl link update 12 --url https://example.com/new --public',
+      'linkctl link update 12 --geo Germany=https://example.de --clear expiry',
+      'linkctl link update 12 --meta-title Docs --dry-run',
+    ],
+  );
+
+  deleteCommand(link, bind, load, 'link');
+}

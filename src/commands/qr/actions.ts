@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { BarSection, Column, Rec, Result } from '../../output/types.js';
+import type { Column, Rec, Result } from '../../output/types.js';
 import { httpUrl, rgbColor } from '../../validate.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, firstOf, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { statsResult } from '../shared/stats.js';
 import type { QrType } from './types.js';
 
 const COLUMNS: Column[] = [
@@ -162,38 +163,9 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   return messageResult(body, `QR code ${id} updated.`);
 }
 
-const STAT_SECTIONS: Array<[key: string, title: string]> = [
-  ['topCountries', 'Top countries'],
-  ['topReferrers', 'Top referrers'],
-  ['topBrowsers', 'Top browsers'],
-  ['topOs', 'Top systems'],
-];
-
-/** `{name: "12"}` objects, or `[]` when empty on real servers; counts may be strings. */
-function entries(value: unknown): Array<[string, number]> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
-  return Object.entries(value as Rec)
-    .map(([label, n]): [string, number] => [label, Number(n)])
-    .filter(([, n]) => Number.isFinite(n))
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 10);
-}
-
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const client = await ctx.client();
   const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'] });
-  const details = body.details as Rec;
-  const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Rec) : undefined;
-  const record: Rec = { ...details, clicks: stats?.clicks, uniqueClicks: stats?.uniqueClicks };
-  const columns: Column[] = [
-    ...COLUMNS,
-    { key: 'clicks', header: 'Clicks', value: (r) => r.clicks ?? '-' },
-    { key: 'uniqueClicks', header: 'Unique clicks', value: (r) => r.uniqueClicks ?? '-' },
-  ];
-  if (!stats) {
-    return { kind: 'record', record, columns, json: withoutError(body), note: 'No statistics for this code (servers keep none for text, sms and wifi codes).' };
-  }
-  const bars: BarSection[] = STAT_SECTIONS.map(([key, title]) => ({ title, entries: entries(firstOf(stats, key)) }));
-  return { kind: 'record', record, columns, json: withoutError(body), bars };
+  return statsResult(body, COLUMNS, 'No statistics for this code (servers keep none for text, sms and wifi codes).');
 }

@@ -1,0 +1,47 @@
+/**
+ * Click statistics, shared by `qr get` and `link get`: both answer `{details, data}` where
+ * `data` holds `clicks`, `uniqueClicks` and `top*` objects (`{name: "12"}`, or `[]` when
+ * empty on real servers, counts possibly strings; missing entirely for some QR codes).
+ */
+import type { Body } from '../../api/envelope.js';
+import type { BarSection, Column, Rec, Result } from '../../output/types.js';
+import { firstOf, withoutError } from './resource.js';
+
+export const STAT_SECTIONS: Array<[key: string, title: string]> = [
+  ['topCountries', 'Top countries'],
+  ['topReferrers', 'Top referrers'],
+  ['topBrowsers', 'Top browsers'],
+  ['topOs', 'Top systems'],
+];
+
+/** The ten largest entries of a `top*` value, as [label, count]. */
+export function entries(value: unknown): Array<[string, number]> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value as Rec)
+    .map(([label, n]): [string, number] => [label, Number(n)])
+    .filter(([, n]) => Number.isFinite(n))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+}
+
+export function statBars(stats: Rec): BarSection[] {
+  return STAT_SECTIONS.map(([key, title]) => ({ title, entries: entries(firstOf(stats, key)) }));
+}
+
+/**
+ * The record result of a `{details, data}` answer: the details plus click counts, with bars
+ * for people and the whole answer (without `error`) for --json. `noStats` is shown when the
+ * answer has no statistics object.
+ */
+export function statsResult(body: Body, columns: Column[], noStats: string): Result {
+  const details = body.details as Rec;
+  const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Rec) : undefined;
+  const record: Rec = { ...details, clicks: stats?.clicks, uniqueClicks: stats?.uniqueClicks };
+  const all: Column[] = [
+    ...columns,
+    { key: 'clicks', header: 'Clicks', value: (r) => r.clicks ?? '-' },
+    { key: 'uniqueClicks', header: 'Unique clicks', value: (r) => r.uniqueClicks ?? '-' },
+  ];
+  const json = withoutError(body);
+  return stats ? { kind: 'record', record, columns: all, json, bars: statBars(stats) } : { kind: 'record', record, columns: all, json, note: noStats };
+}

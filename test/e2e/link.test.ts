@@ -1,0 +1,350 @@
+/** Short links end to end: the built CLI against the sandbox, in both of its modes. */
+import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
+import { saveState, seedState } from '../../src/sandbox/state.js';
+
+/** What `link update` says on stderr when nothing but the given flags is known to be kept. */
+const LOST = 'password, domain, redirect type, splash or overlay, language targeting, meta description, meta image, pixels, campaign, parameters, deep links';
+const lostNote = (extra = '') => `note: real servers clear what cannot be read back unless it is given again in this command: ${LOST}${extra}.\n`;
+const PRIVATE_NOTE = 'note: real servers make the link private unless --public is given.\n';
+
+for (const quirks of [false, true]) {
+  describe(`link against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
+    const fx = useSandbox({ quirks });
+
+    it('lists links newest first, as JSON records', async () => {
+      const r = await runCli(['link', 'list', '--json'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const records = JSON.parse(r.stdout);
+      expect(records.map((l: { alias: string }) => l.alias)).toEqual(['spring-sale', 'docs']);
+      expect(records[1]).toMatchObject({ shorturl: `${fx.sandbox.url}/docs`, longurl: 'https://example.com/docs' });
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: {}, body: undefined }]);
+    });
+
+    it('searches and orders by clicks (sent as order=click), printing tab-separated rows in a pipe', async () => {
+      const r = await runCli(['link', 'list', '--search', 'example.com', '--order', 'clicks', '--limit', '5'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(
+        `1\t${fx.sandbox.url}/docs\thttps://example.com/docs\t57\t2025-01-11 12:00:00\n` +
+          `2\t${fx.sandbox.url}/spring-sale\thttps://example.com/spring-sale\t12\t2025-01-18 12:00:00\n`,
+      );
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { q: 'example.com', order: 'click', limit: '5' }, body: undefined }]);
+    });
+
+    it('sends order=date as such', async () => {
+      const r = await runCli(['link', 'list', '--order', 'date', '-q'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('2\n1\n');
+      expect(sent(fx.sandbox)[0]!.query).toEqual({ order: 'date' });
+    });
+
+    it('shows a link with its statistics as bars', async () => {
+      const r = await runCli(['link', 'get', '1'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^id\t1\nalias\tdocs\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/docs\nlongurl\thttps:\/\/example\.com\/docs\n/);
+      expect(r.stdout).toMatch(/\nclicks\t57\nuniqueClicks\t40\n/);
+      expect(r.stdout).toMatch(/Top countries\n {2}United States +█+ 30\n {2}India +█+ +27\n/);
+      expect(r.stdout).toMatch(/Top systems\n {2}Windows +█+ 35\n/);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/url/1', query: {}, body: undefined }]);
+    });
+
+    it('shows geo and device targeting in the shape the server reads them back', async () => {
+      const r = await runCli(['link', 'get', '2'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(quirks ? 'location\tcanada=https://example.ca/spring-sale\n' : 'location\tCanada=https://example.ca/spring-sale\n');
+      // 7.x servers answer device: null even for a link with device targeting
+      expect(r.stdout).toContain(quirks ? 'device\t\n' : 'device\tiPhone=https://apps.apple.com/app/example\n');
+    });
+
+    it('gives the whole answer with --json', async () => {
+      const r = await runCli(['link', 'get', '1', '--json'], { env: fx.env });
+      expect(r.code).toBe(0);
+      const body = JSON.parse(r.stdout);
+      expect(body).not.toHaveProperty('error');
+      expect(body.details).toMatchObject({ id: 1, alias: 'docs' });
+      expect(body.data).toMatchObject({ clicks: quirks ? '57' : 57 });
+    });
+
+    it('finds a link by its full short URL', async () => {
+      const short = `${fx.sandbox.url}/docs`;
+      const r = await runCli(['link', 'get', '--short', short, '--json'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: quirks ? '1' : 1, alias: 'docs', shorturl: short, longurl: 'https://example.com/docs', clicks: quirks ? '57' : 57 });
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { short }, body: undefined }]);
+    });
+
+    it('answers exit 4 for an unknown id or short URL', async () => {
+      const r = await runCli(['link', 'get', '99'], { env: fx.env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toBe('linkctl: Link does not exist.\n');
+      const s = await runCli(['link', 'get', '--short', 'https://nowhere.example/docs'], { env: fx.env });
+      expect(s.code).toBe(4);
+      expect(s.stderr).toBe('linkctl: Link does not exist.\n');
+    });
+
+    it('adds a link with every option mapped to the API fields', async () => {
+      const r = await runCli(
+        [
+          'link', 'add', 'https://example.org/launch', '--alias', 'launch', '--domain', 'https://go.example.com', '--overlay', '2',
+          '--expiry', '2035-06-30 12:00:00', '--geo', 'Canada=https://example.ca', '--geo', 'France=https://example.fr',
+          '--device', 'iPhone=https://apps.apple.com/app/x', '--language', 'fr=https://example.fr/fr',
+          '--meta-title', 'Launch', '--meta-description', 'Our launch', '--meta-image', 'https://example.org/og.png', '--description', 'note',
+          '--pixel', '1', '--channel', '1', '--campaign', '1', '--public', '--param', 'utm_source=cli', '--param', 'ref=a=b',
+          '--deeplink-apple', 'https://apps.apple.com/app/x', '--deeplink-google', 'https://play.google.com/store/apps/details?id=x', '--json',
+        ],
+        { env: fx.env },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(sent(fx.sandbox)).toEqual([
+        {
+          method: 'POST', path: '/api/url/add', query: {},
+          body: {
+            url: 'https://example.org/launch', custom: 'launch', domain: 'https://go.example.com', type: 'overlay-2', expiry: '2035-06-30 12:00:00',
+            geotarget: [{ location: 'Canada', link: 'https://example.ca' }, { location: 'France', link: 'https://example.fr' }],
+            devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/x' }],
+            languagetarget: [{ language: 'fr', link: 'https://example.fr/fr' }],
+            metatitle: 'Launch', metadescription: 'Our launch', metaimage: 'https://example.org/og.png', description: 'note',
+            pixels: [1], channel: 1, campaign: 1, status: 'public',
+            parameters: [{ name: 'utm_source', value: 'cli' }, { name: 'ref', value: 'a=b' }],
+            deeplink: { auto: true, apple: 'https://apps.apple.com/app/x', google: 'https://play.google.com/store/apps/details?id=x' },
+          },
+        },
+      ]);
+      expect(JSON.parse(r.stdout)).toEqual({ id: 3, shorturl: 'https://go.example.com/launch' });
+    });
+
+    it('adds with a redirect type or a splash page, and prints id and short URL in a pipe', async () => {
+      const r = await runCli(['link', 'add', 'https://example.org/a', '--redirect', 'frame'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^id\t3\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/\w+\n$/);
+      const s = await runCli(['link', 'add', 'https://example.org/b', '--splash', '2', '--private', '-q'], { env: fx.env });
+      expect(s.code).toBe(0);
+      expect(s.stdout).toBe('4\n');
+      expect(sent(fx.sandbox).map((q) => q.body)).toEqual([
+        { url: 'https://example.org/a', type: 'frame' },
+        { url: 'https://example.org/b', type: '2', status: 'private' },
+      ]);
+    });
+
+    it('reads the password from stdin, and never echoes it', async () => {
+      const r = await runCli(['link', 'add', 'https://example.org/secret', '--password-stdin'], { env: fx.env, stdin: 's3cret pass\n' });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).not.toContain('s3cret');
+      expect(sent(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/secret', password: 's3cret pass' });
+    });
+
+    it('notes an alias the server rewrote', async () => {
+      const r = await runCli(['link', 'add', 'https://example.org/c', '--alias', 'bad alias!', '-q'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('3\n');
+      expect(r.stderr).toMatch(/^note: the short URL does not end with the alias asked for \("bad alias!"\)/);
+    });
+
+    it('never sends an add twice when the answer is lost, and says how to check (exit 6)', async () => {
+      fx.sandbox.injectFault({ kind: 'reset-after-body' });
+      const r = await runCli(['link', 'add', "https://example.org/it's"], { env: fx.env });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toContain("hint: check with `linkctl link list --search 'https://example.org/it'\\''s'` before trying again\n");
+      expect(sent(fx.sandbox).map((q) => q.method)).toEqual(['POST']);
+    });
+
+    it(quirks ? 'gets the existing link back for a URL already shortened' : 'creates a second link for a URL already shortened', async () => {
+      const r = await runCli(['link', 'add', 'https://example.com/docs', '-q'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(quirks ? '1\n' : '3\n');
+    });
+
+    it('reports an API error with exit 1 (alias taken)', async () => {
+      const r = await runCli(['link', 'add', 'https://example.org/d', '--alias', 'docs'], { env: fx.env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('linkctl: That alias is taken. Please choose another one.\n');
+    });
+
+    it('updates by sending again what it read back, with the flags over it', async () => {
+      const r = await runCli(['link', 'update', '2', '--description', 'New note', '--geo', 'CANADA=https://example.ca/new', '--geo', 'Mexico=https://example.mx', '--public'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`id\t2\nshorturl\t${fx.sandbox.url}/spring-sale\n`);
+      // documented servers read device targeting back; 7.x ones answer null, so it cannot be kept
+      expect(r.stderr).toBe(lostNote(quirks ? ', device targeting (if any)' : ''));
+      expect(sent(fx.sandbox)).toEqual([
+        { method: 'GET', path: '/api/url/2', query: {}, body: undefined },
+        {
+          method: 'PUT', path: '/api/url/2/update', query: {},
+          body: {
+            url: 'https://example.com/spring-sale',
+            geotarget: [{ location: 'CANADA', link: 'https://example.ca/new' }, { location: 'Mexico', link: 'https://example.mx' }],
+            ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }] }),
+            metatitle: 'Spring sale',
+            description: 'New note',
+            status: 'public',
+          },
+        },
+      ]);
+    });
+
+    it('clears what --clear names, sending null', async () => {
+      const r = await runCli(['link', 'update', '2', '--clear', 'geo', '--clear', 'meta-title', '--url', 'https://example.com/new', '--public', '--device', 'iPad=https://example.com/ipad'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(lostNote());
+      expect(sent(fx.sandbox)[1]!.body).toEqual({
+        url: 'https://example.com/new',
+        geotarget: null,
+        devicetarget: quirks
+          ? [{ device: 'iPad', link: 'https://example.com/ipad' }]
+          : [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }, { device: 'iPad', link: 'https://example.com/ipad' }],
+        metatitle: null,
+        status: 'public',
+      });
+      const after = JSON.parse((await runCli(['link', 'get', '2', '--json'], { env: fx.env })).stdout).details;
+      expect(after).toMatchObject({ longurl: 'https://example.com/new', location: null });
+    });
+
+    it('with --dry-run reads the link and prints the update without sending it', async () => {
+      const r = await runCli(['link', 'update', '1', '--meta-title', 'Docs', '--public', '--dry-run'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(`${lostNote(', device targeting (if any)')}dry run: nothing was sent\n`);
+      expect(r.stdout).toBe(
+        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://example.com/docs', metatitle: 'Docs', description: 'Product documentation', status: 'public' }, null, 2)}\n`,
+      );
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/url/1', query: {}, body: undefined }]);
+    });
+
+    it('sends no update for an unknown id (exit 4)', async () => {
+      const r = await runCli(['link', 'update', '99', '--description', 'x'], { env: fx.env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toBe('linkctl: Link does not exist.\n');
+      expect(sent(fx.sandbox).map((q) => q.method)).toEqual(['GET']);
+    });
+
+    it('deletes with --yes and prints the server message', async () => {
+      const r = await runCli(['link', 'delete', '2', '--yes'], { env: fx.env });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('Link has been successfully deleted.\n');
+      expect(sent(fx.sandbox)).toEqual([{ method: 'DELETE', path: '/api/url/2/delete', query: {}, body: undefined }]);
+    });
+
+    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
+      const r = await runCli(['link', 'delete', '2'], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('linkctl: Delete link 2: refusing without a terminal to confirm; pass --yes\n');
+      expect(fx.sandbox.requests).toHaveLength(0);
+    });
+  });
+}
+
+describe('link update against a server that replaces every option (quirks)', () => {
+  const fx = useSandbox({ quirks: true });
+
+  it('keeps geo targeting and expiry when only the description changes, and names what will be cleared', async () => {
+    const add = await runCli(['link', 'add', 'https://example.org/geo', '--geo', 'Canada=https://example.ca', '--expiry', '2035-01-01 00:00:00', '--pixel', '1', '-q'], { env: fx.env });
+    expect(add.code).toBe(0);
+    expect(add.stdout).toBe('3\n');
+    fx.sandbox.requests.length = 0;
+
+    const r = await runCli(['link', 'update', '3', '--description', 'Geo page'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(lostNote(', device targeting (if any)') + PRIVATE_NOTE);
+    expect(sent(fx.sandbox)).toEqual([
+      { method: 'GET', path: '/api/url/3', query: {}, body: undefined },
+      {
+        method: 'PUT', path: '/api/url/3/update', query: {},
+        // 7.x reads the country back in lower case, as {canada: {all: url}}
+        body: { url: 'https://example.org/geo', geotarget: [{ location: 'canada', link: 'https://example.ca' }], expiry: '2035-01-01 00:00:00', description: 'Geo page' },
+      },
+    ]);
+    const after = JSON.parse((await runCli(['link', 'get', '3', '--json'], { env: fx.env })).stdout).details;
+    expect(after).toMatchObject({ description: 'Geo page', location: { canada: { all: 'https://example.ca' } }, expiry: '2035-01-01 00:00:00' });
+  });
+
+});
+
+describe('link update of a link whose expiry has passed (the --sandbox state file)', () => {
+  it('does not send the past expiry again, and says so', async () => {
+    // Only a stored state can hold a link that expired after it was set.
+    const dir = tempDir();
+    const state = seedState();
+    state.links[0]!.expiry = '2020-01-01 00:00:00';
+    saveState(join(dir, 'sandbox-state.json'), state);
+    const env = { LINKCTL_SANDBOX: '1', LINKCTL_SANDBOX_QUIRKS: '1', LINKCTL_CONFIG_DIR: dir };
+    expect(JSON.parse((await runCli(['link', 'get', '1', '--json'], { env })).stdout).details.expiry).toBe('2020-01-01 00:00:00');
+    const r = await runCli(['link', 'update', '1', '--public', '--dry-run'], { env });
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`note: the expiry 2020-01-01 00:00:00 has passed and servers refuse a past expiry, so it is not sent again.\n${lostNote(', device targeting (if any)')}dry run: nothing was sent\n`);
+    expect(r.stdout).toMatch(/^PUT http:\/\/127\.0\.0\.1:\d+\/api\/url\/1\/update\n/);
+    expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).toEqual({
+      url: 'https://example.com/docs', metatitle: 'Example Docs', description: 'Product documentation', status: 'public',
+    });
+  });
+});
+
+describe('link password prompt (in-process, pretending a terminal)', () => {
+  const fx = useSandbox();
+
+  it('asks for the password on a terminal with --password', async () => {
+    const r = await runMain(['link', 'add', 'https://example.org/p', '--password', '-q'], { env: fx.env, tty: true, secret: 'hidden' });
+    expect(r.code).toBe(0);
+    expect(r.prompts).toEqual(['The link password: ']);
+    expect(sent(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/p', password: 'hidden' });
+  });
+
+  it('refuses --password without a terminal, pointing at --password-stdin', async () => {
+    const r = await runMain(['link', 'add', 'https://example.org/p', '--password'], { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('linkctl: --password needs a terminal to ask for the link password; use --password-stdin to read it from stdin\n');
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('link input validation (exit 2, nothing sent)', () => {
+  const fx = useSandbox();
+  const url = 'https://example.org/x';
+  it.each([
+    [['link', 'list', '--order', 'views'], /--order must be one of date, clicks; got "views"/],
+    [['link', 'add', url, '--redirect', 'frames'], /--redirect must be one of direct, frame, splash; got "frames"/],
+    [['link', 'add', url, '--expiry', '2020-01-01 00:00:00'], /--expiry must be in the future, got "2020-01-01 00:00:00"/],
+    [['link', 'add', url, '--expiry', '2035-02-30 10:00:00'], /--expiry must be a date and time "YYYY-MM-DD HH:MM:SS"/],
+    [['link', 'add', url, '--expiry', 'next week'], /--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "next week"/],
+    [['link', 'add', 'example.org/x'], /URL must be a URL starting with http:\/\/ or https:\/\/, got "example.org\/x"/],
+    [['link', 'add', 'ftp://example.org/x'], /URL must start with http:\/\/ or https:\/\//],
+    [['link', 'add', url, '--geo', 'Canada'], /--geo must be KEY=VALUE, got "Canada"/],
+    [['link', 'add', url, '--geo', 'Canada=example.ca'], /--geo must be a URL starting with http/],
+    [['link', 'add', url, '--redirect', 'direct', '--splash', '1'], /--redirect and --splash each set the redirect type; give one of them/],
+    [['link', 'add', url, '--splash', '1', '--overlay', '2'], /--splash and --overlay each set the redirect type/],
+    [['link', 'add', url, '--public', '--private'], /--public and --private contradict each other/],
+    [['link', 'add', url, '--pixel', 'abc'], /--pixel must be a positive integer/],
+    [['link', 'add', url, '--meta-image', 'og.png'], /--meta-image must be a URL starting with http/],
+    [['link', 'add', url, '--param', '=x'], /--param must be KEY=VALUE/],
+    [['link', 'get'], /give a link id or --short URL \(one of them\)/],
+    [['link', 'get', '1', '--short', 'https://go.example.com/x'], /give a link id or --short URL \(one of them\)/],
+    [['link', 'get', 'abc'], /ID must be a positive integer/],
+    [['link', 'update', '1'], /nothing to change/],
+    [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
+    [['link', 'update', '1', '--clear', 'pixels'], /--clear must be one of geo, device, expiry, meta-title, description/],
+    [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],
+  ])('%j exits 2', async (args, message) => {
+    const r = await runCli(args, { env: fx.env });
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('has examples in the help of every command', async () => {
+    for (const command of ['list', 'get', 'add', 'update', 'delete']) {
+      const r = await runCli(['link', command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`Examples:\\n {2}\\$ linkctl link ${command}\\b`));
+    }
+  });
+});
