@@ -445,7 +445,9 @@ const linkRoutes = [
     const { short, q, order } = ctx.query;
     if (short !== undefined) {
       const alias = short.replace(/\/+$/, '').split('/').pop();
-      const l = ctx.state.links.find((x) => x.alias === alias && shortUrl(ctx, x) === short.replace(/\/+$/, ''));
+      // Links on the default domain match by alias alone: the embedded sandbox (--sandbox) gets a
+      // new port every run, so a short URL printed by an earlier run names another port.
+      const l = ctx.state.links.find((x) => x.alias === alias && (x.domain ? shortUrl(ctx, x) === short.replace(/\/+$/, '') : /^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?\//.test(short) || shortUrl(ctx, x) === short.replace(/\/+$/, '')));
       return l ? { error: 0, data: linkItem(ctx, l) } : fail(LINK_NOT_FOUND);
     }
     let links = ctx.state.links;
