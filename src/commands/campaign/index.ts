@@ -1,5 +1,58 @@
-/** `campaign`: not written yet. */
-import type { Command } from 'commander';
-import type { Bind } from '../shared/define.js';
+/** `campaign`: campaigns (groups of short links with an optional rotator). Flags and help only; the work is in ./actions.ts. */
+import { Option, type Command } from 'commander';
+import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { UsageError } from '../../errors.js';
+import { nonEmpty, positiveInt } from '../../validate.js';
 
-export function register(_program: Command, _bind: Bind): void {}
+/** Servers silently rewrite other characters (`my slug!` becomes `my-slug`), so the client refuses them. */
+function slug(raw: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new UsageError(`--slug may contain only letters, digits, - and _; got "${raw}"`);
+  return raw;
+}
+
+/** Slug and access flags, shared by `campaign add` and `campaign update`. */
+function campaignOptions(command: Command): Command {
+  return command
+    .option('--slug <slug>', 'rotator slug: letters, digits, - and _', (v) => slug(v))
+    .addOption(new Option('--public', 'anyone with the list URL can see the campaign').conflicts('private'))
+    .addOption(new Option('--private', 'only you can see the campaign').conflicts('public'));
+}
+
+const name = (v: string) => nonEmpty('--name', v, 2);
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('./actions.js');
+  const campaign = program.command('campaign').description('Manage campaigns and assign short links to them');
+
+  listCommand(campaign, bind, load, 'campaigns');
+
+  withExamples(
+    // The document marks every field optional, but servers refuse a name under 2 characters,
+    // a missing one included, so --name is required here rather than failing on the server.
+    campaignOptions(campaign.command('add').description('Create a campaign').requiredOption('--name <name>', 'campaign name, at least 2 characters', name)).action(bind(load, 'add')),
+    ['linkctl campaign add --name "Spring launch"', 'linkctl campaign add --name "Spring launch" --slug spring --public --json'],
+  );
+
+  withExamples(
+    campaignOptions(
+      campaign
+        .command('update')
+        .description('Change a campaign (the API needs its name with every update)')
+        .argument('<id>', 'id of the campaign', (v) => positiveInt('ID', v))
+        .requiredOption('--name <name>', 'campaign name, at least 2 characters (required by the API)', name),
+    ).action(bind(load, 'update')),
+    ['linkctl campaign update 3 --name "Summer launch"', 'linkctl campaign update 3 --name "Summer launch" --slug summer --private'],
+  );
+
+  withExamples(
+    campaign
+      .command('assign')
+      .description('Put a short link into a campaign')
+      .argument('<campaign-id>', 'id of the campaign', (v) => positiveInt('CAMPAIGN_ID', v))
+      .argument('<link-id>', 'id of the short link (see `linkctl link list`)', (v) => positiveInt('LINK_ID', v))
+      .action(bind(load, 'assign')),
+    ['linkctl campaign assign 3 42'],
+  );
+
+  deleteCommand(campaign, bind, load, 'campaign', ' (its links stay, without a campaign)');
+}

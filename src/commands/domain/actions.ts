@@ -1,0 +1,59 @@
+/**
+ * Branded domains: paths, columns, and the create/update bodies. Real servers send the id
+ * of a new domain as a string, append their own system domains (`"id": null`) to the list,
+ * and answer an update of an unknown id or with a rejected redirect with an empty body.
+ */
+import type { Context } from '../../context.js';
+import { NetworkError, UsageError } from '../../errors.js';
+import { toInt } from '../../api/envelope.js';
+import type { Column, Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { compact, listAction, messageResult, removeAction, type Resource } from '../shared/resource.js';
+
+const COLUMNS: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'domain', header: 'Domain' },
+  { key: 'redirectroot', header: 'Root redirect' },
+  { key: 'redirect404', header: '404 redirect' },
+  { key: 'kind', header: 'Kind', value: (r) => (r.id === null || r.id === undefined ? 'system' : 'branded') },
+];
+
+const DOMAIN: Resource = { command: 'domain', noun: 'branded domain', listPath: 'api/domains', keys: ['domains'], itemPath: (id) => `api/domain/${id}`, columns: COLUMNS };
+
+export const list = listAction(DOMAIN);
+export const remove = removeAction(DOMAIN);
+
+const redirects = (opts: Record<string, any>) => compact({ redirectroot: opts.redirectRoot as string | undefined, redirect404: opts.redirect404 as string | undefined });
+
+export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const json = { domain: args[0] as string, ...redirects(opts) };
+  const client = await ctx.client();
+  const body = await withEmptyHint(
+    client.request('POST', 'api/domain/add', { json, expect: ['id'], checkWith: 'linkctl domain list' }),
+    'the server rejected the request without a reason; a redirect URL may be one it does not accept',
+  );
+  const record = { id: toInt(body.id) ?? body.id, domain: json.domain, redirectroot: json.redirectroot ?? '', redirect404: json.redirect404 ?? '' };
+  return { kind: 'record', record, columns: COLUMNS.filter((c) => c.key !== 'kind') };
+}
+
+export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const id = args[0] as number;
+  const json = redirects(opts);
+  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)');
+  const client = await ctx.client();
+  const body = await withEmptyHint(
+    client.request('PUT', `api/domain/${id}/update`, { json }),
+    `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,
+  );
+  return messageResult(body, `Domain ${id} updated.`);
+}
+
+/** Real servers answer some failures with an empty body; the API layer reports it, we name the likely causes. */
+async function withEmptyHint<T>(request: Promise<T>, hint: string): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof NetworkError && /empty answer/.test(error.message)) throw new NetworkError(error.message, hint);
+    throw error;
+  }
+}
