@@ -147,7 +147,8 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     for (const record of page) {
       switch (format) {
         case 'quiet':
-          out(`${text(record.id)}\n`);
+          // Records without an id (system domains) have nothing to hand to xargs.
+          if (record.id !== null && record.id !== undefined) out(`${text(record.id)}\n`);
           break;
         case 'json':
           rows.push(fieldsGiven ? project(record, columns) : record);

@@ -69,7 +69,7 @@ export function removeAction(resource: Resource, warning?: string): Action {
     if (warning) ctx.warn(warning);
     await ctx.confirm(`Delete ${resource.noun} ${id}?`);
     const body = await client.request('DELETE', `${resource.itemPath(id)}/delete`);
-    return messageResult(body, `${resource.noun} ${id} deleted.`);
+    return messageResult(body, `${resource.noun[0]!.toUpperCase()}${resource.noun.slice(1)} ${id} deleted.`);
   };
 }
 
