@@ -44,7 +44,7 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
   const command = parent
     .command('delete')
     .alias('rm')
-    .description(`Delete ${what}${note}`)
+    .description(`Delete a ${what}${note}`)
     .argument('<id>', `id of the ${what}`, (v) => positiveInt('ID', v))
     .action(bind(load, 'remove'));
   return withExamples(command, [`linkctl ${name} delete 12`, `linkctl ${name} delete 12 --yes`]);
