@@ -2,12 +2,14 @@
 // definitions) and lazily loaded chunks for actions, the API layer, conf, chalk, ora,
 // cli-table3 and the sandbox, so start-up reads little.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // dist/ is not emptied first: stale chunks are harmless, and a clean clone starts empty.
 await build({
-  entryPoints: { linkctl: 'src/run.ts' },
+  // complete.js answers the shell completion scripts' question for profile names, loading nothing else.
+  entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -25,3 +27,23 @@ await build({
   banner: { js: "import { createRequire as __linkctlCreateRequire } from 'node:module'; const require = __linkctlCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// `linkctl --help` printed by bin/linkctl.js without loading the CLI (the CLI costs ~30 ms of
+// start-up, the text never changes between builds). Rendered here by the CLI itself, with
+// stdout a pipe so commander wraps at its default 80 columns; bin serves it only when stdout
+// is not a terminal (a terminal's width may differ). Written atomically: tests read it while
+// others build. If rendering fails, the file is removed and bin falls back to the CLI.
+const help = spawnSync(
+  process.execPath,
+  ['--input-type=module', '-e', "const { run } = await import('./dist/linkctl.js'); await run(['--help']);"],
+  { cwd: new URL('..', import.meta.url), env: { PATH: process.env.PATH }, encoding: 'utf8' },
+);
+const helpFile = new URL('../dist/help.txt', import.meta.url);
+if (help.status === 0 && help.stdout.startsWith('Usage: linkctl')) {
+  const tmp = new URL(`../dist/.help.txt.${process.pid}`, import.meta.url);
+  writeFileSync(tmp, help.stdout);
+  renameSync(tmp, helpFile);
+} else {
+  rmSync(helpFile, { force: true });
+  console.warn(`build: could not render dist/help.txt (exit ${help.status}); linkctl --help will load the CLI\n${help.stderr}`);
+}

@@ -1,5 +1,35 @@
-/** `completion`: not written yet. */
+/**
+ * `completion`: prints a shell's completion script, generated from the command tree (the
+ * generator in src/completion/ loads only when this runs). The hidden `__complete` command is
+ * what the scripts call at TAB time for profile names; bin/linkctl.js answers it through a
+ * small entry without loading the CLI, and this definition answers it otherwise.
+ */
 import type { Command } from 'commander';
-import type { Bind } from '../shared/define.js';
+import { enumArgument, withExamples, type Bind } from '../shared/define.js';
+import { SHELLS, type Shell } from '../../completion/shells.js';
 
-export function register(_program: Command, _bind: Bind): void {}
+export function register(program: Command, bind: Bind): void {
+  withExamples(
+    program
+      .command('completion')
+      .description('Print the completion script for a shell (commands, flags, values, profile names)')
+      .addArgument(enumArgument('<shell>', 'the shell to write the script for', SHELLS))
+      .action(async (shell: Shell, _opts: unknown, command: Command) => {
+        const { script } = await import('../../completion/index.js');
+        // Printed through commander's output, which main() points at its stdout.
+        command.configureOutput().writeOut!(script(shell, command));
+      }),
+    [
+      'source <(linkctl completion bash)          # in ~/.bashrc',
+      'source <(linkctl completion zsh)           # in ~/.zshrc, after compinit',
+      'linkctl completion fish > ~/.config/fish/completions/linkctl.fish',
+      'linkctl completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
+    ],
+  );
+
+  program
+    .command('__complete', { hidden: true })
+    .description('answers the completion scripts at TAB time (profiles: the profile names)')
+    .argument('<what>')
+    .action(bind(() => import('../../completion/complete.js'), 'completeAction'));
+}

@@ -1,0 +1,357 @@
+/**
+ * Shell completion: the committed scripts match the command tree, the bash script completes
+ * in a real bash (words, values, profile names from the config file) fast enough for a TAB,
+ * and the generator reads any commander tree rather than a list of its own.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, runCli, runMain, tempDir } from './helpers.js';
+import { script } from '../src/completion/index.js';
+import { SHELLS, type Shell } from '../src/completion/shells.js';
+import { enumArgument, enumOption } from '../src/commands/shared/define.js';
+import { QR_TYPES } from '../src/commands/qr/types.js';
+import { CHANNEL_ITEM_TYPES } from '../src/commands/channel/types.js';
+import { PIXEL_TYPES } from '../src/commands/pixel/types.js';
+import { FORMATS } from '../src/output/types.js';
+
+const FILES: Record<Shell, string> = { bash: 'linkctl.bash', zsh: '_linkctl', fish: 'linkctl.fish', powershell: 'linkctl.ps1' };
+const committed = (shell: Shell) => readFileSync(new URL(`../completions/${FILES[shell]}`, import.meta.url), 'utf8');
+const TOP_LEVEL = ['auth', 'account', 'qr', 'link', 'domain', 'campaign', 'channel', 'pixel', 'overlay', 'splash', 'api', 'completion', 'sandbox'];
+
+const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
+
+async function generated(shell: Shell): Promise<string> {
+  const r = await runMain(['completion', shell]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+interface Tab {
+  reply: string[];
+  ms: number;
+}
+
+/**
+ * Sources `scriptText` in a real bash, sets COMP_WORDS/COMP_CWORD for `words` (the last one is
+ * the word under the cursor), calls the function `complete -p linkctl` names, and returns
+ * COMPREPLY and how long the call took (measured inside bash, start-up excluded).
+ */
+function tab(scriptText: string, words: string[], env: Record<string, string>, cwd?: string): Tab {
+  const driver = [
+    'source "$SCRIPT_FILE" || exit 9',
+    'fn=$(complete -p linkctl | sed -n "s/.*-F \\([^ ]*\\) .*/\\1/p")',
+    'COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}',
+    'start=$EPOCHREALTIME; "$fn"; end=$EPOCHREALTIME',
+    'echo $(( (${end/./} - ${start/./}) / 1000 ))',
+    '((${#COMPREPLY[@]})) && printf "%s\\n" "${COMPREPLY[@]}"; exit 0',
+  ].join('\n');
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', ...words], { env: { ...env, SCRIPT_FILE: scriptFile(scriptText) }, cwd, encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const [ms, ...reply] = r.stdout.split('\n').slice(0, -1);
+  return { reply, ms: Number(ms) };
+}
+
+const scripts = new Map<string, string>();
+let workDir = '';
+function scriptFile(text: string): string {
+  let file = scripts.get(text);
+  if (!file) {
+    file = join(workDir, `script-${scripts.size}.bash`);
+    writeFileSync(file, text);
+    scripts.set(text, file);
+  }
+  return file;
+}
+
+beforeAll(() => {
+  workDir = tempDir('linkctl-completion-');
+});
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe('linkctl completion <shell>', () => {
+  it.each(SHELLS)('the committed %s script is what the current command tree generates', async (shell) => {
+    // If this fails after a command changed: node scripts/build.mjs && node scripts/completions.mjs
+    expect(committed(shell), `completions/${FILES[shell]} is stale: run node scripts/build.mjs && node scripts/completions.mjs`).toBe(await generated(shell));
+  });
+
+  it('the built CLI prints the same script and writes no file', async () => {
+    const config = tempDir();
+    try {
+      const r = await runCli(['completion', 'bash'], { env: { LINKCTL_CONFIG_DIR: config, HOME: config } });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(committed('bash'));
+      expect(readdirSync(config)).toEqual([]);
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an unknown shell with exit 2, naming the four', async () => {
+    const r = await runMain(['completion', 'tcsh']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('linkctl: SHELL must be one of bash, zsh, fish, powershell; got "tcsh"\n');
+    const missing = await runMain(['completion']);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/missing required argument 'shell'/);
+  });
+
+  it('shows install examples in its help', async () => {
+    const r = await runMain(['completion', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/source <\(linkctl completion bash\)/);
+    expect(r.stdout).toMatch(/linkctl completion fish > ~\/.config\/fish\/completions\/linkctl.fish/);
+  });
+
+  it('bash accepts the script (bash -n)', () => {
+    const r = spawnSync('bash', ['-n', join('completions', FILES.bash)], { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it.each(['zsh', 'fish', 'powershell'] as const)('the %s script names every command, sub-command, enum value and the profile call', async (shell) => {
+    const text = committed(shell);
+    for (const word of [...TOP_LEVEL, 'ls=list', 'rm=delete', ...QR_TYPES, ...FORMATS, ...CHANNEL_ITEM_TYPES, ...PIXEL_TYPES, '--type', '--output', '--profile']) {
+      expect(text).toContain(`'${word}'`);
+    }
+    expect(text).toContain('linkctl __complete profiles');
+    expect(text).not.toMatch(/'__complete/); // the hidden command is not offered
+  });
+
+  it.each(['zsh', 'fish', 'powershell'] as const)('the %s script is balanced (a cheap syntax check, the shell not being installed)', (shell) => {
+    const quoted = { zsh: /'[^']*'|\\./g, fish: /'(?:[^'\\]|\\.)*'/g, powershell: /"(?:[^"`]|`.)*"|'(?:[^']|'')*'/g }[shell];
+    const code = committed(shell).replace(/^\s*#.*$/gm, '').replace(quoted, "''");
+    const count = (re: RegExp) => code.match(re)?.length ?? 0;
+    const balanced = (open: RegExp, close: RegExp) => expect([open.source, count(open)]).toEqual([open.source, count(close)]);
+    balanced(/\{/g, /\}/g);
+    if (shell === 'zsh') {
+      balanced(/\bcase\b/g, /\besac\b/g);
+      balanced(/\bif\b/g, /\bfi\b/g);
+      balanced(/\b(for|while)\b/g, /\bdone\b/g);
+      expect(committed(shell).split('\n')[0]).toBe('#compdef linkctl');
+    } else {
+      balanced(/\(/g, /\)/g);
+    }
+    if (shell === 'fish') balanced(/^\s*(function|switch|if|for|while|begin)\b/gm, /^\s*end\b/gm);
+    if (shell === 'powershell') expect(code).toContain('Register-ArgumentCompleter -Native -CommandName linkctl');
+  });
+
+  it.skipIf(!has('zsh'))('zsh accepts the script (zsh -n)', () => {
+    expect(spawnSync('zsh', ['-n', join('completions', FILES.zsh)], { cwd: new URL('..', import.meta.url).pathname }).status).toBe(0);
+  });
+
+  it.skipIf(!has('fish'))('fish accepts the script (fish -n)', () => {
+    expect(spawnSync('fish', ['-n', join('completions', FILES.fish)], { cwd: new URL('..', import.meta.url).pathname }).status).toBe(0);
+  });
+});
+
+describe('the bash script in a real bash', () => {
+  let env: Record<string, string>;
+  let config: string;
+  let bashScript: string;
+
+  beforeAll(async () => {
+    // `linkctl` on PATH is the built bin/linkctl.js, as after `npm install -g`.
+    const bin = join(workDir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(BIN, join(bin, 'linkctl'));
+    config = join(workDir, 'config');
+    mkdirSync(config);
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ defaultProfile: 'work', profiles: { work: { baseUrl: 'https://a.example', apiKey: 'k1' }, personal: { baseUrl: 'https://b.example', apiKey: 'k2' }, staging: {} } }));
+    env = cleanEnv({ PATH: `${bin}:${process.env.PATH}`, LINKCTL_CONFIG_DIR: config });
+    bashScript = committed('bash');
+  });
+
+  const complete = (...words: string[]) => tab(bashScript, ['linkctl', ...words], env).reply;
+
+  it('registers itself for linkctl', () => {
+    const r = spawnSync('bash', ['--norc', '-c', 'source "$1" && complete -p linkctl', 'bash', scriptFile(bashScript)], { encoding: 'utf8' });
+    expect(r.stdout).toBe('complete -F _linkctl linkctl\n');
+  });
+
+  it('completes commands and sub-commands, aliases included', () => {
+    expect(complete('q')).toEqual(['qr']);
+    expect(complete('qr', 'a')).toEqual(['add']);
+    expect(complete('qr', 'l')).toEqual(['list', 'ls']);
+    expect(complete('qr', 'r')).toEqual(['rm']);
+    expect(complete('')).toEqual([...TOP_LEVEL, 'help']);
+    expect(complete('__')).toEqual([]);
+    // Past a sub-command's arguments there is nothing more to offer.
+    expect(complete('qr', 'get', '12', '')).toEqual([]);
+  });
+
+  it('completes enum values of flags and arguments, whatever came before', () => {
+    expect(complete('qr', 'add', '--type', '')).toEqual([...QR_TYPES]);
+    expect(complete('qr', 'add', '--type', 'v')).toEqual(['vcard']);
+    expect(complete('qr', 'update', '3', '--encryption', '')).toEqual(['WPA', 'WEP', 'nopass']);
+    // COMP_WORDBREAKS splits --type=v into three words; without it, one word.
+    expect(complete('qr', 'add', '--type', '=', '')).toEqual([...QR_TYPES]);
+    expect(complete('qr', 'add', '--type', '=', 'w')).toEqual(['wifi']);
+    expect(complete('qr', 'add', '--type=w')).toEqual(['--type=wifi']);
+    expect(complete('--output', '')).toEqual([...FORMATS]);
+    expect(complete('qr', 'ls', '-o', 't')).toEqual(['table', 'tsv']);
+    expect(complete('channel', 'assign', '3', '')).toEqual([...CHANNEL_ITEM_TYPES]);
+    expect(complete('channel', 'assign', '3', 'qr', '')).toEqual([]);
+    expect(complete('pixel', 'add', '--type', '')).toEqual([...PIXEL_TYPES]);
+    expect(complete('completion', '')).toEqual([...SHELLS]);
+    // Flag values are skipped while walking: `json` and `work` are not commands or arguments.
+    expect(complete('-o', 'json', '--profile', 'work', 'qr', 'a')).toEqual(['add']);
+    expect(complete('--timeout', '5', 'channel', 'assign', '--json', '3', 'b')).toEqual(['bio']);
+  });
+
+  it('completes flags: the command’s own and the global ones', () => {
+    expect(complete('qr', 'add', '--ty')).toEqual(['--type']);
+    expect(complete('qr', 'list', '--j')).toEqual(['--json']);
+    expect(complete('qr', 'list', '--')).toEqual(expect.arrayContaining(['--limit', '--page', '--all', '--help', '--profile', '--output', '--dry-run']));
+    expect(complete('qr', 'list', '--')).not.toContain('--type');
+    expect(complete('--ver')).toEqual(['--version']);
+    expect(complete('qr', 'list', '--ver')).toEqual(['--version']); // commander takes it there too
+    expect(complete('qr', '--he')).toEqual(['--help']);
+  });
+
+  it('completes file names for file values', () => {
+    const cwd = join(workDir, 'files');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'state.json'), '{}');
+    writeFileSync(join(cwd, 'other.txt'), '');
+    expect(tab(bashScript, ['linkctl', 'sandbox', 'serve', '--state', 'st'], env, cwd).reply).toEqual(['state.json']);
+  });
+
+  it('completes profile names from the config file, quickly', () => {
+    const best = (...words: string[]) => {
+      // The fastest of three: a sanity bound on a shared machine, not a benchmark.
+      const tabs = [0, 1, 2].map(() => tab(bashScript, ['linkctl', ...words], env));
+      for (const t of tabs) expect(t.reply).toEqual(tabs[0]!.reply);
+      return { reply: tabs[0]!.reply, ms: Math.min(...tabs.map((t) => t.ms)) };
+    };
+    for (const [words, reply] of [
+      [['--profile', ''], ['work', 'personal', 'staging']],
+      [['-p', 'p'], ['personal']],
+      [['auth', 'switch', ''], ['work', 'personal', 'staging']],
+      [['auth', 'switch', 's'], ['staging']],
+      [['qr', 'list', '--profile', 'w'], ['work']],
+      [['qr', 'add', '--type', ''], [...QR_TYPES]],
+      [['q'], ['qr']],
+    ] as Array<[string[], string[]]>) {
+      const t = best(...words);
+      expect(t.reply, words.join(' ')).toEqual(reply);
+      expect(t.ms, `${words.join(' ')}<TAB> took ${t.ms} ms`).toBeLessThan(300);
+    }
+  });
+
+  it('offers no profile names, and prints nothing, when the config is missing or corrupt', () => {
+    const other = join(workDir, 'corrupt');
+    mkdirSync(other);
+    expect(tab(bashScript, ['linkctl', '--profile', ''], { ...env, LINKCTL_CONFIG_DIR: other }).reply).toEqual([]);
+    writeFileSync(join(other, 'config.json'), '{"profiles": {"work": ');
+    expect(tab(bashScript, ['linkctl', '--profile', ''], { ...env, LINKCTL_CONFIG_DIR: other }).reply).toEqual([]);
+  });
+});
+
+describe('linkctl __complete profiles', () => {
+  const config = tempDir();
+  afterAll(() => rmSync(config, { recursive: true, force: true }));
+  beforeAll(() => writeFileSync(join(config, 'config.json'), JSON.stringify({ defaultProfile: 'b', profiles: { b: {}, 'a-1': { apiKey: 'secret' } } })));
+
+  it('prints the profile names, one a line, from the fast entry and from the CLI alike', async () => {
+    const built = await runCli(['__complete', 'profiles'], { env: { LINKCTL_CONFIG_DIR: config } });
+    expect(built).toEqual({ code: 0, stdout: 'b\na-1\n', stderr: '' });
+    const inProcess = await runMain(['__complete', 'profiles'], { env: { LINKCTL_CONFIG_DIR: config } });
+    expect({ code: inProcess.code, stdout: inProcess.stdout, stderr: inProcess.stderr }).toEqual({ code: 0, stdout: 'b\na-1\n', stderr: '' });
+  });
+
+  it('finds the config in the default folder without LINKCTL_CONFIG_DIR', async () => {
+    const xdg = tempDir();
+    try {
+      mkdirSync(join(xdg, 'linkctl'));
+      writeFileSync(join(xdg, 'linkctl', 'config.json'), JSON.stringify({ profiles: { home: {} } }));
+      expect((await runCli(['__complete', 'profiles'], { env: { XDG_CONFIG_HOME: xdg } })).stdout).toBe('home\n');
+    } finally {
+      rmSync(xdg, { recursive: true, force: true });
+    }
+  });
+
+  it('prints nothing for a corrupt config or an unknown question', async () => {
+    const bad = tempDir();
+    try {
+      writeFileSync(join(bad, 'config.json'), 'not json');
+      expect(await runCli(['__complete', 'profiles'], { env: { LINKCTL_CONFIG_DIR: bad } })).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await runCli(['__complete', 'commands'], { env: { LINKCTL_CONFIG_DIR: config } })).toEqual({ code: 0, stdout: '', stderr: '' });
+    } finally {
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
+  it('is answered by the small dist/complete.js entry, not the whole CLI', () => {
+    // scripts/build.mjs must list src/completion/complete.ts as the entry `complete`.
+    const entry = new URL('../dist/complete.js', import.meta.url);
+    expect(existsSync(entry), 'dist/complete.js is missing: add complete: "src/completion/complete.ts" to the entry points in scripts/build.mjs').toBe(true);
+    expect(readFileSync(entry, 'utf8')).toMatch(/export\s*\{[^}]*\bcomplete\b/);
+    // Everything it loads, chunk by chunk: a few kilobytes, without commander, conf or ky.
+    const loaded = new Map<string, string>();
+    const visit = (url: URL) => {
+      if (loaded.has(url.href)) return;
+      const text = readFileSync(url, 'utf8');
+      loaded.set(url.href, text);
+      for (const [, spec] of text.matchAll(/(?:from|import)\s*["'](\.[^"']+)["']/g)) visit(new URL(spec!, url));
+    };
+    visit(entry);
+    const code = [...loaded.values()].join('\n');
+    expect(code).not.toMatch(/CommanderError|var Ajv|var HTTPError/);
+    expect(code.length).toBeLessThan(20_000);
+  });
+
+  it('is not offered as a command', async () => {
+    expect((await runMain(['--help'])).stdout).not.toContain('__complete');
+  });
+});
+
+describe('the generator reads any command tree', () => {
+  /** A made-up program: nothing about it is known to the generator beforehand. */
+  function program(): Command {
+    const root = new Command('linkctl').option('-p, --profile <name>', 'profile').addOption(enumOption('-o, --output <format>', 'format', ['table', 'json']));
+    const widget = root.command('widget').alias('wd').description("Widgets, it's said");
+    widget
+      .command('paint')
+      .addOption(enumOption('--color <color>', 'colour', ['red', 'green']))
+      .option('--out-file <file>', 'where to write')
+      .option('-o, --opacity <n>', 'shadows the global -o')
+      .addArgument(enumArgument('<size>', 'size', ['small', 'large']))
+      .action(() => undefined);
+    root.command('hidden-thing', { hidden: true }).action(() => undefined);
+    return root;
+  }
+
+  const complete = (...words: string[]) => tab(script('bash', program()), ['linkctl', ...words], cleanEnv()).reply;
+
+  it('offers its commands, aliases, enum values and arguments, and leaves hidden commands out', () => {
+    expect(complete('')).toEqual(['widget', 'wd', 'help']);
+    expect(complete('wd', 'p')).toEqual(['paint']);
+    expect(complete('wd', 'paint', '--color', '')).toEqual(['red', 'green']);
+    expect(complete('widget', 'paint', '')).toEqual(['small', 'large']);
+    expect(complete('widget', 'paint', '--color', 'red', 'l')).toEqual(['large']);
+    expect(complete('-o', '')).toEqual(['table', 'json']);
+    // The sub-command's own -o takes a number: the global formats are not offered there.
+    expect(complete('widget', 'paint', '-o', '')).toEqual([]);
+    expect(complete('widget', 'paint', '--')).toEqual(['--color', '--out-file', '--opacity', '--help', '--profile', '--output']);
+  });
+
+  it('quotes descriptions for each shell', () => {
+    const text = (shell: Shell) => script(shell, program());
+    expect(text('zsh')).toContain(`'wd:Widgets, it'\\''s said'`);
+    expect(text('fish')).toContain(`'Widgets, it\\'s said'`);
+    expect(text('powershell')).toContain(`'wd Widgets, it''s said'`);
+  });
+
+  it('refuses a value it could not carry unquoted', () => {
+    const root = new Command('linkctl').addOption(enumOption('--mode <m>', 'mode', ['a b']));
+    expect(() => script('bash', root)).toThrow(/cannot carry the word "a b"/);
+  });
+});
