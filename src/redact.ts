@@ -4,20 +4,51 @@
  */
 export const REDACTED = '[REDACTED]';
 
-const SECRET_FIELD = /("(?:[a-z_]*pass(?:word)?[a-z_]*|pass|api_?key|apikey|token|secret)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
-const BEARER = /(Bearer\s+)[^\s"',]+/gi;
-const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi;
+/** JSON fields named like a secret: password, wifi `pass`, newPassword, api_key, access_token, client_secret... */
+const SECRET_NAME = String.raw`[\w-]*?(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|authorization)`;
+const SECRET_FIELD = new RegExp(
+  String.raw`("${SECRET_NAME}"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false)`,
+  'gi',
+);
+/** The same field inside JSON that is itself a string (escaped quotes), as in a quoted body. */
+const ESCAPED_SECRET_FIELD = new RegExp(String.raw`(\\"${SECRET_NAME}\\"\s*:\s*)\\"(?:[^"\\]|\\[^"])*\\"`, 'gi');
+/** `Authorization: Bearer x`, `Proxy-Authorization: Basic x`, and bare `Bearer x` / `Basic x` tokens. */
+const AUTH_HEADER = /\b((?:proxy-)?authorization\s*:\s*(?:(?:bearer|basic|token)\s+)?)[^\s"',;]+/gi;
+const BEARER = /\b((?:Bearer|Basic)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/=:-]{6,}/g;
+/** Credentials in URLs: `http://user:password@proxy:3128`. */
+const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/gi;
+/** Shorter "secrets" would redact ordinary words; keys are never that short. */
+const MIN_SECRET_LENGTH = 4;
 
-export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+function removeLiterals(text: string, secrets: readonly string[]): string {
   let out = text;
+  for (const secret of secrets) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+/**
+ * `text` with secrets replaced by [REDACTED]: the literal values in `secrets` (as written,
+ * URL-encoded and JSON-escaped), authorization headers and bearer tokens, credentials in URLs,
+ * and JSON fields named like passwords.
+ */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  const literals = new Set<string>();
   for (const secret of secrets) {
-    // Very short values would redact ordinary words; keys are never that short.
-    if (secret && secret.length >= 4) out = out.split(secret).join(REDACTED);
+    if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
+    literals.add(secret);
+    literals.add(encodeURIComponent(secret));
+    literals.add(JSON.stringify(secret).slice(1, -1));
   }
-  return out
+  // Longest first, so a variant that contains another is removed whole.
+  const ordered = [...literals].sort((a, b) => b.length - a.length);
+  const out = removeLiterals(text, ordered)
+    .replace(AUTH_HEADER, `$1${REDACTED}`)
     .replace(BEARER, `$1${REDACTED}`)
     .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
-    .replace(SECRET_FIELD, `$1"${REDACTED}"`);
+    .replace(SECRET_FIELD, `$1"${REDACTED}"`)
+    .replace(ESCAPED_SECRET_FIELD, `$1\\"${REDACTED}\\"`);
+  // Again: the patterns above only shorten the text around markers, but a last pass costs nothing.
+  return removeLiterals(out, ordered);
 }
 
 /** Shows only the last 4 characters of a key: `****abcd`. */

@@ -5,9 +5,9 @@
  */
 import ky, { type KyInstance } from 'ky';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthError, InterruptedError, NetworkError, RateLimitError, UsageError } from '../errors.js';
+import { AuthError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import { redact } from '../redact.js';
-import { interpretBody, toInt, toSeconds, type Body } from './envelope.js';
+import { interpretBody, retryAfterSeconds, toInt, toSeconds, type Body } from './envelope.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -39,6 +39,8 @@ export interface ClientOptions {
   dryRun?: boolean;
   insecureHttp?: boolean;
   events?: ClientEvents;
+  /** Largest answer accepted (default 64 MiB); tests lower it. */
+  maxBodyBytes?: number;
 }
 
 /** A request that --dry-run stopped before it was sent. `main()` prints it. */
@@ -55,6 +57,8 @@ const RESET_MARGIN_MS = 30;
 /** Errors that prove the request never reached a server, so even a POST may be sent again. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 const RETRY_STATUSES = new Set([502, 503, 504]);
+// Not written as a URL with credentials: redaction would hide exactly the part that explains.
+const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / HTTP_PROXY, as user:password@ before the host';
 
 export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
   let url: URL;
@@ -72,11 +76,20 @@ export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
 }
 
 export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-type Failure = 'aborted' | 'timeout' | 'never-sent' | 'unknown-outcome';
+/** Whether a proxy variable is set: only then is undici loaded. */
+export function proxyConfigured(env: Record<string, string | undefined>): boolean {
+  return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+}
+
+/** How an attempt that got no usable answer ended. */
+type Failure = 'aborted' | 'timeout' | 'never-sent' | 'unknown-outcome' | 'too-large' | 'proxy-auth' | 'tls';
+type Attempt =
+  | { kind: 'answered'; status: number; headers: Headers; text: string }
+  | { kind: 'failed'; failure: Failure; detail: string };
 
 interface RateState {
   remaining?: number;
@@ -86,10 +99,11 @@ interface RateState {
 export class ApiClient {
   readonly base: URL;
   private readonly http: KyInstance;
-  private readonly rate: RateState = {};
+  private rate: RateState = {};
 
   constructor(private readonly options: ClientOptions) {
     this.base = normaliseBaseUrl(options.baseUrl);
+    // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
       throw new UsageError(
         `refusing to send the API key over plain http to ${this.base.host}`,
@@ -102,8 +116,8 @@ export class ApiClient {
       retry: 0, // retries are ours: ky would retry a POST's unknown outcome as a 5xx, and wait without bound
       timeout: false, // ours covers the body too, not just the headers
       throwHttpErrors: false,
-      redirect: 'manual', // fetch would turn a redirected POST into a GET without its body
-      fetch: options.env.HTTPS_PROXY || options.env.https_proxy || options.env.HTTP_PROXY || options.env.http_proxy ? proxiedFetch() : undefined,
+      redirect: 'manual', // Node's fetch then returns the 3xx itself, Location readable; following would turn a POST into a GET
+      ...(proxyConfigured(options.env) ? { fetch: proxiedFetch(options.env) } : {}),
     });
   }
 
@@ -121,44 +135,68 @@ export class ApiClient {
     }
     let networkRetries = 0;
     let rateRetries = 0;
+    /** An earlier attempt may have been carried out (its answer was lost). */
+    let lostAnswer = false;
     for (;;) {
       await this.pace();
       const attempt = await this.attempt(method, path, options);
       if (attempt.kind === 'failed') {
-        const { failure } = attempt;
-        const detail = attempt.detail ?? failure;
+        const { failure, detail } = attempt;
         if (failure === 'aborted') throw new InterruptedError();
+        if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit');
+        // Sending again would meet the same proxy or certificate: say so at once.
+        if (failure === 'proxy-auth') throw new NetworkError(`${method} ${url}: ${detail}`, PROXY_AUTH_HINT);
+        if (failure === 'tls') throw new NetworkError(`${method} ${url}: ${detail}`, tlsHint(detail));
         // A POST that may have reached the server is never sent twice: it could create twice.
         const mayRetry = failure === 'never-sent' || method !== 'POST';
         if (mayRetry && networkRetries < MAX_NETWORK_RETRIES) {
-          await this.backoff(++networkRetries);
+          lostAnswer ||= failure !== 'never-sent';
+          await this.backoff(++networkRetries, detail);
           continue;
         }
-        throw this.networkError(method, url, failure, detail, options);
+        throw this.networkError(method, url, failure, detail, options, networkRetries + 1);
       }
       const { status, headers, text } = attempt;
       this.noteRateLimit(headers);
-      if (status >= 300 && status < 400) throw redirectError(url, status, headers.get('location'));
-      if (RETRY_STATUSES.has(status) && method !== 'POST' && networkRetries < MAX_NETWORK_RETRIES && !looksJson(text)) {
-        await this.backoff(++networkRetries);
+      if (status >= 300 && status < 400 && status !== 304) throw redirectError(url, path, status, headers.get('location'));
+      const parsed = looksJson(text) ? safeParse(text) : undefined;
+      const body = isRecord(parsed) ? parsed : undefined;
+      // Over the limit: HTTP 429, or (real servers) HTTP 200 with error 429. Not processed, so any method may be sent again.
+      if (status === 429 || (body && (body.error === 429 || body.error === '429'))) {
+        const seconds =
+          retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter) ?? this.secondsUntilReset() ?? 1;
+        if (rateRetries++ >= MAX_RATE_LIMIT_RETRIES) throw new RateLimitError(`still over the rate limit after ${MAX_RATE_LIMIT_RETRIES} waits`, 'try again later');
+        this.rate = {}; // this wait covers the window: do not wait for it again before the retry
+        await this.waitFor(seconds * 1000, `the server says the rate limit is exceeded (HTTP ${status})`);
         continue;
       }
-      if (status === 429 || (status === 200 && looksJson(text) && isOverLimitText(text))) {
-        const body = safeParse(text) as Body | undefined;
-        const seconds = toSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After']) ?? this.secondsUntilReset() ?? 1;
-        if (rateRetries++ >= MAX_RATE_LIMIT_RETRIES) throw new RateLimitError('still over the rate limit after many waits');
-        await this.waitFor(seconds * 1000, 'the server says the rate limit is exceeded');
-        continue;
+      if (RETRY_STATUSES.has(status)) {
+        if (method !== 'POST' && networkRetries < MAX_NETWORK_RETRIES) {
+          await this.backoff(++networkRetries, `HTTP ${status}`);
+          continue;
+        }
+        // A gateway error after a POST says nothing about whether the server carried it out.
+        if (method === 'POST') throw this.networkError(method, url, 'unknown-outcome', `HTTP ${status}${statusText(status)}`, options, 1);
       }
-      return this.interpret(method, url, path, status, text, options);
+      try {
+        return this.interpret(method, url, path, status, text, parsed, options);
+      } catch (error) {
+        // Say that the failure was not a one-off when the answer came after retries.
+        if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint);
+        // A DELETE sent again after a lost answer finds nothing: most likely the first one deleted it.
+        if (lostAnswer && method === 'DELETE' && error instanceof NotFoundError) {
+          throw new NotFoundError(error.message, 'an earlier attempt whose answer was lost has probably deleted it');
+        }
+        throw error;
+      }
     }
   }
 
-  private async attempt(method: Method, path: string, options: RequestOptions) {
-    const controller = new AbortController();
+  private async attempt(method: Method, path: string, options: RequestOptions): Promise<Attempt> {
     const userSignal = this.options.signal;
+    if (userSignal?.aborted) return { kind: 'failed', failure: 'aborted', detail: 'interrupted' };
+    const controller = new AbortController();
     const onAbort = () => controller.abort(userSignal?.reason);
-    if (userSignal?.aborted) return { kind: 'failed' as const, failure: 'aborted' as Failure };
     userSignal?.addEventListener('abort', onAbort, { once: true });
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -177,16 +215,24 @@ export class ApiClient {
         json: options.json,
         signal: controller.signal,
       });
-      const text = await readCapped(response);
       this.trace(`< HTTP ${response.status} (${Date.now() - started} ms)`);
       for (const [name, value] of response.headers) if (/^(x-ratelimit|retry-after|location|content-type)/i.test(name)) this.trace(`< ${name}: ${value}`);
-      this.trace(`< ${text.length > 4000 ? `${text.slice(0, 4000)}... (${text.length} bytes)` : text}`);
-      return { kind: 'answered' as const, status: response.status, headers: response.headers, text };
+      const text = await readCapped(response, this.options.maxBodyBytes ?? MAX_BODY_BYTES);
+      if (text === undefined) {
+        const cap = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
+        const size = cap >= 1024 * 1024 ? `${cap / 1024 / 1024} MiB` : `${cap} bytes`;
+        const detail = `HTTP ${response.status}: the answer to ${method} ${this.url(path, options.query)} is larger than ${size}; linkctl stopped reading it`;
+        this.trace(`! ${detail}`);
+        return { kind: 'failed', failure: 'too-large', detail };
+      }
+      const shown = text.length > 4000 ? `${text.slice(0, 4000)}... (${text.length} characters)` : text;
+      this.trace(`< ${shown.replace(/\s*\n\s*/g, ' ')}`);
+      return { kind: 'answered', status: response.status, headers: response.headers, text };
     } catch (error) {
       const failure: Failure = userSignal?.aborted ? 'aborted' : timedOut ? 'timeout' : classify(error);
       const detail = describe(error);
       this.trace(`! ${failure}: ${detail}`);
-      return { kind: 'failed' as const, failure, detail };
+      return { kind: 'failed', failure, detail };
     } finally {
       clearTimeout(timer);
       userSignal?.removeEventListener('abort', onAbort);
@@ -194,20 +240,26 @@ export class ApiClient {
     }
   }
 
-  private interpret(method: Method, url: string, path: string, status: number, text: string, options: RequestOptions): Body {
-    if (!text.trim()) {
-      throw new NetworkError(`HTTP ${status}: the server sent an empty answer to ${method} ${url}`, 'the id may not exist or a URL may be invalid');
-    }
-    const parsed = safeParse(text);
-    if (parsed === undefined) throw nonJsonError(method, url, path, status, text);
-    const verdict = interpretBody(parsed, status === 200 ? options.expect : []);
+  private interpret(method: Method, url: string, path: string, status: number, text: string, parsed: unknown, options: RequestOptions): Body {
+    const where = `${method} ${url}`;
     if (status === 401 || status === 403) {
-      const message = verdict.kind === 'failure' && !(verdict.error instanceof NetworkError) ? verdict.error.message : `HTTP ${status}: access denied`;
-      throw new AuthError(message);
+      // The server's message when it sent one ("A valid API key is required...", "You do not have the permission...").
+      const message = isRecord(parsed) && typeof parsed.message === 'string' && parsed.message.trim() ? parsed.message.trim() : undefined;
+      throw new AuthError(message ? `${message} (HTTP ${status})` : `HTTP ${status}${statusText(status)}: the server refused ${where}`);
     }
-    if (verdict.kind === 'failure') throw verdict.error;
-    if (verdict.kind === 'success' && status >= 400) throw new NetworkError(`HTTP ${status} from ${method} ${url}`);
-    if (verdict.kind !== 'success') throw new NetworkError('unexpected over-limit answer');
+    if (!text.trim()) {
+      throw new NetworkError(`HTTP ${status}: the server sent an empty answer to ${where}`, 'the id may not exist or a URL may be invalid');
+    }
+    if (parsed === undefined) throw nonJsonError(where, path, status, text);
+    const verdict = interpretBody(parsed, status >= 200 && status < 300 ? options.expect : []);
+    if (verdict.kind === 'failure') {
+      const { error } = verdict;
+      // The server's own message (exit 1 or 4) stands alone; a protocol problem says where it happened.
+      if (error instanceof NetworkError) throw new NetworkError(`HTTP ${status} from ${where}: ${error.message}`, error.hint);
+      throw error;
+    }
+    if (verdict.kind !== 'success') throw new NetworkError(`HTTP ${status} from ${where}: an over-limit answer where none was expected`);
+    if (status < 200 || status >= 300) throw new NetworkError(`HTTP ${status}${statusText(status)} from ${where}, with a body that claims success`);
     return verdict.body;
   }
 
@@ -215,37 +267,39 @@ export class ApiClient {
   private async pace(): Promise<void> {
     const { remaining, resetAtMs } = this.rate;
     if (remaining === undefined || resetAtMs === undefined || remaining > 0) return;
+    this.rate = {};
     const waitMs = resetAtMs - Date.now() + RESET_MARGIN_MS;
-    this.rate.remaining = undefined;
-    if (waitMs > 0) await this.waitFor(waitMs, 'the rate-limit window is used up');
+    if (waitMs > 0) await this.waitFor(waitMs, 'the rate-limit window is used up (X-RateLimit-Remaining)');
   }
 
   private secondsUntilReset(): number | undefined {
     return this.rate.resetAtMs === undefined ? undefined : Math.max(0, (this.rate.resetAtMs - Date.now()) / 1000);
   }
 
+  /** Remembers X-RateLimit-Remaining/Reset. Headers that are missing or make no sense are ignored, never fatal. */
   private noteRateLimit(headers: Headers): void {
     const remaining = toInt(headers.get('x-ratelimit-remaining'));
-    const reset = toInt(headers.get('x-ratelimit-reset'));
-    // A reset more than a day away is not a Unix time in seconds: ignore such headers.
+    let reset = toInt(headers.get('x-ratelimit-reset'));
+    // A Unix time in seconds is documented; a small number is read as seconds from now (some proxies send that).
+    if (reset !== undefined && reset >= 0 && reset <= 86_400) reset = Math.ceil(Date.now() / 1000) + reset;
+    // A reset more than a day away is not a window end: ignore such headers.
     if (remaining === undefined || reset === undefined || Math.abs(reset * 1000 - Date.now()) > 86_400_000) {
-      this.rate.remaining = undefined;
-      this.rate.resetAtMs = undefined;
+      this.rate = {};
       return;
     }
-    this.rate.remaining = remaining;
-    this.rate.resetAtMs = reset * 1000;
+    this.rate = { remaining, resetAtMs: reset * 1000 };
   }
 
   private async waitFor(ms: number, reason: string): Promise<void> {
     if (ms > this.options.maxWaitMs) {
-      const at = new Date(Date.now() + ms);
+      const at = new Date(Date.now() + Math.min(ms, 10 * 365 * 86_400_000));
       throw new RateLimitError(
-        `rate limited: ${reason}; the window resets at ${at.toISOString()} (in ${Math.ceil(ms / 1000)} s), longer than --max-wait ${Math.round(this.options.maxWaitMs / 1000)} s`,
-        'try again later, or raise --max-wait',
+        `rate limited: ${reason}; the window resets at ${at.toISOString().replace(/\.\d+Z$/, 'Z')} (in ${Math.ceil(ms / 1000)} s), longer than --max-wait ${+(this.options.maxWaitMs / 1000).toFixed(1)} s`,
+        'try again after that time, or raise --max-wait',
       );
     }
     this.options.events?.wait?.(ms / 1000, reason);
+    this.trace(`! waiting ${Math.round(ms)} ms: ${reason}`);
     try {
       await sleep(ms, undefined, { signal: this.options.signal });
     } catch {
@@ -253,10 +307,10 @@ export class ApiClient {
     }
   }
 
-  private async backoff(attempt: number): Promise<void> {
-    // Exponential backoff with full jitter.
-    const ms = Math.random() * BACKOFF_BASE_MS * 2 ** attempt;
-    this.trace(`! retrying in ${Math.round(ms)} ms`);
+  private async backoff(retry: number, why: string): Promise<void> {
+    // Exponential backoff with full jitter: a random wait in [0, base * 2^retry).
+    const ms = Math.random() * BACKOFF_BASE_MS * 2 ** retry;
+    this.trace(`! ${why}; retry ${retry} of ${MAX_NETWORK_RETRIES} in ${Math.round(ms)} ms`);
     try {
       await sleep(ms, undefined, { signal: this.options.signal });
     } catch {
@@ -264,16 +318,21 @@ export class ApiClient {
     }
   }
 
-  private networkError(method: Method, url: string, failure: Failure, detail: string, options: RequestOptions): NetworkError {
-    const seconds = this.options.timeoutMs / 1000;
-    const what = failure === 'timeout' ? `no complete answer within ${seconds} s (--timeout)` : detail;
+  private networkError(method: Method, url: string, failure: Failure, detail: string, options: RequestOptions, attempts: number): NetworkError {
+    const what = `${failure === 'timeout' ? `no complete answer within ${this.options.timeoutMs / 1000} s (--timeout)` : detail}${attempts > 1 ? ` (${attempts} attempts)` : ''}`;
     if (method === 'POST' && failure !== 'never-sent') {
       return new NetworkError(
-        `${method} ${url}: ${what}; the request may or may not have been carried out`,
-        options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check before trying again',
+        `${method} ${url}: ${what}; the request was sent once and not repeated: it may or may not have been created`,
+        options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again',
       );
     }
-    return new NetworkError(`${method} ${url}: ${what}`, failure === 'never-sent' ? 'is the server running, and the base URL right?' : undefined);
+    const hint =
+      failure === 'never-sent'
+        ? 'is the server running, and the base URL right?'
+        : failure === 'timeout'
+          ? 'the server may be overloaded; raise --timeout or try again later'
+          : 'the server or the network dropped the connection; try again later';
+    return new NetworkError(`${method} ${url}: ${what}`, hint);
   }
 
   private trace(line: string): void {
@@ -288,13 +347,19 @@ function cleanQuery(query: Query | undefined): Record<string, string> | undefine
   return out;
 }
 
-async function readCapped(response: Response): Promise<string> {
+/** The body as text, or undefined when it is larger than `cap` (reading stops there). */
+async function readCapped(response: Response, cap: number): Promise<string | undefined> {
   if (!response.body) return '';
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > cap) {
+    void response.body.cancel().catch(() => undefined);
+    return undefined;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw new NetworkError(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB; ask for fewer records with --limit`);
+    if (size > cap) return undefined; // leaving the loop cancels the stream
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -310,9 +375,28 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** undici reports a proxy's 407 as an error, in forward mode and for CONNECT tunnels alike. */
+function isProxyAuth(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    const message = String((current as Error).message);
+    if (/\b407\b/.test(message) && /proxy/i.test(message)) return true;
+  }
+  return false;
+}
+
+/** TLS handshake failures: nothing was sent, and sending again would fail the same way. */
+const isTls = (code: string | undefined) =>
+  Boolean(code && (/^ERR_(SSL|TLS)_/.test(code) || /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)/.test(code)));
+
+function tlsHint(detail: string): string {
+  if (/WRONG_VERSION_NUMBER/.test(detail)) return 'the server does not speak https on this port: is the base URL right (http:// or https://, and the port)?';
+  return 'if the server uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate file';
+}
+
 function classify(error: unknown): Failure {
-  if (error instanceof NetworkError) throw error; // body over the size cap
+  if (isProxyAuth(error)) return 'proxy-auth'; // the server was never reached, and sending again would not help
   const code = errorCode(error);
+  if (isTls(code)) return 'tls';
   return code && NEVER_SENT.has(code) ? 'never-sent' : 'unknown-outcome';
 }
 
@@ -320,21 +404,23 @@ function describe(error: unknown): string {
   const code = errorCode(error);
   const cause = (error as { cause?: { message?: string } })?.cause?.message;
   const message = cause || (error as Error)?.message || String(error);
+  if (isProxyAuth(error)) return 'the proxy refused the request: it wants credentials (HTTP 407)';
+  if (isTls(code)) return `the TLS connection failed (${code})`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || /other side closed|terminated/i.test(message)) return 'the connection was closed before a complete answer';
-  return code ? `${message} (${code})` : message;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || /other side closed|terminated|socket hang up/i.test(message)) {
+    return 'the connection was closed before a complete answer';
+  }
+  const line = message.replace(/\s+/g, ' ').trim().slice(0, 300); // one line, whatever the library wrote
+  return code ? `${line} (${code})` : line;
+}
+
+function isRecord(value: unknown): value is Body {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function looksJson(text: string): boolean {
   return /^\s*[{[]/.test(text);
-}
-
-function isOverLimitText(text: string): boolean {
-  // Cheap test first: only parse bodies that can be the over-limit answer.
-  if (!text.includes('429')) return false;
-  const body = safeParse(text) as Body | undefined;
-  return body?.error === 429 || body?.error === '429';
 }
 
 function safeParse(text: string): unknown {
@@ -345,36 +431,75 @@ function safeParse(text: string): unknown {
   }
 }
 
-function redirectError(url: string, status: number, location: string | null): NetworkError {
-  const target = location ? new URL(location, url).href : '(no Location header)';
-  let hint = 'linkctl does not follow redirects on API calls; set --base-url to where the API really is';
+function statusText(status: number): string {
+  const names: Record<number, string> = { 401: ' Unauthorized', 403: ' Forbidden', 502: ' Bad Gateway', 503: ' Service Unavailable', 504: ' Gateway Timeout' };
+  return names[status] ?? '';
+}
+
+function tryUrl(raw: string, base: string): URL | undefined {
+  try {
+    return new URL(raw, base);
+  } catch {
+    return undefined;
+  }
+}
+
+function redirectError(url: string, path: string, status: number, location: string | null): NetworkError {
   const from = new URL(url);
-  if (location) {
-    const to = new URL(location, url);
-    if (from.protocol === 'http:' && to.protocol === 'https:') hint = 'the server wants https: use an https:// base URL';
-    else if (to.pathname === `${from.pathname}/` || `${to.pathname}/` === from.pathname) hint = 'the server redirects to add or remove a trailing slash; check the base URL';
+  const to = location === null ? undefined : tryUrl(location, url);
+  const target = to ? to.href : location === null ? '(no Location header)' : `"${location.slice(0, 200)}" (not a URL)`;
+  let hint = 'linkctl does not follow redirects on API calls; set --base-url to the site root the API really answers on';
+  if (to) {
+    // The site root the redirect implies: the target with the API path taken off its end.
+    const apiPath = `/${path.replace(/^\/+/, '').replace(/\/+$/, '')}`;
+    const rest = to.pathname.replace(/\/+$/, '');
+    const root = rest.endsWith(apiPath) ? `${to.origin}${rest.slice(0, -apiPath.length)}` : undefined;
+    const fromPath = from.pathname.replace(/\/+$/, '');
+    if (from.protocol === 'http:' && to.protocol === 'https:') hint = `the server wants https: use --base-url ${root ?? `https://${from.host}`}`;
+    else if (to.host === from.host && fromPath === rest && to.pathname !== from.pathname) {
+      hint = 'the server redirects to add or remove a trailing slash, which API calls must not need; check --base-url (the site root, without /api)';
+    } else if (root) hint = `the API seems to have moved: try --base-url ${root}`;
   }
   return new NetworkError(`HTTP ${status}: the server redirects ${url} to ${target}`, hint);
 }
 
-function nonJsonError(method: Method, url: string, path: string, status: number, text: string): NetworkError {
-  const kind = /<html|<!doctype/i.test(text) ? 'an HTML page' : 'an answer that is not JSON';
+function nonJsonError(where: string, path: string, status: number, text: string): NetworkError {
+  const json = looksJson(text);
+  const kind = json ? 'an incomplete JSON answer' : /<html|<!doctype/i.test(text) ? 'an HTML page' : 'an answer that is not JSON';
+  // An id in the path: a segment after the resource name (`api/qr/abc`, `api/qr/abc/update`).
+  const hasId = /^\/?api\/[^/]+\/[^/?]+/.test(path);
   let hint: string | undefined;
   if (status === 404) hint = 'is the base URL right? it should be the site root, e.g. https://example.com';
   else if (status === 405) hint = 'the server does not accept this method here; is the base URL right?';
-  else if (status >= 500 && /\/[^/]+\/[^/?]+/.test(path)) hint = 'the server failed on this request (non-numeric id, or data the server rejects)';
-  else if (status >= 500) hint = 'the server failed on this request; try again later';
-  else if (status === 200 && looksJson(text)) hint = 'the answer was cut short; try again';
-  else if (status === 200) hint = 'is the base URL the main site rather than a branded domain?';
-  return new NetworkError(`HTTP ${status}: the server sent ${looksJson(text) ? 'an incomplete JSON answer' : kind} for ${method} ${url}`, hint);
+  else if (status === 407) hint = PROXY_AUTH_HINT;
+  else if (RETRY_STATUSES.has(status)) hint = 'the server, or a gateway in front of it, is unavailable; try again later';
+  else if (status >= 500 && hasId) hint = 'the server failed on this request (non-numeric id, or data the server rejects)';
+  else if (status >= 500) hint = 'the server failed on this request; try again later, or check the values you gave';
+  else if (json) hint = 'the answer was cut short; try again';
+  else if (status === 200) hint = 'is the base URL the main site rather than a branded domain? it should be the site root, e.g. https://example.com';
+  return new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint);
 }
 
-/** Node's fetch ignores HTTPS_PROXY; undici's EnvHttpProxyAgent honours it and NO_PROXY. Loaded only when a proxy is set. */
-function proxiedFetch(): typeof fetch {
-  let agent: Promise<{ fetch: typeof import('undici').fetch; dispatcher: import('undici').Dispatcher }> | undefined;
+/**
+ * Node's fetch ignores HTTPS_PROXY; undici's EnvHttpProxyAgent honours it and NO_PROXY. Loaded only
+ * when a proxy is set, and configured from our environment (which tests replace), not process.env.
+ */
+function proxiedFetch(env: Record<string, string | undefined>): typeof fetch {
+  let loaded: Promise<{ fetch: typeof import('undici').fetch; dispatcher: import('undici').Dispatcher }> | undefined;
   return async (input: string | URL | Request, init?: RequestInit) => {
-    agent ??= import('undici').then((undici) => ({ fetch: undici.fetch, dispatcher: new undici.EnvHttpProxyAgent() }));
-    const { fetch: undiciFetch, dispatcher } = await agent;
+    loaded ??= import('undici').then((undici) => ({
+      fetch: undici.fetch,
+      dispatcher: new undici.EnvHttpProxyAgent({
+        httpProxy: env.http_proxy || env.HTTP_PROXY || '',
+        httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
+        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+        // http:// targets go through the proxy as plain forward requests (as curl does), not CONNECT
+        // tunnels, which many proxies allow only to port 443.
+        proxyTunnel: false,
+      }),
+    }));
+    const { fetch: undiciFetch, dispatcher } = await loaded;
+    // ky hands over a Request of Node's own fetch; undici's fetch is another copy, so pass plain values.
     const request = input instanceof Request ? input : new Request(input, init);
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
     const response = await undiciFetch(request.url, {
@@ -388,3 +513,4 @@ function proxiedFetch(): typeof fetch {
     return response as unknown as Response;
   };
 }
+
