@@ -8,7 +8,8 @@ import { UsageError } from './errors.js';
 const show = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 
 export function positiveInt(flag: string, raw: string): number {
-  if (!/^\d{1,15}$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} must be a positive integer, got ${show(raw)}`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} must be a positive integer, got ${show(raw)}`);
+  if (!Number.isSafeInteger(Number(raw))) throw new UsageError(`${flag} is too large (at most ${Number.MAX_SAFE_INTEGER}), got ${show(raw)}`);
   return Number(raw);
 }
 

@@ -50,8 +50,13 @@ export function pageFromBody(body: Body, keys: readonly string[]): Page {
   const envelope = data as Body;
   const key = keys.length ? keys.find((k) => Array.isArray(envelope[k])) : collectionKey(envelope);
   if (!key) throw new NetworkError(`the server's list answer lacks the \`${keys.join('` or `')}\` collection`);
+  const records = envelope[key] as unknown[];
+  // Output reads fields of each record; a list of anything else is not an answer of this API.
+  if (keys.length && records.some((r) => !r || typeof r !== 'object' || Array.isArray(r))) {
+    throw new NetworkError(`the server's \`${key}\` list holds items that are not records`);
+  }
   return {
-    records: envelope[key] as Body[],
+    records: records as Body[],
     result: toInt(envelope.result),
     perpage: toInt(envelope.perpage),
     currentpage: toInt(envelope.currentpage),
