@@ -61,6 +61,20 @@ for (const quirks of [false, true]) {
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr/1', query: {}, body: undefined }]);
     });
 
+    it('says when a code has no statistics (real servers keep none for text codes)', async () => {
+      const r = await runCli(['qr', 'get', '2'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^name\tGreeting$/m);
+      if (quirks) {
+        expect(r.stdout).toContain('No statistics for this code');
+        expect(r.stdout).not.toContain('Top countries');
+        expect(r.stdout).toMatch(/^date\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m); // read from details.data
+      } else {
+        expect(r.stdout).toMatch(/Top countries\n {2}Canada +█+ 7\n/);
+        expect(r.stdout).toMatch(/Top referrers\n {2}\(none\)/);
+      }
+    });
+
     it('gives the whole answer with --json', async () => {
       const r = await runCli(['qr', 'get', '1', '--json'], { env: fx.env });
       const body = JSON.parse(r.stdout);
