@@ -19,6 +19,8 @@ export interface SandboxOptions {
 export const SANDBOX_KEY = 'sandbox-0123456789abcdef';
 export interface RecordedRequest {
   method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: unknown; rawBody: string;
+  /** When it arrived (Date.now()): the benchmark checks --all pacing against the aligned windows. */
+  at: number;
 }
 export type Fault =
   | { kind: 'html'; status: number }
@@ -192,7 +194,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const method = req.method ?? 'GET';
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '' };
+    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now() };
     requests.push(record); // before reading the body, so the log is in arrival order
     const fault = takeFault();
     if (fault?.kind === 'reset-before-body') return void req.socket.destroy();

@@ -214,7 +214,7 @@ describe('recording and admin endpoints', () => {
     expect(sb.requests).toEqual([{
       method: 'PUT', path: '/api/qr/1/update', query: { x: '1' },
       headers: expect.objectContaining({ authorization: `Bearer ${SANDBOX_KEY}`, 'content-type': 'application/json' }),
-      body: { data: 'https://example.com/new' }, rawBody: '{"data":"https://example.com/new"}',
+      body: { data: 'https://example.com/new' }, rawBody: '{"data":"https://example.com/new"}', at: expect.any(Number),
     }]);
   });
 

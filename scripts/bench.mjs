@@ -1,0 +1,271 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: start-up time, memory on big lists and --all pacing, each measured against
+ * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
+ * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
+ *
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--only version,help,api,sandbox,memory,rate] [--no-build] [--bin FILE]
+ *
+ * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
+ *
+ * How it measures, and why:
+ * - Children run in a clean environment (`env -i PATH HOME=<tmp>`): this machine's
+ *   NODE_EXTRA_CA_CERTS adds ~50 ms to every Node start and would hide our own cost.
+ * - Both sides of a row alternate (A, B, A, B, ...) after one unmeasured warm-up each, so a
+ *   burst of load from elsewhere hits both; the ratio is of the medians.
+ * - The sandboxes run in their own processes (scripts/bench/sandbox.ts, bundled here with
+ *   esbuild from src/), so serving never competes with the bench's own clock.
+ * - Peak memory is the CLI's own maxRSS, written at exit by scripts/bench/maxrss.mjs, which
+ *   runs dist/linkctl.js exactly as bin/linkctl.js does (Node 20 has no child rusage).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAXRSS = join(ROOT, 'scripts/bench/maxrss.mjs');
+const NODE = process.execPath;
+
+// ---------------------------------------------------------------- options
+const argv = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i < 0 ? fallback : argv[i + 1];
+};
+const RUNS = Number(opt('--runs', 15));
+const RATE_RUNS = Number(opt('--rate-runs', 3));
+const ONLY = opt('--only', 'version,help,api,sandbox,memory,rate').split(',');
+const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
+if (!(RUNS >= 1) || !(RATE_RUNS >= 1)) throw new Error('--runs and --rate-runs take a positive number');
+
+const MEMORY_BIG = 100_000;
+const MEMORY_SMALL = 1_000;
+const MEMORY_PAGE = 1_000;
+const MEMORY_CAP_MB = 150;
+const RATE = { limit: 10, windowSeconds: 2, pages: 40, perPage: 10 };
+const SEEDED_LINKS = 2; // the demo account's own links, on top of --seed-links
+
+const started = Date.now();
+const tmp = mkdtempSync(join(tmpdir(), 'linkctl-bench-'));
+const children = [];
+process.on('exit', () => {
+  for (const child of children) child.kill();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------- helpers
+const clean = (extra = {}) => ({ PATH: process.env.PATH, HOME: tmp, ...extra });
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const stats = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+
+/** Runs a command to completion; returns wall time in ms and its output. Throws on a non-zero exit. */
+function timed(args, env, { stdout = 'pipe' } = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(NODE, args, { env, stdio: ['ignore', stdout, 'pipe'], encoding: 'utf8', maxBuffer: 64 << 20 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status ?? r.signal}\n${r.stderr}`);
+  return { ms, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** One warm-up each, then `runs` alternating measurements of a() and b(). */
+function alternate(a, b, runs = RUNS) {
+  a();
+  b();
+  const xs = [];
+  const ys = [];
+  for (let i = 0; i < runs; i++) {
+    xs.push(a());
+    ys.push(b());
+  }
+  return [xs, ys];
+}
+
+const results = [];
+const fmt = (x, unit) => `${unit === 'MB' ? x.toFixed(1) : x.toFixed(unit === 'x' ? 3 : 1)}${unit === 'x' ? '' : ` ${unit}`}`;
+const line = (label, s, unit) => `    ${label.padEnd(44)} median ${fmt(s.median, unit).padStart(9)}   min ${fmt(s.min, unit).padStart(9)}   max ${fmt(s.max, unit).padStart(9)}`;
+
+/** Prints a row and records whether it met its target. */
+function report(title, sides, ratio, target, extra = []) {
+  const ok = ratio <= target && extra.every((e) => e.ok !== false);
+  results.push({ title, ok });
+  console.log(`\n${ok ? 'PASS' : 'FAIL'}  ${title}`);
+  for (const [label, xs, unit] of sides) console.log(line(label, stats(xs), unit));
+  console.log(`    ratio ${ratio.toFixed(3)} (target at most ${target})`);
+  for (const e of extra) console.log(`    ${e.ok === false ? 'MISSED: ' : ''}${e.text}`);
+}
+
+/** Starts scripts/bench/sandbox.ts in its own process; resolves to {url, key, admin helpers}. */
+async function sandbox(sandboxJs, flags) {
+  const child = spawn(NODE, [sandboxJs, ...flags], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(child);
+  const first = await new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`bench sandbox exited ${code}`)));
+    createInterface({ input: child.stdout }).once('line', resolve);
+  });
+  const { url, key } = JSON.parse(first);
+  return {
+    url,
+    key,
+    env: clean({ LINKCTL_BASE_URL: url, LINKCTL_API_KEY: key }),
+    requests: () => fetch(`${url}/__sandbox/requests`).then((r) => r.json()),
+    reset: () => fetch(`${url}/__sandbox/reset`, { method: 'POST' }).then((r) => r.json()),
+  };
+}
+
+// ---------------------------------------------------------------- preparation
+console.log(`linkctl bench: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(`${RUNS} alternating runs per row (${RATE_RUNS} for the rate-limit row, ~6 s each), clean environment (env -i PATH HOME=<tmp>)`);
+if (RUNS < 15) console.log(`note: fewer than the 15 runs per row the targets are defined with`);
+if (BIN !== join(ROOT, 'bin/linkctl.js')) console.log(`entry script measured: ${BIN} (the memory row runs dist/linkctl.js through scripts/bench/maxrss.mjs)`);
+
+if (!argv.includes('--no-build')) {
+  const b = spawnSync(NODE, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+  if (b.status !== 0) process.exit(1);
+}
+const sandboxJs = join(tmp, 'bench-sandbox.mjs');
+await build({
+  entryPoints: [join(ROOT, 'scripts/bench/sandbox.ts')],
+  outfile: sandboxJs,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
+// The baseline for API calls: one fetch of the same URL with the same Authorization header.
+const bareFetch = join(tmp, 'bare-fetch.mjs');
+writeFileSync(
+  bareFetch,
+  "const r = await fetch(process.argv[2], { headers: { Authorization: `Bearer ${process.env.LINKCTL_API_KEY}` } });\nprocess.stdout.write(await r.text());\n",
+);
+
+const needsApi = ONLY.some((r) => ['api', 'sandbox'].includes(r));
+const plain = needsApi ? await sandbox(sandboxJs, ['--rate-limit', 'off']) : undefined;
+
+// ---------------------------------------------------------------- start-up
+const nodeE0 = () => timed(['-e', '0'], clean()).ms;
+
+if (ONLY.includes('version')) {
+  const out = timed([BIN, '--version'], clean()).stdout.trim();
+  if (!/^\d+\.\d+\.\d+/.test(out)) throw new Error(`linkctl --version printed ${JSON.stringify(out)}`);
+  const [a, b] = alternate(nodeE0, () => timed([BIN, '--version'], clean()).ms);
+  report('linkctl --version  vs  node -e 0', [['node -e 0', a, 'ms'], ['linkctl --version', b, 'ms']], median(b) / median(a), 1.25);
+}
+
+if (ONLY.includes('help')) {
+  if (!timed([BIN, '--help'], clean()).stdout.includes('Usage: linkctl')) throw new Error('linkctl --help printed no usage');
+  const [a, b] = alternate(nodeE0, () => timed([BIN, '--help'], clean()).ms);
+  report('linkctl --help  vs  node -e 0', [['node -e 0', a, 'ms'], ['linkctl --help', b, 'ms']], median(b) / median(a), 1.35);
+}
+
+if (needsApi) {
+  // The bare script fetches exactly the URL `qr list` asked for.
+  const out = timed([BIN, 'qr', 'list', '--json'], plain.env).stdout;
+  JSON.parse(out);
+  const last = (await plain.requests()).at(-1);
+  const url = `${plain.url}${last.path}${Object.keys(last.query).length ? `?${new URLSearchParams(last.query)}` : ''}`;
+  const bare = () => timed([bareFetch, url], plain.env).ms;
+  console.log(`\n(baseline for API rows: node bare-fetch.mjs ${url.replace(plain.url, '<sandbox>')})`);
+
+  if (ONLY.includes('api')) {
+    const [a, b] = alternate(bare, () => timed([BIN, 'qr', 'list', '--json'], plain.env).ms);
+    report('linkctl qr list --json (local sandbox)  vs  one bare fetch', [['bare fetch', a, 'ms'], ['linkctl qr list --json', b, 'ms']], median(b) / median(a), 1.5);
+  }
+  if (ONLY.includes('sandbox')) {
+    // HOME=<tmp>: the warm-up creates the embedded sandbox's state file; later runs read it, as a user's would.
+    const embedded = clean({ LINKCTL_CONFIG_DIR: join(tmp, 'config') });
+    JSON.parse(timed([BIN, '--sandbox', 'qr', 'list', '--json'], embedded).stdout);
+    const [a, b] = alternate(bare, () => timed([BIN, '--sandbox', 'qr', 'list', '--json'], embedded).ms);
+    report('linkctl --sandbox qr list --json (embedded)  vs  one bare fetch', [['bare fetch', a, 'ms'], ['linkctl --sandbox qr list --json', b, 'ms']], median(b) / median(a), 2.5);
+  }
+}
+
+// ---------------------------------------------------------------- memory
+if (ONLY.includes('memory')) {
+  const small = await sandbox(sandboxJs, ['--seed-links', String(MEMORY_SMALL - SEEDED_LINKS), '--rate-limit', 'off']);
+  const big = await sandbox(sandboxJs, ['--seed-links', String(MEMORY_BIG - SEEDED_LINKS), '--rate-limit', 'off']);
+  const args = [MAXRSS, 'link', 'list', '--all', '-o', 'ndjson', '--limit', String(MEMORY_PAGE)];
+  const rssFile = join(tmp, 'maxrss');
+  const outFile = join(tmp, 'list.ndjson');
+  const times = { [MEMORY_SMALL]: [], [MEMORY_BIG]: [] };
+  /** One run; returns peak RSS in MB after checking every record came out. */
+  const peak = (sb, records) => () => {
+    const fd = openSync(outFile, 'w');
+    try {
+      times[records].push(timed(args, { ...sb.env, BENCH_MAXRSS_FILE: rssFile }, { stdout: fd }).ms);
+    } finally {
+      closeSync(fd);
+    }
+    const out = readFileSync(outFile);
+    let lines = 0;
+    for (let i = out.indexOf(10); i >= 0; i = out.indexOf(10, i + 1)) lines++;
+    if (lines !== records) throw new Error(`link list --all printed ${lines} records, expected ${records}`);
+    return Number(readFileSync(rssFile, 'utf8')) / 1024;
+  };
+  const [a, b] = alternate(peak(small, MEMORY_SMALL), peak(big, MEMORY_BIG));
+  const max = Math.max(...b);
+  report(
+    `link list --all -o ndjson --limit ${MEMORY_PAGE}: peak RSS over ${MEMORY_BIG.toLocaleString('en')} vs ${MEMORY_SMALL.toLocaleString('en')} records`,
+    [[`${MEMORY_SMALL.toLocaleString('en')} records (MB)`, a, 'MB'], [`${MEMORY_BIG.toLocaleString('en')} records (MB)`, b, 'MB'],
+      [`  time, ${MEMORY_SMALL.toLocaleString('en')} records`, times[MEMORY_SMALL].slice(1), 'ms'], [`  time, ${MEMORY_BIG.toLocaleString('en')} records`, times[MEMORY_BIG].slice(1), 'ms']],
+    median(b) / median(a),
+    1.3,
+    [{ ok: max < MEMORY_CAP_MB, text: `largest peak over ${MEMORY_BIG.toLocaleString('en')} records ${max.toFixed(1)} MB (target under ${MEMORY_CAP_MB} MB)` }],
+  );
+}
+
+// ---------------------------------------------------------------- rate limit
+if (ONLY.includes('rate')) {
+  const { limit, windowSeconds, pages, perPage } = RATE;
+  const sb = await sandbox(sandboxJs, ['--seed-links', String(pages * perPage - SEEDED_LINKS), '--rate-limit', `${limit}/${windowSeconds}`]);
+  const windows = Math.ceil(pages / limit);
+  const ratios = [];
+  const took = [];
+  const least = [];
+  const problems = [];
+  for (let i = 0; i < RATE_RUNS; i++) {
+    await sb.reset(); // fresh windows and an empty request log
+    // Async spawn: this process must stay free to talk to the sandbox afterwards; timing comes from the sandbox's clock.
+    const child = spawn(NODE, [BIN, 'link', 'list', '--all', '-o', 'ndjson', '--limit', String(perPage)], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const log = await sb.requests();
+    const printed = out.split('\n').filter(Boolean).length;
+    if (code !== 0 || printed !== pages * perPage) problems.push(`run ${i + 1}: exit ${code}, ${printed} records printed\n${err}`);
+    const api = log.filter((r) => r.path.startsWith('/api/'));
+    if (api.length !== pages) problems.push(`run ${i + 1}: the sandbox saw ${api.length} API requests for ${pages} pages (over-limit answers or retries)`);
+    const first = api[0].at;
+    const last = api.at(-1).at;
+    // Windows are aligned to whole seconds from the first request; the last page can come at the
+    // start of window number `windows` at the earliest.
+    const bound = Math.floor(first / 1000) * 1000 + (windows - 1) * windowSeconds * 1000 - first;
+    took.push(last - first);
+    least.push(bound);
+    ratios.push((last - first) / bound);
+  }
+  report(
+    `link list --all over ${pages} pages, sandbox limited to ${limit} requests per ${windowSeconds} s  vs  the least time the limit allows`,
+    [['least time allowed (first to last request)', least, 'ms'], ['linkctl (first to last request)', took, 'ms'], ['ratio per run', ratios, 'x']],
+    median(ratios),
+    1.1,
+    [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: exactly ${pages} requests, no over-limit answer` }],
+  );
+}
+
+// ---------------------------------------------------------------- verdict
+const failed = results.filter((r) => !r.ok);
+console.log(`\n${results.length - failed.length}/${results.length} targets met in ${((Date.now() - started) / 1000).toFixed(0)} s${failed.length ? `; missed: ${failed.map((r) => r.title).join('; ')}` : ''}`);
+process.exitCode = failed.length ? 1 : 0;
+for (const child of children) child.kill(); // the sandboxes would keep this process alive

@@ -1,0 +1,145 @@
+/**
+ * Start-up loads little (design.md, "Import lazily"): `--version`, `--help` and
+ * `completion bash` load none of ky, conf, ora, cli-table3, chalk or the sandbox, and a
+ * command given its key and base URL in the environment never loads conf. Not timed:
+ * `npm run bench` times start-up.
+ *
+ * How: the built CLI runs under a module `load` hook (module.register, `--import`) that
+ * appends every module URL it loads to a file. A loaded dist/ chunk is mapped to the source
+ * files bundled into it through its own source map (written beside it by every build, so
+ * the mapping always matches the chunk that ran, even while someone else rebuilds).
+ * Run after a build (`npm test` builds first).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, tempDir, useSandbox } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk)\//, /^src\/sandbox\//];
+const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
+
+// The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.
+const dir = tempDir('linkctl-startup-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+writeFileSync(
+  join(dir, 'hooks.mjs'),
+  `import { appendFileSync } from 'node:fs';
+let file;
+export function initialize(data) { file = data.file; }
+export async function load(url, context, next) { appendFileSync(file, url + '\\n'); return next(url, context); }
+`,
+);
+writeFileSync(
+  join(dir, 'register.mjs'),
+  `import { register } from 'node:module';
+register('./hooks.mjs', import.meta.url, { data: { file: process.env.LINKCTL_TEST_LOADED_LOG } });
+`,
+);
+
+let runs = 0;
+
+interface Loaded {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Files that ran, relative to the repository: dist/ chunks and their bundled sources, node_modules, bin. */
+  files: string[];
+}
+
+/** Runs `node <args>` (the CLI) in a clean environment under the hook; reports what it loaded. */
+function loading(args: string[], env: Record<string, string | undefined> = {}): Promise<Loaded> {
+  const log = join(dir, `loaded-${++runs}.txt`);
+  writeFileSync(log, '');
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, ...args], {
+      cwd: ROOT,
+      env: cleanEnv({ ...env, LINKCTL_TEST_LOADED_LOG: log }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const urls = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
+      done({ code, stdout, stderr, files: [...new Set(urls.flatMap(sourcesOf))] });
+    });
+  });
+}
+
+/** A loaded file, or for a dist/ chunk the chunk and every source file bundled into it. */
+function sourcesOf(url: string): string[] {
+  const file = fileURLToPath(url);
+  const rel = relative(ROOT, file);
+  if (!rel.startsWith('dist/')) return [rel];
+  const mapFile = `${file}.map`;
+  if (!existsSync(mapFile)) throw new Error(`${rel} has no source map: rebuild (node scripts/build.mjs)`);
+  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources: string[]; sourceRoot?: string };
+  return [rel, ...map.sources.map((s) => relative(ROOT, resolve(dirname(file), map.sourceRoot ?? '', s)))];
+}
+
+const forbidden = (files: string[]) => files.filter((f) => FORBIDDEN.some((re) => re.test(f)));
+
+/** The CLI's own top-level help, rendered without bin/linkctl.js (so without its fast path). */
+const CLI_HELP = ['--input-type=module', '-e', "const { run } = await import('./dist/linkctl.js'); await run(['--help']);"];
+
+describe('start-up loads only what the command needs', () => {
+  it('--version and -V load nothing of the CLI at all', async () => {
+    for (const flag of ['--version', '-V']) {
+      const r = await loading([BIN, flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+      expect(r.files.filter((f) => f !== 'bin/linkctl.js')).toEqual([]);
+    }
+  });
+
+  it('--help and -h print the help rendered at build time, identical to the CLI\'s, loading nothing of the CLI', async () => {
+    const cli = await loading(CLI_HELP);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/^Usage: linkctl /);
+    for (const flag of ['--help', '-h']) {
+      const r = await loading([BIN, flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(cli.stdout); // a stale dist/help.txt fails here: rebuild
+      expect(r.files.filter((f) => f !== 'bin/linkctl.js')).toEqual([]);
+    }
+  });
+
+  it('the CLI\'s own --help (a terminal\'s path) and a command\'s help load commander and the definitions only', async () => {
+    for (const args of [CLI_HELP, [BIN, 'qr', '--help'], [BIN, 'link', 'list', '--help']]) {
+      const r = await loading(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: linkctl/);
+      expect(fromPackage(r.files, 'commander')).toBe(true); // the hook and the mapping see into the bundle
+      expect(forbidden(r.files), `${args.at(-1)}: loaded at start-up`).toEqual([]);
+    }
+  });
+
+  it('completion bash loads none of the API, output, config or sandbox modules', async () => {
+    const r = await loading([BIN, 'completion', 'bash']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('linkctl');
+    expect(fromPackage(r.files, 'commander')).toBe(true);
+    expect(forbidden(r.files), 'loaded at start-up').toEqual([]);
+  });
+});
+
+describe('a key and base URL from the environment', () => {
+  const fx = useSandbox();
+
+  it('qr list loads ky but never conf (nor the sandbox, chalk, ora or cli-table3 for --json)', async () => {
+    const r = await loading([BIN, 'qr', 'list', '--json'], { ...fx.env, LINKCTL_CONFIG_DIR: join(dir, 'no-config') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toBeTruthy();
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/qr']);
+    // ky is the control: the hook and the mapping do see lazily loaded packages.
+    expect(fromPackage(r.files, 'ky')).toBe(true);
+    expect(forbidden(r.files).filter((f) => !f.includes('node_modules/ky/')), 'loaded by qr list').toEqual([]);
+    expect(existsSync(join(dir, 'no-config'))).toBe(false);
+  });
+});
