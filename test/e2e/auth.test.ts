@@ -226,3 +226,30 @@ describe('account', () => {
     expect(fx.sandbox.requests).toHaveLength(0);
   });
 });
+
+describe('account against real-server shapes (quirks)', () => {
+  const real = useSandbox({ quirks: true });
+
+  it('shows a plan without expiry as never, and keeps planid in JSON', async () => {
+    const table = await runCli(['account', 'get'], { env: real.env });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^expires\tnever$/m);
+    const json = JSON.parse((await runCli(['account', 'get', '--json'], { env: real.env })).stdout);
+    expect(json).toMatchObject({ username: 'demo', expires: null });
+    expect(json).toHaveProperty('planid');
+  });
+
+  it('updates the email with the same request and message', async () => {
+    const r = await runCli(['account', 'update', '--email', 'new@example.com'], { env: real.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Account has been successfully updated.\n');
+    expect(sent(real.sandbox)).toEqual([{ method: 'PUT', path: '/api/account/update', query: {}, body: { email: 'new@example.com' } }]);
+  });
+
+  it('logs in against a real-shaped server', async () => {
+    const dir = tempDir();
+    const r = await runCli(['auth', 'login', '--with-token', '--base-url', real.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: real.sandbox.key });
+    expect(r.code).toBe(0);
+    expect(configOf(dir).profiles.default.apiKey).toBe(real.sandbox.key);
+  });
+});

@@ -1,0 +1,82 @@
+/** `linkctl sandbox serve|reset` and `--sandbox`, as a newcomer uses them. */
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, runCli, tempDir } from '../helpers.js';
+
+describe('--sandbox (embedded emulator, state in the config folder)', () => {
+  it('keeps what one command creates for the next, until `sandbox reset`', async () => {
+    const env = { LINKCTL_CONFIG_DIR: tempDir() };
+    const add = await runCli(['--sandbox', 'qr', 'add', '--type', 'text', '--data', 'hello', '--name', 'Kept', '--json'], { env });
+    expect(add.stderr).toBe('');
+    expect(add.code).toBe(0);
+    const id = JSON.parse(add.stdout).id;
+
+    const list = await runCli(['qr', 'list', '--json'], { env: { ...env, LINKCTL_SANDBOX: '1' } });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout).map((q: { id: number; name: string }) => [q.id, q.name])).toContainEqual([id, 'Kept']);
+
+    const stateFile = join(env.LINKCTL_CONFIG_DIR, 'sandbox-state.json');
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(stateFile, 'utf8')).toContain('Kept');
+
+    const reset = await runCli(['sandbox', 'reset'], { env });
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/Sandbox state reset/);
+    const after = await runCli(['--sandbox', 'qr', 'list', '--json'], { env });
+    expect(JSON.parse(after.stdout).map((q: { name: string }) => q.name)).not.toContain('Kept');
+  });
+
+  it('needs no key or base URL, and says so in auth status', async () => {
+    const r = await runCli(['--sandbox', 'auth', 'status'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/built-in sandbox/);
+  });
+});
+
+/** Starts `linkctl sandbox serve ...` and resolves with its announced address once it listens. */
+function serve(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const ready = new Promise<{ baseUrl: string; key: string; quirks: boolean }>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('\n')) resolve(JSON.parse(stdout.split('\n')[0]!));
+    });
+    child.on('close', () => reject(new Error(`sandbox serve exited: ${stderr}`)));
+  });
+  return { child, ready, exited, stderr: () => stderr };
+}
+
+describe('sandbox serve', () => {
+  it('serves the API to other linkctl processes, with quirks and a rate limit, until Ctrl-C', async () => {
+    const server = serve(['--quirks', '--rate-limit', '2/60', '--state', join(tempDir(), 'state.json')], {});
+    const { baseUrl, key, quirks } = await server.ready;
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(quirks).toBe(true);
+    for (let i = 0; i < 50 && !server.stderr().includes('Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server quirks\)/);
+    const env = { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: tempDir() };
+
+    const list = await runCli(['qr', 'list', '--json'], { env });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)[0].id).toMatch(/^\d+$/); // real servers' string ids
+    // The third request in the window is over the limit: the client waits for the window, past --max-wait here.
+    await runCli(['qr', 'list', '--json'], { env });
+    const limited = await runCli(['qr', 'list', '--json', '--max-wait', '1'], { env });
+    expect(limited.code).toBe(5);
+
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(130);
+  });
+
+  it('rejects a malformed --rate-limit with exit 2', async () => {
+    const r = await runCli(['sandbox', 'serve', '--port', '0', '--rate-limit', 'fast'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--rate-limit must be N\/SECONDS such as 30\/60, or off/);
+  });
+});
