@@ -65,7 +65,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
     const result = await action(context, { args: command.processedArgs, opts: command.opts() });
     const { render } = await import('./output/render.js');
-    await render(result, context.outputOptions(), io);
+    await render(result, context.outputOptions(), context.outputStreams());
     exitCode = result.exitCode ?? ExitCode.ok;
   };
   const program = buildProgram(io, bind);

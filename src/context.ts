@@ -41,6 +41,8 @@ export class Context {
   private spinnerTimer?: NodeJS.Timeout;
   private pending = 0;
   private statusText = 'Working';
+  private waitText?: string;
+  private closed = false;
 
   constructor(
     readonly io: IO,
@@ -80,6 +82,19 @@ export class Context {
     };
   }
 
+  /** The streams the output layer writes to: the spinner stops before the first byte of output. */
+  outputStreams(): { stdout: IO['stdout']; stderr: IO['stderr'] } {
+    const quiet = (stream: IO['stdout']) => ({
+      isTTY: stream.isTTY,
+      columns: stream.columns,
+      write: (chunk: string) => {
+        this.pauseSpinner();
+        return stream.write(chunk);
+      },
+    });
+    return { stdout: quiet(this.io.stdout), stderr: quiet(this.io.stderr) };
+  }
+
   settings(): Settings {
     this.settingsCache ??= resolveSettings(this.globals, this.env);
     return this.settingsCache;
@@ -94,7 +109,7 @@ export class Context {
   /** Progress text: the spinner's on a terminal, nothing elsewhere. */
   status(text: string): void {
     this.statusText = text;
-    if (this.spinner) this.spinner.text = text;
+    this.updateSpinner();
   }
 
   client(): Promise<ApiClient> {
@@ -150,11 +165,7 @@ export class Context {
       insecureHttp: this.globals.insecureHttp,
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${line}`) : undefined,
-        wait: (seconds, reason) => {
-          const text = `waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`;
-          if (this.spinner) this.status(text);
-          else if (seconds >= 1) this.warn(text);
-        },
+        wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
       },
@@ -167,16 +178,46 @@ export class Context {
 
   private requestStarted(): void {
     this.pending++;
+    this.waitText = undefined;
+    this.updateSpinner();
     if (!this.spinnerAllowed || this.spinner || this.spinnerTimer) return;
-    this.spinnerTimer = setTimeout(async () => {
-      const { default: ora } = await import('ora');
-      if (this.pending === 0 || this.spinner) return;
-      this.spinner = ora({ text: this.statusText, stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+    // Only requests that take a while get a spinner: quick commands never load ora.
+    this.spinnerTimer = setTimeout(() => {
+      this.spinnerTimer = undefined;
+      if (this.pending > 0) void this.showSpinner();
     }, SPINNER_DELAY_MS);
   }
 
   private requestEnded(): void {
     this.pending = Math.max(0, this.pending - 1);
+  }
+
+  /** A rate-limit wait: on a terminal the spinner says so at once; elsewhere a line on stderr for long ones. */
+  private waiting(text: string, seconds: number): void {
+    if (!this.spinnerAllowed) {
+      if (seconds >= 1) this.warn(text);
+      return;
+    }
+    this.waitText = text;
+    if (this.spinner) this.updateSpinner();
+    else void this.showSpinner();
+  }
+
+  private async showSpinner(): Promise<void> {
+    const { default: ora } = await import('ora');
+    if (this.spinner || this.closed) return;
+    this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+  }
+
+  private spinnerText(): string {
+    const text = this.waitText ? `${this.statusText}; ${this.waitText}` : this.statusText;
+    // One line: a spinner that wraps cannot redraw itself.
+    const width = (this.io.stderr.columns || 80) - 3;
+    return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+  }
+
+  private updateSpinner(): void {
+    if (this.spinner) this.spinner.text = this.spinnerText();
   }
 
   private pauseSpinner(): void {
@@ -221,6 +262,7 @@ export class Context {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.pauseSpinner();
     for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }
