@@ -76,7 +76,8 @@ export async function runMain(args: string[], options: MainOptions = {}): Promis
   stdin.isTTY = options.tty;
   const io: IO = {
     stdout: { write: (s: string) => ((stdout += s), true), isTTY: options.tty, columns: 100 },
-    stderr: { write: (s: string) => ((stderr += s), true), isTTY: options.tty },
+    // A terminal stderr also needs the cursor moves ora uses to redraw its spinner.
+    stderr: Object.assign({ write: (s: string) => ((stderr += s), true), isTTY: options.tty, columns: 100 }, options.tty ? { cursorTo: () => true, moveCursor: () => true, clearLine: () => true } : {}),
     stdin,
     env: cleanEnv(options.env),
     signal: options.signal,

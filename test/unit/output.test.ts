@@ -149,3 +149,24 @@ describe('colour and terminals (in-process against the sandbox)', () => {
     expect(fx.sandbox.requests).toHaveLength(0);
   });
 });
+
+describe('progress on a terminal', () => {
+  const fx = useSandbox({ rateLimit: { limit: 2, windowSeconds: 1 } });
+
+  it('shows records, pages and the rate-limit wait on stderr, and nothing of it on stdout', async () => {
+    const r = await runMain(['qr', 'list', '--all', '--limit', '1'], { env: fx.env, tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\d of 3 records, \d pages?; waiting \d\.\d s: the rate-limit window is used up/);
+    expect(r.stderr).toMatch(/3 results\n$/);
+    expect(r.stdout).not.toMatch(/records|waiting/);
+    expect(r.stdout.trim().split('\n')).toHaveLength(4); // header and three rows
+  });
+
+  it('shows no spinner in CI or with --json', async () => {
+    for (const [args, env] of [[['qr', 'list', '--all', '--limit', '1'], { ...fx.env, CI: 'true' }], [['qr', 'list', '--all', '--limit', '1', '--json'], fx.env]] as const) {
+      const r = await runMain([...args], { env, tty: true });
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toMatch(/records, \d pages?/);
+    }
+  });
+});
