@@ -85,6 +85,10 @@ _linkctl_values() {
     'linkctl qr add --encryption') vals='WPA WEP nopass' ;;
     'linkctl qr update --type') vals='link text email phone sms wifi vcard' ;;
     'linkctl qr update --encryption') vals='WPA WEP nopass' ;;
+    'linkctl link list --order') vals='date clicks' ;;
+    'linkctl link add --redirect') vals='direct frame splash' ;;
+    'linkctl link update --clear') vals='geo device expiry meta-title description' ;;
+    'linkctl link update --redirect') vals='direct frame splash' ;;
     'linkctl channel assign #1') vals='link links bio qr' ;;
     'linkctl pixel add --type') vals='gtmpixel gapixel fbpixel adwordspixel linkedinpixel twitterpixel adrollpixel quorapixel pinterest bing snapchat reddit tiktok' ;;
     'linkctl api --input') vals=@files ;;

@@ -1,7 +1,7 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
 import { CLEARABLE, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
@@ -34,7 +34,7 @@ function linkOptions(command: Command): Command {
   return command
     .option('--alias <alias>', 'custom alias (servers rewrite invalid characters: "a b!" becomes "a-b")')
     .option('--domain <url>', 'branded domain to use, e.g. https://go.example.com', (v) => httpUrl('--domain', v))
-    .option('--redirect <type>', `redirect type: ${REDIRECT_TYPES.join(', ')}`, (v) => oneOf('--redirect', v, REDIRECT_TYPES))
+    .addOption(enumOption('--redirect <type>', 'redirect type', REDIRECT_TYPES))
     .option('--splash <id>', 'show this custom splash page before redirecting', id('--splash'))
     .option('--overlay <id>', 'show this CTA overlay on the page', id('--overlay'))
     .option('--password', 'protect the link with a password, asked for on the terminal')
@@ -66,7 +66,7 @@ export function register(program: Command, bind: Bind): void {
     'linkctl link list --order clicks --limit 10',
   ])
     .option('--search <text>', 'only links whose alias, URL, title or description contains this')
-    .option('--order <order>', `sort by ${LINK_ORDERS.join(' or ')}, largest first`, (v) => oneOf('--order', v, LINK_ORDERS));
+    .addOption(enumOption('--order <order>', 'sort order, newest or most clicked first', LINK_ORDERS));
 
   withExamples(
     link
@@ -97,7 +97,7 @@ export function register(program: Command, bind: Bind): void {
         .description('Change a short link; what is not given keeps its value where linkctl can read it back')
         .argument('<id>', 'link id', (v) => positiveInt('ID', v))
         .option('--url <url>', 'new destination', (v) => httpUrl('--url', v))
-        .option('--clear <option>', `clear an option linkctl would otherwise resend: ${CLEARABLE.join(', ')} (repeatable)`, many((v) => oneOf('--clear', v, CLEARABLE))),
+        .addOption(enumOption('--clear <option>', 'clear an option linkctl would otherwise resend (repeatable)', CLEARABLE).argParser(many((v) => oneOf('--clear', v, CLEARABLE)))),
     )
       .addHelpText(
         'after',
