@@ -19,6 +19,8 @@ export interface RequestOptions {
   expect?: readonly string[];
   /** For creations: the command that shows whether an unknown outcome created something. */
   checkWith?: string;
+  /** What an empty answer most likely means for this request (real servers send one instead of an error). */
+  emptyAnswerHint?: string;
 }
 
 export interface ClientEvents {
@@ -248,7 +250,7 @@ export class ApiClient {
       throw new AuthError(message ? `${message} (HTTP ${status})` : `HTTP ${status}${statusText(status)}: the server refused ${where}`);
     }
     if (!text.trim()) {
-      throw new NetworkError(`HTTP ${status}: the server sent an empty answer to ${where}`, 'the id may not exist or a URL may be invalid');
+      throw new NetworkError(`HTTP ${status}: the server sent an empty answer to ${where}`, options.emptyAnswerHint ?? 'the id may not exist or a URL may be invalid');
     }
     if (parsed === undefined) throw nonJsonError(where, path, status, text);
     const verdict = interpretBody(parsed, status >= 200 && status < 300 ? options.expect : []);

@@ -63,7 +63,7 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe('');
       if (quirks) {
         expect(r.code).toBe(6);
-        expect(r.stderr).toMatch(/^linkctl: HTTP 200: the server sent an empty answer to PUT http:\/\/127\.0\.0\.1:\d+\/api\/pixel\/999\/update\nhint: the id may not exist/);
+        expect(r.stderr).toMatch(/^linkctl: HTTP 200: the server sent an empty answer to PUT http:\/\/127\.0\.0\.1:\d+\/api\/pixel\/999\/update\nhint: pixel 999 may not exist \(see `linkctl pixel list`\)\n$/);
       } else {
         expect(r.code).toBe(4);
         expect(r.stderr).toBe('linkctl: Pixel does not exist.\n');

@@ -4,7 +4,7 @@
  * and answer an update of an unknown id or with a rejected redirect with an empty body.
  */
 import type { Context } from '../../context.js';
-import { NetworkError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { toInt } from '../../api/envelope.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
@@ -28,10 +28,12 @@ const redirects = (opts: Record<string, any>) => compact({ redirectroot: opts.re
 export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const json = { domain: args[0] as string, ...redirects(opts) };
   const client = await ctx.client();
-  const body = await withEmptyHint(
-    client.request('POST', 'api/domain/add', { json, expect: ['id'], checkWith: 'linkctl domain list' }),
-    'the server rejected the request without a reason; a redirect URL may be one it does not accept',
-  );
+  const body = await client.request('POST', 'api/domain/add', {
+    json,
+    expect: ['id'],
+    checkWith: 'linkctl domain list',
+    emptyAnswerHint: 'the server rejected the request without a reason; a redirect URL may be one it does not accept',
+  });
   const record = { id: toInt(body.id) ?? body.id, domain: json.domain, redirectroot: json.redirectroot ?? '', redirect404: json.redirect404 ?? '' };
   return { kind: 'record', record, columns: COLUMNS.filter((c) => c.key !== 'kind') };
 }
@@ -41,19 +43,9 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const json = redirects(opts);
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)');
   const client = await ctx.client();
-  const body = await withEmptyHint(
-    client.request('PUT', `api/domain/${id}/update`, { json }),
-    `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,
-  );
+  const body = await client.request('PUT', `api/domain/${id}/update`, {
+    json,
+    emptyAnswerHint: `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,
+  });
   return messageResult(body, `Domain ${id} updated.`);
-}
-
-/** Real servers answer some failures with an empty body; the API layer reports it, we name the likely causes. */
-async function withEmptyHint<T>(request: Promise<T>, hint: string): Promise<T> {
-  try {
-    return await request;
-  } catch (error) {
-    if (error instanceof NetworkError && /empty answer/.test(error.message)) throw new NetworkError(error.message, hint);
-    throw error;
-  }
 }

@@ -32,7 +32,10 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const client = await ctx.client();
-  // Real servers answer an unknown id with an empty body; the API layer reports that (exit 6, with a hint).
-  const body = await client.request('PUT', `${PIXEL.itemPath(id)}/update`, { json: compact({ tag: opts.tag, name: opts.name }) });
+  const body = await client.request('PUT', `${PIXEL.itemPath(id)}/update`, {
+    json: compact({ tag: opts.tag, name: opts.name }),
+    // Real servers answer an unknown id with an empty body.
+    emptyAnswerHint: `pixel ${id} may not exist (see \`linkctl pixel list\`)`,
+  });
   return messageResult(body, `Pixel ${id} updated.`);
 }
