@@ -61,6 +61,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const globals = command.optsWithGlobals() as GlobalOptions;
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
     context = new Context(io, globals);
+    context.checkOutput();
     const action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
     const result = await action(context, { args: command.processedArgs, opts: command.opts() });
@@ -87,8 +88,10 @@ async function report(error: unknown, io: IO, context: Context | undefined, argv
   const { DryRun } = context ? await import('./api/client.js') : { DryRun: undefined };
   if (DryRun && error instanceof DryRun) {
     const format = safeFormat(context);
-    const { request } = error;
-    if (format === 'json' || format === 'ndjson') io.stdout.write(`${JSON.stringify({ dryRun: true, ...request }, null, 2)}\n`);
+    // Passwords in the body (account, link, wifi codes) are redacted like a --debug trace.
+    const body = error.request.body === undefined ? undefined : (JSON.parse(redact(JSON.stringify(error.request.body), secretsOf(context, io))) as unknown);
+    const request = { ...error.request, body };
+    if (format === 'json' || format === 'ndjson') io.stdout.write(`${JSON.stringify({ dryRun: true, ...request }, null, format === 'json' ? 2 : 0)}\n`);
     else io.stdout.write(`${request.method} ${request.url}\n${request.body === undefined ? '' : `${JSON.stringify(request.body, null, 2)}\n`}`);
     io.stderr.write('dry run: nothing was sent\n');
     return ExitCode.ok;

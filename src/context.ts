@@ -6,7 +6,8 @@ import type { ApiClient } from './api/client.js';
 import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Format } from './output/types.js';
-import type { OutputOptions } from './output/render.js';
+import { chooseColumns, type OutputOptions } from './output/render.js';
+import type { Column } from './output/types.js';
 import { resolveSettings, type Settings } from './config/settings.js';
 
 export interface GlobalOptions {
@@ -93,6 +94,15 @@ export class Context {
       },
     });
     return { stdout: quiet(this.io.stdout), stderr: quiet(this.io.stderr) };
+  }
+
+  /**
+   * Checks the output flags against the columns a command will show, before it sends anything:
+   * a change must not be carried out and then reported as a usage error.
+   */
+  checkOutput(columns?: Column[]): void {
+    void this.format; // --json and --output disagreeing throws here
+    if (columns) chooseColumns(columns, this.globals.fields);
   }
 
   settings(): Settings {

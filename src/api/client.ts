@@ -5,7 +5,7 @@
  */
 import ky, { type KyInstance } from 'ky';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
+import { AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import { redact } from '../redact.js';
 import { interpretBody, retryAfterSeconds, toInt, toSeconds, type Body } from './envelope.js';
 
@@ -131,6 +131,19 @@ export class ApiClient {
   }
 
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<Body> {
+    try {
+      return await this.send(method, path, options);
+    } catch (error) {
+      // Servers may echo the key in a message, a Location or a page: no error leaves here with it.
+      if (error instanceof CliError) {
+        error.message = redact(error.message, [this.options.apiKey]);
+        if (error.hint) (error as { hint?: string }).hint = redact(error.hint, [this.options.apiKey]);
+      }
+      throw error;
+    }
+  }
+
+  private async send(method: Method, path: string, options: RequestOptions): Promise<Body> {
     const url = this.url(path, options.query);
     if (this.options.dryRun && method !== 'GET') {
       throw new DryRun({ method, url, headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' }, body: options.json });

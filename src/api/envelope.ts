@@ -3,7 +3,7 @@
  * true or 429 (over the rate limit), almost always with HTTP 200. Pure functions: no I/O here,
  * and nothing here throws: any input gives a verdict or a typed error.
  */
-import { ApiError, type CliError, NetworkError, NotFoundError } from '../errors.js';
+import { ApiError, AuthError, type CliError, NetworkError, NotFoundError } from '../errors.js';
 
 export type Body = Record<string, unknown>;
 
@@ -18,6 +18,8 @@ const BASE_URL_HINT = 'is the base URL right? it should be the site root, e.g. h
 
 /** A message that means the id is unknown: the servers answer HTTP 200 with these. */
 const NOT_FOUND_MESSAGE = /does not exist|doesn't exist|not found|no such/i;
+/** A key without the right to this endpoint: scoped keys (7.6+) get HTTP 200 with `error: true` and this. */
+const NO_ACCESS_MESSAGE = /do not have (the )?(access|permission)|valid API key is required|activate your account/i;
 
 /** A value for a message, short and on one line. */
 function shown(value: unknown): string {
@@ -41,7 +43,8 @@ export function interpretBody(body: unknown, expect: readonly string[] = []): Ve
   }
   if (FAILURE.has(code)) {
     const message = typeof record.message === 'string' && record.message.trim() ? record.message.trim() : 'the API reported an error without a message';
-    return { kind: 'failure', error: NOT_FOUND_MESSAGE.test(message) ? new NotFoundError(message) : new ApiError(message) };
+    const error = NO_ACCESS_MESSAGE.test(message) ? new AuthError(message) : NOT_FOUND_MESSAGE.test(message) ? new NotFoundError(message) : new ApiError(message);
+    return { kind: 'failure', error };
   }
   if (!SUCCESS.has(code)) {
     return {

@@ -43,8 +43,14 @@ export function chooseColumns(columns: Column[], fields: string[] | undefined): 
   });
 }
 
+/** The value of a column, as data (JSON). */
 export function cell(record: Rec, column: Column): unknown {
   return column.value ? column.value(record) : record[column.key];
+}
+
+/** The value of a column as people read it (tables, csv, tsv). */
+function shown(record: Rec, column: Column): unknown {
+  return column.show ? column.show(record) : cell(record, column);
 }
 
 function text(value: unknown): string {
@@ -102,14 +108,14 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
       const sep = options.format === 'csv' ? ',' : '\t';
       const field = options.format === 'csv' ? csvField : tsvField;
       if (options.header) out(`${columns.map((c) => field(c.key)).join(sep)}\n`);
-      out(`${columns.map((c) => field(cell(result.record, c))).join(sep)}\n`);
+      out(`${columns.map((c) => field(shown(result.record, c))).join(sep)}\n`);
       return;
     }
     case 'table': {
       const style = await styleFor(options.color);
       const labelWidth = Math.max(...columns.map((c) => (c.header ?? c.key).length));
       for (const c of columns) {
-        const value = text(cell(result.record, c));
+        const value = text(shown(result.record, c));
         out(options.tty ? `${style.bold((c.header ?? c.key).padEnd(labelWidth))}  ${value}\n` : `${c.key}\t${tsvField(value)}\n`);
       }
       if (result.note) out(`\n${result.note}\n`);
@@ -166,7 +172,7 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
           const [sep, field] = format === 'csv' ? [',', csvField] : ['\t', tsvField];
           // csv/tsv carry a header unless --no-header; a piped table is bare data, like `gh`.
           if (count === 0 && options.header && format !== 'table') out(`${columns.map((c) => field(c.key)).join(sep)}\n`);
-          out(`${columns.map((c) => field(cell(record, c))).join(sep)}\n`);
+          out(`${columns.map((c) => field(shown(record, c))).join(sep)}\n`);
         }
       }
       count++;
@@ -199,7 +205,7 @@ const BORDERLESS = Object.fromEntries(
 
 async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
-  const cells = rows.map((record) => columns.map((c) => text(cell(record, c)).replace(/[\r\n\t]+/g, ' ')));
+  const cells = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
   const widths = fitWidths(
     columns.map((c, i) => Math.max((c.header ?? c.key).length, ...cells.map((row) => row[i]!.length))),
     options.width,

@@ -7,6 +7,8 @@ export interface Column {
   header?: string;
   /** How to read the value when it is not simply `record[key]` (for example, key variants across servers). */
   value?: (record: Rec) => unknown;
+  /** How people see the value in a table, csv or tsv ("never" for a null expiry); JSON keeps the value. */
+  show?: (record: Rec) => unknown;
   /** Left out of the default table; still available through --fields. */
   optional?: boolean;
 }

@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { dispatch, htmlPage, Raw, type Reply } from './routes.js';
-import { loadState, saveState, seedState, type State } from './state.js';
+import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type State } from './state.js';
+import { ConfigError } from '../errors.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -91,10 +92,39 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
   const stateFile = options.stateFile;
 
-  const loaded = stateFile ? loadState(stateFile) : undefined;
-  let state: State = loaded ?? seedState(options.seed);
-  const persist = () => { if (stateFile) saveState(stateFile, state); };
-  if (!loaded) persist(); // a state file is created on first start
+  // Without a state file the state lives in memory only (tests, the 100k-link benchmark).
+  // With one, other processes may change the file at any time: reads reload it when its stamp
+  // changed, and mutations run reload-change-save under the file's lock (see locked()).
+  let state!: State;
+  let stamp: string | undefined; // of the version `state` was read from or saved as
+  const persist = () => {
+    if (!stateFile) return;
+    saveState(stateFile, state);
+    stamp = stateStamp(stateFile);
+  };
+  /** Reloads the state file if another process replaced it; false when there is none. */
+  const refresh = (): boolean => {
+    const now = stateStamp(stateFile!);
+    if (now === undefined) return false;
+    if (now !== stamp) {
+      state = loadState(stateFile!) ?? state;
+      stamp = now;
+    }
+    return true;
+  };
+  /** Runs a read-modify-write of the state; with a state file, under its lock and on its latest version. */
+  const locked = <T>(fn: () => T): T | Promise<T> => (stateFile ? withStateLock(stateFile, () => {
+    refresh();
+    try {
+      return fn();
+    } catch (err) {
+      stamp = undefined; // `state` may be half-changed: read the file again next time
+      throw err;
+    }
+  }) : fn());
+  if (!stateFile) state = seedState(options.seed);
+  // A state file is created on first start; under the lock, so parallel first starts agree on one.
+  else if (!refresh()) await locked(() => { if (stamp === undefined) { state = seedState(options.seed); persist(); } });
 
   const requests: RecordedRequest[] = [];
   let faults: { fault: Fault; left: number }[] = [];
@@ -136,14 +166,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     };
   }
 
-  function api(method: string, url: URL, auth: string | undefined, rawBody: string): Answer {
+  async function api(method: string, url: URL, auth: string | undefined, rawBody: string): Promise<Answer> {
     if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
     const token = /^Bearer\s+(\S+)\s*$/i.exec(auth ?? '')?.[1];
     if (token !== key) return json(403, { error: 1, message: 'A valid API key is required to use this service.' });
     const limit = rateLimit(token);
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
-    const reply = dispatch({ state, quirks, base }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
-    if (method !== 'GET' && !(reply instanceof Raw) && reply.error === 0) persist();
+    const mutates = method !== 'GET' && method !== 'HEAD';
+    const run = () => {
+      const reply = dispatch({ state, quirks, base }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+      if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
+      return reply;
+    };
+    let reply: Reply;
+    try {
+      if (mutates) reply = await locked(run);
+      else {
+        if (stateFile) refresh(); // a stat per read; the file is only parsed when it changed
+        reply = run();
+      }
+    } catch (err) {
+      if (err instanceof StateLockedError) return json(500, { error: 1, message: 'sandbox state is locked' }, limit.headers);
+      // the file was broken after start: say so to the client, as startSandbox does to its caller
+      if (err instanceof ConfigError) return json(500, { error: 1, message: [err.message, err.hint].filter(Boolean).join('; ') }, limit.headers);
+      throw err;
+    }
     const answer = fromReply(reply);
     Object.assign(answer.headers, limit.headers);
     return answer;
@@ -173,7 +220,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const route = `${req.method} ${path}`;
     if (route === 'GET /__sandbox/requests') return send(res, json(200, requests));
     if (route === 'DELETE /__sandbox/requests') { requests.length = 0; return send(res, json(200, { ok: true })); }
-    if (route === 'POST /__sandbox/reset') { reset(); return send(res, json(200, { ok: true })); }
+    if (route === 'POST /__sandbox/reset') {
+      await (stateFile ? withStateLock(stateFile, reset) : reset()); // no reload first: reset mends a corrupt file
+      return send(res, json(200, { ok: true }));
+    }
     if (route === 'POST /__sandbox/fault') {
       let body: { fault?: unknown; times?: unknown } | undefined;
       try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
@@ -208,7 +258,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (early) return send(res, early);
     if (tooLarge) return send(res, json(413, { error: 1, message: 'Request body too large (limit 1 MB).' }, { Connection: 'close' }));
 
-    const answer = api(method, url, req.headers.authorization, text);
+    const answer = await api(method, url, req.headers.authorization, text);
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
     if (fault?.kind === 'garbage-ratelimit-headers') {
       Object.assign(answer.headers, { 'X-RateLimit-Remaining': 'banana', 'X-RateLimit-Reset': 'soon' });
@@ -253,6 +303,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 }
 
+/** Replaces the state file with the seed, without reading it (so it also mends a corrupt one). */
 export async function resetStateFile(stateFile: string): Promise<void> {
-  saveState(stateFile, seedState());
+  await withStateLock(stateFile, () => saveState(stateFile, seedState()));
 }

@@ -1,9 +1,11 @@
 // State of the sandbox: record types, seed data and the JSON state file.
 // Records store only what the server would store; URLs are derived from the
 // sandbox base URL when answering, so a state file survives a port change.
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError } from '../errors.js';
 
 export interface Stats {
   clicks: number;
@@ -199,17 +201,45 @@ const bulkQr = lazyRecords<Qr>({
   scans: () => 0, date: bulkDate,
 });
 
+const RESET_HINT = 'run `linkctl sandbox reset` (plus `--state <file>` for another file) to start over from the seed data (the records in it are lost)';
+const COLLECTIONS: Collection[] = ['qrs', 'domains', 'overlays', 'campaigns', 'channels', 'splash', 'pixels', 'links'];
+
+/**
+ * The state in `file`, undefined when there is none. Anything else that is wrong is a
+ * ConfigError naming the file, never its content (it is test data, but still an "account"),
+ * and the file is left alone: only `linkctl sandbox reset` replaces it.
+ */
 export function loadState(file: string): State | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new ConfigError(`cannot read the sandbox state file ${file} (${code ?? 'unknown error'})`, RESET_HINT);
+  }
+  let state: State;
+  try {
+    state = JSON.parse(text) as State;
+  } catch {
+    // not the parser's message: V8 quotes the text it choked on
+    throw new ConfigError(`the sandbox state file ${file} is corrupt (not valid JSON)`, RESET_HINT);
+  }
+  const shaped = state?.version === 1 && typeof state.next === 'object' && typeof state.account === 'object'
+    && COLLECTIONS.every((c) => Array.isArray(state[c]));
+  if (!shaped) throw new ConfigError(`${file} is not a sandbox state file (version 1)`, RESET_HINT);
+  return { ...state, links: revive(state.links, bulkLink), qrs: revive(state.qrs, bulkQr) };
+}
+
+/** Identity of the file's current version: every save renames a new file into place. undefined = no file. */
+export function stateStamp(file: string): string | undefined {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const state = JSON.parse(text) as State;
-  if (state?.version !== 1) throw new Error(`sandbox: ${file} is not a sandbox state file`);
-  return { ...state, links: revive(state.links, bulkLink), qrs: revive(state.qrs, bulkQr) };
 }
 
 /** Atomic write: a reader (or a crash) never sees a half-written file. 0600 because it is test data of an "account". */
@@ -223,5 +253,48 @@ export function saveState(file: string, state: State): void {
   } catch (err) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
     throw err;
+  }
+}
+
+const LOCK_STALE_MS = 10_000;
+const LOCK_TIMEOUT_MS = 5_000;
+
+export class StateLockedError extends ConfigError {
+  constructor(file: string) {
+    super(`the sandbox state file ${file} is locked by another process`,
+      `try again; a lock left by a crashed process (${file}.lock) is removed after ${LOCK_STALE_MS / 1000} s`);
+  }
+}
+
+/**
+ * Runs `fn` holding `<file>.lock`, so processes sharing a state file (`--sandbox` commands,
+ * `sandbox serve`) read-modify-write it one at a time. The lock file is created exclusively
+ * ('wx'); waiters poll with short growing sleeps. A lock older than LOCK_STALE_MS is taken for
+ * a crashed holder's and removed (two waiters could both judge it stale, a rare race that only
+ * follows a crash). Throws StateLockedError after `timeoutMs`.
+ */
+export async function withStateLock<T>(file: string, fn: () => T, timeoutMs = LOCK_TIMEOUT_MS): Promise<T> {
+  const lock = `${file}.lock`;
+  const token = `${process.pid} ${randomBytes(6).toString('hex')}`;
+  mkdirSync(dirname(file), { recursive: true });
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 32)) {
+    try {
+      writeFileSync(lock, token, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) { unlinkSync(lock); continue; }
+    } catch { /* released meanwhile: try again */ }
+    if (Date.now() >= deadline) throw new StateLockedError(file);
+    await sleep(wait * (0.5 + Math.random())); // jitter, so waiters do not retry in step
+  }
+  try {
+    return fn();
+  } finally {
+    // only our own: if we were judged stale, the lock now is someone else's
+    try { if (readFileSync(lock, 'utf8') === token) unlinkSync(lock); } catch { /* gone */ }
   }
 }

@@ -16,14 +16,16 @@ for (const quirks of [false, true]) {
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/campaigns', query: { limit: '10' }, body: undefined }]);
     });
 
-    it('creates a campaign and shows it as a record, whichever key carries its name', async () => {
+    it('creates a campaign: --json is the answer, whichever key carries the name', async () => {
       const r = await runCli(['campaign', 'add', '--name', 'Autumn', '--slug', 'autumn', '--public', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/campaign/add', query: {}, body: { name: 'Autumn', slug: 'autumn', public: true } }]);
       expect(JSON.parse(r.stdout)).toEqual({
-        id: 2, name: 'Autumn', [quirks ? 'campaign' : 'domain']: 'Autumn', public: true, rotator: `${base()}/r/autumn`, list: `${base()}/u/demo/autumn`,
+        id: 2, [quirks ? 'campaign' : 'domain']: 'Autumn', public: true, rotator: `${base()}/r/autumn`, list: `${base()}/u/demo/autumn`,
       });
+      const table = await runCli(['campaign', 'add', '--name', 'Winter'], { env: fx.env });
+      expect(table.stdout).toMatch(/^name\tWinter$/m);
     });
 
     it('shows a campaign without a rotator as "none" in plain output', async () => {
@@ -48,7 +50,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['campaign', 'update', '1', '--name', 'Renamed', '--json'], { env: fx.env });
       expect(r.code).toBe(0);
       expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/campaign/1/update', query: {}, body: { name: 'Renamed' } }]);
-      expect(JSON.parse(r.stdout)).toMatchObject({ id: 1, name: 'Renamed', public: true });
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: 1, [quirks ? 'campaign' : 'domain']: 'Renamed', public: true });
     });
 
     it('an unknown id on update exits 4 with the server message', async () => {

@@ -1,6 +1,6 @@
 /** `linkctl sandbox serve|reset` and `--sandbox`, as a newcomer uses them. */
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runCli, tempDir } from '../helpers.js';
@@ -78,5 +78,43 @@ describe('sandbox serve', () => {
     const r = await runCli(['sandbox', 'serve', '--port', '0', '--rate-limit', 'fast'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--rate-limit must be N\/SECONDS such as 30\/60, or off/);
+  });
+});
+
+describe('--sandbox state shared by concurrent commands', () => {
+  it('keeps the links of 6 parallel `--sandbox link add` commands', async () => {
+    const env = { LINKCTL_CONFIG_DIR: tempDir() };
+    const urls = Array.from({ length: 6 }, (_, i) => `https://example.com/${i + 1}`);
+    const adds = await Promise.all(urls.map((url) => runCli(['--sandbox', 'link', 'add', url, '--json'], { env })));
+    for (const add of adds) {
+      expect(add.stderr).toBe('');
+      expect(add.code).toBe(0);
+    }
+    expect(adds.map((a) => JSON.parse(a.stdout).id).sort((x: number, y: number) => x - y)).toEqual([3, 4, 5, 6, 7, 8]);
+
+    const list = await runCli(['--sandbox', 'link', 'list', '--all', '--json'], { env });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout).map((l: { longurl: string }) => l.longurl).sort())
+      .toEqual([...urls, 'https://example.com/docs', 'https://example.com/spring-sale'].sort());
+    expect(statSync(join(env.LINKCTL_CONFIG_DIR, 'sandbox-state.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('reports a corrupt state file with exit 7 and the way out, which `sandbox reset` is', async () => {
+    const env = { LINKCTL_CONFIG_DIR: tempDir() };
+    const file = join(env.LINKCTL_CONFIG_DIR, 'sandbox-state.json');
+    writeFileSync(file, '{"qrs": [{"name": "secret-ish"');
+    const broken = await runCli(['--sandbox', 'qr', 'list'], { env });
+    expect(broken.code).toBe(7);
+    expect(broken.stdout).toBe('');
+    expect(broken.stderr).toContain(file);
+    expect(broken.stderr).toMatch(/linkctl sandbox reset/);
+    expect(broken.stderr).not.toMatch(/unexpected error|secret-ish|    at /);
+    expect(readFileSync(file, 'utf8')).toBe('{"qrs": [{"name": "secret-ish"'); // not reset behind the user's back
+
+    const reset = await runCli(['sandbox', 'reset'], { env });
+    expect(reset.code).toBe(0);
+    const fixed = await runCli(['--sandbox', 'qr', 'list', '--json'], { env });
+    expect(fixed.code).toBe(0);
+    expect(JSON.parse(fixed.stdout).map((q: { name: string }) => q.name)).toEqual(['Office wifi', 'Greeting', 'Restaurant menu']);
   });
 });

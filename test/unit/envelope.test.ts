@@ -1,7 +1,7 @@
 /** The answer envelope: which `error` values mean what, `expect`, and the number readers. */
 import { describe, expect, it } from 'vitest';
 import { interpretBody, retryAfterSeconds, toInt, toSeconds } from '../../src/api/envelope.js';
-import { ApiError, ExitCode, NetworkError, NotFoundError } from '../../src/errors.js';
+import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError } from '../../src/errors.js';
 
 const failure = (body: unknown, expectFields?: string[]) => {
   const verdict = interpretBody(body, expectFields);
@@ -16,10 +16,22 @@ describe('interpretBody', () => {
   });
 
   it.each([1, '1', true])('error %j is a failure carrying the server message (exit 1)', (code) => {
-    const error = failure({ error: code, message: ' You do not have access to this endpoint with this API key. ' });
+    const error = failure({ error: code, message: ' That alias is taken. Please choose another one. ' });
     expect(error).toBeInstanceOf(ApiError);
     expect(error.exitCode).toBe(ExitCode.api);
-    expect(error.message).toBe('You do not have access to this endpoint with this API key.');
+    expect(error.message).toBe('That alias is taken. Please choose another one.');
+  });
+
+  it.each([
+    'You do not have access to this endpoint with this API key.',
+    'You do not have the permission to use the API.',
+    'You do not have permission to access this endpoint.',
+    'Please activate your account.',
+  ])('"%s" with HTTP 200 is a permission failure (exit 3)', (message) => {
+    const error = failure({ error: true, message });
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.exitCode).toBe(ExitCode.auth);
+    expect(error.message).toBe(message);
   });
 
   it.each(['QR does not exist.', 'Link does not exist.', 'Campaign not found. Please try again.'])('"%s" is not found (exit 4)', (message) => {

@@ -9,7 +9,7 @@ const COLUMNS: Column[] = [
   { key: 'username', header: 'Username' },
   { key: 'email', header: 'Email' },
   { key: 'status', header: 'Plan' },
-  { key: 'expires', header: 'Expires', value: (r) => r.expires ?? 'never' },
+  { key: 'expires', header: 'Expires', show: (r) => r.expires ?? 'never' },
   { key: 'registered', header: 'Registered' },
   { key: 'planid', header: 'Plan id', optional: true },
   { key: 'avatar', header: 'Avatar', optional: true },

@@ -88,9 +88,9 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     kind: 'record',
     record,
     columns: [
-      { key: 'profile', header: 'Profile', value: (r) => `${r.profile} (from ${r.profileSource})` },
-      { key: 'baseUrl', header: 'Base URL', value: (r) => (r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlSource})` : '(none)') },
-      { key: 'key', header: 'Key', value: (r) => (r.key ? `${r.key} (from ${r.keySource})` : '(none)') },
+      { key: 'profile', header: 'Profile', show: (r) => `${r.profile} (from ${r.profileSource})` },
+      { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlSource})` : '(none)') },
+      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key} (from ${r.keySource})` : '(none)') },
       { key: 'keyStatus', header: 'Status' },
     ],
     json: { active: record, profiles },

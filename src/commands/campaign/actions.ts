@@ -14,8 +14,8 @@ const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name', value: (r) => firstOf(r, 'name', 'domain', 'campaign') },
   { key: 'public', header: 'Public' },
-  { key: 'rotator', header: 'Rotator', value: (r) => orNone(r.rotator) },
-  { key: 'list', header: 'List', value: (r) => orNone(r.list) },
+  { key: 'rotator', header: 'Rotator', show: (r) => orNone(r.rotator) },
+  { key: 'list', header: 'List', show: (r) => orNone(r.list) },
   { key: 'views', header: 'Views', optional: true },
 ];
 
@@ -28,22 +28,22 @@ function body(opts: Rec) {
   return compact({ name: opts.name as string, slug: opts.slug as string | undefined, public: opts.public ? true : opts.private ? false : undefined });
 }
 
-/**
- * Create and update answer the campaign itself: shown as a record, `error` left out of --json,
- * and the name also under `name` so scripts read it in one place whatever the server.
- */
+/** Create and update answer the campaign itself (the name under `domain` or `campaign`). */
 function campaignRecord(answer: Rec, fallback: string): Result {
   if (answer.id === undefined) return messageResult(answer, fallback); // an update answered with a message only
   const rest = withoutError(answer);
-  return { kind: 'record', record: { ...rest, name: firstOf(rest, 'name', 'domain', 'campaign') }, columns: COLUMNS.filter((c) => !c.optional) };
+  // People see the name whichever key carries it; --json is the answer as the server sent it.
+  return { kind: 'record', record: { ...rest, name: firstOf(rest, 'name', 'domain', 'campaign') }, columns: COLUMNS.filter((c) => !c.optional), json: rest };
 }
 
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   return campaignRecord(await client.request('POST', 'api/campaign/add', { json: body(opts), expect: ['id'], checkWith: 'linkctl campaign list' }), 'Campaign created.');
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const id = args[0] as number;
   return campaignRecord(await client.request('PUT', `api/campaign/${id}/update`, { json: body(opts) }), `Campaign ${id} updated.`);

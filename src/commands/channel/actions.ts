@@ -38,6 +38,7 @@ export async function items(ctx: Context, { args, opts }: ActionInput): Promise<
 
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const json = compact({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred ? true : undefined });
+  ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const body = await client.request('POST', 'api/channel/add', { json, expect: ['id'], checkWith: 'linkctl channel list' });
   return { kind: 'record', record: withoutError(body), columns: COLUMNS };
@@ -48,6 +49,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   // --starred / --no-starred leave `starred` undefined when neither is given.
   const json = compact({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred as boolean | undefined });
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred');
+  ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const body = await client.request('PUT', `${CHANNEL.itemPath(id)}/update`, { json });
   // Documented: a message. Real servers: the channel as it now is.

@@ -8,7 +8,7 @@ import { UsageError } from '../../errors.js';
 import { toInt } from '../../api/envelope.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, listAction, messageResult, removeAction, type Resource } from '../shared/resource.js';
+import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -25,8 +25,11 @@ export const remove = removeAction(DOMAIN);
 
 const redirects = (opts: Record<string, any>) => compact({ redirectroot: opts.redirectRoot as string | undefined, redirect404: opts.redirect404 as string | undefined });
 
+const CREATED_COLUMNS = COLUMNS.filter((c) => c.key !== 'kind');
+
 export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const json = { domain: args[0] as string, ...redirects(opts) };
+  ctx.checkOutput(CREATED_COLUMNS);
   const client = await ctx.client();
   const body = await client.request('POST', 'api/domain/add', {
     json,
@@ -34,8 +37,9 @@ export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Re
     checkWith: 'linkctl domain list',
     emptyAnswerHint: 'the server rejected the request without a reason; a redirect URL may be one it does not accept',
   });
+  // The answer is only the id: people see it with what was sent; --json is the answer itself.
   const record = { id: toInt(body.id) ?? body.id, domain: json.domain, redirectroot: json.redirectroot ?? '', redirect404: json.redirect404 ?? '' };
-  return { kind: 'record', record, columns: COLUMNS.filter((c) => c.key !== 'kind') };
+  return { kind: 'record', record, columns: CREATED_COLUMNS, json: withoutError(body) };
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {

@@ -26,7 +26,7 @@ const COLUMNS: Column[] = [
   { key: 'uniqueclicks', header: 'Unique clicks', optional: true },
   { key: 'domain', header: 'Domain', optional: true },
   { key: 'campaign', header: 'Campaign', optional: true },
-  { key: 'channel', header: 'Channels', optional: true, value: (r) => (Array.isArray(r.channel) ? r.channel.join(',') : r.channel) },
+  { key: 'channel', header: 'Channels', optional: true, show: (r) => (Array.isArray(r.channel) ? r.channel.join(',') : r.channel) },
 ];
 
 const LINKS: Resource = { command: 'link', noun: 'link', listPath: 'api/urls', keys: ['urls'], itemPath: (id) => `api/url/${id}`, columns: COLUMNS };
@@ -79,8 +79,8 @@ const DETAIL_COLUMNS: Column[] = [
   { key: 'longurl', header: 'Destination' },
   { key: 'title', header: 'Title' },
   { key: 'description', header: 'Description' },
-  { key: 'location', header: 'Geo targeting', value: (r) => showTargets(r.location) },
-  { key: 'device', header: 'Device targeting', value: (r) => showTargets(r.device) },
+  { key: 'location', header: 'Geo targeting', show: (r) => showTargets(r.location) },
+  { key: 'device', header: 'Device targeting', show: (r) => showTargets(r.device) },
   { key: 'expiry', header: 'Expires' },
   { key: 'date', header: 'Created' },
 ];
@@ -138,10 +138,13 @@ async function bodyFromFlags(ctx: Context, opts: Rec): Promise<Rec> {
 
 /** `{id, shorturl}` (the document's update answer says `short`). */
 function createdResult(body: Body): Result {
-  return { kind: 'record', record: { id: body.id, shorturl: shortUrl(body) }, columns: [COLUMNS[0]!, COLUMNS[1]!], json: withoutError(body) };
+  return { kind: 'record', record: { id: body.id, shorturl: shortUrl(body) }, columns: CREATED_COLUMNS, json: withoutError(body) };
 }
 
+const CREATED_COLUMNS = [COLUMNS[0]!, COLUMNS[1]!];
+
 export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  ctx.checkOutput(CREATED_COLUMNS);
   const json: Rec = { url: args[0] as string, ...(await bodyFromFlags(ctx, opts)) };
   const client = await ctx.client();
   const body = await client.request('POST', 'api/url/add', { json, expect: ['id'], checkWith: `linkctl link list --search '${String(json.url).replace(/'/g, `'\\''`)}'` });
@@ -208,6 +211,7 @@ function mergeTargets(read: Rec[], given: Rec[], name: string): Rec[] {
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  ctx.checkOutput(CREATED_COLUMNS);
   const id = args[0] as number;
   const clear = new Set((opts.clear as Clearable[] | undefined) ?? []);
   const given = await bodyFromFlags(ctx, opts);

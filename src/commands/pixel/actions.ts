@@ -21,12 +21,15 @@ const PIXEL: Resource = { command: 'pixel', noun: 'pixel', listPath: 'api/pixels
 export const list = listAction(PIXEL);
 export const remove = removeAction(PIXEL);
 
+const CREATED_COLUMNS: Column[] = [{ key: 'id', header: 'ID' }];
+
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  ctx.checkOutput(CREATED_COLUMNS);
   const client = await ctx.client();
   const json = { type: opts.type, name: opts.name, tag: opts.tag };
   const body = await client.request('POST', 'api/pixel/add', { json, expect: ['id'], checkWith: 'linkctl pixel list' });
-  const record = { ...withoutError(body), id: toInt(body.id) ?? body.id };
-  return { kind: 'record', record, columns: [{ key: 'id', header: 'ID' }] };
+  // --json is the answer as sent (the id may be a string on real servers); people see a number.
+  return { kind: 'record', record: { ...withoutError(body), id: toInt(body.id) ?? body.id }, columns: CREATED_COLUMNS, json: withoutError(body) };
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {

@@ -131,18 +131,17 @@ function styleFields(opts: Rec): Rec {
   });
 }
 
+const CREATED_COLUMNS: Column[] = [{ key: 'id', header: 'ID' }, { key: 'link', header: 'Image' }, { key: 'message', header: 'Message', optional: true }];
+
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  ctx.checkOutput(CREATED_COLUMNS);
   const type = opts.type as QrType;
   const data = buildData(type, opts);
   if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
   const json = compact({ type, data, name: opts.name, ...styleFields(opts) });
   const client = await ctx.client();
   const body = await client.request('POST', 'api/qr/add', { json, expect: ['id'], checkWith: 'linkctl qr list' });
-  return {
-    kind: 'record',
-    record: withoutError(body),
-    columns: [{ key: 'id', header: 'ID' }, { key: 'link', header: 'Image' }, { key: 'message', header: 'Message', optional: true }],
-  };
+  return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {

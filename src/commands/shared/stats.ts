@@ -39,8 +39,8 @@ export function statsResult(body: Body, columns: Column[], noStats: string): Res
   const record: Rec = { ...details, clicks: stats?.clicks, uniqueClicks: stats?.uniqueClicks };
   const all: Column[] = [
     ...columns,
-    { key: 'clicks', header: 'Clicks', value: (r) => r.clicks ?? '-' },
-    { key: 'uniqueClicks', header: 'Unique clicks', value: (r) => r.uniqueClicks ?? '-' },
+    { key: 'clicks', header: 'Clicks', show: (r) => r.clicks ?? '-' },
+    { key: 'uniqueClicks', header: 'Unique clicks', show: (r) => r.uniqueClicks ?? '-' },
   ];
   const json = withoutError(body);
   return stats ? { kind: 'record', record, columns: all, json, bars: statBars(stats) } : { kind: 'record', record, columns: all, json, note: noStats };
