@@ -8,7 +8,7 @@ import type { IO } from './io.js';
 import type { Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import type { Column } from './output/types.js';
-import { resolveSettings, type Settings } from './config/settings.js';
+import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -157,6 +157,10 @@ export class Context {
       }
       baseUrl = settings.baseUrl.value;
       apiKey = settings.apiKey.value;
+      if (!keyLooksValid(apiKey)) {
+        const where = settings.apiKey.source === 'environment' ? 'LINKCTL_API_KEY' : `the key of profile "${settings.profile.value}"`;
+        throw new AuthError(`${where} contains white space or control characters, which no API key has`, 'copy the key again, without line breaks');
+      }
     }
     return this.clientFor(baseUrl, apiKey);
   }

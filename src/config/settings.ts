@@ -22,13 +22,24 @@ export interface Settings {
   profile: Sourced<string>;
   baseUrl?: Sourced<string>;
   apiKey?: Sourced<string>;
-  /** The config as read, when it had to be read. */
-  config?: { path: string; data: ConfigData };
 }
 
 export const DEFAULT_PROFILE = 'default';
 
 type Env = Record<string, string | undefined>;
+
+/** Keys are printable ASCII without spaces; anything else cannot go in an HTTP header and is a paste gone wrong. */
+export function keyLooksValid(key: string): boolean {
+  return /^[\x21-\x7e]+$/.test(key);
+}
+
+/** The profile in use: flag > environment > the config's default > "default". The one rule for every command. */
+export function activeProfile(flags: GlobalFlags, env: Env, config?: ConfigData): Sourced<string> {
+  if (flags.profile) return { value: flags.profile, source: 'flag' };
+  if (env.LINKCTL_PROFILE) return { value: env.LINKCTL_PROFILE, source: 'environment' };
+  if (config?.defaultProfile) return { value: config.defaultProfile, source: 'profile' };
+  return { value: DEFAULT_PROFILE, source: 'default' };
+}
 
 export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
   const envKey = env.LINKCTL_API_KEY || undefined;
@@ -37,27 +48,17 @@ export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
     : env.LINKCTL_BASE_URL
       ? { value: env.LINKCTL_BASE_URL, source: 'environment' }
       : undefined;
-  const explicitProfile: Sourced<string> | undefined = flags.profile
-    ? { value: flags.profile, source: 'flag' }
-    : env.LINKCTL_PROFILE
-      ? { value: env.LINKCTL_PROFILE, source: 'environment' }
-      : undefined;
+  const explicit = Boolean(flags.profile || env.LINKCTL_PROFILE);
 
   // Everything needed is outside the config file: do not read it.
-  if (envKey && flagOrEnvUrl && !explicitProfile) {
-    return {
-      profile: { value: DEFAULT_PROFILE, source: 'default' },
-      baseUrl: flagOrEnvUrl,
-      apiKey: { value: envKey, source: 'environment' },
-    };
+  if (envKey && flagOrEnvUrl && !explicit) {
+    return { profile: activeProfile(flags, env), baseUrl: flagOrEnvUrl, apiKey: { value: envKey, source: 'environment' } };
   }
 
   const config = readConfig(env);
-  const profile: Sourced<string> = explicitProfile ?? (config.data.defaultProfile
-    ? { value: config.data.defaultProfile, source: 'profile' }
-    : { value: DEFAULT_PROFILE, source: 'default' });
+  const profile = activeProfile(flags, env, config.data);
   const stored = config.data.profiles[profile.value];
-  if (explicitProfile && !stored && !(envKey && flagOrEnvUrl)) {
+  if (explicit && !stored && !(envKey && flagOrEnvUrl)) {
     const known = Object.keys(config.data.profiles);
     throw new ConfigError(
       `unknown profile "${profile.value}"${known.length ? ` (known: ${known.join(', ')})` : ' (no profiles yet)'}`,
@@ -68,6 +69,5 @@ export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
     profile,
     baseUrl: flagOrEnvUrl ?? (stored?.baseUrl ? { value: stored.baseUrl, source: 'profile' } : undefined),
     apiKey: envKey ? { value: envKey, source: 'environment' } : stored?.apiKey ? { value: stored.apiKey, source: 'profile' } : undefined,
-    config,
   };
 }

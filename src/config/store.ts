@@ -27,7 +27,7 @@ const LOCK_TIMEOUT_MS = 5_000;
 function corrupt(path: string): ConfigError {
   // The parse error would quote the file's text, which may hold a key: never pass it on.
   return new ConfigError(
-    `the config file ${path} is not valid JSON; it was left untouched`,
+    `the config file ${path} is not valid JSON or not a linkctl config; it was left untouched`,
     'fix it by hand, or move it away and run `linkctl auth login` again',
   );
 }
@@ -37,11 +37,16 @@ function unreadable(path: string, error: unknown): ConfigError {
   return new ConfigError(`cannot read the config file ${path} (${code})`, 'check its owner and permissions');
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
+
+/** The profiles of a parsed file; a shape we do not know is treated as corrupt, never reset. */
 function normalise(raw: unknown, path: string): ConfigData {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw corrupt(path);
-  const data = raw as Partial<ConfigData>;
-  const profiles = data.profiles && typeof data.profiles === 'object' ? data.profiles : {};
-  return { defaultProfile: typeof data.defaultProfile === 'string' ? data.defaultProfile : undefined, profiles };
+  if (!isObject(raw)) throw corrupt(path);
+  if (raw.profiles !== undefined && !(isObject(raw.profiles) && Object.values(raw.profiles).every(isObject))) throw corrupt(path);
+  return {
+    defaultProfile: typeof raw.defaultProfile === 'string' ? raw.defaultProfile : undefined,
+    profiles: (raw.profiles ?? {}) as Record<string, Profile>,
+  };
 }
 
 /**
@@ -99,9 +104,11 @@ async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 
 /**
  * Changes the config: takes the lock, re-reads the file through conf, applies `change`
- * and writes it back atomically with mode 0600.
+ * and writes it back atomically with mode 0600. When `change` returns false nothing is
+ * written (a failed `auth logout` must not create or rewrite the file). Keys of the file
+ * that linkctl does not know are kept.
  */
-export async function updateConfig(env: Env, change: (data: ConfigData) => void): Promise<ConfigData> {
+export async function updateConfig(env: Env, change: (data: ConfigData) => boolean | void): Promise<ConfigData> {
   const dir = configDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return withLock(dir, async () => {
@@ -122,10 +129,9 @@ export async function updateConfig(env: Env, change: (data: ConfigData) => void)
       throw unreadable(path, error);
     }
     const data = normalise(conf.store, conf.path);
-    change(data);
-    const next: Record<string, unknown> = { profiles: data.profiles };
-    if (data.defaultProfile) next.defaultProfile = data.defaultProfile;
-    conf.store = next;
+    if (change(data) === false) return data;
+    const { defaultProfile: _old, ...others } = conf.store;
+    conf.store = { ...others, profiles: data.profiles, ...(data.defaultProfile ? { defaultProfile: data.defaultProfile } : {}) };
     // A file created before by another tool may be more open than we want.
     if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
     return data;

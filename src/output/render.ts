@@ -85,11 +85,11 @@ export async function render(result: Result, options: OutputOptions, streams: St
     else if (!options.quiet) out(`${result.message}\n`);
     return;
   }
-  if (result.kind === 'record') return renderRecord(result, options, out);
+  if (result.kind === 'record') return renderRecord(result, options, out, (s) => streams.stderr.write(s));
   return renderList(result, options, streams);
 }
 
-async function renderRecord(result: Extract<Result, { kind: 'record' }>, options: OutputOptions, out: (s: string) => void): Promise<void> {
+async function renderRecord(result: Extract<Result, { kind: 'record' }>, options: OutputOptions, out: (s: string) => void, err: (s: string) => void): Promise<void> {
   const columns = chooseColumns(result.columns, options.fields);
   const fieldsGiven = Boolean(options.fields?.length);
   if (options.quiet) {
@@ -117,6 +117,11 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
       for (const c of columns) {
         const value = text(shown(result.record, c));
         out(options.tty ? `${style.bold((c.header ?? c.key).padEnd(labelWidth))}  ${value}\n` : `${c.key}\t${tsvField(value)}\n`);
+      }
+      // Notes and bars are for people: in a pipe, stdout keeps only the key/value lines.
+      if (!options.tty) {
+        if (result.note) err(`${result.note}\n`);
+        return;
       }
       if (result.note) out(`\n${result.note}\n`);
       for (const section of result.bars ?? []) out(`\n${barChart(section, style, options.width)}`);

@@ -271,7 +271,8 @@ export class StateLockedError extends ConfigError {
  * `sandbox serve`) read-modify-write it one at a time. The lock file is created exclusively
  * ('wx'); waiters poll with short growing sleeps. A lock older than LOCK_STALE_MS is taken for
  * a crashed holder's and removed (two waiters could both judge it stale, a rare race that only
- * follows a crash). Throws StateLockedError after `timeoutMs`.
+ * follows a crash). `fn` is synchronous, so the lock is held only for a reload, a change and a save.
+ * Throws StateLockedError after `timeoutMs`.
  */
 export async function withStateLock<T>(file: string, fn: () => T, timeoutMs = LOCK_TIMEOUT_MS): Promise<T> {
   const lock = `${file}.lock`;

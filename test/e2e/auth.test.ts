@@ -84,11 +84,12 @@ describe('auth status, switch and logout', () => {
     const { env } = await loggedIn();
     const r = await runCli(['auth', 'status'], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`****${fx.sandbox.key.slice(-4)}`);
-    expect(r.stdout).toContain('****WXYZ');
-    expect(r.stdout).not.toContain(fx.sandbox.key);
-    expect(r.stdout).not.toContain('work-key-abcdWXYZ');
-    expect(r.stdout).toMatch(/\* default/);
+    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)} \\(from profile\\)$`, 'm'));
+    // The list of profiles is for people: on stderr in a pipe, keys masked too.
+    expect(r.stderr).toMatch(/^\* default .* \*{4}\w{4} {2}\(default\)$/m);
+    expect(r.stderr).toMatch(/^ {2}work .*\*{4}WXYZ$/m);
+    expect(r.stdout + r.stderr).not.toContain(fx.sandbox.key);
+    expect(r.stdout + r.stderr).not.toContain('work-key-abcdWXYZ');
     const json = JSON.parse((await runCli(['auth', 'status', '--json'], { env })).stdout);
     expect(json.active).toMatchObject({ profile: 'default', profileSource: 'profile', baseUrlSource: 'profile', keySource: 'profile' });
     expect(json.profiles.map((p: { name: string }) => p.name)).toEqual(['default', 'work']);
@@ -104,7 +105,7 @@ describe('auth status, switch and logout', () => {
     expect(rejected.stdout).toMatch(/rejected/);
     const none = await runCli(['auth', 'status'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
     expect(none.code).toBe(3);
-    expect(none.stdout).toMatch(/No saved profiles/);
+    expect(none.stderr).toMatch(/No saved profiles/);
   });
 
   it('switches the default and logs out', async () => {

@@ -1,6 +1,6 @@
 /** QR codes end to end: the built CLI against the sandbox, in both of its modes. */
 import { describe, expect, it } from 'vitest';
-import { runCli, sent, useSandbox } from '../helpers.js';
+import { runCli, runMain, sent, useSandbox } from '../helpers.js';
 
 for (const quirks of [false, true]) {
   describe(`qr against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
@@ -52,23 +52,28 @@ for (const quirks of [false, true]) {
       expect(fx.sandbox.requests.at(-1)!.body).toMatchObject({ data });
     });
 
-    it('shows a code with its statistics as bars', async () => {
-      const r = await runCli(['qr', 'get', '1'], { env: fx.env });
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/Top countries\n/);
-      expect(r.stdout).toMatch(/█/);
-      expect(r.stdout).toMatch(/Top systems/);
+    it('shows a code with its statistics as bars on a terminal, and only its fields in a pipe', async () => {
+      const tty = await runMain(['qr', 'get', '1', '--no-color'], { env: fx.env, tty: true });
+      expect(tty.code).toBe(0);
+      expect(tty.stdout).toMatch(/Top countries\n {2}United States +█+ 54\n/);
+      expect(tty.stdout).toMatch(/Top systems\n {2}iOS +█+ 52\n/);
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr/1', query: {}, body: undefined }]);
+      const piped = await runCli(['qr', 'get', '1'], { env: fx.env });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toMatch(/^id\t1\nname\tRestaurant menu\n/);
+      expect(piped.stdout).not.toMatch(/Top countries|█/);
     });
 
     it('says when a code has no statistics (real servers keep none for text codes)', async () => {
-      const r = await runCli(['qr', 'get', '2'], { env: fx.env });
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^name\tGreeting$/m);
+      const piped = await runCli(['qr', 'get', '2'], { env: fx.env });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toMatch(/^name\tGreeting$/m);
+      expect(piped.stderr).toBe(quirks ? 'No statistics for this code (servers keep none for text, sms and wifi codes).\n' : '');
+      const r = await runMain(['qr', 'get', '2', '--no-color'], { env: fx.env, tty: true });
       if (quirks) {
         expect(r.stdout).toContain('No statistics for this code');
         expect(r.stdout).not.toContain('Top countries');
-        expect(r.stdout).toMatch(/^date\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m); // read from details.data
+        expect(r.stdout).toMatch(/^Created +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m); // read from details.data
       } else {
         expect(r.stdout).toMatch(/Top countries\n {2}Canada +█+ 7\n/);
         expect(r.stdout).toMatch(/Top referrers\n {2}\(none\)/);

@@ -192,6 +192,16 @@ describe.concurrent('a server that echoes the key back', () => {
     expectNoSecrets(r, [KEY]);
   });
 
+  it('in auth status and auth login, which print the server message themselves', async (t) => {
+    const env = await echoing(t, (res, auth) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 1, message: `Key ${auth.slice(7)} is not allowed here.` })));
+    const status = await runCli(['auth', 'status'], { env });
+    expect(status.stdout).toMatch(/not checked: Key \[REDACTED\] is not allowed here\./);
+    expectNoSecrets(status, [KEY]);
+    const login = await runCli(['auth', 'login', '--with-token', '--base-url', env.LINKCTL_BASE_URL], { env: { LINKCTL_CONFIG_DIR: env.LINKCTL_CONFIG_DIR }, stdin: KEY });
+    expect(login.code).toBe(1);
+    expectNoSecrets(login, [KEY]);
+  });
+
   it('in a redirect target (exit 6)', async (t) => {
     const env = await echoing(t, (res) => res.writeHead(302, { Location: `https://login.example.com/?key=${encodeURIComponent(KEY)}` }).end());
     const r = await runCli(['account', 'get', '--debug'], { env });

@@ -1,18 +1,19 @@
 import type { Context } from '../../context.js';
 import { AuthError, CliError, ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { maskKey } from '../../redact.js';
-import { readConfig, updateConfig } from '../../config/store.js';
-import { DEFAULT_PROFILE } from '../../config/settings.js';
+import { readConfig, updateConfig, type ConfigData } from '../../config/store.js';
+import { activeProfile, keyLooksValid } from '../../config/settings.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { normaliseBaseUrl } from '../../api/client.js';
 
 function profileName(ctx: Context): string {
-  return ctx.globals.profile || ctx.env.LINKCTL_PROFILE || readConfig(ctx.env).data.defaultProfile || DEFAULT_PROFILE;
+  return activeProfile(ctx.globals, ctx.env, readConfig(ctx.env).data).value;
 }
 
 export async function login(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const name = ctx.globals.profile || ctx.env.LINKCTL_PROFILE || DEFAULT_PROFILE;
+  // Without --profile, login renews the key of the profile in use (the default one).
+  const name = profileName(ctx);
   const existing = readConfig(ctx.env).data.profiles[name];
   const rawUrl = ctx.globals.baseUrl || ctx.env.LINKCTL_BASE_URL || existing?.baseUrl;
   if (!rawUrl) throw new UsageError('--base-url is required for a new profile (the site root, e.g. https://links.example.com)');
@@ -25,7 +26,7 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
     if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token');
     key = (await ctx.secret('API key', '--with-token', false)).trim();
   }
-  if (/\s/.test(key)) throw new UsageError('the key contains white space; paste it again');
+  if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
 
   let username: string | undefined;
   if (opts.verify !== false) {
@@ -49,8 +50,16 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
   if (ctx.sandboxMode) {
     return { kind: 'message', message: 'Using the built-in sandbox (--sandbox): no profile or key needed.', json: { sandbox: true } };
   }
-  const { data } = readConfig(ctx.env);
-  const settings = ctx.settings();
+  const settings = ctx.settings(); // fails (exit 7) when the settings need a config file that is corrupt
+  // With everything from the environment, a bad config file only hides the profile list.
+  let data: ConfigData = { profiles: {} };
+  let configProblem: string | undefined;
+  try {
+    data = readConfig(ctx.env).data;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    configProblem = error.message;
+  }
   const active = settings.profile.value;
   let check: { valid: boolean; detail: string; exitCode?: number };
   if (!settings.apiKey) check = { valid: false, detail: 'no API key', exitCode: ExitCode.auth };
@@ -94,7 +103,7 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
       { key: 'keyStatus', header: 'Status' },
     ],
     json: { active: record, profiles },
-    note: profiles.length ? `Profiles (* = active):\n${lines.join('\n')}` : 'No saved profiles. Run `linkctl auth login --base-url URL`.',
+    note: configProblem ?? (profiles.length ? `Profiles (* = active):\n${lines.join('\n')}` : 'No saved profiles. Run `linkctl auth login --base-url URL`.'),
     exitCode: check.exitCode,
   };
 }
@@ -103,7 +112,7 @@ export async function logout(ctx: Context): Promise<Result> {
   const name = profileName(ctx);
   let removed = false;
   await updateConfig(ctx.env, (data) => {
-    if (!data.profiles[name]) return;
+    if (!data.profiles[name]) return false;
     delete data.profiles[name];
     removed = true;
     if (data.defaultProfile === name) data.defaultProfile = Object.keys(data.profiles)[0];
@@ -117,7 +126,8 @@ export async function switchProfile(ctx: Context, { args }: ActionInput): Promis
   let found = false;
   await updateConfig(ctx.env, (data) => {
     found = Boolean(data.profiles[name]);
-    if (found) data.defaultProfile = name;
+    if (!found) return false;
+    data.defaultProfile = name;
   });
   if (!found) {
     const known = Object.keys(readConfig(ctx.env).data.profiles);
