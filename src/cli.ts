@@ -4,7 +4,7 @@
  * conf, chalk, ora, cli-table3 and the sandbox are imported when a command runs.
  */
 import { Command, CommanderError } from 'commander';
-import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
+import { CliError, EXIT_CODE_HELP, ExitCode } from './errors.js';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
@@ -14,7 +14,6 @@ import { enumOption, type Bind } from './commands/shared/define.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
-export { VERSION };
 
 export function buildProgram(io: IO, bind: Bind): Command {
   const program = new Command('linkctl');
@@ -133,4 +132,3 @@ function secretsOf(context: Context | undefined, io: IO): string[] {
   return secrets;
 }
 
-export { UsageError };

@@ -187,7 +187,7 @@ export class Context {
   }
 
   private get spinnerAllowed(): boolean {
-    return Boolean(this.io.stderr.isTTY) && !truthy(this.env.CI) && this.format === 'table' && !this.globals.quiet && !this.globals.debug;
+    return Boolean(this.io.stderr.isTTY) && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && this.format === 'table' && !this.globals.quiet && !this.globals.debug;
   }
 
   private requestStarted(): void {
@@ -220,7 +220,8 @@ export class Context {
   private async showSpinner(): Promise<void> {
     const { default: ora } = await import('ora');
     if (this.spinner || this.closed) return;
-    this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false }).start();
+    // isEnabled: the decision is made above, once; ora's own test reads process.env, not ours.
+    this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true }).start();
   }
 
   private spinnerText(): string {
@@ -250,6 +251,16 @@ export class Context {
     if (!this.interactive) throw new UsageError(`${question.replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`);
     const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
     if (!(await ask(question))) throw new UsageError('cancelled; nothing was changed');
+  }
+
+  /**
+   * A password given by `--password` (hidden prompt) or `--password-stdin`, the pair of flags that
+   * account update and link add/update share; undefined when neither was given.
+   */
+  async password(opts: { password?: unknown; passwordStdin?: unknown }, what: string): Promise<string | undefined> {
+    if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both');
+    if (!opts.password && !opts.passwordStdin) return undefined;
+    return this.secret(what, '--password', Boolean(opts.passwordStdin));
   }
 
   /** A secret from a hidden prompt on a terminal, or from stdin when `fromStdin`. Never from argv. */

@@ -13,10 +13,6 @@ export function positiveInt(flag: string, raw: string): number {
   return Number(raw);
 }
 
-export function id(name: string, raw: string): number {
-  return positiveInt(name, raw);
-}
-
 export function oneOf<T extends string>(flag: string, raw: string, allowed: readonly T[]): T {
   const match = allowed.find((a) => a === raw) ?? allowed.find((a) => a.toLowerCase() === raw.toLowerCase());
   if (!match) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got ${show(raw)}`);
@@ -75,4 +71,17 @@ export function seconds(flag: string, raw: string): number {
     throw new UsageError(`${flag} must be a number of seconds between 0 and 86400, got ${show(raw)}`);
   }
   return n;
+}
+
+/** An email address: something@domain.tld, without spaces. */
+export function email(flag: string, raw: string): string {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim())) throw new UsageError(`${flag} must be an email address such as me@example.com, got ${show(raw)}`);
+  return raw.trim();
+}
+
+/** A phone number: digits with an optional leading +; spaces, dots, dashes and brackets are dropped. */
+export function phone(flag: string, raw: string): string {
+  const digits = raw.replace(/[\s().-]/g, '');
+  if (!/^\+?\d{3,20}$/.test(digits)) throw new UsageError(`${flag} must be a phone number (digits, optional leading +), got ${show(raw)}`);
+  return digits;
 }

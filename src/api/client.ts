@@ -115,7 +115,7 @@ export class ApiClient {
     this.http = ky.create({
       prefixUrl: this.base.href,
       headers: { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' },
-      retry: 0, // retries are ours: ky would retry a POST's unknown outcome as a 5xx, and wait without bound
+      retry: 0, // retries are ours: ky's retry PUT/DELETE on 413 and 5xx alike, and would wait for Retry-After without bound
       timeout: false, // ours covers the body too, not just the headers
       throwHttpErrors: false,
       redirect: 'manual', // Node's fetch then returns the 3xx itself, Location readable; following would turn a POST into a GET

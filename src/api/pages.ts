@@ -72,13 +72,19 @@ export async function fetchPage(client: ApiClient, request: ListRequest, page = 
   return pageFromBody(body, request.keys);
 }
 
-/** Every page from `request.page` (default 1) on, in order. */
+/**
+ * Every page from `request.page` (default 1) on, in order. Without a `maxpage` the loop goes on
+ * to the first empty page, unless the server ignores `page` and answers the same page again.
+ */
 export async function* allPages(client: ApiClient, request: ListRequest): AsyncGenerator<Page> {
+  let previousFirst: string | undefined;
   for (let page = request.page ?? 1; ; page++) {
     const current = await fetchPage(client, request, page);
     if (current.records.length === 0) return;
+    const first = JSON.stringify(current.records[0]);
+    if (current.maxpage === undefined && first === previousFirst) return;
+    previousFirst = first;
     yield current;
-    const last = current.maxpage ?? 0;
-    if ((current.currentpage ?? page) >= last) return;
+    if (current.maxpage !== undefined && (current.currentpage ?? page) >= current.maxpage) return;
   }
 }

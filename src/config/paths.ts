@@ -9,7 +9,3 @@ export function configDir(env: Record<string, string | undefined>): string {
 }
 
 export const CONFIG_FILE_NAME = 'config.json';
-
-export function configFile(env: Record<string, string | undefined>): string {
-  return join(configDir(env), CONFIG_FILE_NAME);
-}

@@ -40,7 +40,8 @@ function valueOrUsageError<T>(f: () => T, check: (value: T) => void) {
 /** Each validator with what a valid result looks like. A validator missing here fails the test below. */
 const validators: Record<string, (raw: string) => void> = {
   positiveInt: (raw) => valueOrUsageError(() => validate.positiveInt('--flag', raw), (n) => expect(Number.isSafeInteger(n) && n >= 1).toBe(true)),
-  id: (raw) => valueOrUsageError(() => validate.id('--flag', raw), (n) => expect(Number.isSafeInteger(n) && n >= 1).toBe(true)),
+  email: (raw) => valueOrUsageError(() => validate.email('--flag', raw), (v) => expect(v).toMatch(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+  phone: (raw) => valueOrUsageError(() => validate.phone('--flag', raw), (v) => expect(v).toMatch(/^\+?\d{3,20}$/)),
   oneOf: (raw) => valueOrUsageError(() => validate.oneOf('--flag', raw, ['link', 'text', 'WPA'] as const), (v) => expect(['link', 'text', 'WPA']).toContain(v)),
   httpUrl: (raw) => valueOrUsageError(() => validate.httpUrl('--flag', raw), (v) => expect(new URL(v).protocol).toMatch(/^https?:$/)),
   rgbColor: (raw) => valueOrUsageError(() => validate.rgbColor('--flag', raw), (v) => {

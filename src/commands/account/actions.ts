@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
+import { email } from '../../validate.js';
 import { compact, messageResult } from '../shared/resource.js';
 
 const COLUMNS: Column[] = [
@@ -22,15 +23,12 @@ export async function get(ctx: Context): Promise<Result> {
 }
 
 export async function update(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both');
-  if (opts.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(opts.email)) {
-    throw new UsageError(`--email must be an email address such as me@example.com, got "${opts.email}"`);
-  }
-  if (opts.email === undefined && !opts.password && !opts.passwordStdin) {
+  const address = opts.email === undefined ? undefined : email('--email', String(opts.email));
+  if (address === undefined && !opts.password && !opts.passwordStdin) {
     throw new UsageError('nothing to change: give --email, --password or --password-stdin');
   }
   const client = await ctx.client();
-  const password = opts.password || opts.passwordStdin ? await ctx.secret('new password', '--password', Boolean(opts.passwordStdin)) : undefined;
-  const body = await client.request('PUT', 'api/account/update', { json: compact({ email: opts.email, password }) });
+  const password = await ctx.password(opts, 'new password');
+  const body = await client.request('PUT', 'api/account/update', { json: compact({ email: address, password }) });
   return messageResult(body, 'Account updated.');
 }

@@ -19,7 +19,7 @@ const COLUMNS: Column[] = [
   { key: 'views', header: 'Views', optional: true },
 ];
 
-const CAMPAIGN: Resource = { command: 'campaign', noun: 'campaign', listPath: 'api/campaigns', keys: ['campaigns'], itemPath: (id) => `api/campaign/${id}`, columns: COLUMNS };
+const CAMPAIGN: Resource = { noun: 'campaign', listPath: 'api/campaigns', keys: ['campaigns'], itemPath: (id) => `api/campaign/${id}`, columns: COLUMNS };
 
 export const list = listAction(CAMPAIGN);
 export const remove = removeAction(CAMPAIGN);
@@ -46,12 +46,12 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const id = args[0] as number;
-  return campaignRecord(await client.request('PUT', `api/campaign/${id}/update`, { json: body(opts) }), `Campaign ${id} updated.`);
+  return campaignRecord(await client.request('PUT', `${CAMPAIGN.itemPath(id)}/update`, { json: body(opts) }), `Campaign ${id} updated.`);
 }
 
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
   const [campaignId, linkId] = args as [number, number];
   const client = await ctx.client();
-  const answer = await client.request('POST', `api/campaign/${campaignId}/assign/${linkId}`);
+  const answer = await client.request('POST', `${CAMPAIGN.itemPath(campaignId)}/assign/${linkId}`);
   return messageResult(answer, `Link ${linkId} added to campaign ${campaignId}.`);
 }

@@ -26,7 +26,7 @@ const ITEM_COLUMNS: Column[] = [
   { key: 'preview', header: 'Preview', optional: true },
 ];
 
-const CHANNEL: Resource = { command: 'channel', noun: 'channel', listPath: 'api/channels', keys: ['channels'], itemPath: (id) => `api/channel/${id}`, columns: COLUMNS };
+const CHANNEL: Resource = { noun: 'channel', listPath: 'api/channels', keys: ['channels'], itemPath: (id) => `api/channel/${id}`, columns: COLUMNS };
 
 export const list = listAction(CHANNEL);
 export const remove = removeAction(CHANNEL, 'Deleting a channel unassigns its items; the links, bio pages and QR codes themselves are kept.');

@@ -18,7 +18,7 @@ const COLUMNS: Column[] = [
   { key: 'kind', header: 'Kind', value: (r) => (r.id === null || r.id === undefined ? 'system' : 'branded') },
 ];
 
-const DOMAIN: Resource = { command: 'domain', noun: 'branded domain', listPath: 'api/domains', keys: ['domains'], itemPath: (id) => `api/domain/${id}`, columns: COLUMNS };
+const DOMAIN: Resource = { noun: 'branded domain', listPath: 'api/domains', keys: ['domains'], itemPath: (id) => `api/domain/${id}`, columns: COLUMNS };
 
 export const list = listAction(DOMAIN);
 export const remove = removeAction(DOMAIN);
@@ -47,7 +47,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const json = redirects(opts);
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)');
   const client = await ctx.client();
-  const body = await client.request('PUT', `api/domain/${id}/update`, {
+  const body = await client.request('PUT', `${DOMAIN.itemPath(id)}/update`, {
     json,
     emptyAnswerHint: `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,
   });

@@ -29,7 +29,7 @@ const COLUMNS: Column[] = [
   { key: 'channel', header: 'Channels', optional: true, show: (r) => (Array.isArray(r.channel) ? r.channel.join(',') : r.channel) },
 ];
 
-const LINKS: Resource = { command: 'link', noun: 'link', listPath: 'api/urls', keys: ['urls'], itemPath: (id) => `api/url/${id}`, columns: COLUMNS };
+const LINKS: Resource = { noun: 'link', listPath: 'api/urls', keys: ['urls'], itemPath: (id) => `api/url/${id}`, columns: COLUMNS };
 
 // The API's name for the click order is `click`; the servers do not check it, so a typo would sort by date silently.
 export const list = listAction(LINKS, (opts) => ({ q: opts.search, order: opts.order === undefined ? undefined : ({ date: 'date', clicks: 'click' } as Record<LinkOrder, string>)[opts.order as LinkOrder] }));
@@ -91,7 +91,7 @@ export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Re
   if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
   const client = await ctx.client();
   if (id !== undefined) {
-    const body = await client.request('GET', `api/url/${id}`, { expect: ['details'] });
+    const body = await client.request('GET', LINKS.itemPath(id), { expect: ['details'] });
     return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
   }
   const body = await client.request('GET', 'api/urls', { query: { short }, expect: ['data'] });
@@ -132,7 +132,8 @@ async function bodyFromFlags(ctx: Context, opts: Rec): Promise<Rec> {
     deeplink: apple || google ? compact({ auto: true, apple, google }) : undefined,
   });
   // Last, so that every other mistake is reported before anyone is asked to type.
-  if (opts.password || opts.passwordStdin) body.password = await ctx.secret('the link password', '--password', Boolean(opts.passwordStdin));
+  const password = await ctx.password(opts, 'the link password');
+  if (password !== undefined) body.password = password;
   return body;
 }
 
@@ -220,7 +221,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
 
   // Real servers replace every option: send again what can be read back, with the user's flags over it.
   const client = await ctx.client();
-  const read = (await client.request('GET', `api/url/${id}`, { expect: ['details'] })).details as Rec;
+  const read = (await client.request('GET', LINKS.itemPath(id), { expect: ['details'] })).details as Rec;
   const notes: string[] = [];
   const json = readBack(read, clear, notes);
   for (const [key, value] of Object.entries(given)) {
@@ -235,6 +236,6 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (given.status === undefined) notes.push('real servers make the link private unless --public is given');
   for (const note of notes) ctx.warn(`note: ${note}.`);
 
-  const body = await client.request('PUT', `api/url/${id}/update`, { json });
+  const body = await client.request('PUT', `${LINKS.itemPath(id)}/update`, { json });
   return createdResult(body);
 }

@@ -1,12 +1,9 @@
 /** CTA overlays: the list is documented under `cta`; real servers send it under `overlay`. */
-import { listAction, type Resource } from '../shared/resource.js';
+import { listAction, type Listable } from '../shared/resource.js';
 
-const OVERLAY: Resource = {
-  command: 'overlay',
-  noun: 'CTA overlay',
+const OVERLAY: Listable = {
   listPath: 'api/overlay',
   keys: ['cta', 'overlay'],
-  itemPath: (id) => `api/overlay/${id}`,
   columns: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },

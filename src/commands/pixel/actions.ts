@@ -16,7 +16,7 @@ const COLUMNS: Column[] = [
   { key: 'date', header: 'Created' },
 ];
 
-const PIXEL: Resource = { command: 'pixel', noun: 'pixel', listPath: 'api/pixels', keys: ['pixels'], itemPath: (id) => `api/pixel/${id}`, columns: COLUMNS };
+const PIXEL: Resource = { noun: 'pixel', listPath: 'api/pixels', keys: ['pixels'], itemPath: (id) => `api/pixel/${id}`, columns: COLUMNS };
 
 export const list = listAction(PIXEL);
 export const remove = removeAction(PIXEL);

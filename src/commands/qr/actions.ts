@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
-import { httpUrl, rgbColor } from '../../validate.js';
+import { email, httpUrl, phone, rgbColor } from '../../validate.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
@@ -22,7 +22,7 @@ const COLUMNS: Column[] = [
   { key: 'link', header: 'Image' },
 ];
 
-const QR: Resource = { command: 'qr', noun: 'QR code', listPath: 'api/qr', keys: ['qrs'], itemPath: (id) => `api/qr/${id}`, columns: COLUMNS };
+const QR: Resource = { noun: 'QR code', listPath: 'api/qr', keys: ['qrs'], itemPath: (id) => `api/qr/${id}`, columns: COLUMNS };
 
 export const list = listAction(QR);
 export const remove = removeAction(QR);
@@ -75,22 +75,17 @@ export function buildData(type: QrType | undefined, opts: Rec): unknown {
       return httpUrl('--data', s('data')!);
     case 'text':
       return s('data');
-    case 'phone': {
-      const phone = s('data')!.replace(/[\s().-]/g, '');
-      if (!/^\+?\d{3,20}$/.test(phone)) throw new UsageError(`--data must be a phone number (digits, optional leading +), got "${s('data')}"`);
-      return phone;
-    }
+    case 'phone':
+      return phone('--data', s('data')!);
     case 'email': {
       const address = s('email') ?? s('data');
       if (s('email') && s('data')) throw new UsageError('give the address with --data or --email, not both');
-      if (!address || !/^[^\s@]+@[^\s@]+$/.test(address)) throw new UsageError('--email (or --data) must be an email address such as me@example.com');
-      return s('subject') !== undefined || s('body') !== undefined ? compact({ email: address, subject: s('subject'), body: s('body') }) : address;
+      const checked = email(s('email') ? '--email' : '--data', address ?? '');
+      return s('subject') !== undefined || s('body') !== undefined ? compact({ email: checked, subject: s('subject'), body: s('body') }) : checked;
     }
-    case 'sms': {
-      const phone = s('phone')?.replace(/[\s().-]/g, '');
-      if (!phone || !/^\+?\d{3,20}$/.test(phone)) throw new UsageError('--phone is required for --type sms: a phone number (digits, optional leading +)');
-      return { phone, message: s('message') ?? '' };
-    }
+    case 'sms':
+      if (!s('phone')) throw new UsageError('--phone is required for --type sms');
+      return { phone: phone('--phone', s('phone')!), message: s('message') ?? '' };
     case 'wifi': {
       if (!s('ssid')) throw new UsageError('--ssid is required for --type wifi');
       const encryption = s('encryption') ?? (s('wifiPassword') ? 'WPA' : 'nopass');
@@ -158,13 +153,13 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   }
   const json = compact({ type: opts.type, data, ...style });
   const client = await ctx.client();
-  const body = await client.request('PUT', `api/qr/${id}/update`, { json });
+  const body = await client.request('PUT', `${QR.itemPath(id)}/update`, { json });
   return messageResult(body, `QR code ${id} updated.`);
 }
 
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const client = await ctx.client();
-  const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'] });
+  const body = await client.request('GET', QR.itemPath(id), { expect: ['details'] });
   return statsResult(body, COLUMNS, 'No statistics for this code (servers keep none for text, sms and wifi codes).');
 }

@@ -1,6 +1,6 @@
 /**
  * Helpers for command definitions. Definitions load at start-up (for --help and completion),
- * so this file imports nothing but commander types and the validators.
+ * so this file imports nothing but commander and the validators.
  */
 import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
@@ -48,10 +48,6 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
     .argument('<id>', `id of the ${what}`, (v) => positiveInt('ID', v))
     .action(bind(load, 'remove'));
   return withExamples(command, [`linkctl ${name} delete 12`, `linkctl ${name} delete 12 --yes`]);
-}
-
-export function idArgument(what: string) {
-  return [`<id>`, `id of the ${what}`, (v: string) => positiveInt('ID', v)] as const;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The mechanics every resource shares, written once: list (one page or --all), get by id,
- * delete with confirmation, and turning an answer into a result. A resource's own file says
- * only what is particular to it (paths, collection keys, columns, body fields).
+ * The mechanics every resource shares, written once: list (one page or --all), delete with
+ * confirmation, and turning an answer into a result. A resource's own file says only what is
+ * particular to it (paths, collection keys, columns, body fields).
  */
 import type { Context } from '../../context.js';
 import type { ListRequest, Page } from '../../api/pages.js';
@@ -9,20 +9,23 @@ import type { Body } from '../../api/envelope.js';
 import type { Column, ListSummary, Rec, Result } from '../../output/types.js';
 import type { Action } from './define.js';
 
-export interface Resource {
-  /** The command name, e.g. `qr`. */
-  command: string;
-  /** A singular noun for messages, e.g. `QR code`. */
-  noun: string;
+/** What a list needs: read-only resources (overlays, splash pages) are only this. */
+export interface Listable {
   listPath: string;
   /** Collection keys, documented one first (real servers may use another). */
   keys: readonly string[];
-  itemPath: (id: number) => string;
   columns: Column[];
 }
 
+export interface Resource extends Listable {
+  /** A singular noun for messages, e.g. `QR code`. */
+  noun: string;
+  /** The path of one record: `<itemPath>/update`, `<itemPath>/delete`, or itself for a read. */
+  itemPath: (id: number) => string;
+}
+
 /** `list` for a resource: one page (with a footer on a terminal) or every page with --all. */
-export function listAction(resource: Resource, extraQuery?: (opts: Record<string, any>) => ListRequest['query']): Action {
+export function listAction(resource: Listable, extraQuery?: (opts: Record<string, any>) => ListRequest['query']): Action {
   return async (ctx, { opts }) => {
     const request: ListRequest = {
       path: resource.listPath,

@@ -1,12 +1,9 @@
 /** Custom splash pages: one list, collection `splash`. */
-import { listAction, type Resource } from '../shared/resource.js';
+import { listAction, type Listable } from '../shared/resource.js';
 
-const SPLASH: Resource = {
-  command: 'splash',
-  noun: 'Splash page',
+const SPLASH: Listable = {
   listPath: 'api/splash',
   keys: ['splash'],
-  itemPath: (id) => `api/splash/${id}`,
   columns: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },

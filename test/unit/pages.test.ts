@@ -1,0 +1,58 @@
+/** Paging through every page: where to stop on documented and real servers, and on odd ones. */
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { allPages } from '../../src/api/pages.js';
+
+/** A fake client over `total` records, `perPage` a page, answering like the function given. */
+function server(answer: (page: number) => Record<string, unknown>) {
+  const asked: number[] = [];
+  const client = {
+    request: async (_method: string, _path: string, options: { query: { page: number } }) => {
+      asked.push(options.query.page);
+      return { error: 0, data: answer(options.query.page) };
+    },
+  } as unknown as ApiClient;
+  return { client, asked };
+}
+
+const records = (page: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: (page - 1) * 10 + i + 1 }));
+
+async function collect(client: ApiClient, page?: number) {
+  const ids: number[] = [];
+  for await (const p of allPages(client, { path: 'api/urls', keys: ['urls'], limit: 10, page })) ids.push(...p.records.map((r) => r.id as number));
+  return ids;
+}
+
+describe('allPages', () => {
+  it('stops at maxpage, although real servers still give a nextpage', async () => {
+    const { client, asked } = server((page) => ({ currentpage: page, maxpage: 3, nextpage: page + 1, urls: records(page, page < 3 ? 10 : 4) }));
+    expect(await collect(client)).toHaveLength(24);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it('stops on an empty page, and on an empty list', async () => {
+    const { client, asked } = server((page) => ({ currentpage: page, maxpage: '9', urls: page <= 2 ? records(page, 10) : [] }));
+    expect(await collect(client)).toHaveLength(20);
+    expect(asked).toEqual([1, 2, 3]);
+    const empty = server(() => ({ currentpage: 1, maxpage: 0, nextpage: null, urls: [] }));
+    expect(await collect(empty.client)).toEqual([]);
+  });
+
+  it('goes on to the first empty page when the server sends no maxpage', async () => {
+    const { client, asked } = server((page) => ({ nextpage: page + 1, urls: page <= 3 ? records(page, 10) : [] }));
+    expect(await collect(client)).toHaveLength(30);
+    expect(asked).toEqual([1, 2, 3, 4]);
+  });
+
+  it('stops when a server without maxpage ignores page and repeats itself', async () => {
+    const { client, asked } = server(() => ({ urls: records(1, 10) }));
+    expect(await collect(client)).toHaveLength(10);
+    expect(asked).toEqual([1, 2]);
+  });
+
+  it('starts at the page asked for', async () => {
+    const { client, asked } = server((page) => ({ currentpage: page, maxpage: 4, urls: records(page, 10) }));
+    expect(await collect(client, 3)).toHaveLength(20);
+    expect(asked).toEqual([3, 4]);
+  });
+});
