@@ -5,14 +5,15 @@
  * early (EPIPE, handled in src/run.ts).
  *
  * What we write to script's stdin is typed into the pty. Each answer is written only once the
- * prompt text has appeared, and only then is the terminal in raw mode with echo off: typing
- * earlier would be echoed by the pty itself, which is not what a hidden prompt is about.
- * script's stdin stays open until the command ends (at EOF script would end the session).
+ * prompt text has appeared (readline has put the terminal in raw mode by then): typed earlier,
+ * the pty itself would echo it, which says nothing about the hidden prompt. script's stdin
+ * stays open until the command ends: at EOF, script types an end-of-file (Ctrl-D) into the pty,
+ * which would answer a prompt. Waits are for text or conditions, never fixed sleeps.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, sent, tempDir, useSandbox } from '../helpers.js';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/;
@@ -34,8 +35,8 @@ function requireScript(): void {
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 interface Step {
-  /** Text that must appear in the terminal (after the previous step's) before `send` is typed. */
-  waitFor: string;
+  /** Text that must appear in the terminal (after the previous step's), or a condition that must hold, before `send` is typed. */
+  waitFor: string | (() => boolean);
   send: string;
 }
 
@@ -44,6 +45,11 @@ interface PtyResult {
   /** Everything the terminal showed (stdout and stderr together, with \r\n line ends). */
   output: string;
 }
+
+const awaited = (step: Step) => (typeof step.waitFor === 'string' ? JSON.stringify(step.waitFor) : `the condition ${step.waitFor}`);
+
+/** The terminal text without colours and cursor moves. */
+const plain = (s: string) => s.replace(new RegExp(ANSI.source, 'g'), '');
 
 /**
  * Runs `node bin/linkctl.js ...args` on a pseudo-terminal, typing each step's answer once its
@@ -60,18 +66,22 @@ function runPty(args: string[], options: { env: Record<string, string | undefine
     let seen = 0; // where the next step's text is looked for
     let scriptErr = '';
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out${steps.length ? ` waiting for ${JSON.stringify(steps[0]!.waitFor)}` : ''}; the terminal showed: ${JSON.stringify(output)}`));
+      child.kill('SIGTERM'); // script ends the command in the pty too
+      reject(new Error(`timed out${steps.length ? ` waiting for ${awaited(steps[0]!)}` : ''}; the terminal showed: ${JSON.stringify(output)}`));
     }, options.timeoutMs ?? 15_000);
     const advance = () => {
       while (steps.length) {
-        const at = output.indexOf(steps[0]!.waitFor, seen);
-        if (at < 0) return;
-        const step = steps.shift()!;
-        seen = at + step.waitFor.length;
-        child.stdin.write(step.send);
+        const { waitFor, send } = steps[0]!;
+        if (typeof waitFor === 'string') {
+          const at = output.indexOf(waitFor, seen);
+          if (at < 0) return;
+          seen = at + waitFor.length;
+        } else if (!waitFor()) return;
+        steps.shift();
+        child.stdin.write(send);
       }
     };
+    const poll = setInterval(advance, 20); // for conditions that are not terminal text
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       output += d;
       advance();
@@ -79,12 +89,14 @@ function runPty(args: string[], options: { env: Record<string, string | undefine
     child.stderr.setEncoding('utf8').on('data', (d: string) => (scriptErr += d));
     child.on('error', (error) => {
       clearTimeout(timer);
+      clearInterval(poll);
       reject(new Error(`cannot run util-linux \`script\`: ${error.message}`));
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearInterval(poll);
       child.stdin.destroy();
-      if (steps.length) reject(new Error(`the command ended (exit ${code}) before ${JSON.stringify(steps[0]!.waitFor)} appeared; terminal: ${JSON.stringify(output)} ${scriptErr}`));
+      if (steps.length) reject(new Error(`the command ended (exit ${code}) before ${awaited(steps[0]!)}; the terminal showed: ${JSON.stringify(output)} ${scriptErr}`));
       else resolve({ code, output });
     });
   });
@@ -108,117 +120,156 @@ function runShell(script: string, env: Record<string, string | undefined>): Prom
   });
 }
 
-describe('on a terminal', () => {
-  const fx = useSandbox();
+const fx = useSandbox();
 
+describe('on a terminal', () => {
   /** A config folder of its own, so what a test saves (or does not) is its alone. */
   function freshConfig() {
     const dir = tempDir('linkctl-tty-');
     return { dir, file: join(dir, 'config.json'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
   }
 
-  it('auth login asks for the key on a hidden prompt, checks it and saves it', async () => {
-    const config = freshConfig();
-    try {
+  describe('auth login', () => {
+    let config: ReturnType<typeof freshConfig>;
+    beforeEach(() => void (config = freshConfig()));
+    afterEach(() => config.cleanup());
+    const login = (send: string) =>
+      runPty(['auth', 'login', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: config.dir }, steps: [{ waitFor: 'API key: ', send }] });
+
+    it('asks for the key on a hidden prompt, checks it and saves it', async () => {
       const key = fx.sandbox.key;
-      const r = await runPty(['auth', 'login', '--base-url', fx.sandbox.url], {
-        env: { LINKCTL_CONFIG_DIR: config.dir },
-        steps: [{ waitFor: 'API key: ', send: `${key}\r` }],
-      });
-      expect(r.output).toContain('API key: ');
+      const r = await login(`${key}\r`);
       expect(r.output).not.toContain(key);
-      expect(r.output).toMatch(/Logged in to http:\/\/127\.0\.0\.1:\d+ as \S+ \(profile default, the default\); key \*+/);
+      expect(plain(r.output)).toMatch(/^API key: \r\nLogged in to http:\/\/127\.0\.0\.1:\d+ as \S+ \(profile default, the default\); key \*+\w{4}\.\r\n$/);
       expect(r.code).toBe(0);
-      const saved = JSON.parse(readFileSync(config.file, 'utf8'));
-      expect(saved.profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: key });
+      expect(JSON.parse(readFileSync(config.file, 'utf8')).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: key });
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
       expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
-    } finally {
-      config.cleanup();
-    }
-  });
+    });
 
-  it('Ctrl-C at the key prompt exits 130 and saves nothing', async () => {
-    const config = freshConfig();
-    try {
-      const r = await runPty(['auth', 'login', '--base-url', fx.sandbox.url], {
-        env: { LINKCTL_CONFIG_DIR: config.dir },
-        steps: [{ waitFor: 'API key: ', send: 'half-typed\u0003' }],
-      });
+    it('Ctrl-C at the prompt exits 130 on a line of its own, and saves and sends nothing', async () => {
+      const r = await login('half-typed\u0003');
       expect(r.code).toBe(130);
-      expect(r.output).not.toContain('half-typed');
-      expect(r.output).not.toMatch(/unexpected error|\n\s+at /);
+      expect(plain(r.output)).toBe('API key: \r\nlinkctl: interrupted\r\n');
       expect(existsSync(config.file)).toBe(false);
       expect(sent(fx.sandbox)).toEqual([]);
-    } finally {
-      config.cleanup();
-    }
+    });
+
+    it('Ctrl-D at the empty prompt is an empty key: exit 2, nothing saved or sent', async () => {
+      const r = await login('\u0004');
+      expect(r.code).toBe(2);
+      expect(plain(r.output)).toBe('API key: \r\nlinkctl: API key must not be empty\r\n');
+      expect(existsSync(config.file)).toBe(false);
+      expect(sent(fx.sandbox)).toEqual([]);
+    });
   });
 
-  it.each([
-    ['n', 2, 0],
-    ['y', 0, 1],
-  ])('qr delete asks first; answering %s exits %i with %i DELETE sent', async (answer, code, deletes) => {
-    const r = await runPty(['qr', 'delete', '1'], { env: fx.env, steps: [{ waitFor: 'Delete QR code 1? [y/N] ', send: `${answer}\r` }] });
-    expect(r.output).toContain('Delete QR code 1? [y/N] ');
-    expect(r.code).toBe(code);
-    expect(sent(fx.sandbox).filter((q) => q.method === 'DELETE')).toEqual(deletes ? [{ method: 'DELETE', path: '/api/qr/1/delete', query: {}, body: undefined }] : []);
-    if (answer === 'n') expect(r.output).toContain('cancelled; nothing was changed');
+  describe('qr delete asks first', () => {
+    const question = 'Delete QR code 1? [y/N] ';
+    const deletes = () => sent(fx.sandbox).filter((q) => q.method === 'DELETE');
+
+    it('answering n exits 2 and sends no DELETE; the answer shows, as typed', async () => {
+      const r = await runPty(['qr', 'delete', '1'], { env: fx.env, steps: [{ waitFor: question, send: 'n\r' }] });
+      expect(r.code).toBe(2);
+      // The pty shows what readline echoes: the same check that finds no key above can fail.
+      expect(plain(r.output)).toBe(`${question}n\r\r\nlinkctl: cancelled; nothing was changed\r\n`);
+      expect(deletes()).toEqual([]);
+    });
+
+    it('answering y exits 0 and sends exactly one DELETE', async () => {
+      const r = await runPty(['qr', 'delete', '1'], { env: fx.env, steps: [{ waitFor: question, send: 'y\r' }] });
+      expect(r.code).toBe(0);
+      expect(plain(r.output)).toMatch(/^Delete QR code 1\? \[y\/N\] y\r\r\n.*deleted.*\r\n$/);
+      expect(deletes()).toEqual([{ method: 'DELETE', path: '/api/qr/1/delete', query: {}, body: undefined }]);
+    });
+
+    it('Ctrl-D is no: exit 2, no DELETE', async () => {
+      const r = await runPty(['qr', 'delete', '1'], { env: fx.env, steps: [{ waitFor: question, send: '\u0004' }] });
+      expect(r.code).toBe(2);
+      expect(plain(r.output)).toBe(`${question}\r\nlinkctl: cancelled; nothing was changed\r\n`);
+      expect(deletes()).toEqual([]);
+    });
+
+    it('Ctrl-C exits 130, no DELETE', async () => {
+      const r = await runPty(['qr', 'delete', '1'], { env: fx.env, steps: [{ waitFor: question, send: '\u0003' }] });
+      expect(r.code).toBe(130);
+      expect(plain(r.output)).toBe(`${question}\r\nlinkctl: interrupted\r\n`);
+      expect(deletes()).toEqual([]);
+    });
   });
 
   it('account update --password asks on a hidden prompt and sends the password', async () => {
     const password = 'N3w-pass-phrase';
     const r = await runPty(['account', 'update', '--password'], { env: fx.env, steps: [{ waitFor: 'New password: ', send: `${password}\r` }] });
     expect(r.code).toBe(0);
-    expect(r.output).toContain('New password: ');
     expect(r.output).not.toContain(password);
+    expect(plain(r.output)).toMatch(/^New password: \r\n.+\r\n$/);
     expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/account/update', query: {}, body: { password } }]);
   });
 
-  it('qr list prints a table under a bold header, and the footer on stderr', async () => {
-    const config = freshConfig();
-    try {
-      const errFile = join(config.dir, 'stderr.txt');
-      const r = await runPty(['qr', 'list'], { env: fx.env });
-      expect(r.code).toBe(0);
-      expect(r.output).toMatch(/\u001b\[1mID\u001b\[22m/);
-      expect(r.output).toContain('Office wifi');
-      expect(r.output).toContain('page 1 of 1, 3 results');
-      // The same with stderr to a file: the footer goes there, the table stays on the terminal.
-      const apart = await runPty(['qr', 'list'], { env: fx.env, redirect: `2>${quote(errFile)}` });
-      expect(apart.code).toBe(0);
-      expect(apart.output).toContain('Office wifi');
-      expect(apart.output).not.toContain('page 1 of 1');
-      expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 3 results\n');
-    } finally {
-      config.cleanup();
-    }
+  it('Ctrl-C while a request is in flight (a terminal sends SIGINT) exits 130', async () => {
+    fx.sandbox.injectFault({ kind: 'hang' });
+    const r = await runPty(['qr', 'list'], { env: fx.env, steps: [{ waitFor: () => fx.sandbox.requests.length > 0, send: '\u0003' }] });
+    expect(r.code).toBe(130);
+    expect(plain(r.output)).toMatch(/linkctl: interrupted\r\n$/);
+    expect(r.output).not.toMatch(/unexpected error|\n\s+at /);
   });
 
-  it('qr list with NO_COLOR prints the table without ANSI codes', async () => {
-    const r = await runPty(['qr', 'list'], { env: { ...fx.env, NO_COLOR: '1' } });
-    expect(r.code).toBe(0);
-    expect(r.output).toContain('Office wifi');
-    expect(r.output).toContain('page 1 of 1, 3 results');
-    expect(r.output).not.toMatch(ANSI);
+  describe('qr list', () => {
+    let config: ReturnType<typeof freshConfig>;
+    beforeEach(() => void (config = freshConfig()));
+    afterEach(() => config.cleanup());
+    const table = /^ID {2}Name {13}Scans {2}Created {14}Image\r\n3 {3}Office wifi {6}0 .*\r\n2 {3}Greeting .*\r\n1 {3}Restaurant menu .*\r\n/;
+
+    it('prints a table under a bold header, then the footer on stderr', async () => {
+      const r = await runPty(['qr', 'list'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.output).toMatch(/^\u001b\[1mID\u001b\[22m {2}\u001b\[1mName\u001b\[22m/);
+      expect(plain(r.output)).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n$`));
+      // stderr to a file: the footer goes there, the table stays on the terminal.
+      const errFile = join(config.dir, 'stderr.txt');
+      const apart = await runPty(['qr', 'list'], { env: fx.env, redirect: `2>${quote(errFile)}` });
+      expect(apart.code).toBe(0);
+      expect(plain(apart.output)).toMatch(new RegExp(`${table.source}$`));
+      expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 3 results\n');
+    });
+
+    it('prints no ANSI codes with NO_COLOR', async () => {
+      const r = await runPty(['qr', 'list'], { env: { ...fx.env, NO_COLOR: '1' } });
+      expect(r.code).toBe(0);
+      expect(r.output).not.toMatch(ANSI);
+      expect(r.output).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n$`));
+    });
   });
 });
 
-describe('in a pipe that closes early', () => {
-  const fx = useSandbox();
+describe('in a pipe that closes early (EPIPE)', () => {
+  // Each pipeline reports linkctl's own exit code on stderr, after whatever linkctl wrote there.
+  const status = '; echo "linkctl exit ${PIPESTATUS[0]}" >&2';
 
   it('`qr list --all --limit 1 -o ndjson | head -1` prints one record and no error', async () => {
-    const r = await runShell('linkctl qr list --all --limit 1 -o ndjson | head -1; echo "linkctl exit ${PIPESTATUS[0]}" >&2', fx.env);
+    // head exits after the first line, while linkctl fetches pages 2 and 3: their lines meet a closed pipe.
+    const r = await runShell(`linkctl qr list --all --limit 1 -o ndjson | head -1${status}`, fx.env);
+    expect(r.stderr).toBe('linkctl exit 0\n');
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!).name).toBe('Office wifi');
-    expect(r.stderr).toBe('linkctl exit 0\n');
+  });
+
+  it('a reader gone before the first byte (`| true`) is no error either', async () => {
+    // `true` exits long before node has started, so the first write always meets a closed pipe.
+    for (const args of ['qr list -o ndjson', 'qr list --help']) {
+      const r = await runShell(`linkctl ${args} | true${status}`, fx.env);
+      expect(r.stderr, args).toBe('linkctl exit 0\n');
+    }
   });
 
   it('`--help | head -1` prints the usage line and no error', async () => {
-    const r = await runShell('linkctl --help | head -1; echo "linkctl exit ${PIPESTATUS[0]}" >&2', fx.env);
+    const r = await runShell(`linkctl --help | head -1${status}`, fx.env);
     expect(r.stdout).toBe('Usage: linkctl [options] [command]\n');
     expect(r.stderr).toBe('linkctl exit 0\n');
+    const piped = await runShell(`linkctl --help | true${status}`, fx.env);
+    expect(piped.stderr).toBe('linkctl exit 0\n');
   });
 });
