@@ -95,13 +95,6 @@ for (const quirks of [false, true]) {
       expect(after.stdout).toBe('[]\n');
     });
 
-    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
-      const r = await runCli(['campaign', 'delete', '1'], { env: fx.env });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/Delete campaign 1: refusing without a terminal to confirm; pass --yes/);
-      expect(fx.sandbox.requests).toHaveLength(0);
-    });
-
     it('deleting an unknown id exits 4', async () => {
       const r = await runCli(['campaign', 'delete', '42', '--yes'], { env: fx.env });
       expect(r.code).toBe(4);

@@ -113,13 +113,6 @@ for (const quirks of [false, true]) {
       expect((await runCli(['channel', 'list', '--json'], { env: fx.env })).stdout).toBe('[]\n');
     });
 
-    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
-      const r = await runCli(['channel', 'rm', '1'], { env: fx.env });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/--yes/);
-      expect(fx.sandbox.requests).toHaveLength(0);
-    });
-
     it.each([
       [['channel', 'items', '999'], /Channel does not exist/],
       [['channel', 'update', '999', '--name', 'Ghost'], /Channel does not exist/],

@@ -89,14 +89,6 @@ for (const quirks of [false, true]) {
       else expect(after.stdout).toBe('[]\n');
     });
 
-    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
-      const r = await runCli(['domain', 'delete', '1'], { env: fx.env });
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/Delete branded domain 1: refusing without a terminal to confirm; pass --yes/);
-      expect(fx.sandbox.requests).toHaveLength(0);
-    });
-
     it('deleting an unknown id exits 4 with the server message', async () => {
       const r = await runCli(['domain', 'delete', '99', '--yes'], { env: fx.env });
       expect(r.code).toBe(4);

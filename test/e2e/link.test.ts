@@ -234,13 +234,6 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe('Link has been successfully deleted.\n');
       expect(sent(fx.sandbox)).toEqual([{ method: 'DELETE', path: '/api/url/2/delete', query: {}, body: undefined }]);
     });
-
-    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
-      const r = await runCli(['link', 'delete', '2'], { env: fx.env });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toBe('linkctl: Delete link 2: refusing without a terminal to confirm; pass --yes\n');
-      expect(fx.sandbox.requests).toHaveLength(0);
-    });
   });
 }
 

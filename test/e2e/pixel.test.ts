@@ -81,13 +81,6 @@ for (const quirks of [false, true]) {
       expect((await runCli(['pixel', 'list', '--json'], { env: fx.env })).stdout).toBe('[]\n');
     });
 
-    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
-      const r = await runCli(['pixel', 'delete', '1'], { env: fx.env });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/--yes/);
-      expect(fx.sandbox.requests).toHaveLength(0);
-    });
-
     it('exits 4 on a delete of an unknown id', async () => {
       const r = await runCli(['pixel', 'rm', '999', '--yes'], { env: fx.env });
       expect(r.code).toBe(4);

@@ -104,13 +104,6 @@ for (const quirks of [false, true]) {
       expect(sent(fx.sandbox)).toEqual([{ method: 'DELETE', path: '/api/qr/2/delete', query: {}, body: undefined }]);
     });
 
-    it('refuses to delete without a terminal and without --yes, sending nothing', async () => {
-      const r = await runCli(['qr', 'delete', '2'], { env: fx.env });
-      expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/--yes/);
-      expect(fx.sandbox.requests).toHaveLength(0);
-    });
-
     it('answers exit 4 for an unknown id', async () => {
       const r = await runCli(['qr', 'get', '999'], { env: fx.env });
       expect(r.code).toBe(4);

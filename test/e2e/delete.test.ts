@@ -1,0 +1,35 @@
+/**
+ * Every delete: asks on a terminal (tested in-process with a fake prompt elsewhere), takes
+ * --yes, and without a terminal and without --yes refuses with exit 2, sending nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli, useSandbox } from '../helpers.js';
+
+const DELETES: Array<[command: string, noun: string]> = [
+  ['qr', 'QR code'],
+  ['link', 'link'],
+  ['domain', 'branded domain'],
+  ['campaign', 'campaign'],
+  ['channel', 'channel'],
+  ['pixel', 'pixel'],
+];
+
+for (const quirks of [false, true]) {
+  describe(`delete without a terminal (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
+    const fx = useSandbox({ quirks });
+
+    it.each(DELETES)('`%s delete 1` refuses without --yes, sending nothing', async (command, noun) => {
+      const r = await runCli([command, 'delete', '1'], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`^linkctl: Delete ${noun} 1: refusing without a terminal to confirm; pass --yes$`, 'm'));
+      expect(fx.sandbox.requests).toHaveLength(0);
+    });
+
+    it.each(DELETES)('`%s rm 1 --yes` deletes with one request', async (command) => {
+      const r = await runCli([command, 'rm', '1', '--yes'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE /api/${command === 'link' ? 'url' : command}/1/delete`]);
+    });
+  });
+}
