@@ -53,8 +53,9 @@ function serve(args: string[], env: Record<string, string>) {
 }
 
 describe('sandbox serve', () => {
-  it('serves the API to other linkctl processes, with quirks and a rate limit, until Ctrl-C', async () => {
+  it('serves the API to other linkctl processes, with quirks and a rate limit, until Ctrl-C', async ({ onTestFinished }) => {
     const server = serve(['--quirks', '--rate-limit', '2/60', '--state', join(tempDir(), 'state.json')], {});
+    onTestFinished(() => void server.child.kill('SIGKILL')); // a failed assertion must not leave a server running
     const { baseUrl, key, quirks } = await server.ready;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(quirks).toBe(true);
