@@ -85,14 +85,23 @@ export class Context {
 
   /** The streams the output layer writes to: the spinner stops before the first byte of output. */
   outputStreams(): { stdout: IO['stdout']; stderr: IO['stderr'] } {
-    const quiet = (stream: IO['stdout']) => ({
-      isTTY: stream.isTTY,
-      columns: stream.columns,
-      write: (chunk: string) => {
-        this.pauseSpinner();
-        return stream.write(chunk);
-      },
-    });
+    const quiet = (stream: IO['stdout']) => {
+      const wrapped: IO['stdout'] & Partial<Pick<NodeJS.WritableStream, 'once' | 'off'>> = {
+        isTTY: stream.isTTY,
+        columns: stream.columns,
+        write: (chunk: string) => {
+          this.pauseSpinner();
+          return stream.write(chunk);
+        },
+      };
+      // The output layer waits for 'drain' on a real stream (a slow reader): pass the events on.
+      const events = stream as Partial<Pick<NodeJS.WritableStream, 'once' | 'off'>>;
+      if (events.once && events.off) {
+        wrapped.once = events.once.bind(stream);
+        wrapped.off = events.off.bind(stream);
+      }
+      return wrapped;
+    };
     return { stdout: quiet(this.io.stdout), stderr: quiet(this.io.stderr) };
   }
 

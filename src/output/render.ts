@@ -155,6 +155,8 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
   // error half-way would not parse); ndjson, csv, tsv and piped tables stream.
   const rows: Rec[] = [];
   for await (const page of result.pages) {
+    let chunk = ''; // a page is written at once, then the next is fetched only when stdout has taken it
+    const out = (s: string) => (chunk += s);
     for (const record of page) {
       switch (format) {
         case 'quiet':
@@ -182,6 +184,7 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
       }
       count++;
     }
+    if (chunk) await writeAndDrain(streams.stdout, chunk);
   }
   if (format === 'json') out(`${JSON.stringify(rows, null, 2)}\n`);
   if (format === 'table' && options.tty) {
@@ -194,6 +197,25 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     const footer = summary && footerLine(summary);
     if (footer) streams.stderr.write(`${footer}\n`);
   }
+}
+
+/**
+ * Writes, and when the stream says its buffer is full (a slow reader on the pipe) waits for it
+ * to drain: otherwise pages would pile up in memory faster than they leave.
+ */
+async function writeAndDrain(stream: OutStream, text: string): Promise<void> {
+  const full = stream.write(text) === false;
+  const emitter = stream as Partial<Pick<NodeJS.WritableStream, 'once' | 'off'>>;
+  if (!full || !emitter.once) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      emitter.off?.('drain', done);
+      emitter.off?.('close', done);
+      resolve();
+    };
+    emitter.once!('drain', done);
+    emitter.once!('close', done);
+  });
 }
 
 export function footerLine(summary: ListSummary): string | undefined {

@@ -170,3 +170,34 @@ describe('progress on a terminal', () => {
     }
   });
 });
+
+describe('streaming to a slow reader', () => {
+  it('fetches the next page only once stdout has drained', async () => {
+    const { EventEmitter } = await import('node:events');
+    const events: string[] = [];
+    const stdout = Object.assign(new EventEmitter(), {
+      write: (s: string) => {
+        events.push(`write ${s.trim().split('\n').length} lines`);
+        return false; // the pipe's buffer is full
+      },
+    });
+    async function* slowPages() {
+      for (let page = 1; page <= 3; page++) {
+        events.push(`fetch page ${page}`);
+        yield [{ id: page * 2 - 1 }, { id: page * 2 }];
+      }
+    }
+    const rendering = render(
+      { kind: 'list', pages: slowPages(), columns },
+      { format: 'ndjson', tty: false, color: false, header: true, quiet: false, width: 100 },
+      { stdout, stderr: { write: () => true } },
+    );
+    for (let drains = 0; drains < 3; drains++) {
+      await new Promise((r) => setTimeout(r, 10));
+      events.push('drain');
+      stdout.emit('drain');
+    }
+    await rendering;
+    expect(events).toEqual(['fetch page 1', 'write 2 lines', 'drain', 'fetch page 2', 'write 2 lines', 'drain', 'fetch page 3', 'write 2 lines', 'drain']);
+  });
+});
