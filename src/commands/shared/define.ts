@@ -28,7 +28,7 @@ export function paginationOptions(command: Command): Command {
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
     .option('--page <n>', 'page to show (default 1)', (v) => positiveInt('--page', v))
-    .option('--all', 'fetch every page, in order, at the pace the rate limit allows');
+    .option('--all', 'fetch every page, in order, at the pace the rate limit allows (100 a page unless --limit)');
 }
 
 /** Adds `<parent> list` with the shared pagination options. */

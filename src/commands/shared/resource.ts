@@ -38,9 +38,16 @@ export function listAction(resource: Listable, extraQuery?: (opts: Record<string
   };
 }
 
+/**
+ * Page size of --all when --limit is not given: the server's default of 15 would spend the
+ * rate limit (30 requests a minute by default) seven times faster for the same records.
+ */
+export const ALL_PAGE_SIZE = 100;
+
 export async function listResult(ctx: Context, request: ListRequest, columns: Column[], all: boolean): Promise<Result> {
-  const { chooseColumns } = await import('../../output/render.js');
-  chooseColumns(columns, ctx.globals.fields); // an unknown --fields name fails before anything is sent
+  ctx.checkOutput(columns); // an unknown --fields name fails before anything is sent
+  if (all && request.limit === undefined) request = { ...request, limit: ALL_PAGE_SIZE };
+  if (all) (await import('../../memory.js')).keepMemoryFlat();
   const client = await ctx.client();
   const { fetchPage, allPages } = await import('../../api/pages.js');
   let summary: ListSummary | undefined;
