@@ -158,6 +158,20 @@ describe.concurrent('no command shows the key, even with --debug', () => {
   }
 });
 
+describe.concurrent('every command prints valid JSON with --json', () => {
+  // __complete answers the completion scripts in their own line format; it is hidden and not for people or scripts.
+  for (const path of leafCommands().filter((p) => p !== '__complete' && !MINIMAL[p]?.server)) {
+    it(path, async (t) => {
+      const entry = MINIMAL[path]!;
+      const { env } = await setup(t);
+      for (const step of entry.setup ?? []) expect((await runCli(step.args, { env, stdin: step.stdin })).code).toBe(0);
+      const r = await runCli([...path.split(' '), ...entry.args, '--json', '--yes'], { env, stdin: entry.stdin });
+      expect(r.code, r.stderr).toBe(0);
+      expect(() => JSON.parse(r.stdout), r.stdout).not.toThrow();
+    });
+  }
+});
+
 describe.concurrent('a key saved in a profile, not in the environment', () => {
   for (const command of [['auth', 'status'], ['qr', 'list'], ['api', 'GET', 'api/nothing-here']]) {
     it(command.join(' '), async (t) => {

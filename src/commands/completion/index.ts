@@ -16,8 +16,10 @@ export function register(program: Command, bind: Bind): void {
       .addArgument(enumArgument('<shell>', 'the shell to write the script for', SHELLS))
       .action(async (shell: Shell, _opts: unknown, command: Command) => {
         const { script } = await import('../../completion/index.js');
-        // Printed through commander's output, which main() points at its stdout.
-        command.configureOutput().writeOut!(script(shell, command));
+        const text = script(shell, command);
+        const { json, output } = command.optsWithGlobals() as { json?: boolean; output?: string };
+        // Printed through commander's output, which main() points at its stdout; --json wraps it, as every command's --json is JSON.
+        command.configureOutput().writeOut!(json || output === 'json' ? `${JSON.stringify({ shell, script: text })}\n` : text);
       }),
     [
       'source <(linkctl completion bash)          # in ~/.bashrc',
