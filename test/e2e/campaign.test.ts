@@ -94,12 +94,6 @@ for (const quirks of [false, true]) {
       expect(after.code).toBe(0);
       expect(after.stdout).toBe('[]\n');
     });
-
-    it('deleting an unknown id exits 4', async () => {
-      const r = await runCli(['campaign', 'delete', '42', '--yes'], { env: fx.env });
-      expect(r.code).toBe(4);
-      expect(r.stderr).toBe('linkctl: Campaign not found. Please try again.\n');
-    });
   });
 }
 

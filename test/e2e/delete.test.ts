@@ -5,14 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, useSandbox } from '../helpers.js';
 
-const DELETES: Array<[command: string, noun: string]> = [
-  ['qr', 'QR code'],
-  ['link', 'link'],
-  ['domain', 'branded domain'],
-  ['campaign', 'campaign'],
-  ['channel', 'channel'],
-  ['pixel', 'pixel'],
+const DELETES: Array<[command: string, noun: string, unknownIdMessage: string]> = [
+  ['qr', 'QR code', 'QR does not exist.'],
+  ['link', 'link', 'Link does not exist.'],
+  ['domain', 'branded domain', 'Domain does not exist.'],
+  ['campaign', 'campaign', 'Campaign not found. Please try again.'],
+  ['channel', 'channel', 'Channel does not exist.'],
+  ['pixel', 'pixel', 'Pixel does not exist.'],
 ];
+const path = (command: string) => `/api/${command === 'link' ? 'url' : command}`;
 
 for (const quirks of [false, true]) {
   describe(`delete without a terminal (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
@@ -29,7 +30,15 @@ for (const quirks of [false, true]) {
     it.each(DELETES)('`%s rm 1 --yes` deletes with one request', async (command) => {
       const r = await runCli([command, 'rm', '1', '--yes'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE /api/${command === 'link' ? 'url' : command}/1/delete`]);
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE ${path(command)}/1/delete`]);
+    });
+
+    it.each(DELETES)('`%s delete 999 --yes` of an unknown id exits 4 with the server message', async (command, _noun, message) => {
+      const r = await runCli([command, 'delete', '999', '--yes'], { env: fx.env });
+      expect(r.code).toBe(4);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`^linkctl: ${message.replace(/\./g, '\\.')}$`, 'm'));
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE ${path(command)}/999/delete`]);
     });
   });
 }

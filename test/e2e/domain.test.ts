@@ -88,12 +88,6 @@ for (const quirks of [false, true]) {
       if (quirks) expect(list).toEqual([expect.objectContaining({ id: null })]);
       else expect(after.stdout).toBe('[]\n');
     });
-
-    it('deleting an unknown id exits 4 with the server message', async () => {
-      const r = await runCli(['domain', 'delete', '99', '--yes'], { env: fx.env });
-      expect(r.code).toBe(4);
-      expect(r.stderr).toBe('linkctl: Domain does not exist.\n');
-    });
   });
 }
 

@@ -80,13 +80,6 @@ for (const quirks of [false, true]) {
       expect(sent(fx.sandbox)).toEqual([{ method: 'DELETE', path: '/api/pixel/1/delete', query: {}, body: undefined }]);
       expect((await runCli(['pixel', 'list', '--json'], { env: fx.env })).stdout).toBe('[]\n');
     });
-
-    it('exits 4 on a delete of an unknown id', async () => {
-      const r = await runCli(['pixel', 'rm', '999', '--yes'], { env: fx.env });
-      expect(r.code).toBe(4);
-      expect(r.stderr).toBe('linkctl: Pixel does not exist.\n');
-      expect(sent(fx.sandbox)).toEqual([{ method: 'DELETE', path: '/api/pixel/999/delete', query: {}, body: undefined }]);
-    });
   });
 }
 
