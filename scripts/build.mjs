@@ -21,8 +21,8 @@ await build({
   minifySyntax: true,
   chunkNames: 'chunks/[name]-[hash]',
   define: { __LINKCTL_VERSION__: JSON.stringify(pkg.version) },
-  // undici is only for proxies; it stays a normal dependency loaded at run time.
-  external: ['undici'],
+  // undici (proxies) and @napi-rs/keyring (a native addon) stay runtime dependencies loaded at run time.
+  external: ['undici', '@napi-rs/keyring'],
   // Bundled CommonJS packages call require() for Node built-ins; ESM has no require of its own.
   banner: { js: "import { createRequire as __linkctlCreateRequire } from 'node:module'; const require = __linkctlCreateRequire(import.meta.url);" },
   logLevel: 'warning',
