@@ -80,6 +80,10 @@ export async function render(result: Result, options: OutputOptions, streams: St
     out(`${JSON.stringify(result.json, null, 2)}\n`);
     return;
   }
+  if (result.kind === 'text') {
+    out(result.text);
+    return;
+  }
   if (result.kind === 'message') {
     if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(result.json, null, options.format === 'json' ? 2 : 0)}\n`);
     else if (!options.quiet) out(`${result.message}\n`);

@@ -53,6 +53,8 @@ export type Result = (
       json: unknown;
     }
   | { kind: 'raw'; json: unknown }
+  /** A document written as it is (an exported account file), whatever the output format. */
+  | { kind: 'text'; text: string }
 ) & {
   /** Exit with this code after printing (for example `auth status` without a valid key). */
   exitCode?: number;

@@ -52,7 +52,7 @@ export function register(program: Command, bind: Bind): void {
 }
 
 /** A domain is a scheme and a host: `https://go.example.com`. */
-function domainUrl(raw: string): string {
+export function domainUrl(raw: string): string {
   const value = httpUrl('the domain', raw.replace(/\/+$/, ''));
   const url = new URL(value);
   if (url.pathname !== '/' || url.search || url.hash) throw new UsageError(`the domain must be a scheme and a host only, such as https://go.example.com; got "${raw}"`);

@@ -105,6 +105,15 @@ export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Re
 
 /** The body fields the flags give (only those given), after the checks that involve several flags. */
 async function bodyFromFlags(ctx: Context, opts: Rec): Promise<Rec> {
+  const body = bodyFromOptions(opts);
+  // Last, so that every other mistake is reported before anyone is asked to type.
+  const password = await ctx.password(opts, 'the link password');
+  if (password !== undefined) body.password = password;
+  return body;
+}
+
+/** The body of `POST api/url/add` from the options of `link add` (by their attribute names), without the password. */
+export function bodyFromOptions(opts: Rec): Rec {
   const redirects = (['redirect', 'splash', 'overlay'] as const).filter((k) => opts[k] !== undefined);
   if (redirects.length > 1) throw new UsageError(`${redirects.map((k) => `--${k}`).join(' and ')} each set the redirect type; give one of them`);
   if (opts.public && opts.private) throw new UsageError('--public and --private contradict each other; give one of them');
@@ -131,9 +140,6 @@ async function bodyFromFlags(ctx: Context, opts: Rec): Promise<Rec> {
     // `auto: true` as in the product's own example: open the app when it is installed.
     deeplink: apple || google ? compact({ auto: true, apple, google }) : undefined,
   });
-  // Last, so that every other mistake is reported before anyone is asked to type.
-  const password = await ctx.password(opts, 'the link password');
-  if (password !== undefined) body.password = password;
   return body;
 }
 
@@ -223,11 +229,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const client = await ctx.client();
   const read = (await client.request('GET', LINKS.itemPath(id), { expect: ['details'] })).details as Rec;
   const notes: string[] = [];
-  const json = readBack(read, clear, notes);
-  for (const [key, value] of Object.entries(given)) {
-    const name = key === 'geotarget' ? 'location' : 'device';
-    json[key] = (key === 'geotarget' || key === 'devicetarget') && Array.isArray(json[key]) ? mergeTargets(json[key] as Rec[], value as Rec[], name) : value;
-  }
+  const json = safeUpdateBody(read, given, { clear, notes, mergeTargets: true });
 
   const lost = UNREADABLE.filter(([field]) => given[field] === undefined).map(([, label]) => label);
   // 7.x servers answer `device: null` even for a link with device targeting.
@@ -238,4 +240,18 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
 
   const body = await client.request('PUT', `${LINKS.itemPath(id)}/update`, { json });
   return createdResult(body);
+}
+
+/**
+ * The body of a safe update: what `GET api/url/:id` gives back, with `given` over it. Targets
+ * given are merged with those read back by country or device (`link update`), or replace them
+ * (`apply`, where the file holds the whole truth).
+ */
+export function safeUpdateBody(read: Rec, given: Rec, options: { clear?: Set<Clearable>; notes?: string[]; mergeTargets?: boolean } = {}): Rec {
+  const json = readBack(read, options.clear ?? new Set(), options.notes ?? []);
+  for (const [key, value] of Object.entries(given)) {
+    const name = key === 'geotarget' ? 'location' : 'device';
+    json[key] = options.mergeTargets && (key === 'geotarget' || key === 'devicetarget') && Array.isArray(json[key]) ? mergeTargets(json[key] as Rec[], value as Rec[], name) : value;
+  }
+  return json;
 }

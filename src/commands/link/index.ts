@@ -29,7 +29,7 @@ export function expiry(raw: string): string {
 }
 
 /** The options of `POST /api/url/add`, shared by `link add` and `link update`. */
-function linkOptions(command: Command): Command {
+export function linkOptions(command: Command): Command {
   const id = (flag: string) => (v: string) => positiveInt(flag, v);
   return command
     .option('--alias <alias>', 'custom alias (servers rewrite invalid characters: "a b!" becomes "a-b")')

@@ -1,0 +1,144 @@
+/** `export`, `plan` and `apply`: the actions. The format is in ./model.ts, reading it in ./file.ts, the diff in ./engine.ts. */
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Context } from '../context.js';
+import { ExitCode, UsageError } from '../errors.js';
+import type { Result } from '../output/types.js';
+import type { ActionInput } from '../commands/shared/define.js';
+import { readAccountFile } from './file.js';
+import { applyPlan, formatPlan, makePlan, planData, readState, type State } from './engine.js';
+import { KINDS, MANAGED, specs, type Kind, type Rec } from './model.js';
+import { buildSchema } from './schema.js';
+import { stringify } from 'yaml';
+
+/** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
+export function schemaLocation(): string | undefined {
+  for (const up of ['../schema/linkctl.schema.json', '../../schema/linkctl.schema.json']) {
+    const path = fileURLToPath(new URL(up, import.meta.url));
+    if (existsSync(path)) return pathToFileURL(path).href;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- export
+
+/** Fields of a kind that export cannot read back from a server. */
+function unreadable(kind: Kind): string[] {
+  const spec = specs()[kind];
+  return Object.entries(spec.fields).filter(([name, f]) => !spec.readable.includes(name) && !spec.key.includes(name) && !(kind === 'qr' && name === 'name') && f).map(([name]) => name);
+}
+
+export async function exportAccount(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  if (opts.schema) return { kind: 'raw', json: buildSchema() };
+  const format = (opts.format as 'yaml' | 'json' | undefined) ?? (typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
+  const client = await ctx.client();
+  const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
+  const text = format === 'json' ? `${JSON.stringify(toFile(state), null, 2)}\n` : yamlText(toFile(state));
+  if (opts.file && opts.file !== '-') {
+    writeAtomically(String(opts.file), text);
+    const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
+    return { kind: 'message', message: `Exported ${count} records to ${opts.file}.`, json: { file: opts.file, records: count } };
+  }
+  // The file itself is the output, whatever the output format.
+  return { kind: 'text', text };
+}
+
+/** The account as the file's data, records sorted by key so that two exports compare line by line. */
+function toFile(state: State): Rec {
+  const file: Rec = { version: 1 };
+  for (const kind of KINDS) {
+    const key = specs()[kind].key;
+    file[kind] = state[kind].map((c) => c.record).sort((a, b) => {
+      for (const k of [...key].reverse()) {
+        const x = String(a[k] ?? '');
+        const y = String(b[k] ?? '');
+        if (x !== y) return x < y ? -1 : 1;
+      }
+      return 0;
+    });
+  }
+  return file;
+}
+
+/** Built as text, record by record, with a comment on each record that is not the whole truth. */
+function yamlText(file: Rec): string {
+  const schema = schemaLocation();
+  const parts: string[] = [];
+  if (schema) parts.push(`# yaml-language-server: $schema=${schema}`);
+  parts.push('# linkctl account file: `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change.', 'version: 1');
+  for (const kind of KINDS) {
+    const records = file[kind] as Rec[];
+    if (specs()[kind].readOnly) parts.push(`# ${kind}: read only, listed so that links can name them`);
+    if (!records.length) {
+      parts.push(`${kind}: []`);
+      continue;
+    }
+    parts.push(`${kind}:`);
+    const missing = unreadable(kind);
+    const note = kind === 'qr' ? '# type and data cannot be read back: a reference only until they are added' : missing.length && !specs()[kind].readOnly ? `# not read back: ${missing.join(', ')}` : '';
+    for (const record of records) {
+      if (note) parts.push(`  ${note}`);
+      const body = stringify([record], { lineWidth: 0 }).trimEnd();
+      parts.push(body.replace(/^/gm, '  '));
+    }
+  }
+  return `${parts.join('\n')}\n`;
+}
+
+/** Writes next to the target and renames: a reader never sees half a file. 0600: an account is private. */
+function writeAtomically(path: string, text: string): void {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(temp, text, { mode: 0o600 });
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // nothing was written
+    }
+    throw new UsageError(`--file: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+}
+
+// ---------------------------------------------------------------- plan and apply
+
+async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
+  const name = String(opts.file);
+  let text: string;
+  if (name === '-') text = await ctx.readStdin();
+  else {
+    try {
+      text = readFileSync(name, 'utf8');
+    } catch (error) {
+      throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  const { file } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
+  const client = await ctx.client();
+  const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
+  const plan = makePlan(file, state, Boolean(opts.prune));
+  for (const note of plan.notes) ctx.warn(`note: ${note}.`);
+  return { client, state, plan };
+}
+
+export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const { plan } = await load(ctx, opts, false);
+  const pending = plan.changes.length > 0;
+  return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode: opts.detailedExitcode && pending ? 2 : ExitCode.ok /* like terraform: 2 = changes pending */ };
+}
+
+export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const { client, state, plan } = await load(ctx, opts, true);
+  if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 } } };
+  ctx.warn(formatPlan(plan));
+  const deletes = plan.changes.filter((c) => c.action === 'delete').length;
+  await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
+  const applied = await applyPlan(client, plan, state, (what) => ctx.status(what));
+  return {
+    kind: 'message',
+    message: `Applied: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted.`,
+    json: { ...planData(plan), applied },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The "links as code" file format, in one place: the kinds of record, their natural keys, their
+ * fields and which of them a server gives back. A link's fields are derived from the options of
+ * `link add` (src/commands/link/index.ts), so a flag added there appears in the file, the schema
+ * and the validation at once; test/unit/ascode.test.ts fails when a flag has no field.
+ */
+import { Command, type Option } from 'commander';
+import { linkOptions } from '../commands/link/index.js';
+import { domainUrl } from '../commands/domain/index.js';
+import { PIXEL_TYPES } from '../commands/pixel/types.js';
+import { QR_TYPES } from '../commands/qr/types.js';
+import { hexColor, httpUrl, nonEmpty } from '../validate.js';
+
+export const KINDS = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash'] as const;
+export type Kind = (typeof KINDS)[number];
+/** Kinds apply creates and changes, in dependency order. */
+export const MANAGED: Kind[] = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr'];
+
+export type FieldType = 'string' | 'boolean' | 'map' | 'list' | 'object';
+
+export interface Field {
+  type: FieldType;
+  description: string;
+  /** Checks one string value (a list item, a map's `key=value`); throws a UsageError naming the flag. */
+  check?: (value: string) => unknown;
+  /** The record kind a value names (by its key). */
+  ref?: Kind;
+  choices?: readonly string[];
+  /** Sub-fields of an object (`deeplink: {apple, google}`). */
+  properties?: Record<string, Field>;
+  /** A secret: never exported, and given in the file only as `${env:NAME}`. */
+  secret?: boolean;
+  required?: boolean;
+  /** The `link add` flag(s) the field comes from. */
+  flags?: string[];
+}
+
+export interface KindSpec {
+  kind: Kind;
+  noun: string;
+  /** The field(s) of the natural key. */
+  key: string[];
+  fields: Record<string, Field>;
+  /** Fields a server gives back, compared by plan. The others are sent, never compared. */
+  readable: string[];
+  /** Read-only references: apply never creates, changes or deletes these. */
+  readOnly?: boolean;
+}
+
+// ---------------------------------------------------------------- links, from the flags of `link add`
+
+/** Flags whose file field has another name. `null`: the flag is another spelling of a field. */
+const RENAMED: Record<string, string | null> = {
+  'meta-title': 'title',
+  'meta-description': 'metaDescription',
+  'meta-image': 'metaImage',
+  pixel: 'pixels',
+  channel: 'channels',
+  param: 'params',
+  'deeplink-apple': 'deeplink',
+  'deeplink-google': 'deeplink',
+  'password-stdin': null,
+  private: null,
+};
+/** Flags that take an id: in the file they name a record of this kind. */
+const REFERENCES: Record<string, Kind> = { pixel: 'pixels', channel: 'channels', campaign: 'campaigns', splash: 'splash', overlay: 'overlays', domain: 'domains' };
+/** A single-valued flag whose field is a list (a link can be in several channels; the flag adds one). */
+const LISTS = new Set(['channel']);
+
+/** The options of `link add`, from its definition (without the destination, which is its argument). */
+export function linkFlags(): readonly Option[] {
+  return linkOptions(new Command('add')).options;
+}
+
+function linkFields(): Record<string, Field> {
+  const fields: Record<string, Field> = { url: { type: 'string', description: 'the destination (long URL)', required: true, check: (v) => httpUrl('url', v), flags: [] } };
+  for (const option of linkFlags()) {
+    const flag = option.long!.slice(2);
+    const name = flag in RENAMED ? RENAMED[flag] : flag;
+    if (name === null) continue;
+    const parse = (v: string) => (option.parseArg ? option.parseArg(v, undefined as never) : v);
+    const repeatable = /\(repeatable\)/.test(option.description);
+    const ref = REFERENCES[flag];
+    let field: Field;
+    if (name === 'deeplink') {
+      const sub = flag.replace('deeplink-', '');
+      const existing = fields.deeplink ?? { type: 'object', description: 'app deep links', properties: {}, flags: [] };
+      existing.properties![sub] = { type: 'string', description: option.description, check: parse, flags: [option.long!] };
+      existing.flags!.push(option.long!);
+      fields.deeplink = existing;
+      continue;
+    } else if (!option.required && !option.optional) {
+      // A flag without a value: a switch, or the password, which is asked for.
+      field = flag === 'password' ? { type: 'string', description: 'the link password, as ${env:NAME}', secret: true } : { type: 'boolean', description: `${option.description} (false: the opposite)` };
+    } else if (ref) {
+      field = { type: repeatable || LISTS.has(flag) ? 'list' : 'string', description: `${option.description.replace(/ ?\(repeatable\)/, '').replace(/\bid\b/, 'name')}`, ref };
+      if (ref === 'domains') field.check = parse;
+    } else if (repeatable && /=/.test(option.flags)) {
+      field = { type: 'map', description: option.description.replace(/ ?\(repeatable\)/, ''), check: parse };
+    } else if (repeatable) {
+      field = { type: 'list', description: option.description.replace(/ ?\(repeatable\)/, ''), check: parse };
+    } else {
+      field = { type: 'string', description: option.description, check: parse, choices: option.argChoices };
+    }
+    field.flags = [option.long!];
+    fields[name] = field;
+  }
+  fields.alias!.required = true; // the link's key in the file
+  return fields;
+}
+
+// ---------------------------------------------------------------- every kind
+
+const str = (description: string, check?: (v: string) => unknown, extra: Partial<Field> = {}): Field => ({ type: 'string', description, check, ...extra });
+const bool = (description: string): Field => ({ type: 'boolean', description });
+
+let cache: Record<Kind, KindSpec> | undefined;
+
+export function specs(): Record<Kind, KindSpec> {
+  cache ??= {
+    domains: {
+      kind: 'domains', noun: 'domain', key: ['domain'], readable: ['redirectRoot', 'redirect404'],
+      fields: { domain: str('the branded domain, scheme and host', domainUrl, { required: true }), redirectRoot: str('where the domain root goes', (v) => httpUrl('redirectRoot', v)), redirect404: str('where a missing page goes', (v) => httpUrl('redirect404', v)) },
+    },
+    pixels: {
+      kind: 'pixels', noun: 'pixel', key: ['name'], readable: ['type', 'tag'],
+      fields: { name: str('the pixel name', (v) => nonEmpty('name', v), { required: true }), type: str('pixel type', undefined, { choices: PIXEL_TYPES, required: true }), tag: str('the tag or id from the ad platform', (v) => nonEmpty('tag', v, 3), { required: true }) },
+    },
+    campaigns: {
+      kind: 'campaigns', noun: 'campaign', key: ['name'], readable: ['slug', 'public'],
+      fields: { name: str('campaign name', (v) => nonEmpty('name', v, 2), { required: true }), slug: str('rotator slug'), public: bool('anyone with the list URL can see it') },
+    },
+    channels: {
+      kind: 'channels', noun: 'channel', key: ['name'], readable: ['description', 'color', 'starred'],
+      fields: { name: str('channel name', (v) => nonEmpty('name', v, 2), { required: true }), description: str('a description'), color: str('badge colour, #RRGGBB', (v) => hexColor('color', v)), starred: bool('starred') },
+    },
+    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: ['url', 'title', 'description', 'campaign', 'channels'], fields: linkFields() },
+    qr: {
+      kind: 'qr', noun: 'QR code', key: ['name'], readable: [],
+      fields: {
+        name: str('a name for the code', (v) => nonEmpty('name', v), { required: true }),
+        type: str('code type; without type and data the code is a reference only', undefined, { choices: QR_TYPES }),
+        data: { type: 'object', description: 'the content: a string, or an object for sms, wifi, vcard (as `qr add --data-json`)' },
+        background: str('background colour'),
+        foreground: str('foreground colour'),
+        logo: str('logo image URL', (v) => httpUrl('logo', v)),
+      },
+    },
+    overlays: { kind: 'overlays', noun: 'overlay', key: ['name'], readable: [], readOnly: true, fields: { name: str('CTA overlay name (read only)', undefined, { required: true }) } },
+    splash: { kind: 'splash', noun: 'splash page', key: ['name'], readable: [], readOnly: true, fields: { name: str('splash page name (read only)', undefined, { required: true }) } },
+  };
+  return cache;
+}
+
+/** The key of a record, as text: `promo`, `https://go.example.com/promo`. */
+export function keyOf(kind: Kind, record: Record<string, unknown>): string {
+  if (kind === 'links') return record.domain ? `${String(record.domain)}/${String(record.alias)}` : String(record.alias);
+  return String(record[specs()[kind].key[0]!]);
+}
+
+/** Keys compare without case: servers treat aliases and names that way. */
+export const keyMatch = (key: string) => key.toLowerCase();
+
+export type Rec = Record<string, unknown>;
+export type AccountFile = { version: 1 } & Partial<Record<Kind, Rec[]>>;
+

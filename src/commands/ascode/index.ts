@@ -1,0 +1,40 @@
+/** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
+import type { Command } from 'commander';
+import { enumOption, withExamples, type Bind } from '../shared/define.js';
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('../../ascode/actions.js');
+
+  withExamples(
+    program
+      .command('export')
+      .description('Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)')
+      .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
+      .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
+      .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
+      .action(bind(load, 'exportAccount')),
+    ['linkctl export --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+  );
+
+  withExamples(
+    program
+      .command('plan')
+      .description('Show what `apply` would change to make the account match a file; sends no change')
+      .requiredOption('-f, --file <path>', 'the account file (- for stdin)')
+      .option('--prune', 'also list records the file no longer has, for deletion')
+      .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
+      .action(bind(load, 'plan')),
+    ['linkctl plan -f account.yaml', 'linkctl plan -f account.yaml --detailed-exitcode', 'linkctl plan -f account.yaml --prune --json'],
+  );
+
+  withExamples(
+    program
+      .command('apply')
+      .description('Make the account match a file: create and change records (and delete with --prune), in dependency order')
+      .requiredOption('-f, --file <path>', 'the account file (- for stdin)')
+      .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
+      .addHelpText('after', '\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.')
+      .action(bind(load, 'apply')),
+    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+  );
+}
