@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash api completion sandbox help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply api completion sandbox help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -65,6 +65,9 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
+    'linkctl export') cmds='' flags='--file --format --schema -h --help' vflags='--file --format' ;;
+    'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
+    'linkctl apply') cmds='' flags='-f --file --prune -h --help' vflags='-f --file' ;;
     'linkctl api') cmds='' flags='-f --field --input --paginate -h --help' vflags='-f --field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve reset help' flags='-h --help' vflags='' ;;
@@ -91,6 +94,7 @@ _linkctl_values() {
     'linkctl link update --redirect') vals='direct frame splash' ;;
     'linkctl channel assign #1') vals='link links bio qr' ;;
     'linkctl pixel add --type') vals='gtmpixel gapixel fbpixel adwordspixel linkedinpixel twitterpixel adrollpixel quorapixel pinterest bing snapchat reddit tiktok' ;;
+    'linkctl export --format') vals='yaml json' ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;

@@ -31,7 +31,8 @@ function unreadable(kind: Kind): string[] {
 
 export async function exportAccount(ctx: Context, { opts }: ActionInput): Promise<Result> {
   if (opts.schema) return { kind: 'raw', json: buildSchema() };
-  const format = (opts.format as 'yaml' | 'json' | undefined) ?? (typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
+  // --json (-o json) asks for JSON on stdout: the file is then written as JSON, unless --format says otherwise.
+  const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
   const client = await ctx.client();
   const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
   const text = format === 'json' ? `${JSON.stringify(toFile(state), null, 2)}\n` : yamlText(toFile(state));

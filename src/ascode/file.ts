@@ -55,7 +55,7 @@ export function readAccountFile(text: string, name: string, options: ReadOptions
     } else if (key === '$schema') {
       if (!isScalar(value) || typeof value.value !== 'string') fail(value ?? pair, '$schema', 'must be a string');
     } else if ((KINDS as readonly string[]).includes(key)) {
-      file[key as Kind] = readKind(key as Kind, value, fail, where, at, options);
+      file[key as Kind] = readKind(key as Kind, value, fail, () => errors.length, where, at, options);
     } else {
       fail(pair, key, `unknown field; the file holds version, ${KINDS.join(', ')}`);
     }
@@ -73,7 +73,7 @@ function fileError(errors: string[]): CliError {
 
 type Fail = (node: Node | Pair | null | undefined, path: string, message: string) => void;
 
-function readKind(kind: Kind, node: Node | null, fail: Fail, where: WeakMap<Rec, string>, at: (o?: number) => string, options: ReadOptions): Rec[] {
+function readKind(kind: Kind, node: Node | null, fail: Fail, errorCount: () => number, where: WeakMap<Rec, string>, at: (o?: number) => string, options: ReadOptions): Rec[] {
   const spec = specs()[kind];
   if (node === null || (isScalar(node) && node.value === null)) return [];
   if (!isSeq(node)) {
@@ -87,6 +87,7 @@ function readKind(kind: Kind, node: Node | null, fail: Fail, where: WeakMap<Rec,
     if (!isMap(item)) return fail(item as Node, path, `must be a mapping of ${Object.keys(spec.fields).join(', ')}`);
     const record: Rec = {};
     const fieldsAt: Record<string, string> = {};
+    const given = new Set<string>();
     for (const pair of item.items) {
       const name = isScalar(pair.key) ? String(pair.key.value) : '';
       const field = spec.fields[name];
@@ -94,11 +95,13 @@ function readKind(kind: Kind, node: Node | null, fail: Fail, where: WeakMap<Rec,
         fail(pair, `${path}.${name}`, `unknown field; a ${spec.noun} has ${Object.keys(spec.fields).join(', ')}`);
         continue;
       }
+      const before = errorCount();
       const value = readValue(field, pair.value as Node | null, `${path}.${name}`, fail, options);
       if (value !== undefined) record[name] = value;
+      else if (errorCount() > before) given.add(name); // reported already: not "missing" too
       fieldsAt[name] = at((pair.value as Node | null)?.range?.[0] ?? (pair.key as Node | null)?.range?.[0]);
     }
-    const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && record[name] === undefined).map(([name]) => name);
+    const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && record[name] === undefined && !given.has(name)).map(([name]) => name);
     if (missing.length) return fail(item, path, `missing ${missing.join(', ')}`);
     const key = keyMatch(keyOf(kind, record));
     const position = at(item.range?.[0]);

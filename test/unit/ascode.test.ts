@@ -1,0 +1,76 @@
+/**
+ * The account file: every mistake named by file:line:column and field, exit 2, nothing sent;
+ * the shipped schema is the one the link command's options give, and no flag lacks a field.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { linkFlags, specs } from '../../src/ascode/model.js';
+import { buildSchema } from '../../src/ascode/schema.js';
+import { readAccountFile } from '../../src/ascode/file.js';
+import { runMain, tempDir, useSandbox } from '../helpers.js';
+
+const fx = useSandbox();
+
+const HEAD = 'version: 1\ncampaigns:\n  - name: Spring\n';
+
+describe('invalid account files', () => {
+  const cases: Array<[name: string, text: string, message: string]> = [
+    ['bad YAML', `${HEAD}links:\n  - alias: promo\n    url: [https://example.com\n`, 'account.yaml:7:1: not valid YAML'],
+    ['an unknown field', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    colour: red\n`, 'account.yaml:7:5: links[0].colour: unknown field; a link has url, alias,'],
+    ['a wrong type', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    public: "yes"\n`, 'account.yaml:7:13: links[0].public: must be true or false'],
+    ['a value the flag refuses', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    expiry: tomorrow\n`, 'account.yaml:7:13: links[0].expiry: --expiry must be a date and time'],
+    ['a choice not in the list', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    redirect: meta\n`, 'account.yaml:7:15: links[0].redirect: must be one of direct, frame, splash; got "meta"'],
+    ['a dangling reference', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    campaign: Autumn\n`, 'account.yaml:7:15: links[0].campaign: "Autumn" is not in the file\'s campaigns'],
+    ['a dangling list reference', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    pixels: [Analytics]\n`, 'account.yaml:7:13: links[0].pixels: "Analytics" is not in the file\'s pixels'],
+    ['a duplicate key in a record', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    url: https://example.org\n`, 'account.yaml:7:5: duplicate key'],
+    ['a duplicate record', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n  - alias: Promo\n    url: https://example.org\n`, 'account.yaml:7:5: links[1]: duplicate link "Promo" (also at account.yaml:5:5)'],
+    ['a missing key field', `${HEAD}links:\n  - url: https://example.com\n`, 'account.yaml:5:5: links[0]: missing alias'],
+    ['a secret written in the file', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    password: hunter22\n`, 'account.yaml:7:15: links[0].password: a secret is given as a reference to the environment'],
+    ['an unknown top-level list', 'version: 1\nbiopages: []\n', 'account.yaml:2:1: biopages: unknown field'],
+    ['a missing version', 'links: []\n', 'version: missing'],
+  ];
+
+  it.each(cases)('%s: exit 2 naming the line, nothing sent', async (_name, text, message) => {
+    const dir = tempDir();
+    const file = join(dir, 'account.yaml');
+    writeFileSync(file, text);
+    const r = await runMain(['plan', '-f', file], { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message.replace(/account\.yaml/g, file));
+    expect(r.stdout).toBe('');
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('reports every mistake at once', () => {
+    expect(() => readAccountFile(`${HEAD}links:\n  - alias: a\n    url: nope\n  - alias: b\n    url: https://x.example\n    geo: {Canada: ftp://x}\n`, 'f.yaml')).toThrow(
+      /f\.yaml:6:10: links\[0\]\.url: url must be a URL starting with http:\/\/ or https:\/\/, got "nope"\n {2}f\.yaml:9:19: links\[1\]\.geo\.Canada: --geo must start/,
+    );
+  });
+
+  it('reads JSON too, and resolves ${env:NAME} only when asked', () => {
+    const text = JSON.stringify({ version: 1, links: [{ alias: 'x', url: 'https://example.com', password: '${env:P}' }] });
+    expect(readAccountFile(text, 'f.json').file.links![0]!.password).toBe('${env:P}');
+    expect(readAccountFile(text, 'f.json', { env: { P: 'secret' } }).file.links![0]!.password).toBe('secret');
+  });
+});
+
+describe('the schema', () => {
+  it('is the one shipped in schema/linkctl.schema.json (regenerate: linkctl export --schema > schema/linkctl.schema.json)', () => {
+    const shipped = JSON.parse(readFileSync(new URL('../../schema/linkctl.schema.json', import.meta.url), 'utf8'));
+    expect(shipped).toEqual(buildSchema());
+  });
+
+  it('has a link field for every option of `link add`, so a new flag appears in the file', () => {
+    const fields = specs().links.fields;
+    const covered = new Set(Object.values(fields).flatMap((f) => [...(f.flags ?? []), ...Object.values(f.properties ?? {}).flatMap((p) => p.flags ?? [])]));
+    // Other spellings of a field: --private is `public: false`, --password-stdin is `password`.
+    const spelled = new Set(['--private', '--password-stdin', '--password']);
+    const missing = linkFlags().map((o) => o.long!).filter((flag) => !covered.has(flag) && !spelled.has(flag));
+    expect(missing).toEqual([]);
+    expect(linkFlags().length).toBeGreaterThan(20);
+    const schema = buildSchema() as { properties: { links: { items: { properties: Record<string, unknown> } } } };
+    expect(Object.keys(schema.properties.links.items.properties)).toEqual(Object.keys(fields));
+    expect(Object.keys(fields)).toEqual(expect.arrayContaining(['url', 'alias', 'domain', 'description', 'title', 'expiry', 'geo', 'device', 'language', 'campaign', 'channels', 'pixels', 'redirect', 'public', 'params', 'deeplink', 'password']));
+  });
+});
