@@ -136,7 +136,14 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
   ctx.warn(formatPlan(plan));
   const deletes = plan.changes.filter((c) => c.action === 'delete').length;
   await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
-  const applied = await applyPlan(client, plan, state, (what) => ctx.status(what));
+  const applied = { created: 0, updated: 0, deleted: 0 };
+  try {
+    await applyPlan(client, plan, state, (what) => ctx.status(what), applied);
+  } catch (error) {
+    // A partial result says so: what was done stays done, and plan shows what is left.
+    ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
+    throw error;
+  }
   return {
     kind: 'message',
     message: `Applied: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted.`,

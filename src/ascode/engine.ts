@@ -207,7 +207,7 @@ export interface Applied {
 }
 
 /** Carries out a plan. `ids` maps every kind's keys to the target's ids, and grows as records are created. */
-export async function applyPlan(client: ApiClient, plan: Plan, state: State, progress: (what: string) => void): Promise<Applied> {
+export async function applyPlan(client: ApiClient, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }): Promise<Applied> {
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
   for (const kind of KINDS) for (const c of state[kind]) ids.set(idKey(kind, keyOf(kind, c.record)), c.id);
@@ -216,7 +216,6 @@ export async function applyPlan(client: ApiClient, plan: Plan, state: State, pro
     if (id === undefined) throw new UsageError(`${specs()[kind].noun} "${name}" does not exist on the server`, kind === 'overlays' || kind === 'splash' ? 'overlays and splash pages are made in the web interface; make it there first' : undefined);
     return id;
   };
-  const done: Applied = { created: 0, updated: 0, deleted: 0 };
   const assigns: Array<() => Promise<void>> = [];
   for (const change of plan.changes) {
     progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`);

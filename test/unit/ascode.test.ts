@@ -9,6 +9,9 @@ import { linkFlags, specs } from '../../src/ascode/model.js';
 import { buildSchema } from '../../src/ascode/schema.js';
 import { readAccountFile } from '../../src/ascode/file.js';
 import { runMain, tempDir, useSandbox } from '../helpers.js';
+import { applyPlan, makePlan, readState } from '../../src/ascode/engine.js';
+import { NetworkError } from '../../src/errors.js';
+import type { ApiClient } from '../../src/api/client.js';
 
 const fx = useSandbox();
 
@@ -72,5 +75,42 @@ describe('the schema', () => {
     const schema = buildSchema() as { properties: { links: { items: { properties: Record<string, unknown> } } } };
     expect(Object.keys(schema.properties.links.items.properties)).toEqual(Object.keys(fields));
     expect(Object.keys(fields)).toEqual(expect.arrayContaining(['url', 'alias', 'domain', 'description', 'title', 'expiry', 'geo', 'device', 'language', 'campaign', 'channels', 'pixels', 'redirect', 'public', 'params', 'deeplink', 'password']));
+  });
+});
+
+describe('apply never creates twice', () => {
+  /** A client whose create's outcome is unknown (the connection dropped after the server made the record). */
+  function flakyClient(madeAnyway: boolean) {
+    const campaigns: Array<Record<string, unknown>> = [];
+    const calls: string[] = [];
+    const client = {
+      async request(method: string, path: string) {
+        calls.push(`${method} ${path}`);
+        if (method === 'POST') {
+          if (madeAnyway) campaigns.push({ id: 7, name: 'Autumn', public: false, rotator: false });
+          throw new NetworkError('the connection was reset after the request was sent: the outcome is unknown');
+        }
+        const key = path.split('/').pop()!;
+        const records = key === 'campaigns' ? campaigns : [];
+        return { error: 0, data: { [({ urls: 'urls', qr: 'qrs', overlay: 'cta' } as Record<string, string>)[key] ?? key]: records, maxpage: 1, currentpage: 1 } };
+      },
+    };
+    return { client: client as unknown as ApiClient, calls };
+  }
+  const file = readAccountFile('version: 1\ncampaigns:\n  - name: Autumn\n', 'f.yaml').file;
+
+  it('looks the record up by its key after an unknown outcome, and goes on with its id', async () => {
+    const { client, calls } = flakyClient(true);
+    const state = await readState(client);
+    const applied = await applyPlan(client, makePlan(file, state, false), state, () => undefined);
+    expect(applied).toEqual({ created: 1, updated: 0, deleted: 0 });
+    expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
+  });
+
+  it('reports the unknown outcome when the lookup does not find it, without sending it again', async () => {
+    const { client, calls } = flakyClient(false);
+    const state = await readState(client);
+    await expect(applyPlan(client, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
+    expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
   });
 });
