@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--only version,help,api,sandbox,memory,rate] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--only version,help,api,sandbox,memory,rate,export] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,13 +38,14 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,api,sandbox,memory,rate').split(',');
+const ONLY = opt('--only', 'version,help,api,sandbox,memory,rate,export').split(',');
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
 if (!(RUNS >= 1) || !(RATE_RUNS >= 1)) throw new Error('--runs and --rate-runs take a positive number');
 
 const MEMORY_BIG = 100_000;
 const MEMORY_SMALL = 1_000;
 const MEMORY_CAP_MB = 150;
+const EXPORT_LINKS = 10_000;
 const RATE = { limit: 10, windowSeconds: 2, pages: 40, perPage: 10 };
 const SEEDED_LINKS = 2; // the demo account's own links, on top of --seed-links
 
@@ -220,6 +221,27 @@ if (ONLY.includes('memory')) {
     median(b) / median(a),
     1.3,
     [{ ok: max < MEMORY_CAP_MB, text: `largest peak over ${MEMORY_BIG.toLocaleString('en')} records ${max.toFixed(1)} MB (target under ${MEMORY_CAP_MB} MB)` }],
+  );
+}
+
+// ---------------------------------------------------------------- export
+if (ONLY.includes('export')) {
+  // Export reads every list (links are nearly all of it) and writes one YAML file; the baseline lists the same links.
+  const sb = await sandbox(sandboxJs, ['--seed-links', String(EXPORT_LINKS - SEEDED_LINKS), '--rate-limit', 'off']);
+  const file = join(tmp, 'account.yaml');
+  const listed = timed([BIN, 'link', 'list', '--all', '-o', 'ndjson'], sb.env).stdout.split('\n').filter(Boolean).length;
+  timed([BIN, 'export', '--file', file], sb.env);
+  const exported = (readFileSync(file, 'utf8').match(/^ {2}- alias: /gm) ?? []).length;
+  if (listed !== EXPORT_LINKS || exported !== EXPORT_LINKS) throw new Error(`listed ${listed} and exported ${exported} links, expected ${EXPORT_LINKS}`);
+  const [a, b] = alternate(
+    () => timed([BIN, 'link', 'list', '--all', '-o', 'ndjson'], sb.env).ms,
+    () => timed([BIN, 'export', '--file', file], sb.env).ms,
+  );
+  report(
+    `export of ${EXPORT_LINKS.toLocaleString('en')} links  vs  link list --all -o ndjson`,
+    [['link list --all -o ndjson', a, 'ms'], ['export --file account.yaml', b, 'ms']],
+    median(b) / median(a),
+    1.3,
   );
 }
 

@@ -10,7 +10,6 @@ import { readAccountFile } from './file.js';
 import { applyPlan, formatPlan, makePlan, planData, readState, type State } from './engine.js';
 import { KINDS, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
-import { stringify } from 'yaml';
 
 /** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
 export function schemaLocation(): string | undefined {
@@ -80,11 +79,33 @@ function yamlText(file: Rec): string {
     const note = kind === 'qr' ? '# type and data cannot be read back: a reference only until they are added' : missing.length && !specs()[kind].readOnly ? `# not read back: ${missing.join(', ')}` : '';
     for (const record of records) {
       if (note) parts.push(`  ${note}`);
-      const body = stringify([record], { lineWidth: 0 }).trimEnd();
-      parts.push(body.replace(/^/gm, '  '));
+      parts.push(recordYaml(record));
     }
   }
   return `${parts.join('\n')}\n`;
+}
+
+/**
+ * A scalar as YAML: plain when it cannot be read as anything but this string, else double-quoted
+ * (a JSON string is a valid YAML double-quoted scalar). Written here, not by the yaml package:
+ * its document model takes seconds for 10,000 links. Tests parse what this writes.
+ */
+export function yamlScalar(value: unknown): string {
+  if (typeof value !== 'string') return JSON.stringify(value);
+  const plain = /^[A-Za-z][A-Za-z0-9 _.,/@+()'-]*$/.test(value) || /^https?:\/\/[^\s#'"]*$/.test(value);
+  return plain && !/ $/.test(value) && !/^(true|false|null|yes|no|on|off|y|n)$/i.test(value) ? value : JSON.stringify(value);
+}
+
+/** One record as an item of a list under a top-level key. */
+function recordYaml(record: Rec): string {
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(record)) {
+    const prefix = lines.length ? '    ' : '  - ';
+    if (Array.isArray(value)) lines.push(`${prefix}${key}:`, ...value.map((v) => `      - ${yamlScalar(v)}`));
+    else if (value && typeof value === 'object') lines.push(`${prefix}${key}:`, ...Object.entries(value).map(([k, v]) => `      ${yamlScalar(k)}: ${yamlScalar(v)}`));
+    else lines.push(`${prefix}${key}: ${yamlScalar(value)}`);
+  }
+  return lines.join('\n');
 }
 
 /** Writes next to the target and renames: a reader never sees half a file. 0600: an account is private. */
