@@ -12,6 +12,9 @@ import { runMain, tempDir, useSandbox } from '../helpers.js';
 import { applyPlan, makePlan, readState } from '../../src/ascode/engine.js';
 import { NetworkError } from '../../src/errors.js';
 import type { ApiClient } from '../../src/api/client.js';
+import { yamlScalar } from '../../src/ascode/actions.js';
+import fc from 'fast-check';
+import { parse } from 'yaml';
 
 const fx = useSandbox();
 
@@ -112,5 +115,16 @@ describe('apply never creates twice', () => {
     const state = await readState(client);
     await expect(applyPlan(client, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
+  });
+});
+
+describe('the YAML export writes', () => {
+  it('reads back every string as the same string (plain only when unambiguous)', () => {
+    const tricky = ['true', 'No', 'null', '123', '1e3', '- a', 'a: b', 'a #b', '#1e88e5', ' lead', 'trail ', 'Spring launch', 'https://example.com/a?b=c&d', "it's", '', '@x', 'multi\nline', '${env:X}', '~'];
+    fc.assert(fc.property(fc.oneof(fc.constantFrom(...tricky), fc.string(), fc.string({ unit: 'grapheme' })), (s) => {
+      expect(parse(`k: ${yamlScalar(s)}\n`)).toEqual({ k: s });
+    }), { numRuns: 500 });
+    expect(yamlScalar('Spring launch')).toBe('Spring launch');
+    expect(yamlScalar('https://example.com/a?b=c')).toBe('https://example.com/a?b=c');
   });
 });
