@@ -3,12 +3,12 @@ import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 
 import { dirname, join, basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from '../context.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
-import { readAccountFile } from './file.js';
-import { applyPlan, formatPlan, makePlan, planData, readState, type State } from './engine.js';
-import { KINDS, MANAGED, specs, type Kind, type Rec } from './model.js';
+import { fileError, readAccountFile, referenceErrors } from './file.js';
+import { applyPlan, formatPlan, makePlan, planData, readState, type Plan, type State } from './engine.js';
+import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 
 /** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
@@ -137,16 +137,28 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
       throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   }
-  const { file } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
+  const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
   const client = await ctx.client();
-  const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
+  // The kinds of the file, and what links can name; readState adds the kinds links are read with.
+  const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
+  const state = await readState(client, kinds, (what) => ctx.status(`reading: ${what}`));
+  const keys = new Map(KINDS.map((k) => [k, new Set(state[k].map((c) => keyMatch(keyOf(k, c.record))))]));
+  const dangling = referenceErrors(file, where, (kind, key) => keys.get(kind)!.has(keyMatch(key)));
+  if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune));
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
   return { client, state, plan };
 }
 
 export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const { plan } = await load(ctx, opts, false);
+  let plan: Plan;
+  try {
+    ({ plan } = await load(ctx, opts, false));
+  } catch (error) {
+    // With --detailed-exitcode, 2 means "changes pending": every failure is 1, as with terraform.
+    if (opts.detailedExitcode && error instanceof CliError && error.exitCode !== ExitCode.interrupted) throw new CliError(error.message, ExitCode.api, error.hint);
+    throw error;
+  }
   const pending = plan.changes.length > 0;
   return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode: opts.detailedExitcode && pending ? 2 : ExitCode.ok /* like terraform: 2 = changes pending */ };
 }

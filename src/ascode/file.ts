@@ -61,12 +61,12 @@ export function readAccountFile(text: string, name: string, options: ReadOptions
     }
   }
   if (!version) fail(root, 'version', 'missing: the file must say `version: 1`');
-  if (!errors.length) checkReferences(file, where, errors);
+  if (!errors.length) errors.push(...referenceErrors(file, where));
   if (errors.length) throw fileError(errors);
   return { file, where };
 }
 
-function fileError(errors: string[]): CliError {
+export function fileError(errors: string[]): CliError {
   const shown = errors.slice(0, 20);
   return new UsageError(`the file is not valid:\n  ${shown.join('\n  ')}${errors.length > shown.length ? `\n  ... and ${errors.length - shown.length} more` : ''}`, 'nothing was sent; see the format in schema/linkctl.schema.json and `linkctl export`');
 }
@@ -213,8 +213,12 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
   }
 }
 
-/** Every reference names a record of the file (overlays and splash pages too: they are listed as references). */
-function checkReferences(file: AccountFile, where: WeakMap<Rec, string>, errors: string[]): void {
+/**
+ * Every reference names a record: of the file when the file has that kind's list, else of the
+ * server (`known`, checked by plan once it has read the account; until then such references pass).
+ */
+export function referenceErrors(file: AccountFile, where: WeakMap<Rec, string>, known?: (kind: Kind, key: string) => boolean): string[] {
+  const errors: string[] = [];
   const all = specs();
   const names = new Map<Kind, Set<string>>();
   for (const kind of KINDS) names.set(kind, new Set((file[kind] ?? []).map((r) => keyMatch(keyOf(kind, r)))));
@@ -222,13 +226,18 @@ function checkReferences(file: AccountFile, where: WeakMap<Rec, string>, errors:
     (file[kind] ?? []).forEach((record, index) => {
       for (const [name, field] of Object.entries(all[kind].fields)) {
         if (!field.ref || record[name] === undefined) continue;
+        const inFile = file[field.ref] !== undefined;
+        if (!inFile && !known) continue;
         const values = Array.isArray(record[name]) ? (record[name] as string[]) : [String(record[name])];
         for (const value of values) {
-          if (!names.get(field.ref)!.has(keyMatch(value))) {
-            errors.push(`${fieldWhere.get(record)?.[name] ?? where.get(record)}: ${kind}[${index}].${name}: "${value}" is not in the file's ${field.ref}; add it there (${all[field.ref].readOnly ? 'as a reference by name' : 'or fix the name'})`);
-          }
+          if (inFile ? names.get(field.ref)!.has(keyMatch(value)) : known!(field.ref, value)) continue;
+          const at = `${fieldWhere.get(record)?.[name] ?? where.get(record)}: ${kind}[${index}].${name}: "${value}"`;
+          errors.push(inFile
+            ? `${at} is not in the file's ${field.ref}; add it there (${all[field.ref].readOnly ? 'as a reference by name' : 'or fix the name'})`
+            : `${at} names no ${all[field.ref].noun} on the server (the file has no ${field.ref} list)`);
         }
       }
     });
   }
+  return errors;
 }

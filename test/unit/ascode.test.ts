@@ -28,7 +28,7 @@ describe('invalid account files', () => {
     ['a value the flag refuses', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    expiry: tomorrow\n`, 'account.yaml:7:13: links[0].expiry: --expiry must be a date and time'],
     ['a choice not in the list', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    redirect: meta\n`, 'account.yaml:7:15: links[0].redirect: must be one of direct, frame, splash; got "meta"'],
     ['a dangling reference', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    campaign: Autumn\n`, 'account.yaml:7:15: links[0].campaign: "Autumn" is not in the file\'s campaigns'],
-    ['a dangling list reference', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    pixels: [Analytics]\n`, 'account.yaml:7:13: links[0].pixels: "Analytics" is not in the file\'s pixels'],
+    ['a dangling list reference', `version: 1\npixels: []\nlinks:\n  - alias: promo\n    url: https://example.com\n    pixels: [Analytics]\n`, 'account.yaml:6:13: links[0].pixels: "Analytics" is not in the file\'s pixels'],
     ['a duplicate key in a record', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    url: https://example.org\n`, 'account.yaml:7:5: duplicate key'],
     ['a duplicate record', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n  - alias: Promo\n    url: https://example.org\n`, 'account.yaml:7:5: links[1]: duplicate link "Promo" (also at account.yaml:5:5)'],
     ['a missing key field', `${HEAD}links:\n  - url: https://example.com\n`, 'account.yaml:5:5: links[0]: missing alias'],
@@ -46,6 +46,29 @@ describe('invalid account files', () => {
     expect(r.stderr).toContain(message.replace(/account\.yaml/g, file));
     expect(r.stdout).toBe('');
     expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('resolves a reference against the server when the file has no list of that kind, before sending anything', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'links.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: autumn\n    url: https://example.com/autumn\n    campaign: Spring launch\n  - alias: winter\n    url: https://example.com/winter\n    campaign: Winter\n');
+    const r = await runMain(['apply', '-f', file, '--yes'], { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}:8:15: links[1].campaign: "Winter" names no campaign on the server (the file has no campaigns list)`);
+    expect(fx.sandbox.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: autumn\n    url: https://example.com/autumn\n    campaign: Spring launch\n');
+    const ok = await runMain(['apply', '-f', file, '--yes'], { env: fx.env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(fx.sandbox.requests.find((q) => q.method === 'POST')?.body).toMatchObject({ url: 'https://example.com/autumn', custom: 'autumn', campaign: 1 });
+  });
+
+  it('with --detailed-exitcode, an invalid file is exit 1 (2 means changes pending)', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'version: 2\n');
+    const r = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}:1:10: version: must be 1`);
   });
 
   it('reports every mistake at once', () => {
