@@ -65,7 +65,7 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl export') cmds='' flags='--file --format --schema -h --help' vflags='--file --format' ;;
+    'linkctl export') cmds='' flags='--file --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune -h --help' vflags='-f --file' ;;
     'linkctl api') cmds='' flags='-f --field --input --paginate -h --help' vflags='-f --field --input' ;;

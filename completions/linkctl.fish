@@ -195,7 +195,7 @@ function __linkctl_data --argument-names key
         case 'linkctl splash list|vflags'
             printf '%s\n' '--limit' '--page'
         case 'linkctl export|flags'
-            printf '%s\t%s\n' '--file' 'write to this file (atomically, mode 0600) instead of stdout' '--format' 'file format (JSON is valid YAML too)' '--schema' 'print the JSON Schema of the file instead, and read nothing' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--file' 'write to this file (atomically, mode 0600) instead of stdout' '--format' 'file format (JSON is valid YAML too)' '--details' 'also read each link\'s geo and device targeting and expiry (one request per link, paced)' '--schema' 'print the JSON Schema of the file instead, and read nothing' '-h' 'show help' '--help' 'show help'
         case 'linkctl export|vflags'
             printf '%s\n' '--file' '--format'
         case 'linkctl plan|flags'

@@ -7,7 +7,7 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { fileError, readAccountFile, referenceErrors } from './file.js';
-import { applyPlan, formatPlan, makePlan, planData, readState, type Plan, type State } from './engine.js';
+import { addDetails, applyPlan, formatPlan, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 
@@ -34,7 +34,8 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
   const client = await ctx.client();
   const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
-  const text = format === 'json' ? `${JSON.stringify(toFile(state), null, 2)}\n` : yamlText(toFile(state));
+  if (opts.details) await addDetails(client, state.links, (what) => ctx.status(`reading: ${what}`));
+  const text = format === 'json' ? `${JSON.stringify(toFile(state), null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
   if (opts.file && opts.file !== '-') {
     writeAtomically(String(opts.file), text);
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
@@ -62,7 +63,7 @@ function toFile(state: State): Rec {
 }
 
 /** Built as text, record by record, with a comment on each record that is not the whole truth. */
-function yamlText(file: Rec): string {
+function yamlText(file: Rec, details: boolean): string {
   const schema = schemaLocation();
   const parts: string[] = [];
   if (schema) parts.push(`# yaml-language-server: $schema=${schema}`);
@@ -76,9 +77,11 @@ function yamlText(file: Rec): string {
     }
     parts.push(`${kind}:`);
     const missing = unreadable(kind);
+    const detailed = details ? [] : (specs()[kind].detailed ?? []);
     const note = kind === 'qr' ? '# type and data cannot be read back: a reference only until they are added' : missing.length && !specs()[kind].readOnly ? `# not read back: ${missing.join(', ')}` : '';
     for (const record of records) {
-      if (note) parts.push(`  ${note}`);
+      const cannot = [...(unreadableOn.get(record) ?? []), ...detailed];
+      if (note) parts.push(`  ${note}${cannot.length ? `; ${cannot.join(', ')}${details ? '' : ' (read with export --details)'}` : ''}`);
       parts.push(recordYaml(record));
     }
   }
@@ -142,6 +145,11 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
   const state = await readState(client, kinds, (what) => ctx.status(`reading: ${what}`));
+  // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
+  const detailed = specs().links.detailed!;
+  const byKey = new Map(state.links.map((c) => [keyMatch(keyOf('links', c.record)), c]));
+  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).map((r) => byKey.get(keyMatch(keyOf('links', r)))).filter((c) => c !== undefined);
+  await addDetails(client, needed, (what) => ctx.status(`reading: ${what}`));
   const keys = new Map(KINDS.map((k) => [k, new Set(state[k].map((c) => keyMatch(keyOf(k, c.record))))]));
   const dangling = referenceErrors(file, where, (kind, key) => keys.get(kind)!.has(keyMatch(key)));
   if (dangling.length) throw fileError(dangling);

@@ -8,7 +8,7 @@ import { allPages } from '../api/pages.js';
 import { toInt } from '../api/envelope.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { ALL_PAGE_SIZE, firstOf } from '../commands/shared/resource.js';
-import { bodyFromOptions, safeUpdateBody } from '../commands/link/actions.js';
+import { bodyFromOptions, readTargets, safeUpdateBody } from '../commands/link/actions.js';
 import { linkFlags, keyMatch, keyOf, MANAGED, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
 
 /** Each kind's list: path and collection keys, as the resources' own files give them. */
@@ -83,6 +83,32 @@ function toRecords(raw: Record<Kind, Rec[]>): State {
   return state;
 }
 
+/** Fields of a record that its server cannot give back after all (7.x servers answer `device: null`). */
+export const unreadableOn = new WeakMap<Rec, string[]>();
+
+/**
+ * A link's targeting and expiry, which only `GET api/url/:id` gives: one request per link, so
+ * only for the links that need them (`export --details`, or a file that sets these fields).
+ */
+export async function addDetails(client: ApiClient, links: Current[], progress?: (what: string) => void): Promise<void> {
+  let done = 0;
+  for (const link of links) {
+    const read = (await client.request('GET', `api/url/${link.id}`, { expect: ['details'] })).details as Rec;
+    const map = (value: unknown) => {
+      const { targets } = readTargets(value);
+      return targets.length ? Object.fromEntries(targets.map((t) => [t.key, t.link])) : undefined;
+    };
+    const expiry = text(read.expiry);
+    // A passed expiry cannot be sent again (servers refuse it), so it is not part of the account any more.
+    link.record.expiry = expiry && Date.parse(`${expiry.replace(' ', 'T')}Z`) > Date.now() ? expiry : undefined;
+    link.record.geo = map(read.location);
+    if (read.device == null) unreadableOn.set(link.record, ['device']);
+    link.record.device = map(read.device);
+    for (const key of ['expiry', 'geo', 'device']) if (link.record[key] === undefined) delete link.record[key];
+    progress?.(`details of ${++done} of ${links.length} links`);
+  }
+}
+
 // ---------------------------------------------------------------- plan
 
 export interface FieldChange {
@@ -112,7 +138,14 @@ export interface Plan {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown): unknown => (v === undefined || v === null ? '' : Array.isArray(v) ? v.map((x) => String(x).toLowerCase()).sort() : v);
+  const norm = (v: unknown): unknown =>
+    v === undefined || v === null
+      ? ''
+      : Array.isArray(v)
+        ? v.map((x) => String(x).toLowerCase()).sort()
+        : typeof v === 'object'
+          ? Object.entries(v).map(([k, x]) => `${k.toLowerCase()}=${String(x)}`).sort() // targets: servers give countries back in lower case
+          : v;
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }
 
@@ -141,8 +174,9 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
       }
       matched.add(keyMatch(key));
       const fields: FieldChange[] = [];
+      const cannot = unreadableOn.get(found.record) ?? [];
       for (const field of spec.readable) {
-        if (record[field] === undefined) continue; // not in the file: left as it is
+        if (record[field] === undefined || cannot.includes(field)) continue; // not in the file: left as it is
         let to = record[field];
         if (field === 'channels') {
           const have = new Set(((found.record.channels as string[] | undefined) ?? []).map(keyMatch));
@@ -158,7 +192,8 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
         }
         if (!same(found.record[field], to)) fields.push({ field, from: found.record[field], to });
       }
-      if (fields.length) changes.push({ action: 'update', kind, key, id: found.id, record, fields, unreadable: unreadable.length ? unreadable : undefined });
+      const sent = [...unreadable, ...cannot.filter((f) => record[f] !== undefined)];
+      if (fields.length) changes.push({ action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined });
     }
     if (prune) {
       for (const [k, c] of current) if (!matched.has(k)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });

@@ -43,6 +43,8 @@ export interface KindSpec {
   fields: Record<string, Field>;
   /** Fields a server gives back, compared by plan. The others are sent, never compared. */
   readable: string[];
+  /** Readable fields that only a record's own read gives (one request per record), not its list. */
+  detailed?: string[];
   /** Read-only references: apply never creates, changes or deletes these. */
   readOnly?: boolean;
 }
@@ -134,7 +136,7 @@ export function specs(): Record<Kind, KindSpec> {
       kind: 'channels', noun: 'channel', key: ['name'], readable: ['description', 'color', 'starred'],
       fields: { name: str('channel name', (v) => nonEmpty('name', v, 2), { required: true }), description: str('a description'), color: str('badge colour, #RRGGBB', (v) => hexColor('color', v)), starred: bool('starred') },
     },
-    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: ['url', 'title', 'description', 'campaign', 'channels'], fields: linkFields() },
+    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: ['url', 'title', 'description', 'campaign', 'channels', 'expiry', 'geo', 'device'], detailed: ['expiry', 'geo', 'device'], fields: linkFields() },
     qr: {
       kind: 'qr', noun: 'QR code', key: ['name'], readable: [],
       fields: {

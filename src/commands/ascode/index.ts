@@ -11,9 +11,10 @@ export function register(program: Command, bind: Bind): void {
       .description('Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)')
       .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
+      .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
       .action(bind(load, 'exportAccount')),
-    ['linkctl export --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
   );
 
   withExamples(

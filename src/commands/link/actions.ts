@@ -47,7 +47,7 @@ interface Target {
  * `{country: {region: url}}` with region `all` for a whole country. Region targets cannot be
  * sent back through `geotarget`, so they are returned apart.
  */
-function readTargets(value: unknown): { targets: Target[]; regions: string[] } {
+export function readTargets(value: unknown): { targets: Target[]; regions: string[] } {
   const targets: Target[] = [];
   const regions: string[] = [];
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { targets, regions };
