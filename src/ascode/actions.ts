@@ -35,7 +35,7 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   const client = await ctx.client();
   const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
   if (opts.details) await addDetails(client, state.links, (what) => ctx.status(`reading: ${what}`));
-  const text = format === 'json' ? `${JSON.stringify(toFile(state), null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
+  const text = format === 'json' ? `${JSON.stringify({ $schema: schemaLocation(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
   if (opts.file && opts.file !== '-') {
     writeAtomically(String(opts.file), text);
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
@@ -182,7 +182,7 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
     await applyPlan(client, plan, state, (what) => ctx.status(what), applied);
   } catch (error) {
     // A partial result says so: what was done stays done, and plan shows what is left.
-    ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
+    if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
     throw error;
   }
   return {

@@ -67,6 +67,15 @@ describe('export, plan, apply', () => {
     expect(changes(a)).toEqual([]);
   });
 
+  it('exports JSON with --json, which plan reads as it reads YAML', async () => {
+    const r = await runCli(['export', '--json'], { env: envOf(a) });
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json).toMatchObject({ $schema: expect.stringMatching(/^file:.*linkctl\.schema\.json$/), version: 1, campaigns: [{ name: 'Spring launch', public: true }] });
+    const plan = await runMain(['plan', '-f', '-'], { env: envOf(a), stdin: r.stdout });
+    expect(plan.stdout).toBe('No changes: the account matches the file.\n');
+  });
+
   it('leaves QR codes without type and data out of apply, and says so', async () => {
     const r = await runMain(['plan', '-f', '-'], { env: envOf(b), stdin: exported });
     expect(r.code, r.stderr).toBe(0);
