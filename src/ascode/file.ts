@@ -5,6 +5,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import { CliError, UsageError } from '../errors.js';
+import { linkBody } from './engine.js';
 import { KINDS, keyMatch, keyOf, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 /** Where each field of a record is, for messages about references. */
@@ -103,6 +104,15 @@ function readKind(kind: Kind, node: Node | null, fail: Fail, errorCount: () => n
     }
     const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && record[name] === undefined && !given.has(name)).map(([name]) => name);
     if (missing.length) return fail(item, path, `missing ${missing.join(', ')}`);
+    if (kind === 'links') {
+      // What involves several fields (redirect and splash both set the redirect type) is checked by the code that builds the request.
+      try {
+        linkBody(record, () => 1);
+      } catch (error) {
+        if (!(error instanceof CliError)) throw error;
+        return fail(item, path, error.message);
+      }
+    }
     const key = keyMatch(keyOf(kind, record));
     const position = at(item.range?.[0]);
     if (seen.has(key)) return fail(item, path, `duplicate ${spec.noun} "${keyOf(kind, record)}" (also at ${seen.get(key)})`);

@@ -29,6 +29,7 @@ describe('invalid account files', () => {
     ['a choice not in the list', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    redirect: meta\n`, 'account.yaml:7:15: links[0].redirect: must be one of direct, frame, splash; got "meta"'],
     ['a dangling reference', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    campaign: Autumn\n`, 'account.yaml:7:15: links[0].campaign: "Autumn" is not in the file\'s campaigns'],
     ['a dangling list reference', `version: 1\npixels: []\nlinks:\n  - alias: promo\n    url: https://example.com\n    pixels: [Analytics]\n`, 'account.yaml:6:13: links[0].pixels: "Analytics" is not in the file\'s pixels'],
+    ['fields that contradict each other', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    redirect: frame\n    splash: Welcome\nsplash:\n  - name: Welcome\n`, 'account.yaml:5:5: links[0]: --redirect and --splash each set the redirect type; give one of them'],
     ['a duplicate key in a record', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n    url: https://example.org\n`, 'account.yaml:7:5: duplicate key'],
     ['a duplicate record', `${HEAD}links:\n  - alias: promo\n    url: https://example.com\n  - alias: Promo\n    url: https://example.org\n`, 'account.yaml:7:5: links[1]: duplicate link "Promo" (also at account.yaml:5:5)'],
     ['a missing key field', `${HEAD}links:\n  - url: https://example.com\n`, 'account.yaml:5:5: links[0]: missing alias'],
