@@ -311,9 +311,16 @@ async function createOnce(client: ApiClient, path: string, json: Rec, lookup: ()
   }
 }
 
+/** A link by its alias (and domain), through the list's search rather than every page of the account's links. */
 async function findLink(client: ApiClient, record: Rec): Promise<number | undefined> {
-  const state = await readState(client, ['links']);
-  return state.links.find((c) => keyMatch(keyOf('links', c.record)) === keyMatch(keyOf('links', record)))?.id;
+  const alias = keyMatch(String(record.alias));
+  const domain = record.domain === undefined ? undefined : keyMatch(noSlash(String(record.domain)));
+  for await (const page of allPages(client, { path: LISTS.links.path, keys: LISTS.links.keys, query: { q: String(record.alias) }, limit: ALL_PAGE_SIZE })) {
+    // Servers give the site itself as the domain of a link on the default domain, so only a branded domain is compared.
+    const found = page.records.find((r) => keyMatch(String(r.alias)) === alias && (domain === undefined || keyMatch(noSlash(String(r.domain ?? ''))) === domain));
+    if (found) return toInt(found.id);
+  }
+  return undefined;
 }
 
 /**
