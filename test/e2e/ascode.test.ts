@@ -4,6 +4,8 @@
  * would (a subprocess) for the main paths and in-process for breadth.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -170,5 +172,34 @@ describe('export, plan, apply', () => {
     expect(b.requests.find((q) => q.method === 'POST')?.body).toMatchObject({ url: 'https://example.com/vault', custom: 'vault', password: 'pa55-w0rd-xyz' });
     expect(r.stdout + r.stderr).not.toContain('pa55-w0rd-xyz');
     expect(JSON.parse(r.stdout).changes[0]).toMatchObject({ action: 'create', unreadable: ['password'] });
+  });
+});
+
+describe('apply after a lost answer', () => {
+  it('finds the link the server made before the connection dropped, and does not create it again', async () => {
+    // A proxy in front of sandbox B that passes every request on, but drops the connection after the first link create reached the server.
+    let dropped = 0;
+    const proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const answer = await fetch(`${b.url}${req.url}`, { method: req.method, headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const text = await answer.text();
+      if (req.method === 'POST' && req.url?.startsWith('/api/url/add') && dropped++ === 0) return req.socket.destroy();
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const file = join(dir, 'lost.yaml');
+      writeFileSync(file, 'version: 1\nlinks:\n  - alias: lost-answer\n    url: https://example.com/lost\n    description: Made once\n');
+      const env = { ...envOf(b), LINKCTL_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+      const r = await runMain(['apply', '-f', file, '--yes'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(dropped).toBe(1);
+      expect(changes(b).filter((c) => c === 'POST /api/url/add')).toHaveLength(1);
+      expect((await runMain(['plan', '-f', file], { env: envOf(b) })).stdout).toMatch(/^No changes/);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
