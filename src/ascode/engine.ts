@@ -199,6 +199,8 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
       for (const [k, c] of current) if (!matched.has(k)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
     }
   }
+  const privateAfter = changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.record?.public === undefined && c.fields?.some((f) => f.field !== 'channels'));
+  if (privateAfter.length) notes.push(`real servers make a link private when it is updated, unless its record says \`public: true\`: ${privateAfter.map((c) => c.key).join(', ')}`);
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
