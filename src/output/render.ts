@@ -82,7 +82,7 @@ export async function render(result: Result, options: OutputOptions, streams: St
   }
   if (result.kind === 'message') {
     if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(result.json, null, options.format === 'json' ? 2 : 0)}\n`);
-    else if (!options.quiet) out(`${result.message}\n`);
+    else if (!options.quiet && result.message) out(`${result.message}\n`);
     return;
   }
   if (result.kind === 'record') return renderRecord(result, options, out, (s) => streams.stderr.write(s));

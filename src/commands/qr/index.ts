@@ -66,5 +66,5 @@ export function register(program: Command, bind: Bind): void {
     ['linkctl qr update 12 --type link --data https://example.com/new', "linkctl qr update 12 --background '#ffffff' --foreground 'rgb(0,0,0)'"],
   );
 
-  deleteCommand(qr, bind, load, 'QR code');
+  deleteCommand(qr, bind, load, 'QR code', '', ['linkctl qr delete 1 2 3 --yes']);
 }
