@@ -6,6 +6,7 @@
 import type { OutStream } from '../io.js';
 import { UsageError } from '../errors.js';
 import type { BarSection, Column, Format, ListSummary, Rec, Result } from './types.js';
+import { stableJson } from './stable.js';
 
 export interface OutputOptions {
   format: Format;
@@ -81,11 +82,11 @@ export async function render(result: Result, options: OutputOptions, streams: St
     return;
   }
   if (result.kind === 'message') {
-    if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(result.json, null, options.format === 'json' ? 2 : 0)}\n`);
+    if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(stableJson(result.json), null, options.format === 'json' ? 2 : 0)}\n`);
     else if (!options.quiet && result.message) out(`${result.message}\n`);
     return;
   }
-  if (result.kind === 'record') return renderRecord(result, options, out, (s) => streams.stderr.write(s));
+  if (result.kind === 'record') return renderRecord({ ...result, record: stableJson(result.record) as Rec, json: stableJson(result.json) }, options, out, (s) => streams.stderr.write(s));
   return renderList(result, options, streams);
 }
 
@@ -157,7 +158,8 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
   for await (const page of result.pages) {
     let chunk = ''; // a page is written at once, then the next is fetched only when stdout has taken it
     const out = (s: string) => (chunk += s);
-    for (const record of page) {
+    for (const raw of page) {
+      const record = stableJson(raw) as Rec;
       switch (format) {
         case 'quiet':
           // Records without an id (system domains) have nothing to hand to xargs.
@@ -196,7 +198,19 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     }
     const footer = summary && footerLine(summary);
     if (footer) streams.stderr.write(`${footer}\n`);
+  } else {
+    // A list that is not whole says so in a pipe too: `... -q | xargs` must not pass for everything.
+    const summary = result.summary?.();
+    const note = summary && partialNote(summary);
+    if (note) streams.stderr.write(`${note}\n`);
   }
+}
+
+/** `page 1 of 4 (15 of 50 records); --all for every record`, for a list that is one page of several. */
+export function partialNote(summary: ListSummary): string | undefined {
+  if (summary.all || summary.page === undefined || !summary.maxpage || (summary.maxpage <= 1 && summary.page <= 1)) return undefined;
+  const of = summary.result !== undefined ? ` of ${summary.result}` : '';
+  return `page ${summary.page} of ${summary.maxpage} (${summary.shown}${of} record${summary.shown === 1 && !of ? '' : 's'}); --all for every record`;
 }
 
 /**
@@ -221,6 +235,8 @@ async function writeAndDrain(stream: OutStream, text: string): Promise<void> {
 export function footerLine(summary: ListSummary): string | undefined {
   if (summary.all) return `${summary.shown} result${summary.shown === 1 ? '' : 's'}`;
   if (summary.page === undefined || !summary.maxpage) return undefined;
+  const partial = partialNote(summary);
+  if (partial) return partial;
   const total = summary.result !== undefined ? `, ${summary.result} result${summary.result === 1 ? '' : 's'}` : '';
   const more = summary.page < summary.maxpage ? `; --page ${summary.page + 1} for more, --all for every page` : '';
   return `page ${summary.page} of ${summary.maxpage}${total}${more}`;
