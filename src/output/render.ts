@@ -119,8 +119,9 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
         const value = text(shown(result.record, c));
         out(options.tty ? `${style.bold((c.header ?? c.key).padEnd(labelWidth))}  ${value}\n` : `${c.key}\t${tsvField(value)}\n`);
       }
-      // Notes and bars are for people: in a pipe, stdout keeps only the key/value lines.
+      // In a pipe the bars' data stays on stdout as `topCountries.Canada<TAB>31` lines; a note goes to stderr.
       if (!options.tty) {
+        for (const section of result.bars ?? []) for (const [label, n] of section.entries) out(`${tsvField(`${section.key ?? section.title}.${label}`)}\t${n}\n`);
         if (result.note) err(`${result.note}\n`);
         return;
       }
@@ -134,6 +135,7 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
 export function barChart(section: BarSection, style: Style = plain, width = 80): string {
   const title = `${style.bold(section.title)}\n`;
   if (section.entries.length === 0) return `${title}  (none)\n`;
+  section = { ...section, entries: section.entries.slice(0, 10) };
   const labelWidth = Math.min(24, Math.max(...section.entries.map(([label]) => label.length)));
   const countWidth = Math.max(...section.entries.map(([, n]) => String(n).length));
   const barWidth = Math.max(10, Math.min(40, width - labelWidth - countWidth - 8));

@@ -204,6 +204,7 @@ export async function readLink(client: ApiClient, id: number): Promise<LinkRead>
 export async function updateLink(ctx: Context, client: ApiClient, id: number, given: Rec, clear: ReadonlySet<Clearable>): Promise<Body> {
   const plan = planLinkUpdate(await readLink(client, id), given, clear);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
+  if (plan.cleared.length && ctx.globals.dryRun) ctx.warn(`note: real servers would clear whatever link ${id} has of: ${plan.cleared.join('; ')}.`);
   if (plan.cleared.length) await ctx.confirm(clearingQuestion(id, plan.cleared), CLEARING_HINT);
   return client.request('PUT', `api/url/${id}/update`, { json: plan.body, about: `link ${id}` });
 }
