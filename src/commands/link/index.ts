@@ -97,7 +97,7 @@ export function register(program: Command, bind: Bind): void {
     [
       'linkctl link add https://example.com/spring-sale --alias spring',
       "linkctl link add https://example.com --geo Canada=https://example.ca --device iPhone=https://apps.apple.com/app/x --expiry '2035-12-31 23:59:59'",
-      'linkctl link add https://example.com --redirect frame --pixel 1 --pixel 2 --param utm_source=newsletter --public',
+      'linkctl link add https://example.com --redirect frame --pixel 1 --param utm_source=newsletter --public',
       'printf %s "$PASS" | linkctl link add https://example.com/private --password-stdin',
     ],
   );

@@ -8,7 +8,7 @@ import type { ListRequest, Page } from '../../api/pages.js';
 import type { Body } from '../../api/envelope.js';
 import type { Column, ListSummary, Rec, Result } from '../../output/types.js';
 import type { Action } from './define.js';
-import { CliError, ExitCode } from '../../errors.js';
+import { CliError, ExitCode, NotFoundError } from '../../errors.js';
 
 /** What a list needs: read-only resources (overlays, splash pages) are only this. */
 export interface Listable {
@@ -108,6 +108,20 @@ export function removeAction(resource: Resource, warning?: string): Action {
     if (failures.length) ctx.warn(`linkctl: ${failures.length} of ${ids.length} ${noun}s not deleted`);
     return { kind: 'message', message: lines.join('\n'), json, exitCode: failures.length ? (codes.size === 1 ? failures[0]!.exitCode : ExitCode.api) : undefined };
   };
+}
+
+/**
+ * One record read from its list (pixels and campaigns have no read-one endpoint): pages of 100
+ * until the id turns up. Updates that the API makes repeat a field use it to read that field.
+ */
+export async function findInList(ctx: Context, resource: Resource, id: number): Promise<Rec> {
+  const client = await ctx.client();
+  const { allPages } = await import('../../api/pages.js');
+  for await (const page of allPages(client, { path: resource.listPath, keys: resource.keys, limit: ALL_PAGE_SIZE })) {
+    const found = page.records.find((r) => String(r.id) === String(id));
+    if (found) return found;
+  }
+  throw new NotFoundError(`${resource.noun} ${id} is not in the list of ${resource.noun}s`, `see \`linkctl ${resource.noun} list\``);
 }
 
 /** A result carrying the server's message when it sent one. JSON is the answer without its `error` flag. */
