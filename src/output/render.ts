@@ -250,31 +250,58 @@ const BORDERLESS = Object.fromEntries(
 
 async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
-  const cells = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
-  const widths = fitWidths(
-    columns.map((c, i) => Math.max((c.header ?? c.key).length, ...cells.map((row) => row[i]!.length))),
-    options.width,
-  );
+  const all = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
+  const natural = columns.map((c, i) => Math.max((c.header ?? c.key).length, ...all.map((row) => row[i]!.length)));
+  // Too wide: columns of least value give way first, dates (dropped) and then titles (shortened).
+  const keep = columns.map((c) => !(giveWay(c) === 0 && natural.reduce((a, b) => a + b, 0) + 3 * columns.length > options.width));
+  columns = columns.filter((_, i) => keep[i]);
+  const cells = all.map((row) => row.filter((_, i) => keep[i]));
+  const widths = fitWidths(natural.filter((_, i) => keep[i]), options.width, columns.map(giveWay));
   const table = new Table({
     head: options.header ? columns.map((c) => style.bold(c.header ?? c.key)) : [],
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
     chars: { ...BORDERLESS, middle: '' }, // like `gh` and `kubectl`: aligned columns under a bold header
     wordWrap: false,
   });
-  for (const row of cells) table.push(row.map((value, i) => (value.length > widths[i]! ? `${value.slice(0, widths[i]! - 1)}…` : value)));
+  for (const row of cells) table.push(row.map((value, i) => shorten(value, widths[i]!)));
   out(`${table.toString().replace(/ +$/gm, '')}\n`);
 }
 
-/** Shrinks the widest columns until the table fits the terminal; narrow columns keep their width. */
-export function fitWidths(natural: number[], terminalWidth: number): number[] {
+/** Which columns give way first on a narrow terminal: dates (0), then titles and names (1), then the rest (2). */
+function giveWay(column: Column): number {
+  if (/date|created|expir/i.test(`${column.key} ${column.header ?? ''}`)) return 0;
+  if (/title|description|name/i.test(column.key)) return 1;
+  return 2;
+}
+
+/** A cell cut to `width`; a URL drops its scheme first and keeps its host whole. */
+function shorten(value: string, width: number): string {
+  if (value.length <= width) return value;
+  const url = /^https?:\/\/([^/?#]+)(.*)$/i.exec(value);
+  if (url) {
+    const bare = `${url[1]}${url[2]}`;
+    if (bare.length <= width) return bare;
+    return `${bare.slice(0, Math.max(width - 1, url[1]!.length))}…`;
+  }
+  return `${value.slice(0, width - 1)}…`;
+}
+
+/**
+ * Shrinks columns until the table fits the terminal: those of least value first (`order`, lower
+ * gives way first), within that the widest; no column goes below 8.
+ */
+export function fitWidths(natural: number[], terminalWidth: number, order: number[] = natural.map(() => 0)): number[] {
   const widths = [...natural];
   const budget = terminalWidth - 3 * widths.length; // padding between columns
   const MIN = 8;
   for (;;) {
     const total = widths.reduce((a, b) => a + b, 0);
     if (total <= budget) return widths;
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= MIN) return widths;
+    const shrinkable = widths.map((w, i) => i).filter((i) => widths[i]! > MIN);
+    if (shrinkable.length === 0) return widths;
+    const level = Math.min(...shrinkable.map((i) => order[i]!));
+    const candidates = shrinkable.filter((i) => order[i] === level);
+    const widest = candidates.reduce((a, b) => (widths[b]! > widths[a]! ? b : a));
     widths[widest] = Math.max(MIN, widths[widest]! - Math.max(1, total - budget));
   }
 }

@@ -6,7 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runCli, runMain, sent, useSandbox } from '../helpers.js';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli.js';
+import type { IO } from '../../src/io.js';
+import { cleanEnv, runCli, runMain, sent, useSandbox } from '../helpers.js';
 
 describe('against a real-server sandbox with 50 links', () => {
   const fx = useSandbox({ quirks: true, seed: { links: 48 } });
@@ -91,6 +94,41 @@ describe('against a real-server sandbox', () => {
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
   });
 
+});
+
+describe('narrow terminals', () => {
+  const fx = useSandbox({ quirks: true });
+  async function at(columns: number, args: string[]) {
+    let stdout = '';
+    const stdin = Readable.from([]) as unknown as IO['stdin'];
+    stdin.isTTY = true;
+    const io: IO = {
+      stdout: { write: (s: string) => ((stdout += s), true), isTTY: true, columns },
+      stderr: { write: () => true, isTTY: false, columns },
+      stdin,
+      env: cleanEnv({ ...fx.env, NO_COLOR: '1' }),
+    };
+    const code = await main(args, io);
+    return { code, stdout };
+  }
+
+  it('drops the date column first and keeps the host of every URL', async () => {
+    const wide = await at(140, ['link', 'list']);
+    expect(wide.stdout).toMatch(/Created/);
+    const r = await at(60, ['link', 'list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/Created|2025-01/);
+    const host = new URL(fx.sandbox.url).host;
+    expect(r.stdout).toContain(host);
+    expect(r.stdout).toMatch(/example\.com/);
+    expect(r.stdout).not.toMatch(/https?:\/\/…|https:\/\/e…/);
+  });
+
+  it('wraps help to the terminal width', async () => {
+    const r = await at(60, ['link', 'add', '--help']);
+    const options = r.stdout.slice(r.stdout.indexOf('Options:'), r.stdout.indexOf('Global Options:'));
+    for (const line of options.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
+  });
 });
 
 describe('a server that answers a short URL lookup with a list envelope', () => {
