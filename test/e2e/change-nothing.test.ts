@@ -92,6 +92,9 @@ describe('against a real-server sandbox', () => {
     expect(r.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
     const d = await runCli(['qr', 'delete', '12', '--yes'], { env: fx.env });
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
+    const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
+    expect(p.code).toBe(4);
+    expect(p.stderr).toBe('linkctl: Pixel does not exist. (--pixel 4 not found)\n');
   });
 
 });

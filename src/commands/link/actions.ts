@@ -13,7 +13,7 @@ import type { ActionInput } from '../shared/define.js';
 import { compact, firstOf, listAction, removeAction, withoutError, type Resource } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import type { Clearable, IfExists, LinkOrder } from './types.js';
-import { readTargets, updateLink } from './update.js';
+import { readTargets, updateLink, withNamedReferences } from './update.js';
 export { planLinkUpdate, updateLink, readLink } from './update.js';
 
 const shortUrl = (r: Rec) => firstOf(r, 'shorturl', 'short');
@@ -140,7 +140,7 @@ export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Re
   const ifExists = (opts.ifExists as IfExists | undefined) ?? (Object.keys(options).length ? 'fail' : 'return');
   const client = await ctx.client();
   const before = await linksFor(client, json.url as string);
-  const body = await client.request('POST', 'api/url/add', { json, expect: ['id'], checkWith: `linkctl link list --search '${String(json.url).replace(/'/g, `'\\''`)}'` });
+  const body = await withNamedReferences(client, json, () => client.request('POST', 'api/url/add', { json, expect: ['id'], checkWith: `linkctl link list --search '${String(json.url).replace(/'/g, `'\\''`)}'` }));
   const short = shortUrl(body);
   if (before.has(String(body.id))) {
     const existing = `link ${String(body.id)} (${String(short)})`;

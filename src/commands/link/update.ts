@@ -10,7 +10,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Body } from '../../api/envelope.js';
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError, NotFoundError } from '../../errors.js';
 import type { Rec } from '../../output/types.js';
 import type { Clearable } from './types.js';
 
@@ -206,5 +206,36 @@ export async function updateLink(ctx: Context, client: ApiClient, id: number, gi
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
   if (plan.cleared.length && ctx.globals.dryRun) ctx.warn(`note: real servers would clear whatever link ${id} has of: ${plan.cleared.join('; ')}.`);
   if (plan.cleared.length) await ctx.confirm(clearingQuestion(id, plan.cleared), CLEARING_HINT);
-  return client.request('PUT', `api/url/${id}/update`, { json: plan.body, about: `link ${id}` });
+  return withNamedReferences(client, given, () => client.request('PUT', `api/url/${id}/update`, { json: plan.body, about: `link ${id}` }));
+}
+
+/**
+ * Sends a create or update of a link; when the server rejects a referenced pixel, campaign or
+ * channel without saying which ("Pixel does not exist."), names the ids given that the lists lack.
+ */
+export async function withNamedReferences(client: ApiClient, given: Rec, send: () => Promise<Body>): Promise<Body> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    const refs: Array<[RegExp, string, string, string, unknown]> = [
+      [/pixel/i, 'api/pixels', 'pixels', '--pixel', given.pixels],
+      [/campaign/i, 'api/campaigns', 'campaigns', '--campaign', given.campaign],
+      [/channel/i, 'api/channels', 'channels', '--channel', given.channel],
+    ];
+    for (const [pattern, path, key, flag, value] of refs) {
+      if (!pattern.test(error.message) || value === undefined || value === null) continue;
+      const ids = (Array.isArray(value) ? value : [value]).map(String);
+      try {
+        const { allPages } = await import('../../api/pages.js');
+        const known = new Set<string>();
+        for await (const page of allPages(client, { path, keys: [key], limit: 100 })) for (const r of page.records) known.add(String(r.id));
+        const missing = ids.filter((id) => !known.has(id));
+        if (missing.length) error.message = `${error.message} (${missing.map((id) => `${flag} ${id}`).join(', ')} not found)`;
+      } catch {
+        // the list could not be read: the server's message stays as it is
+      }
+    }
+    throw error;
+  }
 }
