@@ -109,20 +109,21 @@ export function register(program: Command, bind: Bind): void {
         .description('Change a short link; what is not given keeps its value where linkctl can read it back')
         .argument('<id>', 'link id', (v) => positiveInt('ID', v))
         .option('--url <url>', 'new destination', (v) => httpUrl('--url', v))
-        .addOption(enumOption('--clear <option>', 'clear an option linkctl would otherwise resend (repeatable)', CLEARABLE).argParser(many((v) => oneOf('--clear', v, CLEARABLE)))),
+        .addOption(enumOption('--clear <option>', 'clear an option on purpose (repeatable); naming one linkctl cannot read back also spares the confirmation', CLEARABLE).argParser(many((v) => oneOf('--clear', v, CLEARABLE)))),
     )
       .addHelpText(
         'after',
         [
           '',
-          'Real servers replace every option of a link on update. linkctl reads the link first',
-          '(GET api/url/ID, and its list item by short URL or search: two or three requests in all) and',
-          'sends again its destination, domain, campaign, channel, geo and device targeting, expiry,',
-          'title and description. What it cannot read back (password, pixels, parameters, deep links,',
-          'redirect type, splash or overlay, language targeting, meta description and image, device',
-          'targeting on 7.x servers, public or private) would be cleared, so the update is confirmed',
-          'like a delete: a terminal asks [y/N] naming it; a script needs --yes. Give those options',
-          'again, or --clear each, and no confirmation is needed.',
+          'Real servers replace every option of a link on update. linkctl reads the link',
+          'first (GET api/url/ID, then its list item by short URL or search: two or three',
+          'requests in all) and sends again its destination, domain, campaign, channel, geo',
+          'and device targeting, expiry, title and description. What it cannot read back',
+          '(password, pixels, parameters, deep links, redirect type, splash or overlay,',
+          'language targeting, meta description and image, device targeting on 7.x',
+          'servers, public or private) would be cleared, so the update is confirmed like a',
+          'delete: a terminal asks [y/N] naming it; a script needs --yes. Give those',
+          'options again, or --clear each, and no confirmation is needed.',
         ].join('\n'),
       )
       .action(bind(load, 'update')),
