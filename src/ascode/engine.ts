@@ -8,7 +8,8 @@ import { allPages } from '../api/pages.js';
 import { toInt } from '../api/envelope.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { ALL_PAGE_SIZE, firstOf } from '../commands/shared/resource.js';
-import { bodyFromOptions, readTargets, safeUpdateBody } from '../commands/link/actions.js';
+import { bodyFromOptions } from '../commands/link/actions.js';
+import { planLinkUpdate, readLink, readTargets, withNamedReferences } from '../commands/link/update.js';
 import { linkFlags, keyMatch, keyOf, MANAGED, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
 
 /** Each kind's list: path and collection keys, as the resources' own files give them. */
@@ -200,7 +201,7 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
     }
   }
   const privateAfter = changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.record?.public === undefined && c.fields?.some((f) => f.field !== 'channels'));
-  if (privateAfter.length) notes.push(`real servers make a link private when it is updated, unless its record says \`public: true\`: ${privateAfter.map((c) => c.key).join(', ')}`);
+  if (privateAfter.length) notes.push(`real servers clear what a link update does not send again (what the file leaves out and cannot be read back) and make the link private unless its record says \`public: true\`: ${privateAfter.map((c) => c.key).join(', ')}`);
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
@@ -270,8 +271,12 @@ export async function applyPlan(client: ApiClient, plan: Plan, state: State, pro
       if (change.action === 'create') {
         id = await createOnce(client, 'api/url/add', { url: record.url, ...body }, async () => findLink(client, record));
       } else if ([...changed].some((f) => f !== 'channels')) {
-        const read = (await client.request('GET', `${item}/${id}`, { expect: ['details'] })).details as Rec;
-        await client.request('PUT', `${item}/${id}/update`, { json: safeUpdateBody(read, { url: record.url, ...body }) });
+        // The safe update of `link update`: what can be read back is sent again; the file's fields over it.
+        const given: Rec = { url: record.url, ...body };
+        const update = planLinkUpdate(await readLink(client, id!), given, new Set());
+        // The file holds the whole targeting: it replaces what was read instead of adding to it.
+        for (const field of ['geotarget', 'devicetarget', 'languagetarget']) if (given[field] !== undefined) update.body[field] = given[field];
+        await withNamedReferences(client, given, () => client.request('PUT', `${item}/${id}/update`, { json: update.body }));
       }
       ids.set(idKey('links', change.key), id!);
       const have = new Set(((state.links.find((c) => c.id === id)?.record.channels as string[] | undefined) ?? []).map(keyMatch));

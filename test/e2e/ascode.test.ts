@@ -133,7 +133,7 @@ describe('export, plan, apply', () => {
     const plan = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
     expect(plan.stdout).toBe('~ link docs: description "Product documentation" → "Product documentation, edited"\nPlan: 0 to add, 1 to change, 0 to delete.\n');
     expect(plan.code).toBe(2);
-    expect(plan.stderr).toContain('note: real servers make a link private when it is updated, unless its record says `public: true`: docs.');
+    expect(plan.stderr).toContain('make the link private unless its record says `public: true`: docs.');
     expect(changes(b)).toEqual([]);
     const json = await runMain(['plan', '-f', file, '--json'], { env: envOf(b) });
     expect(JSON.parse(json.stdout).changes).toMatchObject([{ action: 'update', kind: 'links', key: 'docs', fields: [{ field: 'description', from: 'Product documentation', to: 'Product documentation, edited' }] }]);
