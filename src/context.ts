@@ -186,6 +186,7 @@ export class Context {
       signal: this.io.signal,
       dryRun: this.globals.dryRun,
       insecureHttp: this.globals.insecureHttp,
+      rate: this.io.pacing,
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${line}`) : undefined,
         wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),

@@ -20,4 +20,9 @@ export interface IO {
   promptSecret?: (question: string) => Promise<string>;
   /** Asks a yes/no question. Tests replace it; the default uses the terminal. */
   confirm?: (question: string) => Promise<boolean>;
+  /**
+   * Rate-limit state kept across runs of main() in one process (`linkctl mcp` runs one per tool
+   * call): the API client reads and updates it, so pacing carries from one call to the next.
+   */
+  pacing?: { remaining?: number; resetAtMs?: number };
 }

@@ -43,6 +43,8 @@ export interface ClientOptions {
   events?: ClientEvents;
   /** Largest answer accepted (default 64 MiB); tests lower it. */
   maxBodyBytes?: number;
+  /** What the server said of its rate limit, kept in this object; shared by clients of one session (the MCP server). */
+  rate?: RateState;
 }
 
 /** A request that --dry-run stopped before it was sent. `main()` prints it. */
@@ -93,7 +95,7 @@ type Attempt =
   | { kind: 'answered'; status: number; headers: Headers; text: string }
   | { kind: 'failed'; failure: Failure; detail: string };
 
-interface RateState {
+export interface RateState {
   remaining?: number;
   resetAtMs?: number;
 }
@@ -101,9 +103,10 @@ interface RateState {
 export class ApiClient {
   readonly base: URL;
   private readonly http: KyInstance;
-  private rate: RateState = {};
+  private readonly rate: RateState;
 
   constructor(private readonly options: ClientOptions) {
+    this.rate = options.rate ?? {};
     this.base = normaliseBaseUrl(options.baseUrl);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
@@ -181,7 +184,7 @@ export class ApiClient {
         const seconds =
           retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter) ?? this.secondsUntilReset() ?? 1;
         if (rateRetries++ >= MAX_RATE_LIMIT_RETRIES) throw new RateLimitError(`still over the rate limit after ${MAX_RATE_LIMIT_RETRIES} waits`, 'try again later');
-        this.rate = {}; // this wait covers the window: do not wait for it again before the retry
+        this.forgetRate(); // this wait covers the window: do not wait for it again before the retry
         await this.waitFor(seconds * 1000, `the server says the rate limit is exceeded (HTTP ${status})`);
         continue;
       }
@@ -278,11 +281,16 @@ export class ApiClient {
     return verdict.body;
   }
 
+  private forgetRate(): void {
+    delete this.rate.remaining;
+    delete this.rate.resetAtMs;
+  }
+
   /** Waits before sending when the last answer said the window is used up. */
   private async pace(): Promise<void> {
     const { remaining, resetAtMs } = this.rate;
     if (remaining === undefined || resetAtMs === undefined || remaining > 0) return;
-    this.rate = {};
+    this.forgetRate();
     const waitMs = resetAtMs - Date.now() + RESET_MARGIN_MS;
     if (waitMs > 0) await this.waitFor(waitMs, 'the rate-limit window is used up (X-RateLimit-Remaining)');
   }
@@ -299,10 +307,10 @@ export class ApiClient {
     if (reset !== undefined && reset >= 0 && reset <= 86_400) reset = Math.ceil(Date.now() / 1000) + reset;
     // A reset more than a day away is not a window end: ignore such headers.
     if (remaining === undefined || reset === undefined || Math.abs(reset * 1000 - Date.now()) > 86_400_000) {
-      this.rate = {};
+      this.forgetRate();
       return;
     }
-    this.rate = { remaining, resetAtMs: reset * 1000 };
+    Object.assign(this.rate, { remaining, resetAtMs: reset * 1000 });
   }
 
   private async waitFor(ms: number, reason: string): Promise<void> {

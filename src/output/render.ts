@@ -76,6 +76,7 @@ function project(record: Rec, columns: Column[] | undefined): Rec {
 
 export async function render(result: Result, options: OutputOptions, streams: Streams): Promise<void> {
   const out = (s: string) => streams.stdout.write(s);
+  if (result.kind === 'none') return;
   if (result.kind === 'raw') {
     out(`${JSON.stringify(result.json, null, 2)}\n`);
     return;

@@ -53,6 +53,8 @@ export type Result = (
       json: unknown;
     }
   | { kind: 'raw'; json: unknown }
+  /** Nothing to print (`linkctl mcp`, whose stdout carried the protocol). */
+  | { kind: 'none' }
 ) & {
   /** Exit with this code after printing (for example `auth status` without a valid key). */
   exitCode?: number;

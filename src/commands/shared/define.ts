@@ -24,6 +24,14 @@ export function withExamples(command: Command, lines: string[]): Command {
   return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
+/**
+ * The parser of a repeatable flag: each occurrence is parsed by `parse` and appended. The mark
+ * tells the MCP tools (src/mcp/tools.ts) that the flag takes a list.
+ */
+export function repeatable<T>(parse: (raw: string) => T): ((raw: string, previous?: T[]) => T[]) & { repeatable: true } {
+  return Object.assign((raw: string, previous: T[] = []): T[] => [...previous, parse(raw)], { repeatable: true as const });
+}
+
 export function paginationOptions(command: Command): Command {
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
