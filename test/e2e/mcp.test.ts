@@ -154,7 +154,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
-      const controls = Object.keys(props).filter((k) => k === 'dryRun' || k === 'confirm');
+      const controls: string[] = Object.keys(props).filter((k) => k === 'dryRun' || k === 'confirm');
       const expectedControls = tool.annotations?.readOnlyHint ? [] : tool.name.endsWith('_delete') || tool.name === 'api' || tool.name === 'link_update' ? ['dryRun', 'confirm'] : ['dryRun'];
       expect(controls, tool.name).toEqual(expectedControls);
       expect(Object.keys(props).filter((k) => !controls.includes(k)).sort(), tool.name).toEqual([...args.map((a) => camel(a.name)), ...flags.keys()].sort());

@@ -1,0 +1,65 @@
+/** The MCP tool model in-process: every command classified, and a call's arguments turned into an argv. */
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
+import { ACCESS, allowed, argvOf, checkArguments, leaves, toolsOf, type Tool } from '../../src/mcp/tools.js';
+
+const quiet = { write: () => true };
+const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
+const tools = toolsOf(program);
+const tool = (name: string): Tool => tools.find((t) => t.name === name)!;
+
+describe('classification (src/mcp/tools.ts ACCESS)', () => {
+  it('every leaf command is classified as read, write, confirm, delete or skipped with a reason', () => {
+    const missing = leaves(program).map(({ path }) => path.join(' ')).filter((p) => ACCESS[p] === undefined);
+    expect(missing, 'classify these commands in ACCESS (src/mcp/tools.ts)').toEqual([]);
+    for (const [path, entry] of Object.entries(ACCESS)) if (typeof entry !== 'string') expect(entry.skip.length, path).toBeGreaterThan(10);
+  });
+
+  it('every delete command is a delete tool, and nothing that lists or shows is more than read', () => {
+    for (const t of tools) {
+      if (t.path.at(-1) === 'delete') expect(t.access, t.name).toBe('delete');
+      if (['list', 'get', 'items'].includes(t.path.at(-1)!)) expect(t.access, t.name).toBe('read');
+    }
+  });
+
+  it('modes: read always; writes with --allow-writes; deletes need both flags', () => {
+    expect(allowed('read', { writes: false, deletes: false })).toBe(true);
+    expect(allowed('write', { writes: false, deletes: false })).toBe(false);
+    expect(allowed('confirm', { writes: true, deletes: false })).toBe(true);
+    expect(allowed('delete', { writes: true, deletes: false })).toBe(false);
+    expect(allowed('delete', { writes: false, deletes: true })).toBe(false);
+    expect(allowed('delete', { writes: true, deletes: true })).toBe(true);
+  });
+});
+
+describe('arguments to argv', () => {
+  it('options as --flag=value, lists as repeated flags, positionals after --, --json always', () => {
+    const args = { url: 'https://example.com', geo: ['Canada=https://example.ca', 'France=https://example.fr'], pixel: [1, 2], public: true };
+    expect(checkArguments(tool('link_add'), args)).toBeUndefined();
+    expect(argvOf(tool('link_add'), args)).toEqual([
+      'link', 'add', '--geo=Canada=https://example.ca', '--geo=France=https://example.fr', '--pixel=1', '--pixel=2', '--public', '--json', '--', 'https://example.com',
+    ]);
+  });
+
+  it('dryRun and confirm become --dry-run and --yes; false booleans send nothing unless negated', () => {
+    expect(argvOf(tool('qr_delete'), { id: 3, dryRun: true, confirm: true })).toEqual(['qr', 'delete', '--dry-run', '--yes', '--json', '--', '3']);
+    expect(argvOf(tool('channel_update'), { id: 3, starred: false })).toEqual(['channel', 'update', '--no-starred', '--json', '--', '3']);
+    expect(argvOf(tool('channel_update'), { id: 3, starred: true })).toEqual(['channel', 'update', '--starred', '--json', '--', '3']);
+    expect(argvOf(tool('link_add'), { url: 'https://example.com', public: false })).toEqual(['link', 'add', '--json', '--', 'https://example.com']);
+  });
+
+  it('schema checks: unknown properties, wrong types, missing required ones', () => {
+    expect(checkArguments(tool('qr_get'), { id: 1, extra: 2 })).toMatch(/unknown property "extra"/);
+    expect(checkArguments(tool('qr_get'), {})).toMatch(/id is required/);
+    expect(checkArguments(tool('link_add'), { url: 'https://x.example', geo: 'Canada=https://example.ca' })).toMatch(/geo must be a list/);
+    expect(checkArguments(tool('link_add'), { url: 'https://x.example', public: 'yes' })).toMatch(/public must be true or false/);
+    expect(checkArguments(tool('qr_list'), { limit: { n: 1 } })).toMatch(/limit must be a whole number/);
+  });
+
+  it('read tools take no dryRun or confirm; deletes and link update take confirm', () => {
+    expect(tool('qr_list').params.map((p) => p.name)).toEqual(['limit', 'page', 'all']);
+    expect(tool('link_update').params.map((p) => p.name)).toContain('confirm');
+    expect(tool('qr_add').params.map((p) => p.name)).not.toContain('confirm');
+    expect(tool('account_update').params.map((p) => p.name)).toEqual(['email', 'dryRun']); // passwords need a terminal or stdin
+  });
+});
