@@ -179,6 +179,8 @@ function globalArgv(ctx: Context): string[] {
     ...(g.sandbox ? ['--sandbox'] : []),
     ...(g.insecureHttp ? ['--insecure-http'] : []),
     ...(g.debug ? ['--debug'] : []),
+    // `linkctl mcp --dry-run`: every write is a dry run. --yes is never passed on: confirm: true is per call.
+    ...(g.dryRun ? ['--dry-run'] : []),
     `--timeout=${g.timeout}`,
     `--max-wait=${g.maxWait}`,
   ];

@@ -295,6 +295,31 @@ describe('all is bounded', () => {
   });
 });
 
+describe('the server\'s own global options', () => {
+  it('pacing carries from one call to the next: a used-up window is waited for, not sent into', async () => {
+    const limited = await startSandbox({ port: 0, rateLimit: { limit: 1, windowSeconds: 60 }, key: KEY });
+    try {
+      const s = await connect(['--max-wait', '0.5'], { ...env(), LINKCTL_BASE_URL: limited.url });
+      expect((await s.call('qr_list')).isError).toBeFalsy();
+      const second = await s.call('qr_get', { id: 1 });
+      expect(second.isError).toBe(true);
+      expect(text(second)).toMatch(/rate limited.*longer than --max-wait/);
+      expect(limited.requests).toHaveLength(1); // the second call knew the window was used up and sent nothing
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('linkctl mcp --dry-run makes every write a dry run; --yes is not passed on', async () => {
+    const s = await connect(['--allow-writes', '--allow-deletes', '--dry-run', '--yes']);
+    const add = await s.call('campaign_add', { name: 'Never sent' });
+    expect(add.structuredContent).toMatchObject({ dryRun: true, method: 'POST' });
+    const del = await s.call('campaign_delete', { id: 1 });
+    expect(del.structuredContent).toMatchObject({ dryRun: true, method: 'DELETE' });
+    expect(changes()).toEqual([]);
+  });
+});
+
 describe('the key', () => {
   it('appears in no tool list, result or stderr line, even with --debug and the raw api tool', async () => {
     const s = await connect(['--allow-writes', '--allow-deletes', '--debug']);
