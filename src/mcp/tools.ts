@@ -63,10 +63,11 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
 };
 
 /**
- * Options no tool takes: they read a secret from a terminal or from stdin, which a tool call
- * has neither of (and a secret should not pass through an agent's context).
+ * Options no tool takes. The secret ones read from a terminal or from stdin, which a tool call
+ * has neither of (and a secret should not pass through an agent's context); `api --paginate`
+ * has no bound, where a list tool's `all` has one.
  */
-const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

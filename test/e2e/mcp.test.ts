@@ -150,7 +150,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
       const flags = new Map<string, string>();
       for (const line of optionLines) {
         const long = /--(no-)?([\w-]+)/.exec(line)!;
-        if (['help', 'password', 'password-stdin'].includes(long[2]!) && !long[1]) continue;
+        if (['help', 'password', 'password-stdin', 'paginate'].includes(long[2]!) && !long[1]) continue;
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
