@@ -205,7 +205,27 @@ function toolOf(command: Command, path: string[], access: Access): Tool {
   if (access === 'confirm' || access === 'delete') {
     params.push(control('confirm', 'go ahead with a change that loses something; call first without it to see what would be lost'));
   }
-  return { name: path.join('_'), path, access, description: `${command.description()} (linkctl ${path.join(' ')})`, params, paginated };
+  const notes = helpNotes(command);
+  const description = `${command.description()} (linkctl ${path.join(' ')})${notes ? `\n\n${notes}` : ''}`;
+  return { name: path.join('_'), path, access, description, params, paginated };
+}
+
+/** The paragraphs a command's help adds after its options (what real servers do, ...), without its CLI examples. */
+function helpNotes(command: Command): string {
+  let text = '';
+  const output = command.configureOutput();
+  command.configureOutput({ ...output, writeOut: (s: string) => (text += s) });
+  try {
+    command.outputHelp();
+  } finally {
+    command.configureOutput(output);
+  }
+  return text
+    .slice(command.helpInformation().length)
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim().replace(/\s*\n\s*/g, ' '))
+    .filter((paragraph) => paragraph && !paragraph.startsWith('Examples:'))
+    .join('\n\n');
 }
 
 function control(name: string, description: string): Param {

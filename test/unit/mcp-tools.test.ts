@@ -56,6 +56,12 @@ describe('arguments to argv', () => {
     expect(checkArguments(tool('qr_list'), { limit: { n: 1 } })).toMatch(/limit must be a whole number/);
   });
 
+  it('descriptions carry the help\'s notes, without its CLI examples', () => {
+    expect(tool('link_update').description).toMatch(/^Change a short link.*\(linkctl link update\)\n\nReal servers replace every option of a link on update\. linkctl reads/);
+    expect(tool('link_add').description).toContain('Real servers return the existing link, unchanged');
+    for (const t of tools) expect(t.description, t.name).not.toMatch(/Examples:|\$ linkctl/);
+  });
+
   it('read tools take no dryRun or confirm; deletes and link update take confirm', () => {
     expect(tool('qr_list').params.map((p) => p.name)).toEqual(['limit', 'page', 'all']);
     expect(tool('link_update').params.map((p) => p.name)).toContain('confirm');
