@@ -14,7 +14,7 @@ import type { Context } from '../context.js';
 import type { IO } from '../io.js';
 import { VERSION } from '../version.js';
 import { ALL_PAGE_SIZE } from '../commands/shared/resource.js';
-import { ALL_CAP, allowed, argvOf, checkArguments, inputSchema, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, toolsOf, type Mode, type Tool } from './tools.js';
 
 interface Run {
   code: number;
@@ -27,7 +27,7 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
   const quiet = { write: () => true };
   const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: empty(), env: {} }, () => async () => undefined);
   const every = toolsOf(program);
-  const listed = new Map(every.filter((t) => allowed(t.access, mode)).map((t) => [t.name, t]));
+  const listed = new Map(forMode(every, mode).map((t) => [t.name, t]));
   const globals = globalArgv(ctx);
   const session: Pick<IO, 'pacing'> = { pacing: {} };
 
@@ -84,6 +84,8 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
       const needs = known.access === 'delete' ? '--allow-writes --allow-deletes' : '--allow-writes';
       return failure(`${name} is not available: this server is ${mode.writes ? 'without deletes' : 'read-only'}; the user can start it with \`linkctl mcp ${needs}\`. Nothing was sent.`);
     }
+    const gated = every.find((t) => t.name === name)!.params.find((p) => p.name in args && !tool.params.includes(p));
+    if (gated) return failure(`${name}: ${gated.name} is not available on this server; the user can start it with \`linkctl mcp --allow-writes${gated.access === 'delete' ? ' --allow-deletes' : ''}\`. Nothing was sent.`);
     const wrong = checkArguments(tool, args);
     if (wrong) return failure(`${name}: ${wrong}. Nothing was sent.`);
     try {

@@ -60,6 +60,25 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'sandbox serve': { skip: 'a server in the foreground that never returns' },
   'sandbox reset': { skip: 'local emulator state; start the server with LINKCTL_SANDBOX=1 to use the sandbox' },
   mcp: { skip: 'this server' },
+  // Commands other issues add (classified here so that they arrive classified).
+  'auth token': { skip: 'prints the key itself' },
+  help: { skip: 'help text; every tool carries its command\'s help' },
+  'sandbox status': { skip: 'local emulator state' },
+  'qr download': 'write', // saves a file on the machine running the server
+  'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS
+  export: 'read', // likewise --file
+  plan: 'read',
+  apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
+};
+
+/**
+ * Options that do more than their command, by `path --flag`: a tool takes them only when the
+ * server allows that much (the command itself is listed by its own class in ACCESS).
+ */
+export const OPTION_ACCESS: Record<string, Access> = {
+  'apply --prune': 'delete',
+  'export --file': 'write',
+  'link qr --file': 'write',
 };
 
 /**
@@ -85,6 +104,8 @@ export interface Param {
   integer: boolean;
   /** Repeatable: the property is a list, one flag per item. */
   list: boolean;
+  /** More than the command's class (OPTION_ACCESS): taken only when the server allows it. */
+  access?: Access;
   choices?: readonly string[];
   required: boolean;
   description: string;
@@ -119,16 +140,22 @@ export function leaves(program: Command): Array<{ path: string[]; command: Comma
   return walk(program, []);
 }
 
-/** Every tool of the program, whatever the mode; `allowed()` decides which are listed. */
+/**
+ * Every tool of the program, whatever the mode; `forMode()` decides what is listed. A command
+ * missing from ACCESS is no tool (test/unit/mcp-tools.test.ts fails until it is classified).
+ */
 export function toolsOf(program: Command): Tool[] {
   const tools: Tool[] = [];
   for (const { path, command } of leaves(program)) {
     const entry = ACCESS[path.join(' ')];
-    if (entry === undefined) throw new Error(`internal: command "${path.join(' ')}" is not classified in ACCESS (src/mcp/tools.ts)`);
-    if (typeof entry !== 'string') continue;
-    tools.push(toolOf(command, path, entry));
+    if (typeof entry === 'string') tools.push(toolOf(command, path, entry));
   }
   return tools;
+}
+
+/** The tools a server in `mode` lists, each without the options the mode does not allow. */
+export function forMode(tools: Tool[], mode: Mode): Tool[] {
+  return tools.filter((t) => allowed(t.access, mode)).map((t) => ({ ...t, params: t.params.filter((p) => !p.access || allowed(p.access, mode)) }));
 }
 
 const camel = (name: string) => name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -196,6 +223,10 @@ function valueParam(name: string, option: Option, negated: Param | undefined): P
 
 function toolOf(command: Command, path: string[], access: Access): Tool {
   const params = [...command.registeredArguments.map(argumentParam), ...optionParams(command)];
+  for (const p of params) {
+    const access = p.flag ? OPTION_ACCESS[`${path.join(' ')} ${p.flag}`] : undefined;
+    if (access) p.access = access;
+  }
   const paginated = ['limit', 'page', 'all'].every((n) => params.some((p) => p.name === n));
   for (const p of params) {
     if (paginated && p.name === 'all') p.description = `${p.description}; stops at ${ALL_CAP.toLocaleString('en')} records and says so`;

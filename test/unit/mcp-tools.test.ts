@@ -1,7 +1,8 @@
 /** The MCP tool model in-process: every command classified, and a call's arguments turned into an argv. */
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import { ACCESS, allowed, argvOf, checkArguments, leaves, toolsOf, type Tool } from '../../src/mcp/tools.js';
+import { ACCESS, allowed, argvOf, checkArguments, forMode, leaves, toolsOf, type Tool } from '../../src/mcp/tools.js';
 
 const quiet = { write: () => true };
 const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
@@ -29,6 +30,25 @@ describe('classification (src/mcp/tools.ts ACCESS)', () => {
     expect(allowed('delete', { writes: true, deletes: false })).toBe(false);
     expect(allowed('delete', { writes: false, deletes: true })).toBe(false);
     expect(allowed('delete', { writes: true, deletes: true })).toBe(true);
+  });
+});
+
+describe('options that do more than their command (OPTION_ACCESS)', () => {
+  // `apply` (issue 12) writes, and deletes with --prune; built here as its definition does.
+  const withApply = new Command('linkctl');
+  withApply.command('apply').description('Make the account match a file').requiredOption('-f, --file <path>', 'the account file').option('--prune', 'also delete').action(() => undefined);
+  withApply.command('mcp').action(() => undefined);
+  withApply.command('new-thing').action(() => undefined);
+  const all = toolsOf(withApply);
+
+  it('a command missing from ACCESS is no tool; mcp is skipped', () => {
+    expect(all.map((t) => t.name)).toEqual(['apply']);
+  });
+
+  it('apply is listed with --allow-writes, its prune only with --allow-deletes too', () => {
+    expect(forMode(all, { writes: false, deletes: false })).toEqual([]);
+    expect(forMode(all, { writes: true, deletes: false })[0]!.params.map((p) => p.name)).toEqual(['file', 'dryRun', 'confirm']);
+    expect(forMode(all, { writes: true, deletes: true })[0]!.params.map((p) => p.name)).toEqual(['file', 'prune', 'dryRun', 'confirm']);
   });
 });
 
