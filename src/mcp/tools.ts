@@ -6,6 +6,7 @@
  * No SDK here: this file only describes tools and turns a call's arguments into an argv.
  */
 import type { Argument, Command, Option } from 'commander';
+import { isRepeatable } from '../commands/shared/define.js';
 
 /**
  * What a tool may do, which decides when it is listed: `read` always, `write` with
@@ -214,7 +215,7 @@ function valueParam(name: string, option: Option, negated: Param | undefined): P
     flag: option.long,
     boolean: false,
     integer: !option.argChoices?.length && parsesToNumber(parse),
-    list: Boolean((parse as { repeatable?: boolean } | undefined)?.repeatable),
+    list: isRepeatable(option),
     choices: option.argChoices?.length ? option.argChoices : undefined,
     required: option.mandatory,
     description: option.description,

@@ -1,12 +1,9 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { deleteCommand, enumOption, listCommand, repeatable, withExamples, type Bind } from '../shared/define.js';
+import { deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
 import { CLEARABLE, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
-
-/** A repeatable flag: each occurrence is parsed and appended. */
-const many = repeatable;
 
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
 const target = (flag: string) => (raw: string) => {

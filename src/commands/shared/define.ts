@@ -24,14 +24,6 @@ export function withExamples(command: Command, lines: string[]): Command {
   return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
-/**
- * The parser of a repeatable flag: each occurrence is parsed by `parse` and appended. The mark
- * tells the MCP tools (src/mcp/tools.ts) that the flag takes a list.
- */
-export function repeatable<T>(parse: (raw: string) => T): ((raw: string, previous?: T[]) => T[]) & { repeatable: true } {
-  return Object.assign((raw: string, previous: T[] = []): T[] => [...previous, parse(raw)], { repeatable: true as const });
-}
-
 export function paginationOptions(command: Command): Command {
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
@@ -56,6 +48,20 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
     .argument('<id>', `id of the ${what}`, (v) => positiveInt('ID', v))
     .action(bind(load, 'remove'));
   return withExamples(command, [`linkctl ${name} delete 12`, `linkctl ${name} delete 12 --yes`]);
+}
+
+/** Marks a repeatable option's parser, so that the MCP tools know the option takes a list. */
+const REPEATABLE = Symbol('repeatable');
+
+/** A repeatable flag: each occurrence is parsed and appended. */
+export function many<T>(parse: (raw: string) => T): (raw: string, previous?: T[]) => T[] {
+  const parser = (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
+  return Object.assign(parser, { [REPEATABLE]: true });
+}
+
+/** Whether an option may be given several times (its values collected in a list). */
+export function isRepeatable(option: Option): boolean {
+  return option.variadic || Boolean((option.parseArg as { [REPEATABLE]?: boolean } | undefined)?.[REPEATABLE]);
 }
 
 /**
