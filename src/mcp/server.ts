@@ -131,10 +131,22 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     const stdin = ctx.io.stdin as unknown as Readable;
-    stdin.once?.('end', () => void transport.close());
+    // A client that sends its requests and closes its end (a script, a pipe) still gets every answer.
+    stdin.once?.('end', () => void drained().then(() => transport.close()));
     if (ctx.io.signal?.aborted) resolve();
     ctx.io.signal?.addEventListener('abort', () => void transport.close(), { once: true });
   });
+  /** Every call received so far has answered (answers are sent a tick after their handler ends). */
+  async function drained(): Promise<void> {
+    const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+    await tick();
+    for (let seen: Promise<unknown> | undefined; seen !== queue; ) {
+      seen = queue;
+      await seen;
+      await tick();
+    }
+  }
+
   await server.connect(transport);
   ctx.warn(`linkctl mcp: serving ${listed.size} tools over stdio (${mode.deletes ? 'writes and deletes allowed' : mode.writes ? 'writes allowed, no deletes' : 'read-only'})`);
   await closed;

@@ -4,6 +4,7 @@
  * against the commands' own `--help`, so a flag added to a command without reaching its tool
  * (or the other way round) fails here.
  */
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -321,6 +322,30 @@ describe('the server\'s own global options', () => {
     const del = await s.call('campaign_delete', { id: 1 });
     expect(del.structuredContent).toMatchObject({ dryRun: true, method: 'DELETE' });
     expect(changes()).toEqual([]);
+  });
+});
+
+describe('stdout', () => {
+  it('carries protocol messages only: every line is a JSON-RPC message, notes and logs go to stderr', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', '--allow-writes'], { env: cleanEnv(env()), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      // A dry run and a failing call: both write to linkctl's stderr.
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'qr_add', arguments: { type: 'text', data: 'x', dryRun: true } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'qr_get', arguments: { id: 99999 } } },
+    ];
+    child.stdin.end(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { jsonrpc: string; id: number });
+    expect(lines.map((l) => [l.jsonrpc, l.id])).toEqual([['2.0', 1], ['2.0', 2], ['2.0', 3]]);
+    expect(stderr).toMatch(/^mcp: qr_add$/m);
+    expect(stderr).toMatch(/^mcp: qr_get: error$/m);
   });
 });
 
