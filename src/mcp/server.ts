@@ -103,6 +103,7 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
     const records: unknown[] = [];
     let previousFirst: string | undefined;
     let truncated = false;
+    let next = 0;
     for (let page = Number(args.page ?? 1); ; page++) {
       const r = await run(argvOf(tool, args, { page, limit, all: false }));
       if (r.code !== 0) {
@@ -117,12 +118,14 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
       records.push(...got);
       if (records.length >= ALL_CAP) {
         truncated = true;
+        // Cut inside a page: that page again (its first records repeat), else the one after.
+        next = records.length > ALL_CAP ? page : page + 1;
         records.length = ALL_CAP;
         break;
       }
     }
     const structured = truncated
-      ? { records, truncated, note: `all stops at ${ALL_CAP.toLocaleString('en')} records; there may be more: ask for further pages with page and limit` }
+      ? { records, truncated, next: { page: next, limit }, note: `all stops at ${ALL_CAP.toLocaleString('en')} records; there may be more: ask for page ${next} with limit ${limit} and on` }
       : { records, truncated };
     return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
   }

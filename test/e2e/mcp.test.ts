@@ -292,6 +292,7 @@ describe('all is bounded', () => {
       expect(r.structuredContent.records).toHaveLength(1000);
       expect(r.structuredContent.truncated).toBe(true);
       expect(r.structuredContent.note).toMatch(/stops at 1,000 records/);
+      expect(r.structuredContent.next).toEqual({ page: 11, limit: 100 });
       expect(new Set(r.structuredContent.records.map((l: { id: number }) => l.id)).size).toBe(1000);
       expect(big.requests.length).toBe(10); // 100 a page: nothing past the cap is asked for
     } finally {
