@@ -103,10 +103,21 @@ export interface RateState {
 export class ApiClient {
   readonly base: URL;
   private readonly http: KyInstance;
-  private readonly rate: RateState;
+  private readonly rateState: RateState;
+
+  /** The rate-limit state lives in `options.rate` when given (shared across clients), so assigning updates that object. */
+  private get rate(): RateState {
+    return this.rateState;
+  }
+
+  private set rate(value: RateState) {
+    delete this.rateState.remaining;
+    delete this.rateState.resetAtMs;
+    Object.assign(this.rateState, value);
+  }
 
   constructor(private readonly options: ClientOptions) {
-    this.rate = options.rate ?? {};
+    this.rateState = options.rate ?? {};
     this.base = normaliseBaseUrl(options.baseUrl);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
@@ -184,7 +195,7 @@ export class ApiClient {
         const seconds =
           retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter) ?? this.secondsUntilReset() ?? 1;
         if (rateRetries++ >= MAX_RATE_LIMIT_RETRIES) throw new RateLimitError(`still over the rate limit after ${MAX_RATE_LIMIT_RETRIES} waits`, 'try again later');
-        this.forgetRate(); // this wait covers the window: do not wait for it again before the retry
+        this.rate = {}; // this wait covers the window: do not wait for it again before the retry
         await this.waitFor(seconds * 1000, `the server says the rate limit is exceeded (HTTP ${status})`);
         continue;
       }
@@ -281,16 +292,11 @@ export class ApiClient {
     return verdict.body;
   }
 
-  private forgetRate(): void {
-    delete this.rate.remaining;
-    delete this.rate.resetAtMs;
-  }
-
   /** Waits before sending when the last answer said the window is used up. */
   private async pace(): Promise<void> {
     const { remaining, resetAtMs } = this.rate;
     if (remaining === undefined || resetAtMs === undefined || remaining > 0) return;
-    this.forgetRate();
+    this.rate = {};
     const waitMs = resetAtMs - Date.now() + RESET_MARGIN_MS;
     if (waitMs > 0) await this.waitFor(waitMs, 'the rate-limit window is used up (X-RateLimit-Remaining)');
   }
@@ -307,10 +313,10 @@ export class ApiClient {
     if (reset !== undefined && reset >= 0 && reset <= 86_400) reset = Math.ceil(Date.now() / 1000) + reset;
     // A reset more than a day away is not a window end: ignore such headers.
     if (remaining === undefined || reset === undefined || Math.abs(reset * 1000 - Date.now()) > 86_400_000) {
-      this.forgetRate();
+      this.rate = {};
       return;
     }
-    Object.assign(this.rate, { remaining, resetAtMs: reset * 1000 });
+    this.rate = { remaining, resetAtMs: reset * 1000 };
   }
 
   private async waitFor(ms: number, reason: string): Promise<void> {
