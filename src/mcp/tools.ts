@@ -172,6 +172,21 @@ function parsesToNumber(parse: ((raw: string, previous: unknown) => unknown) | u
   }
 }
 
+/** A parser that appends to the previous value (a repeatable flag not built with `many`), tried on a few plain values. */
+function accumulates(parse: ((raw: string, previous: unknown) => unknown) | undefined): boolean {
+  if (!parse) return false;
+  const before = Symbol('before');
+  for (const raw of ['1', 'a=b', 'x']) {
+    try {
+      const value = parse(raw, [before]);
+      return Array.isArray(value) && value[0] === before && value.length === 2;
+    } catch {
+      // not a value this parser takes: try the next one
+    }
+  }
+  return false;
+}
+
 function argumentParam(argument: Argument): Param {
   const parse = (argument as unknown as { parseArg?: (raw: string, previous: unknown) => unknown }).parseArg;
   return {
@@ -215,7 +230,7 @@ function valueParam(name: string, option: Option, negated: Param | undefined): P
     flag: option.long,
     boolean: false,
     integer: !option.argChoices?.length && parsesToNumber(parse),
-    list: isRepeatable(option),
+    list: isRepeatable(option) || accumulates(parse),
     choices: option.argChoices?.length ? option.argChoices : undefined,
     required: option.mandatory,
     description: option.description,

@@ -68,6 +68,14 @@ describe('arguments to argv', () => {
     expect(argvOf(tool('link_add'), { url: 'https://example.com', public: false })).toEqual(['link', 'add', '--json', '--', 'https://example.com']);
   });
 
+  it('repeatable flags are lists: marked by many(), or found to append to the previous value (api --field)', () => {
+    expect(tool('link_add').params.find((p) => p.name === 'geo')!.list).toBe(true);
+    expect(tool('link_update').params.find((p) => p.name === 'clear')!.list).toBe(true);
+    expect(tool('api').params.find((p) => p.name === 'field')!.list).toBe(true);
+    expect(tool('link_add').params.find((p) => p.name === 'alias')!.list).toBe(false);
+    expect(tool('qr_list').params.find((p) => p.name === 'limit')!.list).toBe(false);
+  });
+
   it('schema checks: unknown properties, wrong types, missing required ones', () => {
     expect(checkArguments(tool('qr_get'), { id: 1, extra: 2 })).toMatch(/unknown property "extra"/);
     expect(checkArguments(tool('qr_get'), {})).toMatch(/id is required/);

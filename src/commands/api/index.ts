@@ -1,6 +1,6 @@
 /** `api`: any request, for endpoints linkctl does not wrap. Flags and help only; the work is in ./actions.ts. */
 import type { Command } from 'commander';
-import { enumArgument, many, withExamples, type Bind } from '../shared/define.js';
+import { enumArgument, withExamples, type Bind } from '../shared/define.js';
 import { keyValue } from '../../validate.js';
 import { METHODS } from './types.js';
 
@@ -24,7 +24,10 @@ export function register(program: Command, bind: Bind): void {
     .description('Send any API request and print the JSON answer')
     .addArgument(enumArgument('<method>', 'HTTP method: GET, POST, PUT or DELETE (any case)', METHODS))
     .argument('<path>', 'API path, e.g. /api/urls or urls?limit=5')
-    .option('-f, --field <key=value>', 'a body field (a query parameter with GET); repeatable', many((v) => keyValue('--field', v)))
+    .option('-f, --field <key=value>', 'a body field (a query parameter with GET); repeatable', (v: string, previous: Array<{ key: string; value: string }> = []) => [
+      ...previous,
+      keyValue('--field', v),
+    ])
     .option('--input <file>', 'the request body: a file of JSON, or - to read it from stdin')
     .option('--paginate', 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record')
     .addHelpText('after', HELP)
