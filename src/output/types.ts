@@ -27,6 +27,8 @@ export interface BarSection {
 }
 
 export type Result = (
+  /** Nothing to print (`linkctl mcp`, whose stdout carried the protocol). */
+  | { kind: 'none' }
   | {
       kind: 'list';
       /** Pages of records, streamed to the output as they arrive. */
@@ -53,8 +55,6 @@ export type Result = (
       json: unknown;
     }
   | { kind: 'raw'; json: unknown }
-  /** Nothing to print (`linkctl mcp`, whose stdout carried the protocol). */
-  | { kind: 'none' }
 ) & {
   /** Exit with this code after printing (for example `auth status` without a valid key). */
   exitCode?: number;
