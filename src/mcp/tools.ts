@@ -296,8 +296,9 @@ export function checkArguments(tool: Tool, args: Record<string, unknown>): strin
     const p = tool.params.find((q) => q.name === name);
     if (!p) return `unknown property "${name}"; ${tool.name} takes ${tool.params.map((q) => q.name).join(', ') || 'nothing'}`;
     if (value === undefined || value === null) continue;
-    const items = p.list ? value : [value];
-    if (!Array.isArray(items)) return `${name} must be a list`;
+    // A single value where a list is taken is a list of one (`id: 3` for the ids of a delete).
+    const items = Array.isArray(value) ? value : [value];
+    if (Array.isArray(value) && !p.list) return `${name} takes one value, not a list`;
     for (const item of items) {
       if (p.boolean ? typeof item !== 'boolean' : typeof item !== 'string' && !(typeof item === 'number' && Number.isFinite(item))) {
         return `${name} must be ${p.boolean ? 'true or false' : p.integer ? 'a whole number' : 'a string'}, got ${JSON.stringify(item)}`;

@@ -259,6 +259,23 @@ describe('calling tools', () => {
     expect(changes().map((q) => `${q.method} ${q.path}`)).toEqual(['DELETE /api/pixel/1/delete']);
   });
 
+  it('a link update that would clear options says what it would clear, sends no change, and goes ahead with confirm', async () => {
+    const real = await startSandbox({ port: 0, rateLimit: null, key: KEY, quirks: true });
+    try {
+      const s = await connect(['--allow-writes'], { ...env(), LINKCTL_BASE_URL: real.url });
+      const first = await s.call('link_update', { id: 1, url: 'https://example.com/moved' });
+      expect(first.isError).toBe(true);
+      expect(text(first)).toMatch(/clear whatever it has of: password/);
+      expect(text(first)).toMatch(/confirm: true/);
+      expect(real.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+      const second = await s.call('link_update', { id: 1, url: 'https://example.com/moved', confirm: true });
+      expect(second.isError, text(second)).toBeFalsy();
+      expect(real.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/url/1/update']);
+    } finally {
+      await real.close();
+    }
+  });
+
   it('a boolean pair and a negated flag: channel_update starred false sends --no-starred', async () => {
     const s = await connect(['--allow-writes']);
     const r = await s.call('channel_update', { id: 1, starred: false, dryRun: true });

@@ -79,14 +79,15 @@ describe('arguments to argv', () => {
   it('schema checks: unknown properties, wrong types, missing required ones', () => {
     expect(checkArguments(tool('qr_get'), { id: 1, extra: 2 })).toMatch(/unknown property "extra"/);
     expect(checkArguments(tool('qr_get'), {})).toMatch(/id is required/);
-    expect(checkArguments(tool('link_add'), { url: 'https://x.example', geo: 'Canada=https://example.ca' })).toMatch(/geo must be a list/);
+    expect(checkArguments(tool('link_add'), { url: 'https://x.example', geo: 'Canada=https://example.ca' })).toBeUndefined(); // a list of one
+    expect(checkArguments(tool('link_add'), { url: ['https://x.example'] })).toMatch(/url takes one value, not a list/);
     expect(checkArguments(tool('link_add'), { url: 'https://x.example', public: 'yes' })).toMatch(/public must be true or false/);
     expect(checkArguments(tool('qr_list'), { limit: { n: 1 } })).toMatch(/limit must be a whole number/);
   });
 
   it('descriptions carry the help\'s notes, without its CLI examples', () => {
     expect(tool('link_update').description).toMatch(/^Change a short link.*\(linkctl link update\)\n\nReal servers replace every option of a link on update\. linkctl reads/);
-    expect(tool('link_add').description).toContain('Real servers return the existing link, unchanged');
+    expect(tool('link_add').description).toContain('linkctl looks up the links of the long URL before creating');
     for (const t of tools) expect(t.description, t.name).not.toMatch(/Examples:|\$ linkctl/);
   });
 
