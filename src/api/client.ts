@@ -59,6 +59,8 @@ const RESET_MARGIN_MS = 30;
 /** Errors that prove the request never reached a server, so even a POST may be sent again. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 const RETRY_STATUSES = new Set([502, 503, 504]);
+/** The detail of an attempt that Ctrl-C stopped before it was sent. */
+const NOT_SENT = 'interrupted before sending';
 // Not written as a URL with credentials: redaction would hide exactly the part that explains.
 const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / HTTP_PROXY, as user:password@ before the host';
 
@@ -157,7 +159,16 @@ export class ApiClient {
       const attempt = await this.attempt(method, path, options);
       if (attempt.kind === 'failed') {
         const { failure, detail } = attempt;
-        if (failure === 'aborted') throw new InterruptedError();
+        if (failure === 'aborted') {
+          // A creation interrupted in flight may have reached the server, as with a timeout.
+          if (method === 'POST' && detail !== NOT_SENT) {
+            throw new InterruptedError(
+              `interrupted during ${method} ${url}: the request was sent and its answer not read: it may or may not have been created`,
+              checkHint(options),
+            );
+          }
+          throw new InterruptedError();
+        }
         if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit');
         // Sending again would meet the same proxy or certificate: say so at once.
         if (failure === 'proxy-auth') throw new NetworkError(`${method} ${url}: ${detail}`, PROXY_AUTH_HINT);
@@ -209,7 +220,7 @@ export class ApiClient {
 
   private async attempt(method: Method, path: string, options: RequestOptions): Promise<Attempt> {
     const userSignal = this.options.signal;
-    if (userSignal?.aborted) return { kind: 'failed', failure: 'aborted', detail: 'interrupted' };
+    if (userSignal?.aborted) return { kind: 'failed', failure: 'aborted', detail: NOT_SENT };
     const controller = new AbortController();
     const onAbort = () => controller.abort(userSignal?.reason);
     userSignal?.addEventListener('abort', onAbort, { once: true });
@@ -224,15 +235,20 @@ export class ApiClient {
     if (options.json !== undefined) this.trace(`> ${JSON.stringify(options.json)}`);
     this.options.events?.requestStart?.();
     try {
-      const response = await this.http(path.replace(/^\/+/, ''), {
-        method,
-        searchParams: cleanQuery(options.query),
-        json: options.json,
-        signal: controller.signal,
-      });
+      // The deadline and Ctrl-C are enforced here too, not only through the signal given to the
+      // library: ky wraps it, and undici follows it through a weak reference (nodejs/node#55428).
+      const response = await untilAborted(
+        this.http(path.replace(/^\/+/, ''), {
+          method,
+          searchParams: cleanQuery(options.query),
+          json: options.json,
+          signal: controller.signal,
+        }),
+        controller.signal,
+      );
       this.trace(`< HTTP ${response.status} (${Date.now() - started} ms)`);
       for (const [name, value] of response.headers) if (/^(x-ratelimit|retry-after|location|content-type)/i.test(name)) this.trace(`< ${name}: ${value}`);
-      const text = await readCapped(response, this.options.maxBodyBytes ?? MAX_BODY_BYTES);
+      const text = await readCapped(response, this.options.maxBodyBytes ?? MAX_BODY_BYTES, controller.signal);
       if (text === undefined) {
         const cap = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
         const size = cap >= 1024 * 1024 ? `${cap / 1024 / 1024} MiB` : `${cap} bytes`;
@@ -338,7 +354,7 @@ export class ApiClient {
     if (method === 'POST' && failure !== 'never-sent') {
       return new NetworkError(
         `${method} ${url}: ${what}; the request was sent once and not repeated: it may or may not have been created`,
-        options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again',
+        checkHint(options),
       );
     }
     const hint =
@@ -355,6 +371,11 @@ export class ApiClient {
   }
 }
 
+/** What to do after a creation whose outcome is unknown. */
+function checkHint(options: RequestOptions): string {
+  return options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again';
+}
+
 function cleanQuery(query: Query | undefined): Record<string, string> | undefined {
   if (!query) return undefined;
   const out: Record<string, string> = {};
@@ -362,20 +383,48 @@ function cleanQuery(query: Query | undefined): Record<string, string> | undefine
   return out;
 }
 
-/** The body as text, or undefined when it is larger than `cap` (reading stops there). */
-async function readCapped(response: Response, cap: number): Promise<string | undefined> {
+/** `promise`, or a rejection as soon as `signal` aborts, whatever the promise does. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(new Error('aborted'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
+}
+
+/**
+ * The body as text, or undefined when it is larger than `cap` (reading stops there). Our own
+ * reader: when `signal` aborts (the --timeout timer or Ctrl-C) the read in progress is given up
+ * and the stream cancelled at once, however slowly the server drips the body.
+ */
+async function readCapped(response: Response, cap: number, signal: AbortSignal): Promise<string | undefined> {
   if (!response.body) return '';
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > cap) {
     void response.body.cancel().catch(() => undefined);
     return undefined;
   }
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > cap) return undefined; // leaving the loop cancels the stream
-    chunks.push(chunk);
+  try {
+    for (;;) {
+      const { done, value } = await untilAborted(reader.read(), signal);
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    // Done, too large, or aborted: stop reading and let the connection go.
+    void reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
