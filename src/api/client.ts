@@ -52,7 +52,10 @@ export class DryRun {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const MAX_NETWORK_RETRIES = 2;
-const MAX_RATE_LIMIT_RETRIES = 20;
+/** Over-limit answers to one request: after this many waits (or --max-wait in all), exit 5. */
+const MAX_RATE_LIMIT_RETRIES = 5;
+/** Deeper answers are refused (exit 6): this API's are a few levels deep. */
+const MAX_JSON_DEPTH = 64;
 const BACKOFF_BASE_MS = 300;
 /** Clock skew allowance when waiting for a rate-limit window to end. */
 const RESET_MARGIN_MS = 30;
@@ -121,7 +124,15 @@ export class ApiClient {
       timeout: false, // ours covers the body too, not just the headers
       throwHttpErrors: false,
       redirect: 'manual', // Node's fetch then returns the 3xx itself, Location readable; following would turn a POST into a GET
-      ...(proxyConfigured(options.env) ? { fetch: proxiedFetch(options.env) } : {}),
+      // Loopback is never proxied (as Go's proxy rules): the key would cross the proxy in plain text.
+      // `*.localhost` is loopback without asking DNS (RFC 6761).
+      ...(isLoopback(this.base.hostname)
+        ? this.base.hostname.toLowerCase().endsWith('.localhost')
+          ? { fetch: undiciFetch(loopbackAgent) }
+          : {}
+        : proxyConfigured(options.env)
+          ? { fetch: undiciFetch((undici) => proxyAgent(undici, options.env)) }
+          : {}),
     });
   }
 
@@ -147,11 +158,18 @@ export class ApiClient {
 
   private async send(method: Method, path: string, options: RequestOptions): Promise<Body> {
     const url = this.url(path, options.query);
+    // `api/../../etc/passwd` would carry the key elsewhere on the host: only the API's own paths are sent.
+    const api = new URL('api', this.base);
+    const target = new URL(url);
+    if (target.origin !== api.origin || (target.pathname !== api.pathname && !target.pathname.startsWith(`${api.pathname}/`))) {
+      throw new UsageError(`the path "${path}" leads to ${target.pathname}, outside the API under ${api.pathname}/; nothing was sent`, 'give a path such as /api/urls, without . or .. segments');
+    }
     if (this.options.dryRun && method !== 'GET') {
       throw new DryRun({ method, url, headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' }, body: options.json });
     }
     let networkRetries = 0;
     let rateRetries = 0;
+    let rateWaitedMs = 0;
     /** An earlier attempt may have been carried out (its answer was lost). */
     let lostAnswer = false;
     for (;;) {
@@ -185,15 +203,28 @@ export class ApiClient {
       const { status, headers, text } = attempt;
       this.noteRateLimit(headers);
       if (status >= 300 && status < 400 && status !== 304) throw redirectError(url, path, status, headers.get('location'));
+      // Nesting no answer of this API needs would overflow the stack later, half-way through printing.
+      if (nestingDepth(text) > MAX_JSON_DEPTH) {
+        throw new NetworkError(`HTTP ${status} from ${method} ${url}: the answer is JSON nested more than ${MAX_JSON_DEPTH} levels deep, which no answer of this API is`);
+      }
       const parsed = looksJson(text) ? safeParse(text) : undefined;
       const body = isRecord(parsed) ? parsed : undefined;
       // Over the limit: HTTP 429, or (real servers) HTTP 200 with error 429. Not processed, so any method may be sent again.
       if (status === 429 || (body && (body.error === 429 || body.error === '429'))) {
         const seconds =
           retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter) ?? this.secondsUntilReset() ?? 1;
-        if (rateRetries++ >= MAX_RATE_LIMIT_RETRIES) throw new RateLimitError(`still over the rate limit after ${MAX_RATE_LIMIT_RETRIES} waits`, 'try again later');
+        const ms = seconds * 1000;
+        // One request waits at most MAX_RATE_LIMIT_RETRIES times, and no longer than --max-wait in all.
+        if (rateRetries >= MAX_RATE_LIMIT_RETRIES || (ms <= this.options.maxWaitMs && rateWaitedMs + ms > this.options.maxWaitMs)) {
+          throw new RateLimitError(
+            `still over the rate limit after ${rateRetries + 1} attempts and ${+(rateWaitedMs / 1000).toFixed(1)} s of waiting for ${method} ${url} (--max-wait ${+(this.options.maxWaitMs / 1000).toFixed(1)} s in all)`,
+            'try again later, or raise --max-wait',
+          );
+        }
+        rateRetries++;
+        rateWaitedMs += ms;
         this.rate = {}; // this wait covers the window: do not wait for it again before the retry
-        await this.waitFor(seconds * 1000, `the server says the rate limit is exceeded (HTTP ${status})`);
+        await this.waitFor(ms, `the server says the rate limit is exceeded (HTTP ${status})`);
         continue;
       }
       if (RETRY_STATUSES.has(status)) {
@@ -483,6 +514,23 @@ function isRecord(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
 function looksJson(text: string): boolean {
   return /^\s*[{[]/.test(text);
 }
@@ -544,24 +592,36 @@ function nonJsonError(where: string, path: string, status: number, text: string)
   return new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint);
 }
 
+type Undici = typeof import('undici');
+
 /**
  * Node's fetch ignores HTTPS_PROXY; undici's EnvHttpProxyAgent honours it and NO_PROXY. Loaded only
  * when a proxy is set, and configured from our environment (which tests replace), not process.env.
  */
-function proxiedFetch(env: Record<string, string | undefined>): typeof fetch {
-  let loaded: Promise<{ fetch: typeof import('undici').fetch; dispatcher: import('undici').Dispatcher }> | undefined;
+function proxyAgent(undici: Undici, env: Record<string, string | undefined>): import('undici').Dispatcher {
+  return new undici.EnvHttpProxyAgent({
+    httpProxy: env.http_proxy || env.HTTP_PROXY || '',
+    httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    // http:// targets go through the proxy as plain forward requests (as curl does), not CONNECT
+    // tunnels, which many proxies allow only to port 443.
+    proxyTunnel: false,
+  });
+}
+
+/** Connects every host name to 127.0.0.1 without asking DNS: for `*.localhost` base URLs. */
+function loopbackAgent(undici: Undici): import('undici').Dispatcher {
+  type Lookup = (host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => void;
+  const lookup: Lookup = (_host, options, callback) =>
+    options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
+  return new undici.Agent({ connect: { lookup } as never });
+}
+
+/** A fetch through undici with a dispatcher of our own, loaded on first use. */
+function undiciFetch(makeDispatcher: (undici: Undici) => import('undici').Dispatcher): typeof fetch {
+  let loaded: Promise<{ fetch: Undici['fetch']; dispatcher: import('undici').Dispatcher }> | undefined;
   return async (input: string | URL | Request, init?: RequestInit) => {
-    loaded ??= import('undici').then((undici) => ({
-      fetch: undici.fetch,
-      dispatcher: new undici.EnvHttpProxyAgent({
-        httpProxy: env.http_proxy || env.HTTP_PROXY || '',
-        httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
-        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-        // http:// targets go through the proxy as plain forward requests (as curl does), not CONNECT
-        // tunnels, which many proxies allow only to port 443.
-        proxyTunnel: false,
-      }),
-    }));
+    loaded ??= import('undici').then((undici) => ({ fetch: undici.fetch, dispatcher: makeDispatcher(undici) }));
     const { fetch: undiciFetch, dispatcher } = await loaded;
     // ky hands over a Request of Node's own fetch; undici's fetch is another copy, so pass plain values.
     const request = input instanceof Request ? input : new Request(input, init);
@@ -577,4 +637,3 @@ function proxiedFetch(env: Record<string, string | undefined>): typeof fetch {
     return response as unknown as Response;
   };
 }
-
