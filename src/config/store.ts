@@ -22,7 +22,8 @@ export interface ConfigData {
 type Env = Record<string, string | undefined>;
 
 const LOCK_STALE_MS = 10_000;
-const LOCK_TIMEOUT_MS = 5_000;
+/** Long enough for many parallel logins of one CI job on a loaded machine: each holds the lock only to write. */
+const LOCK_TIMEOUT_MS = 30_000;
 
 function corrupt(path: string): ConfigError {
   // The parse error would quote the file's text, which may hold a key: never pass it on.
@@ -140,8 +141,9 @@ export async function updateConfig(env: Env, change: (data: ConfigData) => boole
   } catch (error) {
     throw unwritable(dir, error);
   }
+  // Loaded before taking the lock: the lock is held only while reading and writing the file.
+  const { default: Conf } = await import('conf');
   return withLock(dir, async () => {
-    const { default: Conf } = await import('conf');
     let conf: InstanceType<typeof Conf<Record<string, unknown>>>;
     const path = join(dir, CONFIG_FILE_NAME);
     try {
