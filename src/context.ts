@@ -193,6 +193,7 @@ export class Context {
         wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
+        changed: () => this.io.onChange?.(),
       },
     });
   }

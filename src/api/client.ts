@@ -29,6 +29,8 @@ export interface ClientEvents {
   wait?(seconds: number, reason: string): void;
   requestStart?(): void;
   requestEnd?(): void;
+  /** A request other than GET succeeded: the server changed something. */
+  changed?(): void;
 }
 
 export interface ClientOptions {
@@ -236,7 +238,9 @@ export class ApiClient {
         if (method === 'POST') throw this.networkError(method, url, 'unknown-outcome', `HTTP ${status}${statusText(status)}`, options, 1);
       }
       try {
-        return this.interpret(method, url, path, status, text, parsed, options);
+        const result = this.interpret(method, url, path, status, text, parsed, options);
+        if (method !== 'GET') this.options.events?.changed?.();
+        return result;
       } catch (error) {
         // Say that the failure was not a one-off when the answer came after retries.
         if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint);
