@@ -30,11 +30,6 @@ export function safeText(text: string, keepNewlines = false): string {
   return text.replace(keepNewlines ? UNSAFE_KEEP_NEWLINE : UNSAFE, escapeChar);
 }
 
-/** Whether `text` holds anything `safeText` would change (tab and newline aside). */
-export function hasUnsafe(text: string): boolean {
-  return /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(text);
-}
-
 /** JSON text (from JSON.stringify) with DEL, C1 and bidi overrides as `\uXXXX`: still valid JSON, same value. */
 export function safeJsonText(json: string): string {
   return json.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
