@@ -309,13 +309,13 @@ it('8. Ctrl-C during a POST says it may or may not have been created, with the l
 });
 
 describe.concurrent('9. output that cannot be written', () => {
-  it.skipIf(!existsSync('/dev/full'))('stdout > /dev/full: exit 1, one line naming stdout, and the change was made', async (t) => {
+  it.skipIf(!existsSync('/dev/full'))('(skipped where /dev/full does not exist) stdout > /dev/full: exit 1, one line naming stdout, and the change was made', async (t) => {
     const h = await hostile(t, (_req, res) => json(res, { error: 0, id: 9, link: 'https://x.example/9.png' }));
     const full = openSync('/dev/full', 'w');
     const child = spawn(process.execPath, [BIN, 'qr', 'add', '--type', 'text', '--data', 'hi'], { env: cleanEnv(h.env), stdio: ['ignore', full, 'pipe'] });
     closeSync(full);
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
     expect(stderr).toBe('linkctl: cannot write to stdout (ENOSPC): the output is lost; the change was made on the server all the same\n');
