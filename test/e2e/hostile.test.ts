@@ -125,7 +125,7 @@ describe.concurrent('1. escape sequences from a server never reach the terminal 
     expect(get.stdout).toContain('\\x0dovertyped');
     expect(get.stdout).toContain('\\u202eevil');
     expect(get.stdout).toContain('\\x9b2J');
-  });
+  }, 60_000); // seven runs in a row: room for a loaded machine
 
   it('json and ndjson escape C1, DEL and bidi as \\uXXXX and stay lossless', async (t) => {
     const h = await server(t);
