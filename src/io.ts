@@ -18,6 +18,8 @@ export interface IO {
   signal?: AbortSignal;
   /** Asks for a secret without echo. Tests replace it; the default uses the terminal. */
   promptSecret?: (question: string) => Promise<string>;
+  /** Told when the server has carried out a change (a request other than GET succeeded). */
+  onChange?: () => void;
   /** Asks a yes/no question. Tests replace it; the default uses the terminal. */
   confirm?: (question: string) => Promise<boolean>;
   /**

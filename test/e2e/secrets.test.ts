@@ -109,11 +109,13 @@ function runServer(args: string[], env: Record<string, string>): Promise<RunResu
     const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let interrupted = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => {
       stderr += d;
-      if (/Ctrl-C/.test(stderr)) child.kill('SIGINT');
+      // Once: a second SIGINT that lands while the process is already exiting would kill it by signal.
+      if (/Ctrl-C/.test(stderr) && !interrupted) interrupted = child.kill('SIGINT');
     });
     child.on('error', reject);
     child.on('close', (code) => {
