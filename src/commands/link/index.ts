@@ -1,17 +1,12 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
 /** A short URL, with or without its scheme (real servers accept both). */
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
-
-/** A repeatable flag: each occurrence is parsed and appended. */
-const many =
-  <T>(parse: (raw: string) => T) =>
-  (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
 
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
 const target = (flag: string) => (raw: string) => {

@@ -50,6 +50,20 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
 }
 
+/** Marks a repeatable option's parser, so that the MCP tools know the option takes a list. */
+const REPEATABLE = Symbol('repeatable');
+
+/** A repeatable flag: each occurrence is parsed and appended. */
+export function many<T>(parse: (raw: string) => T): (raw: string, previous?: T[]) => T[] {
+  const parser = (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
+  return Object.assign(parser, { [REPEATABLE]: true });
+}
+
+/** Whether an option may be given several times (its values collected in a list). */
+export function isRepeatable(option: Option): boolean {
+  return option.variadic || Boolean((option.parseArg as { [REPEATABLE]?: boolean } | undefined)?.[REPEATABLE]);
+}
+
 /**
  * An option whose value is one of a list. The list is validated by `oneOf` (exit 2 naming the
  * allowed values) and kept on the option as `argChoices`, where help and completion read it.
