@@ -160,7 +160,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
       const controls: string[] = Object.keys(props).filter((k) => k === 'dryRun' || k === 'confirm');
-      const expectedControls = tool.annotations?.readOnlyHint ? [] : tool.name.endsWith('_delete') || tool.name === 'api' || tool.name === 'link_update' ? ['dryRun', 'confirm'] : ['dryRun'];
+      const expectedControls = tool.annotations?.readOnlyHint ? [] : tool.name.endsWith('_delete') || tool.name === 'api' || tool.name === 'link_update' || tool.name === 'apply' ? ['dryRun', 'confirm'] : ['dryRun'];
       expect(controls, tool.name).toEqual(expectedControls);
       expect(Object.keys(props).filter((k) => !controls.includes(k)).sort(), tool.name).toEqual([...args.map((a) => camel(a.name)), ...flags.keys()].sort());
       // Choices shown by help are the enum; required arguments and mandatory options are required.
