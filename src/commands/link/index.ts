@@ -1,14 +1,9 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
 import { CLEARABLE, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
-
-/** A repeatable flag: each occurrence is parsed and appended. */
-const many =
-  <T>(parse: (raw: string) => T) =>
-  (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
 
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
 const target = (flag: string) => (raw: string) => {
@@ -79,9 +74,9 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
+    bulkOptions(linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
       .addHelpText('after', '\nReal servers return the existing link, unchanged, when the long URL was already shortened;\nchange it with `link update`.')
-      .action(bind(load, 'add')),
+      .action(bind(load, 'add')), ['linkctl link add --from links.csv -o csv > results.csv', 'linkctl link add --from links.ndjson --stop-on-error']),
     [
       'linkctl link add https://example.com/spring-sale --alias spring',
       "linkctl link add https://example.com --geo Canada=https://example.ca --device iPhone=https://apps.apple.com/app/x --expiry '2035-12-31 23:59:59'",
@@ -91,7 +86,7 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    linkOptions(
+    bulkOptions(linkOptions(
       link
         .command('update')
         .description('Change a short link; what is not given keeps its value where linkctl can read it back')
@@ -110,7 +105,7 @@ export function register(program: Command, bind: Bind): void {
           'becomes private unless --public is given.',
         ].join('\n'),
       )
-      .action(bind(load, 'update')),
+      .action(bind(load, 'update')), ['linkctl link update --from changes.csv --yes']),
     [
       "linkctl link update 12 --description 'Spring campaign'",
       'linkctl link update 12 --url https://example.com/new --public',
