@@ -88,7 +88,7 @@ export function bulkColumns(command: Command): BulkColumn[] {
 /** The columns as help text: generated from the definition, so they cannot drift from the flags. */
 function columnsHelp(command: Command): string {
   const lines = bulkColumns(command).map((c) => {
-    const what = c.argument ? `${c.argument.description || c.name}${c.argument.required ? ' (required)' : ''}` : (c.option!.description ?? '');
+    const what = c.argument ? `${c.argument.description || c.name}${c.argument.required ? ' (required)' : ''}` : (c.option!.description ?? '').replace(/ \(repeatable\)$/, '');
     const kind = c.flag ? ' [true/false]' : c.repeatable ? ' [;-separated in CSV, an array in JSON]' : '';
     return `  ${c.name.padEnd(18)} ${what}${kind}`;
   });
