@@ -91,7 +91,8 @@ export function bulkAction(command: Command, name: string, action: Action): Acti
     const spec = bulkColumns(command);
     const known = spec.map((c) => c.name);
     const bare = spec.length === 1 && spec[0]!.argument ? spec[0]!.name : undefined;
-    (await import('../memory.js')).keepMemoryFlat();
+    const { collectGarbage, keepMemoryFlat } = await import('../memory.js');
+    keepMemoryFlat();
 
     const state = stateDir(ctx.env);
     const from = String(opts.from);
@@ -104,15 +105,17 @@ export function bulkAction(command: Command, name: string, action: Action): Acti
       // ------------------------------------------------ 1. validate every row, send nothing
       const problems: string[] = [];
       let total = 0;
+      const validating = rowContext(ctx, '', true); // one for every row: it says nothing and sends nothing
       for await (const raw of readRows(input, known, bare)) {
         total++;
+        if (total % 5000 === 0) collectGarbage();
         const where = `${input.label}:${raw.line}`;
         if (raw.error) {
           problems.push(`${where}: ${raw.error}`);
           continue;
         }
         try {
-          await action(rowContext(ctx, where, true), rowInput(spec, raw.values, base));
+          await action(validating, rowInput(spec, raw.values, base));
         } catch (error) {
           if (error === REACHED) continue;
           if (!(error instanceof UsageError)) throw error;
@@ -163,6 +166,7 @@ export function bulkAction(command: Command, name: string, action: Action): Acti
               outcome = await runRow(rowInput(spec, raw.values, base), raw.line, where, previous?.state === 'sending');
             }
             done++;
+            if (done % 5000 === 0) collectGarbage();
             counts.set(outcome.status, (counts.get(outcome.status) ?? 0) + 1);
             progress.tick(done);
             yield [{ row: raw.line, status: outcome.status, id: outcome.id ?? null, ...(linkish ? { shorturl: outcome.shorturl ?? null } : path === 'qr add' ? { link: outcome.link ?? null } : {}), error: outcome.error ?? null }];
