@@ -3,6 +3,8 @@
  * profile, base URL, command and input (its content hash). "sending" is written, and flushed to
  * disk, before a request goes out, and the row's outcome after; so after a crash, a kill or
  * Ctrl-C, a re-run knows which rows are finished and which may or may not have been carried out.
+ * One flush a row: a row's outcome reaches the disk with the next row's "sending", before that
+ * row's request (fsync takes as long as a request to a local server), and the last at close.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
@@ -57,16 +59,18 @@ export class Journal {
     if (!this.previous.size) this.append({ journal: 1, profile: key.profile, baseUrl: key.baseUrl, command: key.command, input: key.inputHash, started: new Date().toISOString() });
   }
 
+  /** "sending" is flushed at once (with the outcome before it); an outcome with the next flush. */
   record(entry: Entry): void {
-    this.append(entry);
+    this.append(entry, entry.state === 'sending');
   }
 
-  private append(value: unknown): void {
+  private append(value: unknown, flush = true): void {
     writeSync(this.fd, `${JSON.stringify(value)}\n`);
-    fsyncSync(this.fd);
+    if (flush) fsyncSync(this.fd);
   }
 
   close(): void {
+    fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }
