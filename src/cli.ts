@@ -64,7 +64,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
     // --from FILE: the same action, once per row of the file (src/bulk/).
-    if (command.opts().from !== undefined) action = (await import('./bulk/engine.js')).bulkAction(command, name, action as Action);
+    if (command.opts().from !== undefined) action = (await import('./bulk/engine.js')).bulkAction(command, name, module);
     const result = await (action as Action)(context, { args: command.processedArgs, opts: command.opts() });
     const { render } = await import('./output/render.js');
     await render(result, context.outputOptions(), context.outputStreams());

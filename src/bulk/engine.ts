@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { AuthError, ConfigError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import type { Column, Rec, Result } from '../output/types.js';
-import { bulkColumns, type Action, type ActionInput, type BulkFormat } from '../commands/shared/define.js';
+import { bulkColumns, type Action, type ActionInput, type ActionModule, type BulkFormat } from '../commands/shared/define.js';
 import { firstOf } from '../commands/shared/resource.js';
 import { stateDir } from '../config/paths.js';
 import { hashFile, openInput, readRows, spoolStdin, type InputFile } from './input.js';
@@ -57,12 +57,24 @@ function rowContext(ctx: Context, where: string, validating: boolean): Context {
   return row;
 }
 
-function outcomeOf(result: Result, status: RowStatus, input: ActionInput): Outcome {
-  if (result.kind === 'record') {
-    const r = result.record;
-    return { status, id: r.id ?? input.args[0], shorturl: firstOf(r, 'shorturl', 'short'), link: r.link };
-  }
-  return { status, id: input.args[0] };
+/**
+ * What a row runs: `<name>Row` when the actions module has one (a command whose outcome is more
+ * than "done", e.g. a link that already existed), else the command's own action.
+ */
+export type RowAction = (ctx: Context, input: ActionInput) => Promise<{ status?: RowStatus; record: Rec }>;
+
+function rowAction(module: ActionModule, name: string): RowAction {
+  const own = module[`${name}Row`];
+  if (typeof own === 'function') return own as RowAction;
+  const action = module[name] as Action;
+  return async (ctx, input) => {
+    const result = await action(ctx, input);
+    return { record: result.kind === 'record' ? result.record : {} };
+  };
+}
+
+function outcomeOf({ status, record }: { status?: RowStatus; record: Rec }, fallback: RowStatus, input: ActionInput): Outcome {
+  return { status: status ?? fallback, id: record.id ?? input.args[0], shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
 }
 
 function errorText(error: unknown): string {
@@ -70,7 +82,8 @@ function errorText(error: unknown): string {
   return `${e.message ?? String(error)}${e.hint ? ` (${e.hint})` : ''}`;
 }
 
-export function bulkAction(command: Command, name: string, action: Action): Action {
+export function bulkAction(command: Command, name: string, module: ActionModule): Action {
+  const action = rowAction(module, name);
   return async (ctx, { args, opts }) => {
     const path = `${command.parent!.name()} ${command.name()}`;
     const noun = command.parent!.name();
