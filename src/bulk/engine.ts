@@ -74,7 +74,9 @@ function rowAction(module: ActionModule, name: string): RowAction {
 }
 
 function outcomeOf({ status, record }: { status?: RowStatus; record: Rec }, fallback: RowStatus, input: ActionInput): Outcome {
-  return { status: status ?? fallback, id: record.id ?? input.args[0], shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
+  // A row of a command that takes several ids (`delete 3 4`) names its id as a list of one.
+  const given = Array.isArray(input.args[0]) && input.args[0].length === 1 ? input.args[0][0] : input.args[0];
+  return { status: status ?? fallback, id: record.id ?? given, shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
 }
 
 function errorText(error: unknown): string {

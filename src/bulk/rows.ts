@@ -57,9 +57,11 @@ export function rowInput(columns: BulkColumn[], values: Record<string, unknown>,
           args.push(undefined);
           continue;
         }
-        const [raw] = valuesOf(value, column);
+        // As commander does: a variadic argument's values go through its parser one by one.
         const parse = column.argument.parseArg;
-        args.push(parse ? parse(raw!, undefined) : raw);
+        const raws = valuesOf(value, column);
+        if (column.argument.variadic) args.push(raws.reduce<unknown>((previous, raw) => (parse ? parse(raw, previous) : [...((previous as string[] | undefined) ?? []), raw]), undefined));
+        else args.push(parse ? parse(raws[0]!, undefined) : raws[0]);
         continue;
       }
       const option = column.option!;
