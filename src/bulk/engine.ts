@@ -73,10 +73,14 @@ function rowAction(module: ActionModule, name: string): RowAction {
   };
 }
 
+/** The row's id argument; a command that takes several ids (`delete 3 4`) has a list of one. */
+function givenId(input: ActionInput): unknown {
+  const [first] = input.args;
+  return Array.isArray(first) && first.length === 1 ? first[0] : first;
+}
+
 function outcomeOf({ status, record }: { status?: RowStatus; record: Rec }, fallback: RowStatus, input: ActionInput): Outcome {
-  // A row of a command that takes several ids (`delete 3 4`) names its id as a list of one.
-  const given = Array.isArray(input.args[0]) && input.args[0].length === 1 ? input.args[0][0] : input.args[0];
-  return { status: status ?? fallback, id: record.id ?? given, shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
+  return { status: status ?? fallback, id: record.id ?? givenId(input), shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
 }
 
 function errorText(error: unknown): string {
@@ -227,7 +231,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           } catch (error) {
             if (FATAL.some((type) => error instanceof type)) throw error;
             // A delete sent again after an earlier run lost its answer: already gone means done.
-            if (unknownBefore && name === 'remove' && error instanceof NotFoundError) return record({ status: 'deleted', id: input.args[0] });
+            if (unknownBefore && name === 'remove' && error instanceof NotFoundError) return record({ status: 'deleted', id: givenId(input) });
             const unknown = error instanceof NetworkError && /may or may not have been created/.test(error.message);
             if (unknown && canLookUp(path) && attempt === 1) {
               const found: Rec | null | undefined = await lookUp(client, path, input).catch(() => undefined);
