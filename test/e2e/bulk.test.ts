@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, runCli, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox } from '../helpers.js';
 
 const fx = useSandbox();
 const files = tempDir('linkctl-bulk-');
@@ -70,6 +70,17 @@ describe('link add --from', () => {
     expect(u.code).toBe(2);
     expect(u.stderr).toMatch(/unknown\.csv:1: unknown column "colour"; the columns are url, alias/);
     expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('reads NDJSON from stdin (recognised by its first character), and --fields chooses the result columns', async () => {
+    const stdin = '{"url":"https://example.com/in-1","param":["utm_source=mail","utm_medium=bulk"]}\n{"url":"https://example.com/in-2"}\n';
+    const r = await runMain(['link', 'add', '--from', '-', '-o', 'csv', '--fields', 'row,status'], { env: fx.env, stdin });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('row,status\n1,created\n2,created\n');
+    expect(posts('/api/url/add').map((p) => p.body)).toEqual([expect.objectContaining({ url: 'https://example.com/in-1', parameters: [{ name: 'utm_source', value: 'mail' }, { name: 'utm_medium', value: 'bulk' }] }), { url: 'https://example.com/in-2' }]);
+    const bad = await runMain(['link', 'add', '--from', '-', '--fields', 'nope'], { env: fx.env, stdin });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--fields: unknown field "nope"; known fields: row, status, id, shorturl, error');
   });
 
   it('--dry-run validates and counts the requests, sending nothing', async () => {
