@@ -28,7 +28,7 @@ _linkctl_spec() {
     'linkctl link') cmds='list ls=list get add update delete rm=delete help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
     'linkctl link get') cmds='' flags='--short -h --help' vflags='--short' ;;
-    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
+    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --if-exists --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists --from --from-format' ;;
     'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --from --from-format --stop-on-error --restart -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
     'linkctl link delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
     'linkctl link help') cmds='' flags='' vflags='' ;;
@@ -91,9 +91,10 @@ _linkctl_values() {
     'linkctl qr delete --from-format') vals='csv ndjson json' ;;
     'linkctl link list --order') vals='date clicks' ;;
     'linkctl link add --redirect') vals='direct frame splash' ;;
+    'linkctl link add --if-exists') vals='fail return update skip' ;;
     'linkctl link add --from') vals=@files ;;
     'linkctl link add --from-format') vals='csv ndjson json' ;;
-    'linkctl link update --clear') vals='geo device expiry meta-title description' ;;
+    'linkctl link update --clear') vals='geo device expiry meta-title description domain campaign channel password pixels params deeplinks redirect language meta-description meta-image' ;;
     'linkctl link update --redirect') vals='direct frame splash' ;;
     'linkctl link update --from') vals=@files ;;
     'linkctl link update --from-format') vals='csv ndjson json' ;;

@@ -40,13 +40,17 @@ interface Outcome {
   error?: string;
 }
 
-/** A context for one row: its notes name the row, nothing asks again, the output is the engine's. */
-function rowContext(ctx: Context, where: string, validating: boolean): Context {
+/**
+ * A context for one row: its notes name the row, the output is the engine's. A command confirmed
+ * once for the whole file (delete, update) does not ask again; any other confirmation a row
+ * needs (`link add --if-exists update` clearing what it cannot read back) is asked as usual.
+ */
+function rowContext(ctx: Context, where: string, validating: boolean, confirmed = false): Context {
   const row = Object.create(ctx) as Context;
   const stub = new Proxy({}, { get: (_target, key) => (key === 'then' ? undefined : () => Promise.reject(REACHED)) });
   Object.assign(row, {
     warn: (message: string) => (validating ? undefined : ctx.warn(`${where}: ${message}`)),
-    confirm: async () => undefined,
+    confirm: validating || confirmed ? async () => undefined : (question: string, hint?: string) => ctx.confirm(`${where}: ${question}`, hint),
     checkOutput: () => undefined,
     status: () => undefined,
     client: validating ? async () => stub : () => ctx.client(),
@@ -93,7 +97,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
   return async (ctx, { args, opts }) => {
     const path = `${command.parent!.name()} ${command.name()}`;
     const noun = command.parent!.name();
-    if (args.some((a) => a !== undefined)) {
+    if (args.some((a) => a !== undefined && !(Array.isArray(a) && a.length === 0))) {
       throw new UsageError(`--from replaces the ${command.registeredArguments.map((a) => a.name().toUpperCase()).join(' ')} argument: give one or the other`);
     }
     if (opts.password || opts.passwordStdin) throw new UsageError('--password and --password-stdin ask once, so they cannot be used with --from');
@@ -150,7 +154,8 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was sent`;
         return { kind: 'message', message, json: { dryRun: true, rows: total, requests: total } };
       }
-      if (name === 'remove' || name === 'update') await ctx.confirm(`${name === 'remove' ? 'Delete' : 'Change'} the ${total} ${noun}${total === 1 ? '' : 's'} of ${input.label}?`);
+      const confirmedOnce = name === 'remove' || name === 'update';
+      if (confirmedOnce) await ctx.confirm(`${name === 'remove' ? 'Delete' : 'Change'} the ${total} ${noun}${total === 1 ? '' : 's'} of ${input.label}?`);
 
       // ------------------------------------------------ 2. run, one row at a time, journaled
       const client = await ctx.client();
@@ -227,7 +232,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         for (let attempt = 1; ; attempt++) {
           journal.record({ row: line, state: 'sending' });
           try {
-            return record(outcomeOf(await action(rowContext(ctx, where, false), input), status, input));
+            return record(outcomeOf(await action(rowContext(ctx, where, false, confirmedOnce), input), status, input));
           } catch (error) {
             if (FATAL.some((type) => error instanceof type)) throw error;
             // A delete sent again after an earlier run lost its answer: already gone means done.
