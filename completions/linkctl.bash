@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash api completion sandbox help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -71,6 +71,7 @@ _linkctl_spec() {
     'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --quirks -h --help' vflags='--port --host --state --key --rate-limit' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
+    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes -h --help' vflags='' ;;
     'linkctl help') cmds='' flags='' vflags='' ;;
     *) cmds='' flags='' vflags='' ;;
   esac

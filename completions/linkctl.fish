@@ -9,9 +9,9 @@
 function __linkctl_data --argument-names key
     switch $key
         case 'linkctl|cmds'
-            printf '%s\n' 'auth' 'account' 'qr' 'link' 'domain' 'campaign' 'channel' 'pixel' 'overlay' 'splash' 'api' 'completion' 'sandbox' 'help'
+            printf '%s\n' 'auth' 'account' 'qr' 'link' 'domain' 'campaign' 'channel' 'pixel' 'overlay' 'splash' 'api' 'completion' 'sandbox' 'mcp' 'help'
         case 'linkctl|subs'
-            printf '%s\t%s\n' 'auth' 'Log in, see which key is in use, switch profiles' 'account' 'Show or update your account' 'qr' 'Manage QR codes' 'link' 'Manage short links' 'domain' 'Manage branded domains' 'campaign' 'Manage campaigns and assign short links to them' 'channel' 'Manage channels, which group short links, bio pages and QR codes' 'pixel' 'Manage tracking pixels' 'overlay' 'List CTA overlays (read only; an overlay is used by a short link with type overlay-ID)' 'splash' 'List custom splash pages (read only; a splash page is used by a short link whose type is its id)' 'api' 'Send any API request and print the JSON answer' 'completion' 'Print the completion script for a shell (commands, flags, values, profile names)' 'sandbox' 'Run a local emulator of the API (no account needed)' 'help' 'display help for command'
+            printf '%s\t%s\n' 'auth' 'Log in, see which key is in use, switch profiles' 'account' 'Show or update your account' 'qr' 'Manage QR codes' 'link' 'Manage short links' 'domain' 'Manage branded domains' 'campaign' 'Manage campaigns and assign short links to them' 'channel' 'Manage channels, which group short links, bio pages and QR codes' 'pixel' 'Manage tracking pixels' 'overlay' 'List CTA overlays (read only; an overlay is used by a short link with type overlay-ID)' 'splash' 'List custom splash pages (read only; a splash page is used by a short link whose type is its id)' 'api' 'Send any API request and print the JSON answer' 'completion' 'Print the completion script for a shell (commands, flags, values, profile names)' 'sandbox' 'Run a local emulator of the API (no account needed)' 'mcp' 'Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)' 'help' 'display help for command'
         case 'linkctl|flags'
             printf '%s\t%s\n' '-h' 'show help' '--help' 'show help'
         case 'linkctl auth|cmds'
@@ -226,6 +226,8 @@ function __linkctl_data --argument-names key
             printf '%s\t%s\n' '--state' 'state file to reset' '-h' 'show help' '--help' 'show help'
         case 'linkctl sandbox reset|vflags'
             printf '%s\n' '--state'
+        case 'linkctl mcp|flags'
+            printf '%s\t%s\n' '--allow-writes' 'also list the tools that create and change (add, update, assign)' '--allow-deletes' 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true' '-h' 'show help' '--help' 'show help'
         case 'global|flags'
             printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '-p' 'profile to use (env LINKCTL_PROFILE)' '--profile' 'profile to use (env LINKCTL_PROFILE)' '--base-url' 'API base URL, the site root (env LINKCTL_BASE_URL)' '--json' 'print JSON (same as -o json)' '-o' 'output format' '--output' 'output format' '--fields' 'columns to show, comma-separated, in order' '--no-header' 'leave out the header line of table, csv and tsv output' '-q' 'print only ids, one per line' '--quiet' 'print only ids, one per line' '--no-color' 'no colour (also NO_COLOR)' '--debug' 'trace HTTP requests to stderr (the key is redacted)' '--timeout' 'give up on one attempt after this long' '--max-wait' 'longest wait for the rate limit before exit 5' '-y' 'do not ask for confirmation' '--yes' 'do not ask for confirmation' '--dry-run' 'print the request that would change something, and send nothing' '--sandbox' 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)' '--insecure-http' 'allow sending the key over plain http to a non-loopback host'
         case 'global|vflags'

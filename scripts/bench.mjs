@@ -120,8 +120,9 @@ async function sandbox(sandboxJs, flags) {
     url,
     key,
     env: clean({ LINKCTL_BASE_URL: url, LINKCTL_API_KEY: key }),
-    requests: () => fetch(`${url}/__sandbox/requests`).then((r) => r.json()),
-    reset: () => fetch(`${url}/__sandbox/reset`, { method: 'POST' }).then((r) => r.json()),
+    // The control routes need the sandbox key.
+    requests: () => fetch(`${url}/__sandbox/requests`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()),
+    reset: () => fetch(`${url}/__sandbox/reset`, { method: 'POST', headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()),
   };
 }
 

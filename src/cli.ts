@@ -90,13 +90,15 @@ export async function main(argv: string[], io: IO): Promise<number> {
 
 async function report(error: unknown, io: IO, context: Context | undefined, argv: string[]): Promise<number> {
   const { DryRun } = context ? await import('./api/client.js') : { DryRun: undefined };
+  // Messages may quote a server or a file: control characters and bidi overrides are shown as escapes.
+  const { safeStringify, safeText } = await import('./output/safe-text.js');
   if (DryRun && error instanceof DryRun) {
     const format = safeFormat(context);
     // Passwords in the body (account, link, wifi codes) are redacted like a --debug trace.
     const body = error.request.body === undefined ? undefined : (JSON.parse(redact(JSON.stringify(error.request.body), secretsOf(context, io))) as unknown);
     const request = { ...error.request, body };
-    if (format === 'json' || format === 'ndjson') io.stdout.write(`${JSON.stringify({ dryRun: true, ...request }, null, format === 'json' ? 2 : 0)}\n`);
-    else io.stdout.write(`${request.method} ${request.url}\n${request.body === undefined ? '' : `${JSON.stringify(request.body, null, 2)}\n`}`);
+    if (format === 'json' || format === 'ndjson') io.stdout.write(`${safeStringify({ dryRun: true, ...request }, format === 'json' ? 2 : 0)}\n`);
+    else io.stdout.write(`${request.method} ${safeText(request.url)}\n${request.body === undefined ? '' : `${safeStringify(request.body, 2)}\n`}`);
     io.stderr.write('dry run: nothing was sent\n');
     return ExitCode.ok;
   }
@@ -107,14 +109,14 @@ async function report(error: unknown, io: IO, context: Context | undefined, argv
     return ExitCode.usage;
   }
   if (error instanceof CliError) {
-    io.stderr.write(`${redact(`linkctl: ${error.message}`, secrets)}\n`);
-    if (error.hint) io.stderr.write(`${redact(`hint: ${error.hint}`, secrets)}\n`);
+    io.stderr.write(`${safeText(redact(`linkctl: ${error.message}`, secrets), true)}\n`);
+    if (error.hint) io.stderr.write(`${safeText(redact(`hint: ${error.hint}`, secrets), true)}\n`);
     return error.exitCode;
   }
   const debug = argv.includes('--debug');
   const err = error as Error;
-  io.stderr.write(`${redact(`linkctl: unexpected error: ${err?.message ?? String(error)}`, secrets)}\n`);
-  io.stderr.write(debug && err?.stack ? `${redact(err.stack, secrets)}\n` : 'hint: run again with --debug for details, and report it if it persists\n');
+  io.stderr.write(`${safeText(redact(`linkctl: unexpected error: ${err?.message ?? String(error)}`, secrets), true)}\n`);
+  io.stderr.write(debug && err?.stack ? `${safeText(redact(err.stack, secrets), true)}\n` : 'hint: run again with --debug for details, and report it if it persists\n');
   return ExitCode.api;
 }
 

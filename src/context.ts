@@ -7,6 +7,7 @@ import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.j
 import type { IO } from './io.js';
 import type { Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
+import { safeText } from './output/safe-text.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 
@@ -125,7 +126,8 @@ export class Context {
   /** A line for the person at the terminal (stderr, never stdout). */
   warn(message: string): void {
     this.pauseSpinner();
-    this.io.stderr.write(`${message}\n`);
+    // Warnings and --debug lines quote servers and files: made safe for the terminal here, once.
+    this.io.stderr.write(`${safeText(message, true)}\n`);
   }
 
   /** Progress text: the spinner's on a terminal, nothing elsewhere. */
@@ -189,11 +191,13 @@ export class Context {
       signal: this.io.signal,
       dryRun: this.globals.dryRun,
       insecureHttp: this.globals.insecureHttp,
+      rate: this.io.pacing,
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${line}`) : undefined,
         wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
+        changed: () => this.io.onChange?.(),
       },
     });
   }
@@ -264,7 +268,7 @@ export class Context {
     if (this.globals.yes || this.globals.dryRun) return;
     if (!this.interactive) throw new UsageError(`${question.replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`, hint);
     const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
-    if (!(await ask(question))) throw new UsageError('cancelled; nothing was changed');
+    if (!(await ask(safeText(question)))) throw new UsageError('cancelled; nothing was changed');
   }
 
   /**

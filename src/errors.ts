@@ -86,7 +86,7 @@ export class ConfigError extends CliError {
 }
 
 export class InterruptedError extends CliError {
-  constructor() {
-    super('interrupted', ExitCode.interrupted);
+  constructor(message = 'interrupted', hint?: string) {
+    super(message, ExitCode.interrupted, hint);
   }
 }

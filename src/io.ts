@@ -18,6 +18,13 @@ export interface IO {
   signal?: AbortSignal;
   /** Asks for a secret without echo. Tests replace it; the default uses the terminal. */
   promptSecret?: (question: string) => Promise<string>;
+  /** Told when the server has carried out a change (a request other than GET succeeded). */
+  onChange?: () => void;
   /** Asks a yes/no question. Tests replace it; the default uses the terminal. */
   confirm?: (question: string) => Promise<boolean>;
+  /**
+   * Rate-limit state kept across runs of main() in one process (`linkctl mcp` runs one per tool
+   * call): the API client reads and updates it, so pacing carries from one call to the next.
+   */
+  pacing?: { remaining?: number; resetAtMs?: number };
 }

@@ -20,15 +20,23 @@ const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/
 /** Shorter "secrets" would redact ordinary words; keys are never that short. */
 const MIN_SECRET_LENGTH = 4;
 
+/** Every secret, in any letter case (a server may echo a key upper-cased). */
 function removeLiterals(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join(REDACTED);
-  return out;
+  if (!secrets.length) return text;
+  const pattern = new RegExp(secrets.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+  return text.replace(pattern, REDACTED);
+}
+
+/** The base64 forms of a secret (standard and URL-safe, with and without padding), as in a Basic header or a token. */
+function base64Forms(secret: string): string[] {
+  const standard = Buffer.from(secret, 'utf8').toString('base64');
+  const url = Buffer.from(secret, 'utf8').toString('base64url');
+  return [standard, standard.replace(/=+$/, ''), url];
 }
 
 /**
  * `text` with secrets replaced by [REDACTED]: the literal values in `secrets` (as written,
- * URL-encoded and JSON-escaped), authorization headers and bearer tokens, credentials in URLs,
+ * URL-encoded, JSON-escaped and base64-encoded, in any letter case), authorization headers and bearer tokens, credentials in URLs,
  * and JSON fields named like passwords.
  */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
@@ -38,6 +46,7 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined> 
     literals.add(secret);
     literals.add(encodeURIComponent(secret));
     literals.add(JSON.stringify(secret).slice(1, -1));
+    for (const form of base64Forms(secret)) if (form.length >= MIN_SECRET_LENGTH) literals.add(form);
   }
   // Longest first, so a variant that contains another is removed whole.
   const ordered = [...literals].sort((a, b) => b.length - a.length);

@@ -28,7 +28,7 @@ export function httpUrl(flag: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must start with http:// or https://, got ${show(raw)}`);
   if (!url.hostname) throw new UsageError(`${flag} must name a host, got ${show(raw)}`);
-  return raw;
+  return raw.trim(); // what was checked (URL parsing ignores white space around it) is what is sent
 }
 
 /** `#RRGGBB` or `rgb(r,g,b)`, always returned as `rgb(r,g,b)` (what the API wants). */

@@ -19,7 +19,8 @@ import { BIN, cleanEnv, tempDir, useSandbox } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
-const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk)\//, /^src\/sandbox\//];
+// The MCP SDK (and zod, which it uses) load only for `linkctl mcp`.
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@modelcontextprotocol\/sdk|zod)\//, /^src\/sandbox\//, /^src\/mcp\//];
 const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
 
 // The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.
@@ -111,7 +112,7 @@ describe('start-up loads only what the command needs', () => {
   });
 
   it('the CLI\'s own --help (a terminal\'s path) and a command\'s help load commander and the definitions only', async () => {
-    for (const args of [CLI_HELP, [BIN, 'qr', '--help'], [BIN, 'link', 'list', '--help']]) {
+    for (const args of [CLI_HELP, [BIN, 'qr', '--help'], [BIN, 'link', 'list', '--help'], [BIN, 'mcp', '--help']]) {
       const r = await loading(args);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^Usage: linkctl/);
@@ -126,6 +127,16 @@ describe('start-up loads only what the command needs', () => {
     expect(r.stdout).toContain('linkctl');
     expect(fromPackage(r.files, 'commander')).toBe(true);
     expect(forbidden(r.files), 'loaded at start-up').toEqual([]);
+  });
+});
+
+describe('the MCP server', () => {
+  it('linkctl mcp loads the SDK (the control: the mapping sees it), and stops when its stdin ends', async () => {
+    const r = await loading([BIN, 'mcp'], { LINKCTL_SANDBOX: '1', LINKCTL_CONFIG_DIR: join(dir, 'mcp-config') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(''); // no client spoke: nothing but protocol messages goes to stdout
+    expect(fromPackage(r.files, '@modelcontextprotocol/sdk')).toBe(true);
+    expect(r.files).toContain('src/mcp/server.ts');
   });
 });
 

@@ -31,6 +31,8 @@ export interface ClientEvents {
   wait?(seconds: number, reason: string): void;
   requestStart?(): void;
   requestEnd?(): void;
+  /** A request other than GET succeeded: the server changed something. */
+  changed?(): void;
 }
 
 export interface ClientOptions {
@@ -45,6 +47,8 @@ export interface ClientOptions {
   events?: ClientEvents;
   /** Largest answer accepted (default 64 MiB); tests lower it. */
   maxBodyBytes?: number;
+  /** What the server said of its rate limit, kept in this object; shared by clients of one session (the MCP server). */
+  rate?: RateState;
 }
 
 /** A request that --dry-run stopped before it was sent. `main()` prints it. */
@@ -54,13 +58,18 @@ export class DryRun {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 const MAX_NETWORK_RETRIES = 2;
-const MAX_RATE_LIMIT_RETRIES = 20;
+/** Over-limit answers to one request: after this many waits (or --max-wait in all), exit 5. */
+const MAX_RATE_LIMIT_RETRIES = 5;
+/** Deeper answers are refused (exit 6): this API's are a few levels deep. */
+const MAX_JSON_DEPTH = 64;
 const BACKOFF_BASE_MS = 300;
 /** Clock skew allowance when waiting for a rate-limit window to end. */
 const RESET_MARGIN_MS = 30;
 /** Errors that prove the request never reached a server, so even a POST may be sent again. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 const RETRY_STATUSES = new Set([502, 503, 504]);
+/** The detail of an attempt that Ctrl-C stopped before it was sent. */
+const NOT_SENT = 'interrupted before sending';
 // Not written as a URL with credentials: redaction would hide exactly the part that explains.
 const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / HTTP_PROXY, as user:password@ before the host';
 
@@ -95,7 +104,7 @@ type Attempt =
   | { kind: 'answered'; status: number; headers: Headers; text: string }
   | { kind: 'failed'; failure: Failure; detail: string };
 
-interface RateState {
+export interface RateState {
   remaining?: number;
   resetAtMs?: number;
 }
@@ -103,9 +112,21 @@ interface RateState {
 export class ApiClient {
   readonly base: URL;
   private readonly http: KyInstance;
-  private rate: RateState = {};
+  private readonly rateState: RateState;
+
+  /** The rate-limit state lives in `options.rate` when given (shared across clients), so assigning updates that object. */
+  private get rate(): RateState {
+    return this.rateState;
+  }
+
+  private set rate(value: RateState) {
+    delete this.rateState.remaining;
+    delete this.rateState.resetAtMs;
+    Object.assign(this.rateState, value);
+  }
 
   constructor(private readonly options: ClientOptions) {
+    this.rateState = options.rate ?? {};
     this.base = normaliseBaseUrl(options.baseUrl);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
@@ -121,7 +142,15 @@ export class ApiClient {
       timeout: false, // ours covers the body too, not just the headers
       throwHttpErrors: false,
       redirect: 'manual', // Node's fetch then returns the 3xx itself, Location readable; following would turn a POST into a GET
-      ...(proxyConfigured(options.env) ? { fetch: proxiedFetch(options.env) } : {}),
+      // Loopback is never proxied (as Go's proxy rules): the key would cross the proxy in plain text.
+      // `*.localhost` is loopback without asking DNS (RFC 6761).
+      ...(isLoopback(this.base.hostname)
+        ? this.base.hostname.toLowerCase().endsWith('.localhost')
+          ? { fetch: undiciFetch(loopbackAgent) }
+          : {}
+        : proxyConfigured(options.env)
+          ? { fetch: undiciFetch((undici) => proxyAgent(undici, options.env)) }
+          : {}),
     });
   }
 
@@ -148,11 +177,18 @@ export class ApiClient {
 
   private async send(method: Method, path: string, options: RequestOptions): Promise<Body> {
     const url = this.url(path, options.query);
+    // `api/../../etc/passwd` would carry the key elsewhere on the host: only the API's own paths are sent.
+    const api = new URL('api', this.base);
+    const target = new URL(url);
+    if (target.origin !== api.origin || (target.pathname !== api.pathname && !target.pathname.startsWith(`${api.pathname}/`))) {
+      throw new UsageError(`the path "${path}" leads to ${target.pathname}, outside the API under ${api.pathname}/; nothing was sent`, 'give a path such as /api/urls, without . or .. segments');
+    }
     if (this.options.dryRun && method !== 'GET') {
       throw new DryRun({ method, url, headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' }, body: options.json });
     }
     let networkRetries = 0;
     let rateRetries = 0;
+    let rateWaitedMs = 0;
     /** An earlier attempt may have been carried out (its answer was lost). */
     let lostAnswer = false;
     for (;;) {
@@ -160,7 +196,16 @@ export class ApiClient {
       const attempt = await this.attempt(method, path, options);
       if (attempt.kind === 'failed') {
         const { failure, detail } = attempt;
-        if (failure === 'aborted') throw new InterruptedError();
+        if (failure === 'aborted') {
+          // A creation interrupted in flight may have reached the server, as with a timeout.
+          if (method === 'POST' && detail !== NOT_SENT) {
+            throw new InterruptedError(
+              `interrupted during ${method} ${url}: the request was sent and its answer not read: it may or may not have been created`,
+              checkHint(options),
+            );
+          }
+          throw new InterruptedError();
+        }
         if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit');
         // Sending again would meet the same proxy or certificate: say so at once.
         if (failure === 'proxy-auth') throw new NetworkError(`${method} ${url}: ${detail}`, PROXY_AUTH_HINT);
@@ -177,15 +222,28 @@ export class ApiClient {
       const { status, headers, text } = attempt;
       this.noteRateLimit(headers);
       if (status >= 300 && status < 400 && status !== 304) throw redirectError(url, path, status, headers.get('location'));
+      // Nesting no answer of this API needs would overflow the stack later, half-way through printing.
+      if (nestingDepth(text) > MAX_JSON_DEPTH) {
+        throw new NetworkError(`HTTP ${status} from ${method} ${url}: the answer is JSON nested more than ${MAX_JSON_DEPTH} levels deep, which no answer of this API is`);
+      }
       const parsed = looksJson(text) ? safeParse(text) : undefined;
       const body = isRecord(parsed) ? parsed : undefined;
       // Over the limit: HTTP 429, or (real servers) HTTP 200 with error 429. Not processed, so any method may be sent again.
       if (status === 429 || (body && (body.error === 429 || body.error === '429'))) {
         const seconds =
           retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter) ?? this.secondsUntilReset() ?? 1;
-        if (rateRetries++ >= MAX_RATE_LIMIT_RETRIES) throw new RateLimitError(`still over the rate limit after ${MAX_RATE_LIMIT_RETRIES} waits`, 'try again later');
+        const ms = seconds * 1000;
+        // One request waits at most MAX_RATE_LIMIT_RETRIES times, and no longer than --max-wait in all.
+        if (rateRetries >= MAX_RATE_LIMIT_RETRIES || (ms <= this.options.maxWaitMs && rateWaitedMs + ms > this.options.maxWaitMs)) {
+          throw new RateLimitError(
+            `still over the rate limit after ${rateRetries + 1} attempts and ${+(rateWaitedMs / 1000).toFixed(1)} s of waiting for ${method} ${url} (--max-wait ${+(this.options.maxWaitMs / 1000).toFixed(1)} s in all)`,
+            'try again later, or raise --max-wait',
+          );
+        }
+        rateRetries++;
+        rateWaitedMs += ms;
         this.rate = {}; // this wait covers the window: do not wait for it again before the retry
-        await this.waitFor(seconds * 1000, `the server says the rate limit is exceeded (HTTP ${status})`);
+        await this.waitFor(ms, `the server says the rate limit is exceeded (HTTP ${status})`);
         continue;
       }
       if (RETRY_STATUSES.has(status)) {
@@ -197,7 +255,9 @@ export class ApiClient {
         if (method === 'POST') throw this.networkError(method, url, 'unknown-outcome', `HTTP ${status}${statusText(status)}`, options, 1);
       }
       try {
-        return this.interpret(method, url, path, status, text, parsed, options);
+        const result = this.interpret(method, url, path, status, text, parsed, options);
+        if (method !== 'GET') this.options.events?.changed?.();
+        return result;
       } catch (error) {
         // Say that the failure was not a one-off when the answer came after retries.
         if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint);
@@ -212,7 +272,7 @@ export class ApiClient {
 
   private async attempt(method: Method, path: string, options: RequestOptions): Promise<Attempt> {
     const userSignal = this.options.signal;
-    if (userSignal?.aborted) return { kind: 'failed', failure: 'aborted', detail: 'interrupted' };
+    if (userSignal?.aborted) return { kind: 'failed', failure: 'aborted', detail: NOT_SENT };
     const controller = new AbortController();
     const onAbort = () => controller.abort(userSignal?.reason);
     userSignal?.addEventListener('abort', onAbort, { once: true });
@@ -227,15 +287,20 @@ export class ApiClient {
     if (options.json !== undefined) this.trace(`> ${JSON.stringify(options.json)}`);
     this.options.events?.requestStart?.();
     try {
-      const response = await this.http(path.replace(/^\/+/, ''), {
-        method,
-        searchParams: cleanQuery(options.query),
-        json: options.json,
-        signal: controller.signal,
-      });
+      // The deadline and Ctrl-C are enforced here too, not only through the signal given to the
+      // library: ky wraps it, and undici follows it through a weak reference (nodejs/node#55428).
+      const response = await untilAborted(
+        this.http(path.replace(/^\/+/, ''), {
+          method,
+          searchParams: cleanQuery(options.query),
+          json: options.json,
+          signal: controller.signal,
+        }),
+        controller.signal,
+      );
       this.trace(`< HTTP ${response.status} (${Date.now() - started} ms)`);
       for (const [name, value] of response.headers) if (/^(x-ratelimit|retry-after|location|content-type)/i.test(name)) this.trace(`< ${name}: ${value}`);
-      const text = await readCapped(response, this.options.maxBodyBytes ?? MAX_BODY_BYTES);
+      const text = await readCapped(response, this.options.maxBodyBytes ?? MAX_BODY_BYTES, controller.signal);
       if (text === undefined) {
         const cap = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
         const size = cap >= 1024 * 1024 ? `${cap / 1024 / 1024} MiB` : `${cap} bytes`;
@@ -341,7 +406,7 @@ export class ApiClient {
     if (method === 'POST' && failure !== 'never-sent') {
       return new NetworkError(
         `${method} ${url}: ${what}; the request was sent once and not repeated: it may or may not have been created`,
-        options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again',
+        checkHint(options),
       );
     }
     const hint =
@@ -358,6 +423,11 @@ export class ApiClient {
   }
 }
 
+/** What to do after a creation whose outcome is unknown. */
+function checkHint(options: RequestOptions): string {
+  return options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again';
+}
+
 function cleanQuery(query: Query | undefined): Record<string, string> | undefined {
   if (!query) return undefined;
   const out: Record<string, string> = {};
@@ -365,20 +435,48 @@ function cleanQuery(query: Query | undefined): Record<string, string> | undefine
   return out;
 }
 
-/** The body as text, or undefined when it is larger than `cap` (reading stops there). */
-async function readCapped(response: Response, cap: number): Promise<string | undefined> {
+/** `promise`, or a rejection as soon as `signal` aborts, whatever the promise does. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(new Error('aborted'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
+}
+
+/**
+ * The body as text, or undefined when it is larger than `cap` (reading stops there). Our own
+ * reader: when `signal` aborts (the --timeout timer or Ctrl-C) the read in progress is given up
+ * and the stream cancelled at once, however slowly the server drips the body.
+ */
+async function readCapped(response: Response, cap: number, signal: AbortSignal): Promise<string | undefined> {
   if (!response.body) return '';
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > cap) {
     void response.body.cancel().catch(() => undefined);
     return undefined;
   }
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > cap) return undefined; // leaving the loop cancels the stream
-    chunks.push(chunk);
+  try {
+    for (;;) {
+      const { done, value } = await untilAborted(reader.read(), signal);
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    // Done, too large, or aborted: stop reading and let the connection go.
+    void reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -435,6 +533,23 @@ function describe(error: unknown): string {
 
 function isRecord(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
 }
 
 function looksJson(text: string): boolean {
@@ -498,24 +613,36 @@ function nonJsonError(where: string, path: string, status: number, text: string)
   return new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint);
 }
 
+type Undici = typeof import('undici');
+
 /**
  * Node's fetch ignores HTTPS_PROXY; undici's EnvHttpProxyAgent honours it and NO_PROXY. Loaded only
  * when a proxy is set, and configured from our environment (which tests replace), not process.env.
  */
-function proxiedFetch(env: Record<string, string | undefined>): typeof fetch {
-  let loaded: Promise<{ fetch: typeof import('undici').fetch; dispatcher: import('undici').Dispatcher }> | undefined;
+function proxyAgent(undici: Undici, env: Record<string, string | undefined>): import('undici').Dispatcher {
+  return new undici.EnvHttpProxyAgent({
+    httpProxy: env.http_proxy || env.HTTP_PROXY || '',
+    httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
+    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    // http:// targets go through the proxy as plain forward requests (as curl does), not CONNECT
+    // tunnels, which many proxies allow only to port 443.
+    proxyTunnel: false,
+  });
+}
+
+/** Connects every host name to 127.0.0.1 without asking DNS: for `*.localhost` base URLs. */
+function loopbackAgent(undici: Undici): import('undici').Dispatcher {
+  type Lookup = (host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => void;
+  const lookup: Lookup = (_host, options, callback) =>
+    options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
+  return new undici.Agent({ connect: { lookup } as never });
+}
+
+/** A fetch through undici with a dispatcher of our own, loaded on first use. */
+function undiciFetch(makeDispatcher: (undici: Undici) => import('undici').Dispatcher): typeof fetch {
+  let loaded: Promise<{ fetch: Undici['fetch']; dispatcher: import('undici').Dispatcher }> | undefined;
   return async (input: string | URL | Request, init?: RequestInit) => {
-    loaded ??= import('undici').then((undici) => ({
-      fetch: undici.fetch,
-      dispatcher: new undici.EnvHttpProxyAgent({
-        httpProxy: env.http_proxy || env.HTTP_PROXY || '',
-        httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
-        noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-        // http:// targets go through the proxy as plain forward requests (as curl does), not CONNECT
-        // tunnels, which many proxies allow only to port 443.
-        proxyTunnel: false,
-      }),
-    }));
+    loaded ??= import('undici').then((undici) => ({ fetch: undici.fetch, dispatcher: makeDispatcher(undici) }));
     const { fetch: undiciFetch, dispatcher } = await loaded;
     // ky hands over a Request of Node's own fetch; undici's fetch is another copy, so pass plain values.
     const request = input instanceof Request ? input : new Request(input, init);
@@ -531,4 +658,3 @@ function proxiedFetch(env: Record<string, string | undefined>): typeof fetch {
     return response as unknown as Response;
   };
 }
-

@@ -72,19 +72,32 @@ export async function fetchPage(client: ApiClient, request: ListRequest, page = 
   return pageFromBody(body, request.keys);
 }
 
+/** What identifies a page's content: its first and last records' ids (or the records themselves). */
+function pageMark(records: Body[]): string {
+  const id = (r: Body | undefined) => JSON.stringify(r && 'id' in r ? r.id : r);
+  return `${id(records[0])}|${id(records[records.length - 1])}`;
+}
+
 /**
- * Every page from `request.page` (default 1) on, in order. Without a `maxpage` the loop goes on
- * to the first empty page, unless the server ignores `page` and answers the same page again.
+ * Every page from `request.page` (default 1) on, in order, until an empty page or our own
+ * counter reaches `maxpage`. A server (or a caching proxy) that ignores `page` and answers the
+ * same page again would make this loop forever: a page that repeats the previous one (the same
+ * `currentpage`, or the same first and last records) stops it with a protocol error (exit 6).
  */
 export async function* allPages(client: ApiClient, request: ListRequest): AsyncGenerator<Page> {
-  let previousFirst: string | undefined;
+  let previous: { mark: string; currentpage?: number } | undefined;
   for (let page = request.page ?? 1; ; page++) {
     const current = await fetchPage(client, request, page);
     if (current.records.length === 0) return;
-    const first = JSON.stringify(current.records[0]);
-    if (current.maxpage === undefined && first === previousFirst) return;
-    previousFirst = first;
+    const mark = pageMark(current.records);
+    if (previous && (mark === previous.mark || (current.currentpage !== undefined && current.currentpage === previous.currentpage))) {
+      throw new NetworkError(
+        `the server answered page ${page} of ${request.path} with the same records as page ${page - 1}: it ignores \`page\`, so the list cannot be read to the end`,
+        'a caching proxy may be in the way; what was printed before this message is incomplete',
+      );
+    }
+    previous = { mark, currentpage: current.currentpage };
     yield current;
-    if (current.maxpage !== undefined && (current.currentpage ?? page) >= current.maxpage) return;
+    if (current.maxpage !== undefined && page >= current.maxpage) return;
   }
 }

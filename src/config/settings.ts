@@ -3,7 +3,7 @@
  * came from so `auth status` can say so. A key from LINKCTL_API_KEY with a base URL from a
  * flag or the environment never touches the config file.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { readConfig, type ConfigData } from './store.js';
 
 export type Source = 'flag' | 'environment' | 'profile' | 'default' | 'sandbox';
@@ -33,10 +33,20 @@ export function keyLooksValid(key: string): boolean {
   return /^[\x21-\x7e]+$/.test(key);
 }
 
+const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** A profile name: letters, digits, `-`, `_` and `.`, at most 64. Anything else is refused (exit 2) before use. */
+export function checkProfileName(name: string, where: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`${where}: a profile name is 1 to 64 letters, digits, "-", "_" or ".", got ${JSON.stringify(name.slice(0, 80))}`);
+  }
+  return name;
+}
+
 /** The profile in use: flag > environment > the config's default > "default". The one rule for every command. */
 export function activeProfile(flags: GlobalFlags, env: Env, config?: ConfigData): Sourced<string> {
-  if (flags.profile) return { value: flags.profile, source: 'flag' };
-  if (env.LINKCTL_PROFILE) return { value: env.LINKCTL_PROFILE, source: 'environment' };
+  if (flags.profile) return { value: checkProfileName(flags.profile, '--profile'), source: 'flag' };
+  if (env.LINKCTL_PROFILE) return { value: checkProfileName(env.LINKCTL_PROFILE, 'LINKCTL_PROFILE'), source: 'environment' };
   if (config?.defaultProfile) return { value: config.defaultProfile, source: 'profile' };
   return { value: DEFAULT_PROFILE, source: 'default' };
 }

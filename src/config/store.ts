@@ -22,7 +22,8 @@ export interface ConfigData {
 type Env = Record<string, string | undefined>;
 
 const LOCK_STALE_MS = 10_000;
-const LOCK_TIMEOUT_MS = 5_000;
+/** Long enough for many parallel logins of one CI job on a loaded machine: each holds the lock only to write. */
+const LOCK_TIMEOUT_MS = 30_000;
 
 function corrupt(path: string): ConfigError {
   // The parse error would quote the file's text, which may hold a key: never pass it on.
@@ -37,16 +38,41 @@ function unreadable(path: string, error: unknown): ConfigError {
   return new ConfigError(`cannot read the config file ${path} (${code})`, 'check its owner and permissions');
 }
 
+function unwritable(path: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException)?.code ?? 'error';
+  return new ConfigError(`cannot write the config at ${path} (${code})`, 'check the owner and permissions of the folder, or set LINKCTL_CONFIG_DIR');
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 
-/** The profiles of a parsed file; a shape we do not know is treated as corrupt, never reset. */
+/** A field of the file with a value of the wrong type: named, with what it must be (the value itself may be a key). */
+function wrongField(path: string, field: string, must: string): ConfigError {
+  return new ConfigError(`the config file ${path} is not usable: ${field} must be ${must}; it was left untouched`, 'fix it by hand, or run `linkctl auth login` for that profile again');
+}
+
+const typeName = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`);
+
+/**
+ * The profiles of a parsed file; a shape we do not know is treated as corrupt, never reset.
+ * Profiles live in an object without a prototype, so a name such as `__proto__` or `valueOf`
+ * is looked up among the profiles only.
+ */
 function normalise(raw: unknown, path: string): ConfigData {
   if (!isObject(raw)) throw corrupt(path);
-  if (raw.profiles !== undefined && !(isObject(raw.profiles) && Object.values(raw.profiles).every(isObject))) throw corrupt(path);
-  return {
-    defaultProfile: typeof raw.defaultProfile === 'string' ? raw.defaultProfile : undefined,
-    profiles: (raw.profiles ?? {}) as Record<string, Profile>,
-  };
+  if (raw.profiles !== undefined && !isObject(raw.profiles)) throw wrongField(path, '`profiles`', `an object of profiles, not ${typeName(raw.profiles)}`);
+  if (raw.defaultProfile !== undefined && typeof raw.defaultProfile !== 'string') throw wrongField(path, '`defaultProfile`', `a profile name, not ${typeName(raw.defaultProfile)}`);
+  const profiles: Record<string, Profile> = Object.create(null) as Record<string, Profile>;
+  for (const [name, profile] of Object.entries(raw.profiles ?? {})) {
+    const field = `\`profiles.${name}\``;
+    if (!isObject(profile)) throw wrongField(path, field, `an object, not ${typeName(profile)}`);
+    const { apiKey, baseUrl } = profile;
+    if (apiKey !== undefined && (typeof apiKey !== 'string' || !apiKey)) throw wrongField(path, `\`profiles.${name}.apiKey\``, `a non-empty string, not ${typeName(apiKey)}`);
+    if (baseUrl !== undefined && (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(baseUrl))) {
+      throw wrongField(path, `\`profiles.${name}.baseUrl\``, 'an http:// or https:// URL');
+    }
+    profiles[name] = profile as Profile;
+  }
+  return { defaultProfile: raw.defaultProfile as string | undefined, profiles };
 }
 
 /**
@@ -110,9 +136,14 @@ async function withLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
  */
 export async function updateConfig(env: Env, change: (data: ConfigData) => boolean | void): Promise<ConfigData> {
   const dir = configDir(env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw unwritable(dir, error);
+  }
+  // Loaded before taking the lock: the lock is held only while reading and writing the file.
+  const { default: Conf } = await import('conf');
   return withLock(dir, async () => {
-    const { default: Conf } = await import('conf');
     let conf: InstanceType<typeof Conf<Record<string, unknown>>>;
     const path = join(dir, CONFIG_FILE_NAME);
     try {
@@ -131,7 +162,11 @@ export async function updateConfig(env: Env, change: (data: ConfigData) => boole
     const data = normalise(conf.store, conf.path);
     if (change(data) === false) return data;
     const { defaultProfile: _old, ...others } = conf.store;
-    conf.store = { ...others, profiles: data.profiles, ...(data.defaultProfile ? { defaultProfile: data.defaultProfile } : {}) };
+    try {
+      conf.store = { ...others, profiles: { ...data.profiles }, ...(data.defaultProfile ? { defaultProfile: data.defaultProfile } : {}) };
+    } catch (error) {
+      throw unwritable(conf.path, error);
+    }
     // A file created before by another tool may be more open than we want.
     if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
     return data;

@@ -6,6 +6,7 @@
 import type { OutStream } from '../io.js';
 import { UsageError } from '../errors.js';
 import type { BarSection, Column, Format, ListSummary, Rec, Result } from './types.js';
+import { safeStringify, safeText, safeTruncate } from './safe-text.js';
 import { stableJson } from './stable.js';
 
 export interface OutputOptions {
@@ -60,13 +61,14 @@ function text(value: unknown): string {
   return String(value);
 }
 
+/** A cell for a csv file: quoted when needed; control characters other than tab and newline shown as escapes. */
 function csvField(value: unknown): string {
-  const s = text(value);
+  const s = safeText(text(value), true);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 function tsvField(value: unknown): string {
-  return text(value).replace(/[\t\r\n]+/g, ' ');
+  return safeText(text(value).replace(/[\t\r\n]+/g, ' '));
 }
 
 /** With --fields, JSON records carry just those fields, in that order. */
@@ -77,13 +79,14 @@ function project(record: Rec, columns: Column[] | undefined): Rec {
 
 export async function render(result: Result, options: OutputOptions, streams: Streams): Promise<void> {
   const out = (s: string) => streams.stdout.write(s);
+  if (result.kind === 'none') return;
   if (result.kind === 'raw') {
-    out(`${JSON.stringify(result.json, null, 2)}\n`);
+    out(`${safeStringify(result.json, 2)}\n`);
     return;
   }
   if (result.kind === 'message') {
-    if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(stableJson(result.json), null, options.format === 'json' ? 2 : 0)}\n`);
-    else if (!options.quiet && result.message) out(`${result.message}\n`);
+    if (options.format === 'json' || options.format === 'ndjson') out(`${safeStringify(stableJson(result.json), options.format === 'json' ? 2 : 0)}\n`);
+    else if (!options.quiet && result.message) out(`${safeText(result.message, true)}\n`);
     return;
   }
   if (result.kind === 'record') return renderRecord({ ...result, record: stableJson(result.record) as Rec, json: stableJson(result.json) }, options, out, (s) => streams.stderr.write(s));
@@ -94,15 +97,15 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
   const columns = chooseColumns(result.columns, options.fields);
   const fieldsGiven = Boolean(options.fields?.length);
   if (options.quiet) {
-    out(`${text(result.record.id)}\n`);
+    out(`${safeText(text(result.record.id))}\n`);
     return;
   }
   switch (options.format) {
     case 'json':
-      out(`${JSON.stringify(fieldsGiven ? project(result.record, columns) : (result.json ?? result.record), null, 2)}\n`);
+      out(`${safeStringify(fieldsGiven ? project(result.record, columns) : (result.json ?? result.record), 2)}\n`);
       return;
     case 'ndjson':
-      out(`${JSON.stringify(fieldsGiven ? project(result.record, columns) : (result.json ?? result.record))}\n`);
+      out(`${safeStringify(fieldsGiven ? project(result.record, columns) : (result.json ?? result.record))}\n`);
       return;
     case 'csv':
     case 'tsv': {
@@ -116,16 +119,16 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
       const style = await styleFor(options.color);
       const labelWidth = Math.max(...columns.map((c) => (c.header ?? c.key).length));
       for (const c of columns) {
-        const value = text(shown(result.record, c));
+        const value = safeText(text(shown(result.record, c)), true);
         out(options.tty ? `${style.bold((c.header ?? c.key).padEnd(labelWidth))}  ${value}\n` : `${c.key}\t${tsvField(value)}\n`);
       }
       // In a pipe the bars' data stays on stdout as `topCountries.Canada<TAB>31` lines; a note goes to stderr.
       if (!options.tty) {
         for (const section of result.bars ?? []) for (const [label, n] of section.entries) out(`${tsvField(`${section.key ?? section.title}.${label}`)}\t${n}\n`);
-        if (result.note) err(`${result.note}\n`);
+        if (result.note) err(`${safeText(result.note, true)}\n`);
         return;
       }
-      if (result.note) out(`\n${result.note}\n`);
+      if (result.note) out(`\n${safeText(result.note, true)}\n`);
       for (const section of result.bars ?? []) out(`\n${barChart(section, style, options.width)}`);
     }
   }
@@ -136,12 +139,13 @@ export function barChart(section: BarSection, style: Style = plain, width = 80):
   const title = `${style.bold(section.title)}\n`;
   if (section.entries.length === 0) return `${title}  (none)\n`;
   section = { ...section, entries: section.entries.slice(0, 10) };
-  const labelWidth = Math.min(24, Math.max(...section.entries.map(([label]) => label.length)));
+  const labelWidth = Math.min(24, Math.max(...section.entries.map(([label]) => safeText(label).length)));
   const countWidth = Math.max(...section.entries.map(([, n]) => String(n).length));
   const barWidth = Math.max(10, Math.min(40, width - labelWidth - countWidth - 8));
   const max = Math.max(...section.entries.map(([, n]) => n), 1);
-  const rows = section.entries.map(([label, n]) => {
-    const name = label.length > labelWidth ? `${label.slice(0, labelWidth - 1)}…` : label.padEnd(labelWidth);
+  const rows = section.entries.map(([raw, n]) => {
+    const label = safeText(raw);
+    const name = label.length > labelWidth ? safeTruncate(raw, labelWidth) : label.padEnd(labelWidth);
     const bar = '█'.repeat(Math.max(n > 0 ? 1 : 0, Math.round((n / max) * barWidth)));
     return `  ${name}  ${style.cyan(bar.padEnd(barWidth))} ${String(n).padStart(countWidth)}\n`;
   });
@@ -165,13 +169,13 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
       switch (format) {
         case 'quiet':
           // Records without an id (system domains) have nothing to hand to xargs.
-          if (record.id !== null && record.id !== undefined) out(`${text(record.id)}\n`);
+          if (record.id !== null && record.id !== undefined) out(`${safeText(text(record.id))}\n`);
           break;
         case 'json':
           rows.push(fieldsGiven ? project(record, columns) : record);
           break;
         case 'ndjson':
-          out(`${JSON.stringify(fieldsGiven ? project(record, columns) : record)}\n`);
+          out(`${safeStringify(fieldsGiven ? project(record, columns) : record)}\n`);
           break;
         case 'csv':
         case 'tsv':
@@ -190,7 +194,7 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     }
     if (chunk) await writeAndDrain(streams.stdout, chunk);
   }
-  if (format === 'json') out(`${JSON.stringify(rows, null, 2)}\n`);
+  if (format === 'json') out(`${safeStringify(rows, 2)}\n`);
   if (format === 'table' && options.tty) {
     const summary = result.summary?.();
     if (rows.length === 0) {
@@ -251,7 +255,8 @@ const BORDERLESS = Object.fromEntries(
 async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
   const all = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
-  const natural = columns.map((c, i) => Math.max((c.header ?? c.key).length, ...all.map((row) => row[i]!.length)));
+  // Widths are those of the text as shown: control characters become escapes (safe-text.ts).
+  const natural = columns.map((c, i) => Math.max((c.header ?? c.key).length, ...all.map((row) => safeText(row[i]!).length)));
   // Too wide: columns of least value give way first, dates (dropped) and then titles (shortened).
   const keep = columns.map((c) => !(giveWay(c) === 0 && natural.reduce((a, b) => a + b, 0) + 3 * columns.length > options.width));
   columns = columns.filter((_, i) => keep[i]);
@@ -274,16 +279,20 @@ function giveWay(column: Column): number {
   return 2;
 }
 
-/** A cell cut to `width`; a URL drops its scheme first and keeps its host whole. */
-function shorten(value: string, width: number): string {
+/**
+ * A cell (raw text) made safe and cut to `width`; a URL drops its scheme first and keeps its host
+ * whole. The raw text is cut, so an escape is never cut in half.
+ */
+function shorten(raw: string, width: number): string {
+  const value = safeText(raw);
   if (value.length <= width) return value;
-  const url = /^https?:\/\/([^/?#]+)(.*)$/i.exec(value);
+  const url = /^https?:\/\/([^/?#]+)(.*)$/i.exec(raw);
   if (url) {
     const bare = `${url[1]}${url[2]}`;
-    if (bare.length <= width) return bare;
-    return `${bare.slice(0, Math.max(width - 1, url[1]!.length))}…`;
+    if (safeText(bare).length <= width) return safeText(bare);
+    return safeTruncate(bare, Math.max(width, safeText(url[1]!).length + 1));
   }
-  return `${value.slice(0, width - 1)}…`;
+  return safeTruncate(raw, width);
 }
 
 /**

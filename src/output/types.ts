@@ -29,6 +29,8 @@ export interface BarSection {
 }
 
 export type Result = (
+  /** Nothing to print (`linkctl mcp`, whose stdout carried the protocol). */
+  | { kind: 'none' }
   | {
       kind: 'list';
       /** Pages of records, streamed to the output as they arrive. */

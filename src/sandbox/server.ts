@@ -63,16 +63,30 @@ function send(res: ServerResponse, a: Answer) {
   res.end(a.body);
 }
 
-/** Reads the body, keeping at most MAX_BODY bytes (the rest is drained so the answer can still be sent). */
+/**
+ * Reads the body, at most MAX_BODY bytes: past that it stops reading and says so at once (the
+ * caller answers 413 and closes the connection), so a 20 MB body is never taken in.
+ */
 function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => { size += c.length; if (size <= MAX_BODY) chunks.push(c); });
-    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > MAX_BODY }));
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) return void chunks.push(c);
+      req.off('data', onData);
+      req.pause();
+      resolve({ text: '', tooLarge: true });
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: false }));
     req.on('error', reject);
   });
 }
+
+/** The request log keeps the latest requests only: a long-running `sandbox serve` stays small. */
+const MAX_LOGGED_REQUESTS = 1000;
+const TOO_LARGE = { error: 1, message: 'Request body too large (limit 1 MB).' };
 
 function validFault(f: unknown): f is Fault {
   if (typeof f !== 'object' || f === null) return false;
@@ -217,7 +231,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   async function admin(req: IncomingMessage, res: ServerResponse, path: string) {
-    const { text } = await readBody(req);
+    // Control routes need the sandbox's key: any web page can send a POST to localhost.
+    if (req.headers.authorization !== `Bearer ${key}`) {
+      return send(res, json(401, { ok: false, message: 'The sandbox control routes need the sandbox key (Authorization: Bearer KEY).' }));
+    }
+    const { text, tooLarge } = await readBody(req);
+    if (tooLarge) return send(res, json(413, TOO_LARGE, { Connection: 'close' }));
     const route = `${req.method} ${path}`;
     if (route === 'GET /__sandbox/requests') return send(res, json(200, requests));
     if (route === 'DELETE /__sandbox/requests') { requests.length = 0; return send(res, json(200, { ok: true })); }
@@ -247,6 +266,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now() };
     requests.push(record); // before reading the body, so the log is in arrival order
+    if (requests.length > MAX_LOGGED_REQUESTS) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
     const fault = takeFault(method);
     if (fault?.kind === 'reset-before-body') return void req.socket.destroy();
 
@@ -254,10 +274,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     record.rawBody = text;
     try { record.body = text === '' ? undefined : JSON.parse(text); } catch { /* not JSON: rawBody has it */ }
 
+    if (tooLarge) return send(res, json(413, TOO_LARGE, { Connection: 'close' }));
     const early = fault && faultAnswer(fault);
     if (early === 'hang') return; // close() destroys the socket
     if (early) return send(res, early);
-    if (tooLarge) return send(res, json(413, { error: 1, message: 'Request body too large (limit 1 MB).' }, { Connection: 'close' }));
 
     const answer = await api(method, url, req.headers.authorization, text);
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost

@@ -132,7 +132,7 @@ describe('a corrupt state file', () => {
     expect(r.json.error).toBe(1);
     expect(r.json.message).toContain(file);
     expect(r.json.message).toMatch(/sandbox reset/);
-    expect((await call(sb, 'POST', '/__sandbox/reset', undefined, null)).json).toEqual({ ok: true });
+    expect((await call(sb, 'POST', '/__sandbox/reset')).json).toEqual({ ok: true });
     expect((await get(sb, '/api/qr')).json.data.result).toBe(3);
     expect(JSON.parse(readFileSync(file, 'utf8')).qrs).toHaveLength(3);
   });

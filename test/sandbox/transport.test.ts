@@ -218,28 +218,29 @@ describe('recording and admin endpoints', () => {
     }]);
   });
 
-  it('drives another process: requests, fault, reset; admin calls are not recorded or authenticated', async () => {
+  it('drives another process: requests, fault, reset; admin calls are not recorded, and need the key', async () => {
     const sb = await start({ rateLimit: { limit: 2, windowSeconds: 60 } });
     await call(sb, 'POST', '/api/channel/add', { name: 'Temp' });
-    const log = await fetch(`${sb.url}/__sandbox/requests`).then((r) => r.json() as Promise<RecordedRequest[]>);
+    const auth = { Authorization: `Bearer ${sb.key}` };
+    const log = await fetch(`${sb.url}/__sandbox/requests`, { headers: auth }).then((r) => r.json() as Promise<RecordedRequest[]>);
     expect(log).toHaveLength(1);
     expect(log[0].body).toEqual({ name: 'Temp' });
 
-    const bad = await fetch(`${sb.url}/__sandbox/fault`, { method: 'POST', body: JSON.stringify({ fault: { kind: 'nope' } }) });
+    const bad = await fetch(`${sb.url}/__sandbox/fault`, { method: 'POST', headers: auth, body: JSON.stringify({ fault: { kind: 'nope' } }) });
     expect(bad.status).toBe(400);
-    await fetch(`${sb.url}/__sandbox/fault`, { method: 'POST', body: JSON.stringify({ fault: { kind: 'html', status: 503 }, times: 1 }) });
+    await fetch(`${sb.url}/__sandbox/fault`, { method: 'POST', headers: auth, body: JSON.stringify({ fault: { kind: 'html', status: 503 }, times: 1 }) });
     expect((await get(sb, '/api/account')).status).toBe(503);
 
-    await fetch(`${sb.url}/__sandbox/requests`, { method: 'DELETE' });
+    await fetch(`${sb.url}/__sandbox/requests`, { method: 'DELETE', headers: auth });
     expect(sb.requests).toHaveLength(0);
 
     // faulted requests were not processed, so only the channel add used the allowance of 2
     expect((await get(sb, '/api/channels')).json.error).toBe('0');
     expect((await get(sb, '/api/channels')).json.error).toBe(429);
-    await fetch(`${sb.url}/__sandbox/reset`, { method: 'POST' });
+    await fetch(`${sb.url}/__sandbox/reset`, { method: 'POST', headers: auth });
     const after = await get(sb, '/api/channels');
     expect(after.json.data.result).toBe(1); // Temp is gone, and the limit counter was reset
     expect(sb.requests).toHaveLength(1);
-    expect(await fetch(`${sb.url}/__sandbox/requests`).then((r) => r.json())).toHaveLength(1);
+    expect(await fetch(`${sb.url}/__sandbox/requests`, { headers: auth }).then((r) => r.json())).toHaveLength(1);
   });
 });

@@ -44,10 +44,20 @@ describe('allPages', () => {
     expect(asked).toEqual([1, 2, 3, 4]);
   });
 
-  it('stops when a server without maxpage ignores page and repeats itself', async () => {
+  it('fails (exit 6) when a server without maxpage ignores page and repeats itself', async () => {
     const { client, asked } = server(() => ({ urls: records(1, 10) }));
-    expect(await collect(client)).toHaveLength(10);
+    await expect(collect(client)).rejects.toMatchObject({ exitCode: 6, message: expect.stringMatching(/same records as page 1/) });
     expect(asked).toEqual([1, 2]);
+  });
+
+  it('fails when the server repeats currentpage, and trusts its own counter over currentpage', async () => {
+    const repeated = server((page) => ({ currentpage: 1, maxpage: 3, urls: records(page, 10) }));
+    await expect(collect(repeated.client)).rejects.toMatchObject({ exitCode: 6 });
+    expect(repeated.asked).toEqual([1, 2]);
+    // A server whose currentpage runs ahead does not end the loop early, nor one that lags keep it going.
+    const lagging = server((page) => ({ currentpage: page - 1, maxpage: 2, urls: records(page, 10) }));
+    expect(await collect(lagging.client)).toHaveLength(20);
+    expect(lagging.asked).toEqual([1, 2]);
   });
 
   it('starts at the page asked for', async () => {

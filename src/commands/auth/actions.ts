@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { AuthError, CliError, ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { maskKey } from '../../redact.js';
 import { readConfig, updateConfig, type ConfigData } from '../../config/store.js';
-import { activeProfile, keyLooksValid } from '../../config/settings.js';
+import { activeProfile, checkProfileName, keyLooksValid } from '../../config/settings.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { normaliseBaseUrl } from '../../api/client.js';
@@ -122,7 +122,7 @@ export async function logout(ctx: Context): Promise<Result> {
 }
 
 export async function switchProfile(ctx: Context, { args }: ActionInput): Promise<Result> {
-  const name = String(args[0]);
+  const name = checkProfileName(String(args[0]), 'auth switch');
   let found = false;
   await updateConfig(ctx.env, (data) => {
     found = Boolean(data.profiles[name]);

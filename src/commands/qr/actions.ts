@@ -73,8 +73,11 @@ export function buildData(type: QrType | undefined, opts: Rec): unknown {
   switch (type) {
     case 'link':
       return httpUrl('--data', s('data')!);
-    case 'text':
-      return s('data');
+    case 'text': {
+      const text = s('data')!.trim();
+      if (!text) throw new UsageError('--data must not be empty for --type text');
+      return text;
+    }
     case 'phone':
       return phone('--data', s('data')!);
     case 'email': {

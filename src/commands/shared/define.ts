@@ -51,13 +51,18 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
 }
 
-/** Marks a repeatable option's parser, so that bulk input knows a column holds several values. */
+/** Marks a repeatable option's parser, so that bulk input and the MCP tools know the option takes a list. */
 const REPEATABLE = Symbol('repeatable');
 
 /** A repeatable flag: each occurrence is parsed and appended. */
 export function many<T>(parse: (raw: string) => T): (raw: string, previous?: T[]) => T[] {
   const parser = (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
   return Object.assign(parser, { [REPEATABLE]: true });
+}
+
+/** Whether an option may be given several times (its values collected in a list). */
+export function isRepeatable(option: Option): boolean {
+  return option.variadic || Boolean((option.parseArg as { [REPEATABLE]?: boolean } | undefined)?.[REPEATABLE]);
 }
 
 /** Options of the command itself that are not columns of a bulk input. */
@@ -79,8 +84,7 @@ export function bulkColumns(command: Command): BulkColumn[] {
   for (const option of command.options) {
     const name = option.long?.replace(/^--/, '');
     if (!name || option.negate || NOT_COLUMNS.has(name)) continue;
-    const repeatable = option.variadic || Boolean((option.parseArg as { [REPEATABLE]?: boolean } | undefined)?.[REPEATABLE]);
-    columns.push({ name, option, repeatable, flag: !option.required && !option.optional });
+    columns.push({ name, option, repeatable: isRepeatable(option), flag: !option.required && !option.optional });
   }
   return columns;
 }

@@ -1,0 +1,25 @@
+/** `mcp`: linkctl as a Model Context Protocol server for AI agents. The server (and the SDK) load only when it runs. */
+import type { Command } from 'commander';
+import { withExamples, type Bind } from '../shared/define.js';
+
+export function register(program: Command, bind: Bind): void {
+  withExamples(
+    program
+      .command('mcp')
+      .description('Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)')
+      .option('--allow-writes', 'also list the tools that create and change (add, update, assign)')
+      .option('--allow-deletes', 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true')
+      .addHelpText(
+        'after',
+        [
+          '',
+          'One tool per command (qr_list, link_add, channel_assign, ...), with the command\'s own',
+          'validation, dry runs (dryRun: true), confirmations (confirm: true), pacing and redaction.',
+          'Global options such as --profile, --base-url and --sandbox apply to every call.',
+          'Configuration for Claude Desktop, Claude Code and Cursor: see the README and AGENTS.md.',
+        ].join('\n'),
+      )
+      .action(bind(() => import('./actions.js'), 'serve')),
+    ['linkctl mcp', 'linkctl mcp --profile work --allow-writes', 'linkctl --sandbox mcp --allow-writes --allow-deletes'],
+  );
+}

@@ -1,0 +1,351 @@
+/**
+ * The MCP tools, read from the commander program tree: one tool per leaf command, named by its
+ * path joined with `_`, its input schema made from the command's own arguments and options
+ * (names, enums from `argChoices`, required, help text). A flag added to a command appears in
+ * its tool at the next start; test/e2e/mcp.test.ts checks the schemas against `--help`.
+ * No SDK here: this file only describes tools and turns a call's arguments into an argv.
+ */
+import type { Argument, Command, Option } from 'commander';
+import { isRepeatable } from '../commands/shared/define.js';
+
+/**
+ * What a tool may do, which decides when it is listed: `read` always, `write` with
+ * --allow-writes, `delete` with --allow-writes and --allow-deletes. `confirm` is a write that
+ * may ask first (link update, when it would clear options). Deletes always ask first.
+ */
+export type Access = 'read' | 'write' | 'confirm' | 'delete';
+
+/** The one place that classifies each leaf command (a test fails for a command missing here). */
+export const ACCESS: Record<string, Access | { skip: string }> = {
+  'auth login': { skip: 'keys are given to linkctl by the user, never by an agent' },
+  'auth status': { skip: 'profiles are chosen when the server starts (--profile); account_get checks the key' },
+  'auth logout': { skip: 'removes a profile and its key: the user\'s decision' },
+  'auth switch': { skip: 'changes the default profile of every other linkctl the user runs' },
+  'account get': 'read',
+  'account update': 'write',
+  'qr list': 'read',
+  'qr get': 'read',
+  'qr add': 'write',
+  'qr update': 'write',
+  'qr delete': 'delete',
+  'link list': 'read',
+  'link get': 'read',
+  'link add': 'write',
+  'link update': 'confirm',
+  'link delete': 'delete',
+  'domain list': 'read',
+  'domain add': 'write',
+  'domain update': 'write',
+  'domain delete': 'delete',
+  'campaign list': 'read',
+  'campaign add': 'write',
+  'campaign update': 'write',
+  'campaign assign': 'write',
+  'campaign delete': 'delete',
+  'channel list': 'read',
+  'channel items': 'read',
+  'channel add': 'write',
+  'channel update': 'write',
+  'channel delete': 'delete',
+  'channel assign': 'write',
+  'pixel list': 'read',
+  'pixel add': 'write',
+  'pixel update': 'write',
+  'pixel delete': 'delete',
+  'overlay list': 'read',
+  'splash list': 'read',
+  // Any method on any path, deletes included: listed only when deletes are allowed.
+  api: 'delete',
+  completion: { skip: 'prints a shell script, nothing an agent needs' },
+  __complete: { skip: 'hidden; answers the shell completion scripts' },
+  'sandbox serve': { skip: 'a server in the foreground that never returns' },
+  'sandbox reset': { skip: 'local emulator state; start the server with LINKCTL_SANDBOX=1 to use the sandbox' },
+  mcp: { skip: 'this server' },
+  // Commands other issues add (classified here so that they arrive classified).
+  'auth token': { skip: 'prints the key itself' },
+  help: { skip: 'help text; every tool carries its command\'s help' },
+  'sandbox status': { skip: 'local emulator state' },
+  'qr download': 'write', // saves a file on the machine running the server
+  'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS
+  export: 'read', // likewise --file
+  plan: 'read',
+  apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
+};
+
+/**
+ * Options that do more than their command, by `path --flag`: a tool takes them only when the
+ * server allows that much (the command itself is listed by its own class in ACCESS).
+ */
+export const OPTION_ACCESS: Record<string, Access> = {
+  'apply --prune': 'delete',
+  'export --file': 'write',
+  'link qr --file': 'write',
+};
+
+/**
+ * Options no tool takes. The secret ones read from a terminal or from stdin, which a tool call
+ * has neither of (and a secret should not pass through an agent's context); `api --paginate`
+ * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
+ * a file or stdin and streams a result per row: a tool call creates one record.
+ */
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart']);
+
+/** The most records `all: true` returns; the result says when it stopped there. */
+export const ALL_CAP = 1000;
+
+export interface Param {
+  /** The property name: the argument's name or the option's long name, camelCased. */
+  name: string;
+  /** `--long` of an option; undefined for a positional argument. */
+  flag?: string;
+  /** `--no-long`, when the option has a negated form (`starred: false` sends it). */
+  negated?: string;
+  /** A boolean flag (no value). */
+  boolean: boolean;
+  /** Values are whole numbers (the definition's own validator turns "1" into a number). */
+  integer: boolean;
+  /** Repeatable: the property is a list, one flag per item. */
+  list: boolean;
+  /** More than the command's class (OPTION_ACCESS): taken only when the server allows it. */
+  access?: Access;
+  choices?: readonly string[];
+  required: boolean;
+  description: string;
+}
+
+export interface Tool {
+  name: string;
+  /** The command path, e.g. `['qr', 'list']`. */
+  path: string[];
+  access: Access;
+  description: string;
+  params: Param[];
+  /** Takes limit, page and all. */
+  paginated: boolean;
+}
+
+export interface Mode {
+  writes: boolean;
+  deletes: boolean;
+}
+
+export function allowed(access: Access, mode: Mode): boolean {
+  if (access === 'read') return true;
+  if (access === 'delete') return mode.writes && mode.deletes;
+  return mode.writes;
+}
+
+/** Leaf commands of the program with their paths (hidden ones included, so each is classified). */
+export function leaves(program: Command): Array<{ path: string[]; command: Command }> {
+  const walk = (command: Command, path: string[]): Array<{ path: string[]; command: Command }> =>
+    command.commands.length ? command.commands.flatMap((sub) => walk(sub, [...path, sub.name()])) : [{ path, command }];
+  return walk(program, []);
+}
+
+/**
+ * Every tool of the program, whatever the mode; `forMode()` decides what is listed. A command
+ * missing from ACCESS is no tool (test/unit/mcp-tools.test.ts fails until it is classified).
+ */
+export function toolsOf(program: Command): Tool[] {
+  const tools: Tool[] = [];
+  for (const { path, command } of leaves(program)) {
+    const entry = ACCESS[path.join(' ')];
+    if (typeof entry === 'string') tools.push(toolOf(command, path, entry));
+  }
+  return tools;
+}
+
+/** The tools a server in `mode` lists, each without the options the mode does not allow. */
+export function forMode(tools: Tool[], mode: Mode): Tool[] {
+  return tools.filter((t) => allowed(t.access, mode)).map((t) => ({ ...t, params: t.params.filter((p) => !p.access || allowed(p.access, mode)) }));
+}
+
+const camel = (name: string) => name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** A value parsed by the definition's validator: "1" becoming a number means an integer. */
+function parsesToNumber(parse: ((raw: string, previous: unknown) => unknown) | undefined): boolean {
+  if (!parse) return false;
+  try {
+    const value = parse('1', undefined);
+    return typeof value === 'number' || (Array.isArray(value) && typeof value[0] === 'number');
+  } catch {
+    return false;
+  }
+}
+
+/** A parser that appends to the previous value (a repeatable flag not built with `many`), tried on a few plain values. */
+function accumulates(parse: ((raw: string, previous: unknown) => unknown) | undefined): boolean {
+  if (!parse) return false;
+  const before = Symbol('before');
+  for (const raw of ['1', 'a=b', 'x']) {
+    try {
+      const value = parse(raw, [before]);
+      return Array.isArray(value) && value[0] === before && value.length === 2;
+    } catch {
+      // not a value this parser takes: try the next one
+    }
+  }
+  return false;
+}
+
+function argumentParam(argument: Argument): Param {
+  const parse = (argument as unknown as { parseArg?: (raw: string, previous: unknown) => unknown }).parseArg;
+  return {
+    name: camel(argument.name()),
+    boolean: false,
+    integer: !argument.argChoices?.length && parsesToNumber(parse),
+    list: argument.variadic,
+    choices: argument.argChoices?.length ? argument.argChoices : undefined,
+    required: argument.required,
+    description: argument.description,
+  };
+}
+
+function optionParams(command: Command): Param[] {
+  const help = command.createHelp();
+  const options = help.visibleOptions(command).filter((o) => o.long && o.long !== '--help' && !NOT_FOR_TOOLS.has(o.long));
+  const params = new Map<string, Param>();
+  for (const option of options) {
+    const name = option.attributeName();
+    const existing = params.get(name);
+    if (option.negate) {
+      // `--no-starred` beside `--starred` (one boolean), or alone (`verify: false` sends `--no-verify`).
+      if (existing) existing.negated = option.long;
+      else params.set(name, { ...booleanParam(name, option), negated: option.long });
+      continue;
+    }
+    params.set(name, valueParam(name, option, existing));
+  }
+  return [...params.values()];
+}
+
+function booleanParam(name: string, option: Option): Param {
+  return { name, boolean: true, integer: false, list: false, required: false, description: option.description };
+}
+
+function valueParam(name: string, option: Option, negated: Param | undefined): Param {
+  if (!option.required && !option.optional) return { ...booleanParam(name, option), flag: option.long, negated: negated?.negated };
+  const parse = option.parseArg as ((raw: string, previous: unknown) => unknown) | undefined;
+  return {
+    name,
+    flag: option.long,
+    boolean: false,
+    integer: !option.argChoices?.length && parsesToNumber(parse),
+    list: isRepeatable(option) || accumulates(parse),
+    choices: option.argChoices?.length ? option.argChoices : undefined,
+    required: option.mandatory,
+    description: option.description,
+  };
+}
+
+function toolOf(command: Command, path: string[], access: Access): Tool {
+  const params = [...command.registeredArguments.map(argumentParam), ...optionParams(command)];
+  for (const p of params) {
+    const access = p.flag ? OPTION_ACCESS[`${path.join(' ')} ${p.flag}`] : undefined;
+    if (access) p.access = access;
+  }
+  const paginated = ['limit', 'page', 'all'].every((n) => params.some((p) => p.name === n));
+  for (const p of params) {
+    if (paginated && p.name === 'all') p.description = `${p.description}; stops at ${ALL_CAP.toLocaleString('en')} records and says so`;
+    if (p.name === 'dryRun' || p.name === 'confirm') throw new Error(`internal: ${path.join(' ')} has a flag named like a tool control (${p.name})`);
+  }
+  if (access !== 'read') params.push(control('dryRun', 'return the request that would be sent, and send nothing'));
+  if (access === 'confirm' || access === 'delete') {
+    params.push(control('confirm', 'go ahead with a change that loses something; call first without it to see what would be lost'));
+  }
+  const notes = helpNotes(command);
+  const description = `${command.description()} (linkctl ${path.join(' ')})${notes ? `\n\n${notes}` : ''}`;
+  return { name: path.join('_'), path, access, description, params, paginated };
+}
+
+/** The paragraphs a command's help adds after its options (what real servers do, ...), without its CLI examples and bulk input. */
+function helpNotes(command: Command): string {
+  let text = '';
+  const output = command.configureOutput();
+  command.configureOutput({ ...output, writeOut: (s: string) => (text += s) });
+  try {
+    command.outputHelp();
+  } finally {
+    command.configureOutput(output);
+  }
+  return text
+    .slice(command.helpInformation().length)
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.trim().replace(/\s*\n\s*/g, ' '))
+    // Bulk input (--from) is not for tools: its columns and examples stay out too.
+    .filter((paragraph) => paragraph && !paragraph.startsWith('Examples:') && !paragraph.startsWith('Bulk '))
+    .join('\n\n');
+}
+
+function control(name: string, description: string): Param {
+  return { name, boolean: true, integer: false, list: false, required: false, description };
+}
+
+/** The tool's input schema, as JSON Schema. */
+export function inputSchema(tool: Tool): { type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false } {
+  const properties: Record<string, object> = {};
+  for (const p of tool.params) {
+    const value = p.boolean ? { type: 'boolean' } : p.choices ? { type: 'string', enum: [...p.choices] } : { type: p.integer ? 'integer' : 'string' };
+    properties[p.name] = p.list ? { type: 'array', items: value, description: p.description } : { ...value, description: p.description };
+  }
+  const required = tool.params.filter((p) => p.required).map((p) => p.name);
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+/** A call's arguments that do not fit the schema: a message naming the property, or undefined. */
+export function checkArguments(tool: Tool, args: Record<string, unknown>): string | undefined {
+  for (const [name, value] of Object.entries(args)) {
+    const p = tool.params.find((q) => q.name === name);
+    if (!p) return `unknown property "${name}"; ${tool.name} takes ${tool.params.map((q) => q.name).join(', ') || 'nothing'}`;
+    if (value === undefined || value === null) continue;
+    // A single value where a list is taken is a list of one (`id: 3` for the ids of a delete).
+    const items = Array.isArray(value) ? value : [value];
+    if (Array.isArray(value) && !p.list) return `${name} takes one value, not a list`;
+    for (const item of items) {
+      if (p.boolean ? typeof item !== 'boolean' : typeof item !== 'string' && !(typeof item === 'number' && Number.isFinite(item))) {
+        return `${name} must be ${p.boolean ? 'true or false' : p.integer ? 'a whole number' : 'a string'}, got ${JSON.stringify(item)}`;
+      }
+    }
+  }
+  for (const p of tool.params) if (p.required && (args[p.name] === undefined || args[p.name] === null)) return `${p.name} is required`;
+  return undefined;
+}
+
+/**
+ * The argv of linkctl for a call: the command path, its options as `--flag=value` (a value
+ * starting with "-" stays a value), `--json`, then `--` and the positional arguments.
+ * `dryRun` and `confirm` become `--dry-run` and `--yes`. Call `checkArguments` first.
+ */
+export function argvOf(tool: Tool, args: Record<string, unknown>, extra: { page?: number; limit?: number; all?: boolean } = {}): string[] {
+  const options: string[] = [];
+  const positional: string[] = [];
+  let missing = false;
+  for (const p of tool.params) {
+    let value = args[p.name];
+    if (tool.paginated && p.name in extra) value = extra[p.name as keyof typeof extra];
+    if (p.name === 'dryRun') {
+      if (value === true) options.push('--dry-run');
+      continue;
+    }
+    if (p.name === 'confirm') {
+      if (value === true) options.push('--yes');
+      continue;
+    }
+    const isArgument = !p.flag && !p.boolean;
+    if (value === undefined || value === null) {
+      if (isArgument) missing = true;
+      continue;
+    }
+    if (p.boolean) {
+      if (value === true && p.flag) options.push(p.flag);
+      else if (value === false && p.negated) options.push(p.negated);
+    } else if (isArgument) {
+      // A positional argument after a missing optional one cannot be placed.
+      if (missing) throw new Error(`${p.name} needs the argument before it`);
+      positional.push(...(Array.isArray(value) ? value : [value]).map(String));
+    } else {
+      for (const item of Array.isArray(value) ? value : [value]) options.push(`${p.flag}=${String(item)}`);
+    }
+  }
+  return [...tool.path, ...options, '--json', '--', ...positional];
+}

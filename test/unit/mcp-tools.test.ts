@@ -1,0 +1,100 @@
+/** The MCP tool model in-process: every command classified, and a call's arguments turned into an argv. */
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
+import { ACCESS, allowed, argvOf, checkArguments, forMode, leaves, toolsOf, type Tool } from '../../src/mcp/tools.js';
+
+const quiet = { write: () => true };
+const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
+const tools = toolsOf(program);
+const tool = (name: string): Tool => tools.find((t) => t.name === name)!;
+
+describe('classification (src/mcp/tools.ts ACCESS)', () => {
+  it('every leaf command is classified as read, write, confirm, delete or skipped with a reason', () => {
+    const missing = leaves(program).map(({ path }) => path.join(' ')).filter((p) => ACCESS[p] === undefined);
+    expect(missing, 'classify these commands in ACCESS (src/mcp/tools.ts)').toEqual([]);
+    for (const [path, entry] of Object.entries(ACCESS)) if (typeof entry !== 'string') expect(entry.skip.length, path).toBeGreaterThan(10);
+  });
+
+  it('every delete command is a delete tool, and nothing that lists or shows is more than read', () => {
+    for (const t of tools) {
+      if (t.path.at(-1) === 'delete') expect(t.access, t.name).toBe('delete');
+      if (['list', 'get', 'items'].includes(t.path.at(-1)!)) expect(t.access, t.name).toBe('read');
+    }
+  });
+
+  it('modes: read always; writes with --allow-writes; deletes need both flags', () => {
+    expect(allowed('read', { writes: false, deletes: false })).toBe(true);
+    expect(allowed('write', { writes: false, deletes: false })).toBe(false);
+    expect(allowed('confirm', { writes: true, deletes: false })).toBe(true);
+    expect(allowed('delete', { writes: true, deletes: false })).toBe(false);
+    expect(allowed('delete', { writes: false, deletes: true })).toBe(false);
+    expect(allowed('delete', { writes: true, deletes: true })).toBe(true);
+  });
+});
+
+describe('options that do more than their command (OPTION_ACCESS)', () => {
+  // `apply` (issue 12) writes, and deletes with --prune; built here as its definition does.
+  const withApply = new Command('linkctl');
+  withApply.command('apply').description('Make the account match a file').requiredOption('-f, --file <path>', 'the account file').option('--prune', 'also delete').action(() => undefined);
+  withApply.command('mcp').action(() => undefined);
+  withApply.command('new-thing').action(() => undefined);
+  const all = toolsOf(withApply);
+
+  it('a command missing from ACCESS is no tool; mcp is skipped', () => {
+    expect(all.map((t) => t.name)).toEqual(['apply']);
+  });
+
+  it('apply is listed with --allow-writes, its prune only with --allow-deletes too', () => {
+    expect(forMode(all, { writes: false, deletes: false })).toEqual([]);
+    expect(forMode(all, { writes: true, deletes: false })[0]!.params.map((p) => p.name)).toEqual(['file', 'dryRun', 'confirm']);
+    expect(forMode(all, { writes: true, deletes: true })[0]!.params.map((p) => p.name)).toEqual(['file', 'prune', 'dryRun', 'confirm']);
+  });
+});
+
+describe('arguments to argv', () => {
+  it('options as --flag=value, lists as repeated flags, positionals after --, --json always', () => {
+    const args = { url: 'https://example.com', geo: ['Canada=https://example.ca', 'France=https://example.fr'], pixel: [1, 2], public: true };
+    expect(checkArguments(tool('link_add'), args)).toBeUndefined();
+    expect(argvOf(tool('link_add'), args)).toEqual([
+      'link', 'add', '--geo=Canada=https://example.ca', '--geo=France=https://example.fr', '--pixel=1', '--pixel=2', '--public', '--json', '--', 'https://example.com',
+    ]);
+  });
+
+  it('dryRun and confirm become --dry-run and --yes; false booleans send nothing unless negated', () => {
+    expect(argvOf(tool('qr_delete'), { id: 3, dryRun: true, confirm: true })).toEqual(['qr', 'delete', '--dry-run', '--yes', '--json', '--', '3']);
+    expect(argvOf(tool('channel_update'), { id: 3, starred: false })).toEqual(['channel', 'update', '--no-starred', '--json', '--', '3']);
+    expect(argvOf(tool('channel_update'), { id: 3, starred: true })).toEqual(['channel', 'update', '--starred', '--json', '--', '3']);
+    expect(argvOf(tool('link_add'), { url: 'https://example.com', public: false })).toEqual(['link', 'add', '--json', '--', 'https://example.com']);
+  });
+
+  it('repeatable flags are lists: marked by many(), or found to append to the previous value (api --field)', () => {
+    expect(tool('link_add').params.find((p) => p.name === 'geo')!.list).toBe(true);
+    expect(tool('link_update').params.find((p) => p.name === 'clear')!.list).toBe(true);
+    expect(tool('api').params.find((p) => p.name === 'field')!.list).toBe(true);
+    expect(tool('link_add').params.find((p) => p.name === 'alias')!.list).toBe(false);
+    expect(tool('qr_list').params.find((p) => p.name === 'limit')!.list).toBe(false);
+  });
+
+  it('schema checks: unknown properties, wrong types, missing required ones', () => {
+    expect(checkArguments(tool('qr_get'), { id: 1, extra: 2 })).toMatch(/unknown property "extra"/);
+    expect(checkArguments(tool('qr_get'), {})).toMatch(/id is required/);
+    expect(checkArguments(tool('link_add'), { url: 'https://x.example', geo: 'Canada=https://example.ca' })).toBeUndefined(); // a list of one
+    expect(checkArguments(tool('link_add'), { url: ['https://x.example'] })).toMatch(/url takes one value, not a list/);
+    expect(checkArguments(tool('link_add'), { url: 'https://x.example', public: 'yes' })).toMatch(/public must be true or false/);
+    expect(checkArguments(tool('qr_list'), { limit: { n: 1 } })).toMatch(/limit must be a whole number/);
+  });
+
+  it('descriptions carry the help\'s notes, without its CLI examples', () => {
+    expect(tool('link_update').description).toMatch(/^Change a short link.*\(linkctl link update\)\n\nReal servers replace every option of a link on update\. linkctl reads/);
+    expect(tool('link_add').description).toContain('linkctl looks up the links of the long URL before creating');
+    for (const t of tools) expect(t.description, t.name).not.toMatch(/Examples:|\$ linkctl/);
+  });
+
+  it('read tools take no dryRun or confirm; deletes and link update take confirm', () => {
+    expect(tool('qr_list').params.map((p) => p.name)).toEqual(['limit', 'page', 'all']);
+    expect(tool('link_update').params.map((p) => p.name)).toContain('confirm');
+    expect(tool('qr_add').params.map((p) => p.name)).not.toContain('confirm');
+    expect(tool('account_update').params.map((p) => p.name)).toEqual(['email', 'dryRun']); // passwords need a terminal or stdin
+  });
+});
