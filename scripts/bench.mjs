@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--only version,help,api,sandbox,memory,rate,export] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--only version,help,api,sandbox,memory,rate,export,bulk-rate,bulk-speed,bulk-memory] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,8 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,api,sandbox,memory,rate,export').split(',');
+const ONLY = opt('--only', 'version,help,api,sandbox,memory,rate,export,bulk-rate,bulk-speed,bulk-memory').split(',');
+const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
 if (!(RUNS >= 1) || !(RATE_RUNS >= 1)) throw new Error('--runs and --rate-runs take a positive number');
 
@@ -47,6 +48,10 @@ const MEMORY_SMALL = 1_000;
 const MEMORY_CAP_MB = 150;
 const EXPORT_LINKS = 10_000;
 const RATE = { limit: 10, windowSeconds: 2, pages: 40, perPage: 10 };
+const BULK_RATE = { limit: 20, windowSeconds: 2, rows: 200 };
+const BULK_SPEED_ROWS = 2_000;
+const BULK_MEMORY_BIG = 100_000;
+const BULK_MEMORY_SMALL = 1_000;
 const SEEDED_LINKS = 2; // the demo account's own links, on top of --seed-links
 
 const started = Date.now();
@@ -284,6 +289,124 @@ if (ONLY.includes('rate')) {
     median(ratios),
     1.1,
     [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: exactly ${pages} requests, no over-limit answer` }],
+  );
+}
+
+// ---------------------------------------------------------------- bulk (--from)
+/** A CSV of `rows` distinct long URLs, written once per size. */
+const bulkCsv = (rows, tag) => {
+  const file = join(tmp, `bulk-${tag}-${rows}.csv`);
+  const lines = ['url,description'];
+  for (let i = 0; i < rows; i++) lines.push(`https://example.com/${tag}/${i},row ${i}`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+};
+/** A fresh config folder: the journal of an earlier run would skip every row. */
+let configs = 0;
+const freshConfig = () => join(tmp, `bulk-config-${++configs}`);
+
+if (ONLY.includes('bulk-rate')) {
+  const { limit, windowSeconds, rows } = BULK_RATE;
+  const sb = await sandbox(sandboxJs, ['--rate-limit', `${limit}/${windowSeconds}`]);
+  const csv = bulkCsv(rows, 'rate');
+  const windows = Math.ceil(rows / limit);
+  const ratios = [];
+  const took = [];
+  const least = [];
+  const problems = [];
+  for (let i = 0; i < RATE_RUNS; i++) {
+    await sb.reset();
+    const child = spawn(NODE, [BIN, 'link', 'add', '--from', csv, '-o', 'ndjson'], { env: { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const log = await sb.requests();
+    const created = out.split('\n').filter((l) => l.includes('"created"')).length;
+    if (code !== 0 || created !== rows) problems.push(`run ${i + 1}: exit ${code}, ${created} rows created\n${err}`);
+    const api = log.filter((r) => r.path.startsWith('/api/'));
+    if (api.length !== rows) problems.push(`run ${i + 1}: the sandbox saw ${api.length} API requests for ${rows} rows (over-limit answers or retries)`);
+    const first = api[0].at;
+    const last = api.at(-1).at;
+    const bound = Math.floor(first / 1000) * 1000 + (windows - 1) * windowSeconds * 1000 - first;
+    took.push(last - first);
+    least.push(bound);
+    ratios.push((last - first) / bound);
+  }
+  report(
+    `link add --from (${rows} rows), sandbox limited to ${limit} requests per ${windowSeconds} s  vs  the least time the limit allows`,
+    [['least time allowed (first to last request)', least, 'ms'], ['linkctl (first to last request)', took, 'ms'], ['ratio per run', ratios, 'x']],
+    median(ratios),
+    1.05,
+    [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: exactly ${rows} requests, no over-limit answer` }],
+  );
+}
+
+if (ONLY.includes('bulk-speed')) {
+  const rows = BULK_SPEED_ROWS;
+  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
+  const csv = bulkCsv(rows, 'speed');
+  // The baseline: the same POSTs, one after the other, with bare fetch in one Node process.
+  const bare = join(tmp, 'bare-posts.mjs');
+  writeFileSync(
+    bare,
+    [
+      "import { readFileSync } from 'node:fs';",
+      "const [base, file] = process.argv.slice(2);",
+      "const rows = readFileSync(file, 'utf8').trim().split('\\n').slice(1).map((l) => l.split(','));",
+      'for (const [url, description] of rows) {',
+      "  const r = await fetch(`${base}/api/url/add`, { method: 'POST', headers: { Authorization: `Bearer ${process.env.LINKCTL_API_KEY}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ url, description }) });",
+      "  const body = await r.json();",
+      "  if (body.error) throw new Error(JSON.stringify(body));",
+      "  process.stdout.write(`${body.id}\\n`);",
+      '}',
+    ].join('\n'),
+  );
+  const xs = [];
+  const ys = [];
+  const check = (out, what) => {
+    const n = out.split('\n').filter(Boolean).length;
+    if (n !== rows) throw new Error(`${what} printed ${n} lines for ${rows} rows`);
+  };
+  for (let i = 0; i <= BULK_RUNS; i++) {
+    await sb.reset();
+    const a = timed([bare, sb.url, csv], sb.env);
+    check(a.stdout, 'bare fetch');
+    await sb.reset();
+    const b = timed([BIN, 'link', 'add', '--from', csv, '-o', 'ndjson'], { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
+    check(b.stdout, 'linkctl link add --from');
+    if (i === 0) continue; // warm-up
+    xs.push(a.ms);
+    ys.push(b.ms);
+  }
+  report(
+    `link add --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch POSTs in one process`,
+    [['bare fetch POSTs', xs, 'ms'], ['linkctl link add --from', ys, 'ms']],
+    median(ys) / median(xs),
+    1.3,
+  );
+}
+
+if (ONLY.includes('bulk-memory')) {
+  const small = bulkCsv(BULK_MEMORY_SMALL, 'memory');
+  const big = bulkCsv(BULK_MEMORY_BIG, 'memory');
+  const rssFile = join(tmp, 'maxrss-bulk');
+  // --dry-run needs no server, but a base URL and key so that nothing asks for a login.
+  const env = clean({ LINKCTL_BASE_URL: 'http://127.0.0.1:9', LINKCTL_API_KEY: 'bench-key', LINKCTL_CONFIG_DIR: join(tmp, 'bulk-dry'), BENCH_MAXRSS_FILE: rssFile });
+  const peak = (file, rows) => () => {
+    const out = timed([MAXRSS, 'link', 'add', '--from', file, '--dry-run', '--json'], env).stdout;
+    if (JSON.parse(out).rows !== rows) throw new Error(`link add --from --dry-run counted ${out.trim()} for ${rows} rows`);
+    return Number(readFileSync(rssFile, 'utf8')) / 1024;
+  };
+  const [a, b] = alternate(peak(small, BULK_MEMORY_SMALL), peak(big, BULK_MEMORY_BIG), BULK_RUNS);
+  const max = Math.max(...b);
+  report(
+    `link add --from --dry-run: peak RSS over ${BULK_MEMORY_BIG.toLocaleString('en')} vs ${BULK_MEMORY_SMALL.toLocaleString('en')} rows`,
+    [[`${BULK_MEMORY_SMALL.toLocaleString('en')} rows (MB)`, a, 'MB'], [`${BULK_MEMORY_BIG.toLocaleString('en')} rows (MB)`, b, 'MB']],
+    median(b) / median(a),
+    1.3,
+    [{ ok: max < MEMORY_CAP_MB, text: `largest peak over ${BULK_MEMORY_BIG.toLocaleString('en')} rows ${max.toFixed(1)} MB (target under ${MEMORY_CAP_MB} MB)` }],
   );
 }
 

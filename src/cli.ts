@@ -10,7 +10,7 @@ import { redact } from './redact.js';
 import { VERSION } from './version.js';
 import { seconds } from './validate.js';
 import { FORMATS, type Format } from './output/types.js';
-import { enumOption, type Bind } from './commands/shared/define.js';
+import { enumOption, type Action, type Bind } from './commands/shared/define.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -64,9 +64,11 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
     context = new Context(io, globals);
     context.checkOutput();
-    const action = module[name];
+    let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
-    const result = await action(context, { args: command.processedArgs, opts: command.opts() });
+    // --from FILE: the same action, once per row of the file (src/bulk/).
+    if (command.opts().from !== undefined) action = (await import('./bulk/engine.js')).bulkAction(command, name, module);
+    const result = await (action as Action)(context, { args: command.processedArgs, opts: command.opts() });
     const { render } = await import('./output/render.js');
     await render(result, context.outputOptions(), context.outputStreams());
     exitCode = result.exitCode ?? ExitCode.ok;

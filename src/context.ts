@@ -45,6 +45,9 @@ export class Context {
   private statusText = 'Working';
   private waitText?: string;
   private closed = false;
+  /** Rate-limit waits so far, and what the last one was (bulk progress shows them). */
+  waits = 0;
+  lastWait?: string;
 
   constructor(
     readonly io: IO,
@@ -221,6 +224,8 @@ export class Context {
 
   /** A rate-limit wait: on a terminal the spinner says so at once; elsewhere a line on stderr for long ones. */
   private waiting(text: string, seconds: number): void {
+    this.waits++;
+    this.lastWait = text;
     if (!this.spinnerAllowed) {
       if (seconds >= 1) this.warn(text);
       return;

@@ -9,3 +9,8 @@ export function configDir(env: Record<string, string | undefined>): string {
 }
 
 export const CONFIG_FILE_NAME = 'config.json';
+
+/** State linkctl keeps between runs (bulk journals), inside the config folder. */
+export function stateDir(env: Record<string, string | undefined>): string {
+  return join(configDir(env), 'state');
+}

@@ -85,9 +85,10 @@ export const OPTION_ACCESS: Record<string, Access> = {
 /**
  * Options no tool takes. The secret ones read from a terminal or from stdin, which a tool call
  * has neither of (and a secret should not pass through an agent's context); `api --paginate`
- * has no bound, where a list tool's `all` has one.
+ * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
+ * a file or stdin and streams a result per row: a tool call creates one record.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;
@@ -257,7 +258,7 @@ function toolOf(command: Command, path: string[], access: Access): Tool {
   return { name: path.join('_'), path, access, description, params, paginated };
 }
 
-/** The paragraphs a command's help adds after its options (what real servers do, ...), without its CLI examples. */
+/** The paragraphs a command's help adds after its options (what real servers do, ...), without its CLI examples and bulk input. */
 function helpNotes(command: Command): string {
   let text = '';
   const output = command.configureOutput();
@@ -271,7 +272,8 @@ function helpNotes(command: Command): string {
     .slice(command.helpInformation().length)
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.trim().replace(/\s*\n\s*/g, ' '))
-    .filter((paragraph) => paragraph && !paragraph.startsWith('Examples:'))
+    // Bulk input (--from) is not for tools: its columns and examples stay out too.
+    .filter((paragraph) => paragraph && !paragraph.startsWith('Examples:') && !paragraph.startsWith('Bulk '))
     .join('\n\n');
 }
 

@@ -350,6 +350,14 @@ describe('link add of a URL already shortened (quirks: the server returns the ex
     expect(o.stderr).toMatch(/the options were not applied/);
   });
 
+  it('sends nothing with --if-exists skip, naming the existing link', async () => {
+    const r = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'x', '--if-exists', 'skip', '-q'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('1\n');
+    expect(r.stderr).toBe('note: https://example.com/docs is already shortened as link 1; nothing was sent (--if-exists skip).\n');
+    expect(writes(fx.sandbox)).toEqual([]);
+  });
+
   it('updates it through the safe update with --if-exists update (--yes for what cannot be read back)', async () => {
     const refused = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'new', '--if-exists', 'update'], { env: fx.env });
     expect(refused.code).toBe(2);
@@ -424,7 +432,7 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
     [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, description, domain, campaign, channel, password, pixels/],
-    [['link', 'add', url, '--if-exists', 'skip'], /--if-exists must be one of fail, return, update; got "skip"/],
+    [['link', 'add', url, '--if-exists', 'ignore'], /--if-exists must be one of fail, return, update, skip; got "ignore"/],
     [['link', 'get', '--short', 'ftp://go.example.com/x'], /--short must start with http:\/\/ or https:\/\//],
     [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],
   ])('%j exits 2', async (args, message) => {

@@ -1,6 +1,6 @@
 /** `campaign`: campaigns (groups of short links with an optional rotator). Flags and help only; the work is in ./actions.ts. */
 import { Option, type Command } from 'commander';
-import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { UsageError } from '../../errors.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 
@@ -29,7 +29,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     // The document marks every field optional, but servers refuse a name under 2 characters,
     // a missing one included, so --name is required here rather than failing on the server.
-    campaignOptions(campaign.command('add').description('Create a campaign').requiredOption('--name <name>', 'campaign name, at least 2 characters', name)).action(bind(load, 'add')),
+    bulkOptions(campaignOptions(campaign.command('add').description('Create a campaign').requiredOption('--name <name>', 'campaign name, at least 2 characters', name)).action(bind(load, 'add')), ['linkctl campaign add --from campaigns.csv   # name,slug,public']),
     ['linkctl campaign add --name "Spring launch"', 'linkctl campaign add --name "Spring launch" --slug spring --public --json'],
   );
 

@@ -1,6 +1,6 @@
 /** `channel`: channels and their items. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { deleteCommand, enumArgument, listCommand, paginationOptions, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumArgument, listCommand, paginationOptions, withExamples, type Bind } from '../shared/define.js';
 import { hexColor, nonEmpty, positiveInt } from '../../validate.js';
 import { CHANNEL_ITEM_TYPES } from './types.js';
 
@@ -22,14 +22,14 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    channel
+    bulkOptions(channel
       .command('add')
       .description('Create a channel')
       .requiredOption('--name <name>', 'channel name, at least 2 characters', name)
       .option('--description <text>', 'a description')
       .option('--color <hex>', 'badge colour, #RRGGBB', color)
       .option('--starred', 'star the channel')
-      .action(bind(load, 'add')),
+      .action(bind(load, 'add')), ['linkctl channel add --from channels.ndjson']),
     ['linkctl channel add --name Marketing', "linkctl channel add --name Press --description 'Press kit links' --color '#1e88e5' --starred"],
   );
 

@@ -1,7 +1,7 @@
 /** `domain`: branded domains. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, positiveInt } from '../../validate.js';
 
 const FIXED = 'the domain itself cannot change: delete it and add the new one (`linkctl domain delete ID`, `linkctl domain add URL`)';
@@ -20,12 +20,12 @@ export function register(program: Command, bind: Bind): void {
   listCommand(domain, bind, load, "branded domains (and the server's system domains, which have no id)");
 
   withExamples(
-    redirectOptions(
+    bulkOptions(redirectOptions(
       domain
         .command('add')
         .description('Add a branded domain (its DNS must already point to the server)')
         .argument('<url>', 'the domain with its scheme, e.g. https://go.example.com', (v) => domainUrl(v)),
-    ).action(bind(load, 'add')),
+    ).action(bind(load, 'add')), ['linkctl domain add --from domains.csv   # url,redirect-root']),
     ['linkctl domain add https://links.example.org', 'linkctl domain add https://links.example.org --redirect-root https://example.com --redirect-404 https://example.com/404'],
   );
 

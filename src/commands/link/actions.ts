@@ -128,43 +128,62 @@ function createdResult(body: Body): Result {
 
 const CREATED_COLUMNS = [COLUMNS[0]!, COLUMNS[1]!];
 
-/** Ids of the links that already shorten `url`, looked up before creating (servers return such a link instead of a new one). */
-async function linksFor(client: ApiClient, url: string): Promise<Set<string>> {
+/** The links that already shorten `url`, by id, looked up before creating (servers return such a link instead of a new one). */
+async function linksFor(client: ApiClient, url: string): Promise<Map<string, Rec>> {
   const { allPages } = await import('../../api/pages.js');
-  const ids = new Set<string>();
+  const links = new Map<string, Rec>();
   const same = (v: unknown) => typeof v === 'string' && v.replace(/\/+$/, '') === url.replace(/\/+$/, '');
   for await (const page of allPages(client, { path: LINKS.listPath, keys: LINKS.keys, query: { q: url }, limit: 100 })) {
-    for (const r of page.records) if (same(r.longurl)) ids.add(String(r.id));
+    for (const r of page.records) if (same(r.longurl)) links.set(String(r.id), r);
   }
-  return ids;
+  return links;
 }
 
-export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  ctx.checkOutput(CREATED_COLUMNS);
+/** What `link add` did: created a link, or met one that existed (returned, updated or skipped by --if-exists). */
+export interface AddOutcome {
+  status: 'created' | 'exists' | 'updated' | 'skipped';
+  record: Rec;
+  json: unknown;
+}
+
+/** `link add`, for one command line or one row of `--from`. */
+export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise<AddOutcome> {
   const json: Rec = { url: args[0] as string, ...(await bodyFromFlags(ctx, opts)) };
   const { url: _url, ...options } = json;
   const ifExists = (opts.ifExists as IfExists | undefined) ?? (Object.keys(options).length ? 'fail' : 'return');
   const client = await ctx.client();
   const before = await linksFor(client, json.url as string);
+  if (ifExists === 'skip' && before.size) {
+    const [existing] = before.values();
+    ctx.warn(`note: ${String(json.url)} is already shortened as link ${String(existing!.id)}; nothing was sent (--if-exists skip).`);
+    return { status: 'skipped', record: { id: existing!.id, shorturl: shortUrl(existing!) }, json: existing };
+  }
   const body = await withNamedReferences(client, json, () => client.request('POST', 'api/url/add', { json, expect: ['id'], checkWith: `linkctl link list --search '${String(json.url).replace(/'/g, `'\\''`)}'` }));
   const short = shortUrl(body);
+  const created = (status: AddOutcome['status'], answer: Body): AddOutcome => ({ status, record: { id: answer.id, shorturl: shortUrl(answer) }, json: withoutError(answer) });
   if (before.has(String(body.id))) {
     const existing = `link ${String(body.id)} (${String(short)})`;
     if (ifExists === 'fail') {
       throw new ApiError(`${String(json.url)} is already shortened as ${existing}; the server returned it unchanged, so the options were not applied`, 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is');
     }
-    if (ifExists === 'return') {
+    if (ifExists === 'return' || ifExists === 'skip') {
       ctx.warn(`note: ${String(json.url)} was already shortened: this is the existing ${existing}, unchanged${Object.keys(options).length ? '; the options were not applied' : ''}.`);
-      return createdResult(body);
+      return created('exists', body);
     }
     ctx.warn(`note: ${String(json.url)} was already shortened as ${existing}; updating it.`);
-    return createdResult(await updateLink(ctx, client, toInt(body.id)!, options, new Set()));
+    return created('updated', await updateLink(ctx, client, toInt(body.id)!, options, new Set()));
   }
   // Servers rewrite an invalid alias.
   if (json.custom !== undefined && typeof short === 'string' && !short.endsWith(`/${json.custom}`)) {
     ctx.warn(`note: the short URL does not end with the alias asked for ("${json.custom}"): the server rewrote it`);
   }
-  return createdResult(body);
+  return created('created', body);
+}
+
+export async function add(ctx: Context, input: ActionInput): Promise<Result> {
+  ctx.checkOutput(CREATED_COLUMNS);
+  const { record, json } = await addRow(ctx, input);
+  return { kind: 'record', record, columns: CREATED_COLUMNS, json };
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {

@@ -1,7 +1,7 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
@@ -77,7 +77,7 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
+    bulkOptions(linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
       .addOption(enumOption('--if-exists <what>', 'when the URL was already shortened (real servers then return the existing link unchanged)', IF_EXISTS_VALUES))
       .addHelpText(
         'after',
@@ -88,7 +88,7 @@ export function register(program: Command, bind: Bind): void {
           ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(7)} ${IF_EXISTS[v]}`),
         ].join('\n'),
       )
-      .action(bind(load, 'add')),
+      .action(bind(load, 'add')), ['linkctl link add --from links.csv -o csv > results.csv', 'linkctl link add --from links.ndjson --if-exists skip']),
     [
       'linkctl link add https://example.com/spring-sale --alias spring',
       "linkctl link add https://example.com --geo Canada=https://example.ca --device iPhone=https://apps.apple.com/app/x --expiry '2035-12-31 23:59:59'",
@@ -98,7 +98,7 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    linkOptions(
+    bulkOptions(linkOptions(
       link
         .command('update')
         .description('Change a short link; what is not given keeps its value where linkctl can read it back')
@@ -121,7 +121,7 @@ export function register(program: Command, bind: Bind): void {
           'options again, or --clear each, and no confirmation is needed.',
         ].join('\n'),
       )
-      .action(bind(load, 'update')),
+      .action(bind(load, 'update')), ['linkctl link update --from changes.csv --yes']),
     [
       "linkctl link update 1 --description 'Spring campaign' --yes",
       'linkctl link update 1 --url https://example.com/new --public --yes',

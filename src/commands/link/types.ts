@@ -23,6 +23,7 @@ export const IF_EXISTS = {
   fail: 'exit 1 naming the existing link (the default when options beyond the URL are given)',
   return: 'print the existing link and exit 0, with a note (the default for a bare URL)',
   update: 'apply the options to the existing link with the same safe update as `link update`',
+  skip: 'send nothing when the URL is already shortened: report the existing link as skipped (for re-runnable --from files)',
 } as const;
 export type IfExists = keyof typeof IF_EXISTS;
 export const IF_EXISTS_VALUES = Object.keys(IF_EXISTS) as IfExists[];

@@ -1,6 +1,6 @@
 /** `pixel`: tracking pixels. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 import { PIXEL_TYPES } from './types.js';
 
@@ -14,13 +14,13 @@ export function register(program: Command, bind: Bind): void {
   listCommand(pixel, bind, load, 'tracking pixels');
 
   withExamples(
-    pixel
+    bulkOptions(pixel
       .command('add')
       .description('Create a tracking pixel')
       .addOption(enumOption('--type <type>', 'pixel type', PIXEL_TYPES).makeOptionMandatory())
       .requiredOption('--name <name>', 'a name for the pixel', name)
       .requiredOption('--tag <tag>', 'the pixel tag or id from the ad platform, at least 3 characters', tag)
-      .action(bind(load, 'add')),
+      .action(bind(load, 'add')), ['linkctl pixel add --from pixels.csv   # type,name,tag']),
     ['linkctl pixel add --type gapixel --name Analytics --tag G-ABC123XYZ', 'linkctl pixel add --type fbpixel --name Facebook --tag 123456789012345 --json'],
   );
 

@@ -1,6 +1,6 @@
 /** `qr`: QR codes. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { positiveInt } from '../../validate.js';
 import { QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
 
@@ -45,7 +45,10 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    dataOptions(qr.command('add').description('Create a QR code').addOption(enumOption('--type <type>', 'code type', QR_TYPES).makeOptionMandatory()).option('--name <name>', 'a name for the code')).action(bind(load, 'add')),
+    bulkOptions(dataOptions(qr.command('add').description('Create a QR code').addOption(enumOption('--type <type>', 'code type', QR_TYPES).makeOptionMandatory()).option('--name <name>', 'a name for the code')).action(bind(load, 'add')), [
+      'linkctl qr add --from codes.ndjson   # {"type":"wifi","name":"Office","data":{"ssid":"Office","pass":"s3cret","encryption":"WPA"}}',
+      'linkctl qr add --from codes.csv      # type,name,ssid,wifi-password',
+    ]),
     [
       'linkctl qr add --type link --data https://example.com --name Homepage',
       'linkctl qr add --type wifi --ssid Office --wifi-password s3cret --encryption WPA',

@@ -47,10 +47,11 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
     .description(`Delete one or more ${what}s${note}`)
     .argument('<id...>', `ids of the ${what}s`, (v, previous: number[] = []) => [...previous, positiveInt('ID', v)])
     .action(bind(load, 'remove'));
+  bulkOptions(command, [`linkctl ${name} list --all -q | linkctl ${name} delete --from - --yes`]);
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
 }
 
-/** Marks a repeatable option's parser, so that the MCP tools know the option takes a list. */
+/** Marks a repeatable option's parser, so that bulk input and the MCP tools know the option takes a list. */
 const REPEATABLE = Symbol('repeatable');
 
 /** A repeatable flag: each occurrence is parsed and appended. */
@@ -63,6 +64,67 @@ export function many<T>(parse: (raw: string) => T): (raw: string, previous?: T[]
 export function isRepeatable(option: Option): boolean {
   return option.variadic || Boolean((option.parseArg as { [REPEATABLE]?: boolean } | undefined)?.[REPEATABLE]);
 }
+
+/** Options of the command itself that are not columns of a bulk input. */
+const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'help', 'password', 'password-stdin']);
+
+export interface BulkColumn {
+  name: string;
+  /** The positional argument or the option the column stands for. */
+  argument?: Argument;
+  option?: Option;
+  repeatable: boolean;
+  /** A flag without a value (true or false in a file). */
+  flag: boolean;
+}
+
+/** The columns of a bulk input, derived from the command's own arguments and options. */
+export function bulkColumns(command: Command): BulkColumn[] {
+  const columns: BulkColumn[] = command.registeredArguments.map((argument) => ({ name: argument.name(), argument, repeatable: argument.variadic, flag: false }));
+  for (const option of command.options) {
+    const name = option.long?.replace(/^--/, '');
+    if (!name || option.negate || NOT_COLUMNS.has(name)) continue;
+    columns.push({ name, option, repeatable: isRepeatable(option), flag: !option.required && !option.optional });
+  }
+  return columns;
+}
+
+/** The columns as help text: generated from the definition, so they cannot drift from the flags. */
+function columnsHelp(command: Command): string {
+  const lines = bulkColumns(command).map((c) => {
+    const what = c.argument ? `${c.argument.description || c.name}${c.argument.required ? ' (required)' : ''}` : (c.option!.description ?? '').replace(/ \(repeatable\)$/, '');
+    const kind = c.flag ? ' [true/false]' : c.repeatable ? ' [;-separated in CSV, an array in JSON]' : '';
+    return `  ${c.name.padEnd(18)} ${what}${kind}`;
+  });
+  return [
+    '',
+    'Bulk input (--from FILE, or - for stdin): CSV with a header row, NDJSON, or a JSON array of objects;',
+    'one record per row, every row checked before anything is sent. Flags given on the command line',
+    'apply to every row. Columns:',
+    ...lines,
+  ].join('\n');
+}
+
+/**
+ * `--from FILE|-` and its companions. With --from, the positional arguments and mandatory options
+ * come from the file's columns, so commander must not ask for them on the command line.
+ */
+export function bulkOptions(command: Command, examples: string[] = []): Command {
+  command
+    .option('--from <file>', 'run once per record of a CSV, NDJSON or JSON file (- for stdin); see the columns below')
+    .addOption(enumOption('--from-format <format>', 'format of --from when its extension does not say', BULK_FORMATS))
+    .option('--stop-on-error', 'with --from: stop at the first row that fails')
+    .option('--restart', 'with --from: ignore the journal of an earlier run on the same input and start over')
+    .on('option:from', () => {
+      for (const argument of command.registeredArguments) (argument as { required: boolean }).required = false;
+      for (const option of command.options) option.mandatory = false;
+    });
+  command.addHelpText('after', () => `${columnsHelp(command)}${examples.length ? `\n\nBulk examples:\n${examples.map((l) => `  $ ${l}`).join('\n')}` : ''}\n`);
+  return command;
+}
+
+export const BULK_FORMATS = ['csv', 'ndjson', 'json'] as const;
+export type BulkFormat = (typeof BULK_FORMATS)[number];
 
 /**
  * An option whose value is one of a list. The list is validated by `oneOf` (exit 2 naming the

@@ -1,0 +1,309 @@
+/**
+ * The bulk engine behind `--from FILE`: the command's own action, once per row.
+ *
+ * 1. Every row is turned into the `opts` commander would give (src/bulk/rows.ts) and run through
+ *    the action with a client that stops at the first request: every check the action makes
+ *    (flags, combinations) runs on every row, and nothing is sent. Any bad row: exit 2, all listed.
+ * 2. The rows are run one at a time through the shared API client (it paces by the rate-limit
+ *    headers and waits out over-limit answers), each recorded in a journal before and after
+ *    (src/bulk/journal.ts), a result per row streamed to the output.
+ */
+import type { Command } from 'commander';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { AuthError, ConfigError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
+import type { Column, Rec, Result } from '../output/types.js';
+import { bulkColumns, type Action, type ActionInput, type ActionModule, type BulkFormat } from '../commands/shared/define.js';
+import { firstOf } from '../commands/shared/resource.js';
+import { stateDir } from '../config/paths.js';
+import { hashFile, openInput, readRows, spoolStdin, type InputFile } from './input.js';
+import { rowInput } from './rows.js';
+import { FINISHED, Journal, type Entry, type RowStatus } from './journal.js';
+import { canLookUp, lookUp } from './lookup.js';
+
+/** Thrown by the validation client at the first request: the row passed every check before it. */
+const REACHED = Symbol('reached a request');
+
+const BULK_FLAGS = ['from', 'fromFormat', 'stopOnError', 'restart'];
+/** Errors that would fail every following row as well: the run stops. */
+const FATAL = [AuthError, ConfigError, InterruptedError, RateLimitError];
+const PROGRESS_EVERY_MS = 10_000;
+
+const STATUS_OF: Record<string, RowStatus> = { add: 'created', update: 'updated', remove: 'deleted' };
+
+interface Outcome {
+  status: RowStatus;
+  id?: unknown;
+  shorturl?: unknown;
+  link?: unknown;
+  error?: string;
+}
+
+/**
+ * A context for one row: its notes name the row, the output is the engine's. A command confirmed
+ * once for the whole file (delete, update) does not ask again; any other confirmation a row
+ * needs (`link add --if-exists update` clearing what it cannot read back) is asked as usual.
+ */
+function rowContext(ctx: Context, where: string, validating: boolean, confirmed = false): Context {
+  const row = Object.create(ctx) as Context;
+  const stub = new Proxy({}, { get: (_target, key) => (key === 'then' ? undefined : () => Promise.reject(REACHED)) });
+  Object.assign(row, {
+    warn: (message: string) => (validating ? undefined : ctx.warn(`${where}: ${message}`)),
+    confirm: validating || confirmed ? async () => undefined : (question: string, hint?: string) => ctx.confirm(`${where}: ${question}`, hint),
+    checkOutput: () => undefined,
+    status: () => undefined,
+    client: validating ? async () => stub : () => ctx.client(),
+    readStdin: async () => {
+      throw new UsageError('stdin cannot be read by a row: it is the --from input');
+    },
+  });
+  return row;
+}
+
+/**
+ * What a row runs: `<name>Row` when the actions module has one (a command whose outcome is more
+ * than "done", e.g. a link that already existed), else the command's own action.
+ */
+export type RowAction = (ctx: Context, input: ActionInput) => Promise<{ status?: RowStatus; record: Rec }>;
+
+function rowAction(module: ActionModule, name: string): RowAction {
+  const own = module[`${name}Row`];
+  if (typeof own === 'function') return own as RowAction;
+  const action = module[name] as Action;
+  return async (ctx, input) => {
+    const result = await action(ctx, input);
+    return { record: result.kind === 'record' ? result.record : {} };
+  };
+}
+
+/** The row's id argument; a command that takes several ids (`delete 3 4`) has a list of one. */
+function givenId(input: ActionInput): unknown {
+  const [first] = input.args;
+  return Array.isArray(first) && first.length === 1 ? first[0] : first;
+}
+
+function outcomeOf({ status, record }: { status?: RowStatus; record: Rec }, fallback: RowStatus, input: ActionInput): Outcome {
+  return { status: status ?? fallback, id: record.id ?? givenId(input), shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
+}
+
+function errorText(error: unknown): string {
+  const e = error as { message?: string; hint?: string };
+  return `${e.message ?? String(error)}${e.hint ? ` (${e.hint})` : ''}`;
+}
+
+export function bulkAction(command: Command, name: string, module: ActionModule): Action {
+  const action = rowAction(module, name);
+  return async (ctx, { args, opts }) => {
+    const path = `${command.parent!.name()} ${command.name()}`;
+    const noun = command.parent!.name();
+    if (args.some((a) => a !== undefined && !(Array.isArray(a) && a.length === 0))) {
+      throw new UsageError(`--from replaces the ${command.registeredArguments.map((a) => a.name().toUpperCase()).join(' ')} argument: give one or the other`);
+    }
+    if (opts.password || opts.passwordStdin) throw new UsageError('--password and --password-stdin ask once, so they cannot be used with --from');
+    const linkish = noun === 'link' && name !== 'remove';
+    const columns: Column[] = [
+      { key: 'row', header: 'Row' },
+      { key: 'status', header: 'Status' },
+      { key: 'id', header: 'ID' },
+      ...(linkish ? [{ key: 'shorturl', header: 'Short URL' }] : path === 'qr add' ? [{ key: 'link', header: 'Image' }] : []),
+      { key: 'error', header: 'Error' },
+    ];
+    ctx.checkOutput(columns);
+    const base = Object.fromEntries(Object.entries(opts).filter(([k]) => !BULK_FLAGS.includes(k)));
+    const spec = bulkColumns(command);
+    const known = spec.map((c) => c.name);
+    const bare = spec.length === 1 && spec[0]!.argument ? spec[0]!.name : undefined;
+    const { collectGarbage, keepMemoryFlat } = await import('../memory.js');
+    keepMemoryFlat();
+
+    const state = stateDir(ctx.env);
+    const from = String(opts.from);
+    const temp = from === '-' ? await spoolStdin(ctx.io.stdin, state) : undefined;
+    const cleanup = () => temp && rmSync(temp, { force: true });
+    let started = false;
+    try {
+      const input = openInput(from, temp ?? from, opts.fromFormat as BulkFormat | undefined);
+
+      // ------------------------------------------------ 1. validate every row, send nothing
+      const problems: string[] = [];
+      let total = 0;
+      const validating = rowContext(ctx, '', true); // one for every row: it says nothing and sends nothing
+      for await (const raw of readRows(input, known, bare)) {
+        total++;
+        if (total % 5000 === 0) collectGarbage();
+        const where = `${input.label}:${raw.line}`;
+        if (raw.error) {
+          problems.push(`${where}: ${raw.error}`);
+          continue;
+        }
+        try {
+          await action(validating, rowInput(spec, raw.values, base));
+        } catch (error) {
+          if (error === REACHED) continue;
+          if (!(error instanceof UsageError)) throw error;
+          problems.push(`${where}: ${error.message}`);
+        }
+      }
+      if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`);
+      if (problems.length) {
+        for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
+        throw new UsageError(`${problems.length} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was sent`);
+      }
+      if (ctx.globals.dryRun) {
+        const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was sent`;
+        return { kind: 'message', message, json: { dryRun: true, rows: total, requests: total } };
+      }
+      const confirmedOnce = name === 'remove' || name === 'update';
+      if (confirmedOnce) await ctx.confirm(`${name === 'remove' ? 'Delete' : 'Change'} the ${total} ${noun}${total === 1 ? '' : 's'} of ${input.label}?`);
+
+      // ------------------------------------------------ 2. run, one row at a time, journaled
+      const client = await ctx.client();
+      const journal = new Journal(
+        join(state, 'bulk'),
+        {
+          profile: ctx.sandboxMode ? 'sandbox' : ctx.settings().profile.value,
+          baseUrl: ctx.sandboxMode ? 'sandbox' : client.base.href,
+          command: path,
+          inputHash: await hashFile(input.path),
+        },
+        Boolean(opts.restart),
+      );
+      const result: Result = { kind: 'list', columns, pages: run() };
+      started = true;
+
+      async function* run(): AsyncGenerator<Rec[]> {
+        const counts = new Map<RowStatus, number>();
+        let earlier = 0;
+        let done = 0;
+        let stoppedAt: number | undefined;
+        const progress = new Progress(ctx, total);
+        try {
+          for await (const raw of readRows(input, known, bare)) {
+            const where = `${input.label}:${raw.line}`;
+            const previous = journal.previous.get(raw.line);
+            let outcome: Outcome;
+            if (previous && FINISHED.has(previous.state)) {
+              earlier++;
+              outcome = { ...previous, status: previous.state as RowStatus };
+            } else {
+              outcome = await runRow(rowInput(spec, raw.values, base), raw.line, where, previous?.state === 'sending');
+            }
+            done++;
+            if (done % 5000 === 0) collectGarbage();
+            counts.set(outcome.status, (counts.get(outcome.status) ?? 0) + 1);
+            progress.tick(done);
+            yield [{ row: raw.line, status: outcome.status, id: outcome.id ?? null, ...(linkish ? { shorturl: outcome.shorturl ?? null } : path === 'qr add' ? { link: outcome.link ?? null } : {}), error: outcome.error ?? null }];
+            if (outcome.status === 'failed' && opts.stopOnError) {
+              stoppedAt = raw.line;
+              break;
+            }
+          }
+        } finally {
+          progress.end();
+          journal.close();
+          cleanup();
+          const parts = [...counts].map(([status, n]) => `${n} ${status}`);
+          const failed = counts.get('failed') ?? 0;
+          ctx.warn(
+            `${input.label}: ${done} of ${total} row${total === 1 ? '' : 's'} done${parts.length ? ` (${parts.join(', ')})` : ''}` +
+              `${earlier ? `; ${earlier} finished in an earlier run, not sent again` : ''}` +
+              `${stoppedAt !== undefined ? `; stopped at row ${stoppedAt} (--stop-on-error), ${total - done} not attempted` : done < total ? `; ${total - done} not attempted` : ''}`,
+          );
+          result.exitCode = failed > 0 || done < total ? 1 : 0;
+        }
+      }
+
+      /** One row: resolve an unknown outcome of an earlier run first, then send, journaled before and after. */
+      async function runRow(input: ActionInput, line: number, where: string, unknownBefore: boolean): Promise<Outcome> {
+        const status = STATUS_OF[name] ?? 'created';
+        const record = (outcome: Outcome): Outcome => (journal.record({ row: line, state: outcome.status, ...pick(outcome) }), outcome);
+        if (unknownBefore && canLookUp(path)) {
+          let found: Rec | null | undefined;
+          try {
+            found = await lookUp(client, path, input);
+          } catch (error) {
+            if (FATAL.some((type) => error instanceof type)) throw error;
+            return { status: 'failed', error: `the earlier run may or may not have created it, and looking it up failed: ${errorText(error)}` };
+          }
+          if (found) return record({ status, id: found.id, shorturl: firstOf(found, 'shorturl', 'short'), link: found.link });
+          if (found === undefined) return { status: 'failed', error: 'the earlier run may or may not have created it, and the row gives nothing to look it up by (a name); check, then run with --restart' };
+        }
+        for (let attempt = 1; ; attempt++) {
+          journal.record({ row: line, state: 'sending' });
+          try {
+            return record(outcomeOf(await action(rowContext(ctx, where, false, confirmedOnce), input), status, input));
+          } catch (error) {
+            if (FATAL.some((type) => error instanceof type)) throw error;
+            // A delete sent again after an earlier run lost its answer: already gone means done.
+            if (unknownBefore && name === 'remove' && error instanceof NotFoundError) return record({ status: 'deleted', id: givenId(input) });
+            const unknown = error instanceof NetworkError && /may or may not have been created/.test(error.message);
+            if (unknown && canLookUp(path) && attempt === 1) {
+              const found: Rec | null | undefined = await lookUp(client, path, input).catch(() => undefined);
+              if (found) return record({ status, id: found.id, shorturl: firstOf(found, 'shorturl', 'short'), link: found.link });
+              if (found === null) continue; // provably absent: send again, once
+            }
+            // An unknown outcome stays "sending" in the journal: the next run looks it up first.
+            if (unknown) return { status: 'failed', error: errorText(error) };
+            return record({ status: 'failed', error: errorText(error) });
+          }
+        }
+      }
+
+      return result;
+    } finally {
+      if (!started) cleanup();
+    }
+  };
+}
+
+function pick(outcome: Outcome): Partial<Entry> {
+  const out: Partial<Entry> = {};
+  if (outcome.id !== undefined) out.id = outcome.id;
+  if (outcome.shorturl !== undefined) out.shorturl = outcome.shorturl;
+  if (outcome.link !== undefined) out.link = outcome.link;
+  if (outcome.error !== undefined) out.error = outcome.error;
+  return out;
+}
+
+/** done/total, rate, ETA and waits: a live line on a terminal, a line every 10 s elsewhere. */
+class Progress {
+  private readonly started = Date.now();
+  private last = Date.now();
+  private readonly tty: boolean;
+  private readonly spinner: boolean;
+  private drawn = false;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly total: number,
+  ) {
+    this.tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
+    this.spinner = this.tty && ctx.format === 'table';
+  }
+
+  private text(done: number): string {
+    const seconds = (Date.now() - this.started) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    const eta = rate > 0 ? Math.ceil((this.total - done) / rate) : undefined;
+    const waits = this.ctx.waits ? `, ${this.ctx.waits} rate-limit wait${this.ctx.waits === 1 ? '' : 's'}` : '';
+    return `${done}/${this.total} rows, ${rate.toFixed(1)}/s${eta !== undefined ? `, ETA ${eta < 60 ? `${eta} s` : `${Math.floor(eta / 60)} min ${eta % 60} s`}` : ''}${waits}`;
+  }
+
+  tick(done: number): void {
+    const now = Date.now();
+    if (this.spinner) this.ctx.status(this.text(done));
+    else if (this.tty && now - this.last >= 200) {
+      this.last = now;
+      this.drawn = true;
+      this.ctx.io.stderr.write(`\r\x1b[K${this.text(done)}`);
+    } else if (!this.tty && now - this.last >= PROGRESS_EVERY_MS) {
+      this.last = now;
+      this.ctx.warn(`progress: ${this.text(done)}`);
+    }
+  }
+
+  end(): void {
+    if (this.drawn) this.ctx.io.stderr.write('\r\x1b[K');
+  }
+}
