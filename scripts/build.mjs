@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-// dist/ is not emptied first: stale chunks are harmless, and a clean clone starts empty.
+// dist/ is not emptied for everyday builds (tests read it while others build; stale chunks are
+// harmless there). `--clean` (npm pack's prepack) empties it first, so no stale chunk ships.
+if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   // complete.js answers the shell completion scripts' question for profile names, loading nothing else.
   entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts' },
