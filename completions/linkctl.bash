@@ -65,7 +65,7 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl api') cmds='' flags='-f --field --input --paginate -h --help' vflags='-f --field --input' ;;
+    'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve reset help' flags='-h --help' vflags='' ;;
     'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --quirks -h --help' vflags='--port --host --state --key --rate-limit' ;;
