@@ -18,6 +18,8 @@ export interface IO {
   signal?: AbortSignal;
   /** Asks for a secret without echo. Tests replace it; the default uses the terminal. */
   promptSecret?: (question: string) => Promise<string>;
+  /** Asks for a line of text, echoed. Tests replace it; the default uses the terminal. */
+  prompt?: (question: string) => Promise<string>;
   /** Asks a yes/no question. Tests replace it; the default uses the terminal. */
   confirm?: (question: string) => Promise<boolean>;
 }

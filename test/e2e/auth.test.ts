@@ -211,8 +211,17 @@ describe('account', () => {
   it('asks for a password on a hidden prompt', async () => {
     const r = await runMain(['account', 'update', '--password'], { env: fx.env, tty: true, secret: 'pw-from-prompt' });
     expect(r.code).toBe(0);
-    expect(r.prompts).toEqual(['New password: ']);
+    expect(r.prompts).toEqual(['New password: ', 'Repeat new password: ']);
     expect(fx.sandbox.requests.at(-1)!.body).toEqual({ password: 'pw-from-prompt' });
+  });
+
+  it('refuses two different answers to the password prompt (exit 2, nothing sent)', async () => {
+    const r = await runMain(['account', 'update', '--password'], { env: fx.env, tty: true, secret: ['pw-one-1234', 'pw-two-1234'] });
+    expect(r.code).toBe(2);
+    expect(r.prompts).toEqual(['New password: ', 'Repeat new password: ']);
+    expect(r.stderr).toMatch(/^linkctl: the two entries of new password differ; nothing was changed\nhint: /);
+    expect(r.stderr).not.toContain('pw-one');
+    expect(fx.sandbox.requests).toHaveLength(0);
   });
 
   it.each([

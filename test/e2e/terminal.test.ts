@@ -200,10 +200,10 @@ describe('on a terminal', () => {
 
   it('account update --password asks on a hidden prompt and sends the password', async () => {
     const password = 'N3w-pass-phrase';
-    const r = await runPty(['account', 'update', '--password'], { env: fx.env, steps: [{ waitFor: 'New password: ', send: `${password}\r` }] });
+    const r = await runPty(['account', 'update', '--password'], { env: fx.env, steps: [{ waitFor: 'New password: ', send: `${password}\r` }, { waitFor: 'Repeat new password: ', send: `${password}\r` }] });
     expect(r.code).toBe(0);
     expect(r.output).not.toContain(password);
-    expect(plain(r.output)).toMatch(/^New password: \r\n.+\r\n$/);
+    expect(plain(r.output)).toMatch(/^New password: \r\nRepeat new password: \r\n.+\r\n$/);
     expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/account/update', query: {}, body: { password } }]);
   });
 

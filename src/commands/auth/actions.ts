@@ -108,6 +108,15 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
   };
 }
 
+/** The active key on stdout and nothing else, for `curl -H "Authorization: Bearer $(linkctl auth token)"`. */
+export async function token(ctx: Context): Promise<Result> {
+  const settings = ctx.settings();
+  if (!settings.apiKey) {
+    throw new AuthError(`no API key for profile "${settings.profile.value}"`, 'run `linkctl auth login`, or set LINKCTL_API_KEY');
+  }
+  return { kind: 'message', message: settings.apiKey.value, json: { profile: settings.profile.value, key: settings.apiKey.value, keySource: settings.apiKey.source } };
+}
+
 export async function logout(ctx: Context): Promise<Result> {
   const name = profileName(ctx);
   let removed = false;

@@ -28,6 +28,14 @@ export function register(program: Command, bind: Bind): void {
     ['linkctl auth status', 'linkctl auth status --json'],
   );
 
+  withExamples(
+    auth
+      .command('token')
+      .description('Print the active profile\'s API key (LINKCTL_API_KEY first), and nothing else (exit 3 without one)')
+      .action(bind(load, 'token')),
+    ['curl -H "Authorization: Bearer $(linkctl auth token)" https://links.example.com/api/account', 'linkctl auth token --profile ci'],
+  );
+
   withExamples(auth.command('logout').description('Remove a profile and its key (the active profile by default)').action(bind(load, 'logout')), [
     'linkctl auth logout --profile work',
   ]);
