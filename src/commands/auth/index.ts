@@ -9,9 +9,10 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     auth
       .command('login')
-      .description('Save an API key in a profile, after checking it with GET /api/account')
+      .description('Save an API key in a profile (in the system keychain when there is one), after checking it with GET /api/account')
       .option('--with-token', 'read the key from stdin instead of a hidden prompt')
       .option('--no-verify', 'save without checking the key against the server')
+      .option('--insecure-storage', 'keep the key in the config file (mode 0600) instead of the system keychain')
       .action(bind(load, 'login')),
     [
       'linkctl auth login --base-url https://links.example.com',
