@@ -3,7 +3,7 @@
  * private D-Bus session (`dbus-run-session`), with its keyring in a temporary home. The built
  * CLI runs there as a user would; a separate process reads the store directly through
  * @napi-rs/keyring to check that the key is in it, and the config file shows it is not there.
- * Skipped when gnome-keyring-daemon or dbus-run-session is not installed (.ci/run installs
+ * Skipped when gnome-keyring-daemon, dbus-run-session or dbus-send is not installed (.ci/run installs
  * them best-effort, as apt packages gnome-keyring and dbus).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { BIN, cleanEnv, tempDir, useSandbox } from '../helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const available = process.platform === 'linux' && has('dbus-run-session') && has('gnome-keyring-daemon');
+const available = process.platform === 'linux' && has('dbus-run-session') && has('dbus-send') && has('gnome-keyring-daemon');
 
 interface Step {
   code: number;
@@ -44,9 +44,14 @@ process.stdout.write(JSON.stringify(entry.getPassword()));`,
   );
   const lines = [
     'set -u',
-    // A new login keyring, unlocked with a throwaway password, in the temporary home.
-    `eval "$(printf 'throwaway\\n' | gnome-keyring-daemon --unlock --components=secrets --daemonize)"`,
-    'export GNOME_KEYRING_CONTROL',
+    // A new login keyring, unlocked with a throwaway password, in the temporary home. In the
+    // foreground, as a child of this script, so it is stopped at the end (daemonized, it outlives the session).
+    `printf 'throwaway\\n' > "${dir}/unlock"`,
+    `gnome-keyring-daemon --foreground --unlock --components=secrets < "${dir}/unlock" >/dev/null 2>&1 &`,
+    'KEYRING=$!',
+    'trap \'kill $KEYRING 2>/dev/null; wait $KEYRING 2>/dev/null\' EXIT',
+    // Wait until it owns the Secret Service name on the bus.
+    'for i in $(seq 100); do dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true && break; sleep 0.05; done',
   ];
   for (const [i, step] of steps.entries()) {
     writeFileSync(join(out, `${i}.in`), step.stdin ?? '');
