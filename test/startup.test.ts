@@ -19,7 +19,7 @@ import { BIN, cleanEnv, tempDir, useSandbox } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
-const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk)\//, /^src\/sandbox\//];
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring)\//, /^src\/sandbox\//];
 const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
 
 // The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.
@@ -33,10 +33,21 @@ export function initialize(data) { file = data.file; }
 export async function load(url, context, next) { appendFileSync(file, url + '\\n'); return next(url, context); }
 `,
 );
+// require() (the keychain's native addon is loaded with createRequire) does not pass the ESM
+// hook on Node 20: Module._load is wrapped to log it too.
 writeFileSync(
   join(dir, 'register.mjs'),
-  `import { register } from 'node:module';
-register('./hooks.mjs', import.meta.url, { data: { file: process.env.LINKCTL_TEST_LOADED_LOG } });
+  `import Module, { register } from 'node:module';
+import { appendFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const file = process.env.LINKCTL_TEST_LOADED_LOG;
+register('./hooks.mjs', import.meta.url, { data: { file } });
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const result = load.apply(this, arguments);
+  try { if (!Module.isBuiltin(request) && !request.endsWith('.json')) appendFileSync(file, pathToFileURL(Module._resolveFilename(request, parent, isMain)).href + '\\n'); } catch {}
+  return result;
+};
 `,
 );
 
@@ -51,15 +62,16 @@ interface Loaded {
 }
 
 /** Runs `node <args>` (the CLI) in a clean environment under the hook; reports what it loaded. */
-function loading(args: string[], env: Record<string, string | undefined> = {}): Promise<Loaded> {
+function loading(args: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<Loaded> {
   const log = join(dir, `loaded-${++runs}.txt`);
   writeFileSync(log, '');
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, ...args], {
       cwd: ROOT,
       env: cleanEnv({ ...env, LINKCTL_TEST_LOADED_LOG: log }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -141,5 +153,20 @@ describe('a key and base URL from the environment', () => {
     expect(fromPackage(r.files, 'ky')).toBe(true);
     expect(forbidden(r.files).filter((f) => !f.includes('node_modules/ky/')), 'loaded by qr list').toEqual([]);
     expect(existsSync(join(dir, 'no-config'))).toBe(false);
+  });
+
+  it('the keychain library loads only to read or write a key in the keychain', async () => {
+    const config = join(dir, 'keychain-config');
+    // The control: logging in tries the keychain (without a D-Bus session it falls back to the file).
+    const login = await loading([BIN, 'auth', 'login', '--with-token', '--no-verify', '--base-url', fx.sandbox.url], { LINKCTL_CONFIG_DIR: config }, fx.sandbox.key);
+    expect(login.code, login.stderr).toBe(0);
+    expect(fromPackage(login.files, '@napi-rs/keyring')).toBe(true);
+    // A key from the environment, or one kept in the file, loads nothing of it.
+    const env = await loading([BIN, 'qr', 'list', '--json'], { ...fx.env, LINKCTL_CONFIG_DIR: config });
+    expect(env.code, env.stderr).toBe(0);
+    expect(fromPackage(env.files, '@napi-rs/keyring')).toBe(false);
+    const file = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: config });
+    expect(file.code, file.stderr).toBe(0);
+    expect(fromPackage(file.files, '@napi-rs/keyring')).toBe(false);
   });
 });

@@ -7,10 +7,10 @@
  * them best-effort, as apt packages gnome-keyring and dbus).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, tempDir, useSandbox } from '../helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -91,9 +91,12 @@ process.stdout.write(JSON.stringify(entry.getPassword()));`,
 
 describe.skipIf(!available)('keys in a real Secret Service (gnome-keyring-daemon in dbus-run-session)', () => {
   const fx = useSandbox();
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   it('login stores the key in the keychain, not the file; commands read it; an old file key moves; --insecure-storage and logout take it out', async () => {
     const dir = tempDir('linkctl-keychain-');
+    dirs.push(dir);
     const configDir = join(dir, 'config');
     mkdirSync(configDir, { mode: 0o700 });
     // A profile saved by an older linkctl: its key in the file.
