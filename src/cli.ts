@@ -80,6 +80,9 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Help wraps at the width of io's terminal (commander would ask process.stdout).
+      getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : undefined) as number,
+      getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) as number,
       // commander's usage errors in linkctl's style: `linkctl: message`, then the hint.
       outputError: (s, write) => write(usageError(s)),
     })

@@ -122,13 +122,23 @@ describe('start-up loads only what the command needs', () => {
     }
   });
 
-  it('the CLI\'s own --help (a terminal\'s path) and a command\'s help load commander and the definitions only', async () => {
-    for (const args of [CLI_HELP, [BIN, 'qr', '--help'], [BIN, 'link', 'list', '--help']]) {
+  it('the CLI\'s own help (the fallback when dist/help/ is missing) loads commander and the definitions only', async () => {
+    const cliHelp = (argv: string[]) => ['--input-type=module', '-e', `const { run } = await import('./dist/linkctl.js'); await run(${JSON.stringify(argv)});`];
+    for (const args of [CLI_HELP, cliHelp(['qr', '--help']), cliHelp(['link', 'list', '--help'])]) {
       const r = await loading(args);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^Usage: linkctl/);
       expect(fromPackage(r.files, 'commander')).toBe(true); // the hook and the mapping see into the bundle
       expect(forbidden(r.files), `${args.at(-1)}: loaded at start-up`).toEqual([]);
+    }
+  });
+
+  it('a command\'s help (--help, -h, help <command>) is served from dist/help/, loading nothing of the CLI', async () => {
+    for (const args of [['qr', '--help'], ['link', 'list', '-h'], ['help', 'qr', 'add']]) {
+      const r = await loading([BIN, ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: linkctl (qr|link list\|ls|qr add) /);
+      expect(r.files.filter((f) => f !== 'bin/linkctl.js')).toEqual([]);
     }
   });
 
