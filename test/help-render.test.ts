@@ -5,6 +5,7 @@
  * and several terminal widths, the served text equals what the CLI prints on a terminal that
  * wide. Run after a build (`npm test` builds first).
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import type { IO } from '../src/io.js';
-import { BIN, runCli } from './helpers.js';
+import { BIN, cleanEnv, runCli } from './helpers.js';
 
 const HELP_DIR = fileURLToPath(new URL('../dist/help', import.meta.url));
 const bin = createRequire(import.meta.url)(BIN) as {
@@ -65,5 +66,14 @@ describe('help served by bin/linkctl.js from build-time templates', () => {
     const unknown = await runCli(['help', 'nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^linkctl: unknown command "nope"/);
+  });
+
+  const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+  it.skipIf(!hasScript)('on a terminal (script(1), 72 columns) wraps at the terminal\'s width, as the CLI does (skipped without script(1))', async () => {
+    for (const args of [['qr', 'add', '--help'], ['--help']]) {
+      const r = spawnSync('script', ['-qec', `stty cols 72 rows 30; exec '${process.execPath}' '${BIN}' ${args.join(' ')}`, '/dev/null'], { env: cleanEnv(), encoding: 'utf8', timeout: 20_000 });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.replace(/\r\n/g, '\n')).toBe(await cliHelp(args, 72));
+    }
   });
 });
