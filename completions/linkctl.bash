@@ -9,7 +9,7 @@ _linkctl_spec() {
   case $1 in
     'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash api completion sandbox help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
-    'linkctl auth login') cmds='' flags='--with-token --no-verify -h --help' vflags='' ;;
+    'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
     'linkctl auth token') cmds='' flags='-h --help' vflags='' ;;
     'linkctl auth logout') cmds='' flags='-h --help' vflags='' ;;

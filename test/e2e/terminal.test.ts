@@ -134,13 +134,13 @@ describe('on a terminal', () => {
     beforeEach(() => void (config = freshConfig()));
     afterEach(() => config.cleanup());
     const login = (send: string) =>
-      runPty(['auth', 'login', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: config.dir }, steps: [{ waitFor: 'API key: ', send }] });
+      runPty(['auth', 'login', '--insecure-storage', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: config.dir }, steps: [{ waitFor: 'API key: ', send }] });
 
     it('asks for the key on a hidden prompt, checks it and saves it', async () => {
       const key = fx.sandbox.key;
       const r = await login(`${key}\r`);
       expect(r.output).not.toContain(key);
-      expect(plain(r.output)).toMatch(/^API key: \r\nLogged in to http:\/\/127\.0\.0\.1:\d+ as \S+ \(profile default, the default\); key \*+\w{4}\.\r\n$/);
+      expect(plain(r.output)).toMatch(/^API key: \r\nLogged in to http:\/\/127\.0\.0\.1:\d+ as \S+ \(profile default, the default\); key \*+\w{4} in the config file\.\r\n$/);
       expect(r.code).toBe(0);
       expect(JSON.parse(readFileSync(config.file, 'utf8')).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: key });
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
