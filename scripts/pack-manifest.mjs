@@ -9,7 +9,8 @@ const file = new URL('../package.json', import.meta.url);
 const saved = new URL('../.package.json.prepack', import.meta.url);
 
 if (process.argv[2] === 'strip') {
-  const text = readFileSync(file, 'utf8');
+  // A pack that failed after `strip` left the original beside it: that is still the original.
+  const text = readFileSync(existsSync(saved) ? saved : file, 'utf8');
   const pkg = JSON.parse(text);
   delete pkg.scripts.prepare;
   writeFileSync(saved, text);
