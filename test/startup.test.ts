@@ -11,7 +11,7 @@
  * Run after a build (`npm test` builds first).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -178,5 +178,19 @@ describe('a key and base URL from the environment', () => {
     const file = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: config });
     expect(file.code, file.stderr).toBe(0);
     expect(fromPackage(file.files, '@napi-rs/keyring')).toBe(false);
+    // A profile whose key is in the keychain, with LINKCTL_API_KEY set: the base URL comes from the file, the key is not looked up.
+    const keychainConfig = join(dir, 'keychain-profile');
+    mkdirSync(keychainConfig);
+    writeFileSync(join(keychainConfig, 'config.json'), JSON.stringify({ defaultProfile: 'default', profiles: { default: { baseUrl: fx.sandbox.url, keyStore: 'keychain' } } }));
+    const envKey = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: keychainConfig, LINKCTL_API_KEY: fx.sandbox.key });
+    expect(envKey.code, envKey.stderr).toBe(0);
+    expect(fromPackage(envKey.files, '@napi-rs/keyring')).toBe(false);
+    // Without it, the key is looked up (and, with no keychain reachable here, that is exit 7 naming the profile).
+    const lookedUp = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: keychainConfig });
+    expect(fromPackage(lookedUp.files, '@napi-rs/keyring')).toBe(true);
+    if (process.platform === 'linux') {
+      expect(lookedUp.code).toBe(7);
+      expect(lookedUp.stderr).toMatch(/^linkctl: cannot read the key of profile "default" from the system keychain \(.+\)\nhint: /);
+    }
   });
 });
