@@ -64,7 +64,7 @@ function helpText(argv) {
     const tty = fstatSync(1).isCharacterDevice();
     if (!tty && topic.length === 0) return readFileSync(join(__dirname, '../dist/help.txt'), 'utf8');
     const template = readFileSync(join(__dirname, '../dist/help', `${['linkctl', ...topic].join('.')}.txt`), 'utf8');
-    // commander's width: the terminal's columns on a terminal, else 80.
+    // The CLI's width (src/cli.ts, getOutHelpWidth): the terminal's columns, else 80.
     return renderHelp(template, tty ? terminalColumns() : undefined);
   } catch {
     return undefined;
@@ -91,21 +91,22 @@ function terminalColumns() {
 }
 
 /**
- * A template (src/help-templates.ts) wrapped at `helpWidth` as commander does: each marked
- * paragraph is wrapped at helpWidth + its offset (not at all below 40 columns), and its
- * continuation lines are indented to the column where it starts.
+ * A template (src/help-templates.ts) wrapped for a terminal `columns` wide (80 when not a
+ * terminal or it does not say) as commander does: each marked paragraph is wrapped at the
+ * width + its offset (not at all under its minimum width), and its continuation lines are
+ * indented to the column where it starts.
  */
-function renderHelp(template, helpWidth) {
-  const width = helpWidth ?? 80;
-  return template.replace(/\uE000(-?\d+)\uE001([^\uE002]*)\uE002/g, (_, offset, text, at, whole) => {
+function renderHelp(template, columns) {
+  const width = columns || 80;
+  return template.replace(/\uE000(-?\d+),(\d+)\uE001([^\uE002]*)\uE002/g, (_, offset, min, text, at, whole) => {
     const column = at - (whole.lastIndexOf('\n', at - 1) + 1);
-    return boxWrap(text, width + Number(offset)).split('\n').join(`\n${' '.repeat(column)}`);
+    return boxWrap(text, width + Number(offset), Number(min)).split('\n').join(`\n${' '.repeat(column)}`);
   });
 }
 
 /** commander's Help.boxWrap (lib/help.js), for text without colours. */
-function boxWrap(str, width) {
-  if (width < 40) return str;
+function boxWrap(str, width, minWidthToWrap) {
+  if (width < minWidthToWrap) return str;
   const lines = [];
   for (const line of str.split(/\r\n|\n/)) {
     const chunks = line.match(/[\s]*[^\s]+/g);

@@ -80,14 +80,15 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      // Help wraps at the width of io's terminal (commander would ask process.stdout).
-      getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : undefined) as number,
-      getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) as number,
+      // Help wraps to the terminal it is printed on (80 columns elsewhere, as commander does).
+      // bin/linkctl.js applies the same rule to the pre-rendered help: keep them together.
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
       // commander's usage errors in linkctl's style: `linkctl: message`, then the hint.
       outputError: (s, write) => write(usageError(s)),
     })
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20 })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')

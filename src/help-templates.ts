@@ -2,8 +2,9 @@
  * Build time only (scripts/build.mjs runs it from dist/): every command's help as commander
  * prints it, with each wrapped paragraph left unwrapped between markers, so bin/linkctl.js can
  * wrap it at the terminal's width without loading commander (see `renderHelp` there, which
- * mirrors commander's Help.boxWrap). A marker is \uE000<width offset>\uE001<text>\uE002: the
- * text is wrapped at (help width + offset), continuation lines indented to the marker's column.
+ * mirrors commander's Help.boxWrap). A marker is \uE000<width offset>,<min width>\uE001<text>\uE002:
+ * the text is wrapped at (help width + offset), unless that is under the min width (commander's
+ * minWidthToWrap), continuation lines indented to the marker's column.
  */
 import type { Command } from 'commander';
 import { buildProgram } from './cli.js';
@@ -20,10 +21,10 @@ export function helpTemplates(): Record<string, string> {
     command.configureHelp({
       ...command.configureHelp(),
       helpWidth: WIDE,
-      boxWrap: (text: string, width: number) => {
+      boxWrap(this: { minWidthToWrap: number }, text: string, width: number) {
         // A line break inside a paragraph would be indented by commander before we wrap it: no template then.
         if (/[\n\uE000-\uE002]/.test(text)) throw new Error(`help text with a line break: ${JSON.stringify(text.slice(0, 40))}`);
-        return `\uE000${width - WIDE}\uE001${text}\uE002`;
+        return `\uE000${width - WIDE},${this.minWidthToWrap}\uE001${text}\uE002`;
       },
     });
     out = '';

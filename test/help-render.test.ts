@@ -43,7 +43,7 @@ describe('help served by bin/linkctl.js from build-time templates', () => {
     for (const name of ['', 'qr', 'qr add', 'qr list', 'qr ls', 'link rm', 'auth token', 'api', 'sandbox serve']) expect(names).toContain(name);
   });
 
-  it.each([undefined, 40, 60, 80, 100, 132, 250, 20])('equals the CLI\'s help for every command, at width %s', async (columns) => {
+  it.each([undefined, 0, 10, 20, 30, 40, 60, 80, 100, 132, 250])('equals the CLI\'s help for every command, at width %s', async (columns) => {
     for (const topic of topics) {
       const served = bin.renderHelp(readFileSync(join(HELP_DIR, `${['linkctl', ...topic].join('.')}.txt`), 'utf8'), columns);
       expect(served, `linkctl ${topic.join(' ')} --help at ${columns}`).toBe(await cliHelp([...topic, '--help'], columns));

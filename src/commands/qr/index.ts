@@ -41,7 +41,7 @@ export function register(program: Command, bind: Bind): void {
 
   withExamples(
     qr.command('get').description('Show a QR code and its scan statistics').argument('<id>', 'QR code id', (v) => positiveInt('ID', v)).action(bind(load, 'get')),
-    ['linkctl qr get 12', 'linkctl qr get 12 --json'],
+    ['linkctl qr get 1', 'linkctl qr get 1 --json'],
   );
 
   withExamples(
@@ -63,8 +63,8 @@ export function register(program: Command, bind: Bind): void {
         .argument('<id>', 'QR code id', (v) => positiveInt('ID', v))
         .addOption(enumOption('--type <type>', 'code type (needed with data flags)', QR_TYPES)),
     ).action(bind(load, 'update')),
-    ['linkctl qr update 12 --type link --data https://example.com/new', "linkctl qr update 12 --background '#ffffff' --foreground 'rgb(0,0,0)'"],
+    ['linkctl qr update 1 --type link --data https://example.com/new', "linkctl qr update 1 --type link --data https://example.com/menu --background '#ffffff' --foreground 'rgb(0,0,0)'"],
   );
 
-  deleteCommand(qr, bind, load, 'QR code');
+  deleteCommand(qr, bind, load, 'QR code', '', ['linkctl qr delete 1 2 3 --yes']);
 }
