@@ -44,7 +44,7 @@ export function register(program: Command, bind: Bind): void {
     'linkctl api GET urls --paginate',
     "linkctl api GET 'urls?limit=50&order=click' --paginate",
     'linkctl api POST /api/pixel/add -f type=gapixel -f name=GA -f tag=G-12345',
-    'linkctl api PUT /api/link/7/update -f url=https://example.com -F pixels=null',
+    'linkctl api POST /api/campaign/add -f name=Spring -F public=true',
     'linkctl api PUT /api/qr/1/update -f type=text -F data=@message.txt',
     `echo '{"name":"Sales"}' | linkctl api PUT /api/channel/1/update --input -`,
     'linkctl api DELETE /api/pixel/4/delete --dry-run',
