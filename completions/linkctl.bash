@@ -8,9 +8,10 @@
 _linkctl_spec() {
   case $1 in
     'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply api completion sandbox mcp help' flags='-h --help' vflags='' ;;
-    'linkctl auth') cmds='login status logout switch help' flags='-h --help' vflags='' ;;
-    'linkctl auth login') cmds='' flags='--with-token --no-verify -h --help' vflags='' ;;
+    'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
+    'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
+    'linkctl auth token') cmds='' flags='-h --help' vflags='' ;;
     'linkctl auth logout') cmds='' flags='-h --help' vflags='' ;;
     'linkctl auth switch') cmds='' flags='-h --help' vflags='' ;;
     'linkctl auth help') cmds='' flags='' vflags='' ;;
@@ -68,7 +69,7 @@ _linkctl_spec() {
     'linkctl export') cmds='' flags='--file --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune -h --help' vflags='-f --file' ;;
-    'linkctl api') cmds='' flags='-f --field --input --paginate -h --help' vflags='-f --field --input' ;;
+    'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve reset help' flags='-h --help' vflags='' ;;
     'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --quirks -h --help' vflags='--port --host --state --key --rate-limit' ;;

@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--only version,help,api,sandbox,memory,rate,export,bulk-rate,bulk-speed,bulk-memory] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,bulk-rate,bulk-speed,bulk-memory] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,7 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,api,sandbox,memory,rate,export,bulk-rate,bulk-speed,bulk-memory').split(',');
+const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,bulk-rate,bulk-speed,bulk-memory').split(',');
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
 if (!(RUNS >= 1) || !(RATE_RUNS >= 1)) throw new Error('--runs and --rate-runs take a positive number');
@@ -171,6 +171,34 @@ if (ONLY.includes('help')) {
   if (!timed([BIN, '--help'], clean()).stdout.includes('Usage: linkctl')) throw new Error('linkctl --help printed no usage');
   const [a, b] = alternate(nodeE0, () => timed([BIN, '--help'], clean()).ms);
   report('linkctl --help  vs  node -e 0', [['node -e 0', a, 'ms'], ['linkctl --help', b, 'ms']], median(b) / median(a), 1.35);
+}
+
+// On a terminal: both sides run under script(1) in a pseudo-terminal 100 columns wide, so the
+// ratio is of linkctl's own cost (help wrapped at the terminal's width) over Node's bare start.
+const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+function inTerminal(args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('script', ['-qec', `stty cols 100 rows 40 2>/dev/null; exec ${[NODE, ...args].map(quote).join(' ')}`, '/dev/null'], {
+    env: clean(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`script node ${args.join(' ')} exited ${r.status ?? r.signal}\n${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+if (ONLY.includes('help-tty')) {
+  if (!hasScript) console.log('\nSKIP  help on a terminal: script(1) is not installed');
+  else {
+    for (const args of [['--help'], ['qr', 'add', '--help']]) {
+      const out = inTerminal([BIN, ...args]).stdout;
+      if (!out.includes('Usage: linkctl')) throw new Error(`linkctl ${args.join(' ')} on a terminal printed no usage`);
+      const [a, b] = alternate(() => inTerminal(['-e', '0']).ms, () => inTerminal([BIN, ...args]).ms);
+      const name = `linkctl ${args.join(' ')} on a terminal`;
+      report(`${name}  vs  node -e 0 on a terminal (script(1))`, [['node -e 0 (script)', a, 'ms'], [`${name} (script)`, b, 'ms']], median(b) / median(a), 1.35);
+    }
+  }
 }
 
 if (needsApi) {

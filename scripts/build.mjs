@@ -3,13 +3,16 @@
 // cli-table3 and the sandbox, so start-up reads little.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-// dist/ is not emptied first: stale chunks are harmless, and a clean clone starts empty.
+// dist/ is not emptied for everyday builds (tests read it while others build; stale chunks are
+// harmless there). `--clean` (npm pack's prepack) empties it first, so no stale chunk ships.
+if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   // complete.js answers the shell completion scripts' question for profile names, loading nothing else.
-  entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts' },
+  // help-templates.js renders every command's help for bin/linkctl.js, at build time only.
+  entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts', 'help-templates': 'src/help-templates.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -46,4 +49,33 @@ if (help.status === 0 && help.stdout.startsWith('Usage: linkctl')) {
 } else {
   rmSync(helpFile, { force: true });
   console.warn(`build: could not render dist/help.txt (exit ${help.status}); linkctl --help will load the CLI\n${help.stderr}`);
+}
+
+// Every command's help (`linkctl qr add --help`, `linkctl help qr add`, and `--help` on a
+// terminal), as templates that bin/linkctl.js wraps at the terminal's width without loading
+// the CLI: dist/help/linkctl[.command...].txt. Written to a new folder that then replaces the
+// old one, so a removed command leaves no stale help; without it bin falls back to the CLI.
+const templates = spawnSync(
+  process.execPath,
+  ['--input-type=module', '-e', "const { helpTemplates } = await import('./dist/help-templates.js'); process.stdout.write(JSON.stringify(helpTemplates()));"],
+  { cwd: new URL('..', import.meta.url), env: { PATH: process.env.PATH }, encoding: 'utf8', maxBuffer: 64 << 20 },
+);
+const helpDir = new URL('../dist/help', import.meta.url);
+if (templates.status === 0) {
+  const fresh = new URL(`../dist/.help.${process.pid}`, import.meta.url);
+  mkdirSync(fresh, { recursive: true });
+  for (const [path, text] of Object.entries(JSON.parse(templates.stdout))) {
+    writeFileSync(new URL(`${['linkctl', ...(path ? path.split(' ') : [])].join('.')}.txt`, `${fresh.href}/`), text);
+  }
+  const old = new URL(`../dist/.help-old.${process.pid}`, import.meta.url);
+  try {
+    renameSync(helpDir, old);
+  } catch {
+    // No help folder yet.
+  }
+  renameSync(fresh, helpDir);
+  rmSync(old, { recursive: true, force: true });
+} else {
+  rmSync(helpDir, { recursive: true, force: true });
+  console.warn(`build: could not render dist/help/ (exit ${templates.status}); command help will load the CLI\n${templates.stderr}`);
 }

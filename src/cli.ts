@@ -4,7 +4,7 @@
  * conf, chalk, ora, cli-table3 and the sandbox are imported when a command runs.
  */
 import { Command, CommanderError } from 'commander';
-import { CliError, EXIT_CODE_HELP, ExitCode } from './errors.js';
+import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
@@ -14,6 +14,62 @@ import { enumOption, type Action, type Bind } from './commands/shared/define.js'
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
+
+/** `error: unknown command 'x'\n(Did you mean y?)\n` becomes `linkctl: unknown command 'x' (did you mean y?)\n`. */
+function usageError(text: string): string {
+  const lines = text.trim().replace(/^error: /, '').split('\n');
+  const [first = '', ...rest] = lines;
+  const more = rest.map((l) => l.trim().replace(/^\((.*)\)$/, '$1').replace(/^Did/, 'did')).filter(Boolean);
+  return `linkctl: ${first}${more.length ? ` (${more.join('; ')})` : ''}\n`;
+}
+
+/**
+ * `linkctl help qr add` is `linkctl qr add --help`, as in gh; an unknown command is a usage
+ * error with a suggestion. Returns the argv to run.
+ */
+function helpArgv(program: Command, topics: string[]): string[] {
+  let command = program;
+  for (const [i, name] of topics.entries()) {
+    if (name.startsWith('-')) break;
+    const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (!sub) {
+      const path = topics.slice(0, i + 1).join(' ');
+      const names = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help').map((c) => c.name());
+      const close = names.filter((n) => n.startsWith(name.slice(0, 2)) || distance(n, name) <= 2);
+      const parent = topics.slice(0, i).join(' ');
+      throw new UsageError(
+        `unknown command "${path}"${close.length ? ` (did you mean ${close.map((n) => [parent, n].filter(Boolean).join(' ')).join(', ')}?)` : ''}`,
+        `run \`linkctl ${parent ? `${parent} ` : ''}--help\` to see the commands`,
+      );
+    }
+    command = sub;
+  }
+  return [...topics, '--help'];
+}
+
+/** `linkctl qr list` for `-p work qr list --nope`: the commands named in argv, for a hint. */
+function commandPath(program: Command, argv: string[]): string {
+  const path = ['linkctl'];
+  let command = program;
+  for (const token of argv) {
+    const sub = command.commands.find((c) => c.name() === token || c.aliases().includes(token));
+    if (!sub) continue;
+    path.push(sub.name());
+    command = sub;
+  }
+  return path.join(' ');
+}
+
+/** Edit distance, for suggestions. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
 
 export function buildProgram(io: IO, bind: Bind): Command {
   const program = new Command('linkctl');
@@ -25,11 +81,13 @@ export function buildProgram(io: IO, bind: Bind): Command {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       // Help wraps to the terminal it is printed on (80 columns elsewhere, as commander does).
+      // bin/linkctl.js applies the same rule to the pre-rendered help: keep them together.
       getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
       getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
+      // commander's usage errors in linkctl's style: `linkctl: message`, then the hint.
+      outputError: (s, write) => write(usageError(s)),
     })
     .exitOverride()
-    .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20 })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
@@ -79,9 +137,12 @@ export async function main(argv: string[], io: IO): Promise<number> {
       program.outputHelp();
       return ExitCode.usage;
     }
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(argv[0] === 'help' ? helpArgv(program, argv.slice(1)) : argv, { from: 'user' });
     return exitCode;
   } catch (error) {
+    if (error instanceof CommanderError && error.exitCode !== 0 && !['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) {
+      io.stderr.write(`hint: run \`${commandPath(program, argv)} --help\` for usage\n`);
+    }
     return report(error, io, context, argv);
   } finally {
     await context?.close().catch(() => undefined);

@@ -278,11 +278,14 @@ export class Context {
   async password(opts: { password?: unknown; passwordStdin?: unknown }, what: string): Promise<string | undefined> {
     if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both');
     if (!opts.password && !opts.passwordStdin) return undefined;
-    return this.secret(what, '--password', Boolean(opts.passwordStdin));
+    return this.secret(what, '--password', Boolean(opts.passwordStdin), true);
   }
 
-  /** A secret from a hidden prompt on a terminal, or from stdin when `fromStdin`. Never from argv. */
-  async secret(what: string, flag: string, fromStdin: boolean): Promise<string> {
+  /**
+   * A secret from a hidden prompt on a terminal, or from stdin when `fromStdin`. Never from argv.
+   * With `repeat`, the prompt asks twice and the answers must match (a typo cannot be seen).
+   */
+  async secret(what: string, flag: string, fromStdin: boolean, repeat = false): Promise<string> {
     let value: string;
     if (fromStdin) {
       value = (await this.readStdin()).replace(/\r?\n$/, '');
@@ -290,6 +293,9 @@ export class Context {
       if (!this.interactive) throw new UsageError(`${flag} needs a terminal to ask for ${what}; use ${flag}-stdin to read it from stdin`);
       const ask = this.io.promptSecret ?? (await import('./prompt.js')).promptSecret(this.io);
       value = await ask(`${what[0]!.toUpperCase()}${what.slice(1)}: `);
+      if (repeat && value.trim() && (await ask(`Repeat ${what.replace(/^the /, '')}: `)) !== value) {
+        throw new UsageError(`the two entries of ${what} differ; nothing was changed`, 'run the command again and type the same password twice');
+      }
     }
     if (!value.trim()) throw new UsageError(`${what} must not be empty`);
     return value;

@@ -20,6 +20,8 @@ export interface IO {
   promptSecret?: (question: string) => Promise<string>;
   /** Told when the server has carried out a change (a request other than GET succeeded). */
   onChange?: () => void;
+  /** Asks for a line of text, echoed. Tests replace it; the default uses the terminal. */
+  prompt?: (question: string) => Promise<string>;
   /** Asks a yes/no question. Tests replace it; the default uses the terminal. */
   confirm?: (question: string) => Promise<boolean>;
   /**

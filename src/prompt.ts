@@ -41,6 +41,11 @@ export function promptSecret(io: IO): (question: string) => Promise<string> {
   return async (question) => (await ask(io, question, true)) ?? '';
 }
 
+/** A line of visible text; Ctrl-D gives an empty answer. */
+export function promptText(io: IO): (question: string) => Promise<string> {
+  return async (question) => (await ask(io, question, false))?.trim() ?? '';
+}
+
 /** A yes/no question, no by default; Ctrl-D is no. */
 export function confirm(io: IO): (question: string) => Promise<boolean> {
   return async (question) => /^y(es)?$/i.test((await ask(io, `${question} [y/N] `, false))?.trim() ?? '');

@@ -63,7 +63,10 @@ export interface MainOptions {
   /** Pretend stdout/stderr/stdin are terminals. */
   tty?: boolean;
   confirm?: boolean;
-  secret?: string;
+  /** What the hidden prompt answers: the same each time, or one per prompt in order. */
+  secret?: string | string[];
+  /** What visible text prompts answer, one per prompt in order. */
+  answers?: string[];
   signal?: AbortSignal;
 }
 
@@ -72,6 +75,8 @@ export async function runMain(args: string[], options: MainOptions = {}): Promis
   let stdout = '';
   let stderr = '';
   const prompts: string[] = [];
+  const secrets = Array.isArray(options.secret) ? [...options.secret] : [];
+  const answers = [...(options.answers ?? [])];
   const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as unknown as IO['stdin'];
   stdin.isTTY = options.tty;
   const io: IO = {
@@ -82,7 +87,8 @@ export async function runMain(args: string[], options: MainOptions = {}): Promis
     env: cleanEnv(options.env),
     signal: options.signal,
     confirm: async (q) => (prompts.push(q), options.confirm ?? false),
-    promptSecret: async (q) => (prompts.push(q), options.secret ?? ''),
+    promptSecret: async (q) => (prompts.push(q), Array.isArray(options.secret) ? (secrets.shift() ?? '') : (options.secret ?? '')),
+    prompt: async (q) => (prompts.push(q), answers.shift() ?? ''),
   };
   const code = await main(args, io);
   return { code, stdout, stderr, prompts };

@@ -11,7 +11,7 @@
  * Run after a build (`npm test` builds first).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,8 @@ import { BIN, cleanEnv, tempDir, useSandbox } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
-// The MCP SDK (and zod, which it uses) load only for `linkctl mcp`.
-const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@modelcontextprotocol\/sdk|zod)\//, /^src\/sandbox\//, /^src\/mcp\//];
+// The MCP SDK (and zod, which it uses) load only for `linkctl mcp`; the keychain only when a profile's key is in it.
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod)\//, /^src\/sandbox\//, /^src\/mcp\//];
 const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
 
 // The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.
@@ -34,10 +34,21 @@ export function initialize(data) { file = data.file; }
 export async function load(url, context, next) { appendFileSync(file, url + '\\n'); return next(url, context); }
 `,
 );
+// require() (the keychain's native addon is loaded with createRequire) does not pass the ESM
+// hook on Node 20: Module._load is wrapped to log it too.
 writeFileSync(
   join(dir, 'register.mjs'),
-  `import { register } from 'node:module';
-register('./hooks.mjs', import.meta.url, { data: { file: process.env.LINKCTL_TEST_LOADED_LOG } });
+  `import Module, { register } from 'node:module';
+import { appendFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const file = process.env.LINKCTL_TEST_LOADED_LOG;
+register('./hooks.mjs', import.meta.url, { data: { file } });
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const result = load.apply(this, arguments);
+  try { if (!Module.isBuiltin(request) && !request.endsWith('.json')) appendFileSync(file, pathToFileURL(Module._resolveFilename(request, parent, isMain)).href + '\\n'); } catch {}
+  return result;
+};
 `,
 );
 
@@ -52,15 +63,16 @@ interface Loaded {
 }
 
 /** Runs `node <args>` (the CLI) in a clean environment under the hook; reports what it loaded. */
-function loading(args: string[], env: Record<string, string | undefined> = {}): Promise<Loaded> {
+function loading(args: string[], env: Record<string, string | undefined> = {}, stdin?: string): Promise<Loaded> {
   const log = join(dir, `loaded-${++runs}.txt`);
   writeFileSync(log, '');
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, ...args], {
       cwd: ROOT,
       env: cleanEnv({ ...env, LINKCTL_TEST_LOADED_LOG: log }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -111,13 +123,23 @@ describe('start-up loads only what the command needs', () => {
     }
   });
 
-  it('the CLI\'s own --help (a terminal\'s path) and a command\'s help load commander and the definitions only', async () => {
-    for (const args of [CLI_HELP, [BIN, 'qr', '--help'], [BIN, 'link', 'list', '--help'], [BIN, 'mcp', '--help']]) {
+  it('the CLI\'s own help (the fallback when dist/help/ is missing) loads commander and the definitions only', async () => {
+    const cliHelp = (argv: string[]) => ['--input-type=module', '-e', `const { run } = await import('./dist/linkctl.js'); await run(${JSON.stringify(argv)});`];
+    for (const args of [CLI_HELP, cliHelp(['qr', '--help']), cliHelp(['link', 'list', '--help']), cliHelp(['mcp', '--help'])]) {
       const r = await loading(args);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^Usage: linkctl/);
       expect(fromPackage(r.files, 'commander')).toBe(true); // the hook and the mapping see into the bundle
       expect(forbidden(r.files), `${args.at(-1)}: loaded at start-up`).toEqual([]);
+    }
+  });
+
+  it('a command\'s help (--help, -h, help <command>) is served from dist/help/, loading nothing of the CLI', async () => {
+    for (const args of [['qr', '--help'], ['link', 'list', '-h'], ['help', 'qr', 'add']]) {
+      const r = await loading([BIN, ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: linkctl (qr|link list\|ls|qr add) /);
+      expect(r.files.filter((f) => f !== 'bin/linkctl.js')).toEqual([]);
     }
   });
 
@@ -152,5 +174,34 @@ describe('a key and base URL from the environment', () => {
     expect(fromPackage(r.files, 'ky')).toBe(true);
     expect(forbidden(r.files).filter((f) => !f.includes('node_modules/ky/')), 'loaded by qr list').toEqual([]);
     expect(existsSync(join(dir, 'no-config'))).toBe(false);
+  });
+
+  it('the keychain library loads only to read or write a key in the keychain', async () => {
+    const config = join(dir, 'keychain-config');
+    // The control: logging in tries the keychain (without a D-Bus session it falls back to the file).
+    const login = await loading([BIN, 'auth', 'login', '--with-token', '--no-verify', '--base-url', fx.sandbox.url], { LINKCTL_CONFIG_DIR: config }, fx.sandbox.key);
+    expect(login.code, login.stderr).toBe(0);
+    expect(fromPackage(login.files, '@napi-rs/keyring')).toBe(true);
+    // A key from the environment, or one kept in the file, loads nothing of it.
+    const env = await loading([BIN, 'qr', 'list', '--json'], { ...fx.env, LINKCTL_CONFIG_DIR: config });
+    expect(env.code, env.stderr).toBe(0);
+    expect(fromPackage(env.files, '@napi-rs/keyring')).toBe(false);
+    const file = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: config });
+    expect(file.code, file.stderr).toBe(0);
+    expect(fromPackage(file.files, '@napi-rs/keyring')).toBe(false);
+    // A profile whose key is in the keychain, with LINKCTL_API_KEY set: the base URL comes from the file, the key is not looked up.
+    const keychainConfig = join(dir, 'keychain-profile');
+    mkdirSync(keychainConfig);
+    writeFileSync(join(keychainConfig, 'config.json'), JSON.stringify({ defaultProfile: 'default', profiles: { default: { baseUrl: fx.sandbox.url, keyStore: 'keychain' } } }));
+    const envKey = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: keychainConfig, LINKCTL_API_KEY: fx.sandbox.key });
+    expect(envKey.code, envKey.stderr).toBe(0);
+    expect(fromPackage(envKey.files, '@napi-rs/keyring')).toBe(false);
+    // Without it, the key is looked up (and, with no keychain reachable here, that is exit 7 naming the profile).
+    const lookedUp = await loading([BIN, 'qr', 'list', '--json'], { LINKCTL_CONFIG_DIR: keychainConfig });
+    expect(fromPackage(lookedUp.files, '@napi-rs/keyring')).toBe(true);
+    if (process.platform === 'linux') {
+      expect(lookedUp.code).toBe(7);
+      expect(lookedUp.stderr).toMatch(/^linkctl: cannot read the key of profile "default" from the system keychain \(.+\)\nhint: /);
+    }
   });
 });

@@ -4,9 +4,11 @@
  * flag or the environment never touches the config file.
  */
 import { ConfigError, UsageError } from '../errors.js';
-import { readConfig, type ConfigData } from './store.js';
+import { KeychainUnavailable, readKeychain } from './keychain.js';
+import { readConfig, type ConfigData, type Profile } from './store.js';
 
-export type Source = 'flag' | 'environment' | 'profile' | 'default' | 'sandbox';
+/** Where a value came from; 'profile' is the config file, 'keychain' the system's credential store. */
+export type Source = 'flag' | 'environment' | 'profile' | 'keychain' | 'default' | 'sandbox';
 
 export interface Sourced<T> {
   value: T;
@@ -78,6 +80,24 @@ export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
   return {
     profile,
     baseUrl: flagOrEnvUrl ?? (stored?.baseUrl ? { value: stored.baseUrl, source: 'profile' } : undefined),
-    apiKey: envKey ? { value: envKey, source: 'environment' } : stored?.apiKey ? { value: stored.apiKey, source: 'profile' } : undefined,
+    apiKey: envKey ? { value: envKey, source: 'environment' } : storedKey(env, profile.value, stored),
   };
+}
+
+/** A profile's own key: from the keychain when it is kept there (loading the keychain library only then), else from the file. */
+export function storedKey(env: Env, name: string, stored: Profile | undefined): Sourced<string> | undefined {
+  if (stored?.keyStore === 'keychain') {
+    let key: string | undefined;
+    try {
+      key = readKeychain(env, name);
+    } catch (error) {
+      if (!(error instanceof KeychainUnavailable)) throw error;
+      throw new ConfigError(
+        `cannot read the key of profile "${name}" from the system keychain (${error.message})`,
+        'unlock the keychain and try again, or set LINKCTL_API_KEY, or run `linkctl auth login --insecure-storage` to keep the key in the config file',
+      );
+    }
+    return key ? { value: key, source: 'keychain' } : undefined;
+  }
+  return stored?.apiKey ? { value: stored.apiKey, source: 'profile' } : undefined;
 }

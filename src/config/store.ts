@@ -11,7 +11,10 @@ import { join } from 'node:path';
 
 export interface Profile {
   baseUrl?: string;
+  /** The key, when it is kept in this file (--insecure-storage, no keychain, or saved by an older linkctl). */
   apiKey?: string;
+  /** 'keychain': the key is in the operating system's credential store (src/config/keychain.ts). */
+  keyStore?: 'keychain';
 }
 
 export interface ConfigData {

@@ -61,9 +61,10 @@ for (const quirks of [false, true]) {
       expect(r.stderr).toMatch(/no array of records to page through/);
     });
 
-    it('POST with -f sends a JSON body with typed values', async () => {
-      const args = ['api', 'POST', '/api/pixel/add', '-f', 'type=gapixel', '-f', 'name=GA', '-f', 'tag=G-12345'];
-      const extra = ['-f', 'count=42', '-f', 'ratio=-1.5', '-f', 'on=true', '-f', 'off=false', '-f', 'none=null', '-f', 'zip=02134', '-f', 'big=12345678901234567890', '-f', 'empty='];
+    it('POST with -F sends a JSON body with typed values, -f with strings as given (as gh api)', async () => {
+      const args = ['api', 'POST', '/api/pixel/add', '-f', 'type=gapixel', '-f', 'name=GA', '-F', 'tag=G-12345'];
+      const extra = ['-F', 'count=42', '-F', 'ratio=-1.5', '-F', 'on=true', '-F', 'off=false', '-F', 'none=null', '-F', 'zip=02134', '-F', 'big=12345678901234567890', '--field', 'empty='];
+      extra.push('-f', 'rawCount=42', '-f', 'rawOn=true', '--raw-field', 'rawNull=null', '-f', 'at=@handle');
       const r = await runCli([...args, ...extra], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
@@ -72,7 +73,10 @@ for (const quirks of [false, true]) {
           method: 'POST',
           path: '/api/pixel/add',
           query: {},
-          body: { type: 'gapixel', name: 'GA', tag: 'G-12345', count: 42, ratio: -1.5, on: true, off: false, none: null, zip: '02134', big: '12345678901234567890', empty: '' },
+          body: {
+            tag: 'G-12345', count: 42, ratio: -1.5, on: true, off: false, none: null, zip: '02134', big: '12345678901234567890', empty: '',
+            type: 'gapixel', name: 'GA', rawCount: '42', rawOn: 'true', rawNull: 'null', at: '@handle',
+          },
         },
       ]);
       const created = JSON.parse(r.stdout);
@@ -82,13 +86,13 @@ for (const quirks of [false, true]) {
       expect(pixels.map((p: { name: string }) => p.name)).toContain('GA');
     });
 
-    it('-f key=@file sends the text of the file', async () => {
+    it('-F key=@file sends the text of the file, -F key=@- the text of stdin (not typed)', async () => {
       const file = join(files, 'note.txt');
       writeFileSync(file, 'line one\nline "two"\n');
-      const r = await runCli(['api', 'POST', 'qr/add', '-f', 'type=text', '-f', `data=@${file}`, '-f', 'name=Note'], { env: fx.env });
+      const r = await runCli(['api', 'POST', 'qr/add', '-f', 'type=text', '-F', `data=@${file}`, '-F', 'name=@-'], { env: fx.env, stdin: '42' });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/qr/add', query: {}, body: { type: 'text', data: 'line one\nline "two"\n', name: 'Note' } }]);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/qr/add', query: {}, body: { data: 'line one\nline "two"\n', name: '42', type: 'text' } }]);
     });
 
     it('PUT with --input - sends the JSON read from stdin', async () => {
@@ -136,9 +140,9 @@ for (const quirks of [false, true]) {
     });
 
     it('--dry-run prints the POST with its body and sends nothing', async () => {
-      const r = await runCli(['--dry-run', 'api', 'post', '/api/pixel/add', '-f', 'type=gapixel', '-f', 'name=GA', '-f', 'tag=G-12345', '-f', 'n=3'], { env: fx.env });
+      const r = await runCli(['--dry-run', 'api', 'post', '/api/pixel/add', '-f', 'type=gapixel', '-f', 'name=GA', '-f', 'tag=G-12345', '-F', 'n=3'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe(`POST ${fx.sandbox.url}/api/pixel/add\n${JSON.stringify({ type: 'gapixel', name: 'GA', tag: 'G-12345', n: 3 }, null, 2)}\n`);
+      expect(r.stdout).toBe(`POST ${fx.sandbox.url}/api/pixel/add\n${JSON.stringify({ n: 3, type: 'gapixel', name: 'GA', tag: 'G-12345' }, null, 2)}\n`);
       expect(r.stderr).toBe('dry run: nothing was sent\n');
       expect(fx.sandbox.requests).toHaveLength(0);
     });
@@ -157,18 +161,21 @@ describe('api input validation (nothing is sent)', () => {
   it.each([
     [['api', 'PATCH', 'urls'], '', /METHOD must be one of GET, POST, PUT, DELETE; got "PATCH"/],
     [['api', 'GET'], '', /missing required argument 'path'/],
-    [['api', 'POST', 'pixel/add', '-f', 'novalue'], '', /--field must be KEY=VALUE, got "novalue"/],
-    [['api', 'POST', 'pixel/add', '-f', '=x'], '', /--field must be KEY=VALUE/],
-    [['api', 'POST', 'pixel/add', '-f', 'a=1', '-f', 'a=2'], '', /--field a is given twice/],
-    [['api', 'POST', 'pixel/add', '-f', 'tag=@/nonexistent/tag.txt'], '', /--field tag: cannot read \/nonexistent\/tag.txt \(ENOENT\)/],
+    [['api', 'POST', 'pixel/add', '-F', 'novalue'], '', /--field must be KEY=VALUE, got "novalue"/],
+    [['api', 'POST', 'pixel/add', '-F', '=x'], '', /--field must be KEY=VALUE/],
+    [['api', 'POST', 'pixel/add', '-F', 'a=1', '-F', 'a=2'], '', /--field a is given twice/],
+    [['api', 'POST', 'pixel/add', '-F', 'tag=@/nonexistent/tag.txt'], '', /--field tag: cannot read \/nonexistent\/tag.txt \(ENOENT\)/],
+    [['api', 'POST', 'pixel/add', '-F', 'a=@-', '-F', 'b=@-'], 'x', /only one field can read stdin \(@-\); got a, b/],
+    [['api', 'POST', 'pixel/add', '-f', 'a=1', '-F', 'a=2'], '', /--raw-field a is given twice/],
+    [['api', 'POST', 'pixel/add', '-f', 'novalue'], '', /--raw-field must be KEY=VALUE, got "novalue"/],
     [['api', 'PUT', 'channel/1/update', '--input', '-'], '{"name": ', /--input \(stdin\) is not valid JSON/],
     [['api', 'PUT', 'channel/1/update', '--input', '-'], '', /--input \(stdin\) is not valid JSON/],
     [['api', 'PUT', 'channel/1/update', '--input', '/nonexistent/body.json'], '', /--input: cannot read \/nonexistent\/body.json/],
-    [['api', 'PUT', 'channel/1/update', '--input', '-', '-f', 'name=x'], '{}', /--field or with --input, not both/],
+    [['api', 'PUT', 'channel/1/update', '--input', '-', '-f', 'name=x'], '{}', /--raw-field or with --input, not both/],
     [['api', 'GET', 'urls', '--input', '-'], '{}', /GET sends no body: drop --input/],
     [['api', 'POST', 'urls', '--paginate'], '', /--paginate follows the pages of a GET list; it does not apply to POST/],
     [['api', 'GET', 'urls?page=0', '--paginate'], '', /page \(in PATH\) must be a positive integer/],
-    [['api', 'GET', 'urls?limit=2', '-f', 'limit=3'], '', /limit is given both in PATH and with --field/],
+    [['api', 'GET', 'urls?limit=2', '-F', 'limit=3'], '', /limit is given both in PATH and with --field/],
     [['api', 'GET', 'https://example.com/api/urls'], '', /PATH is a path such as \/api\/urls, not a URL/],
     [['api', 'GET', '/?x=1'], '', /PATH must name an endpoint/],
   ])('%j exits 2', async (args, stdin, message) => {

@@ -13,10 +13,10 @@ function configOf(dir: string) {
 describe('auth login', () => {
   it('checks the key with GET /api/account, then saves a private profile that becomes the default', async () => {
     const dir = tempDir();
-    const r = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: `${fx.sandbox.key}\n` });
+    const r = await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: `${fx.sandbox.key}\n` });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Logged in to http:\/\/127\.0\.0\.1:\d+ as demo \(profile default, the default\)/);
+    expect(r.stdout).toMatch(/Logged in to http:\/\/127\.0\.0\.1:\d+ as demo \(profile default, the default\); key \*{4}\w{4} in the config file\.$/m);
     expect(r.stdout).not.toContain(fx.sandbox.key);
     expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
     expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${fx.sandbox.key}`);
@@ -70,12 +70,97 @@ describe('auth login', () => {
   });
 });
 
+describe('auth login at the prompt (in-process, pretending a terminal)', () => {
+  it('asks for the base URL when none is given', async () => {
+    const dir = tempDir();
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: [fx.sandbox.url], secret: fx.sandbox.key });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.prompts).toEqual(['Base URL (the site root, e.g. https://links.example.com): ', 'API key: ']);
+    expect(configOf(dir).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: fx.sandbox.key });
+  });
+
+  it('lets a rejected key be typed again, three tries in all', async () => {
+    const dir = tempDir();
+    const env = { LINKCTL_CONFIG_DIR: dir };
+    const third = await runMain(['auth', 'login', '--insecure-storage', '--base-url', fx.sandbox.url], { env, tty: true, secret: ['wrong-one-0000', 'has space', fx.sandbox.key] });
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.prompts).toEqual(['API key: ', 'API key: ', 'API key: ']);
+    expect(third.stderr).toMatch(/^linkctl: A valid API key is required.*; try again \(2 tries left\)\nlinkctl: the key contains white space.*; try again \(1 try left\)\n$/);
+    expect(configOf(dir).profiles.default.apiKey).toBe(fx.sandbox.key);
+
+    const other = tempDir();
+    const never = await runMain(['auth', 'login', '--insecure-storage', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: other }, tty: true, secret: ['wrong-1-0000', 'wrong-2-0000', 'wrong-3-0000'] });
+    expect(never.code).toBe(3);
+    expect(never.prompts).toHaveLength(3);
+    expect(existsSync(join(other, 'config.json'))).toBe(false);
+  });
+
+  it('asks before replacing a different key at the prompt; --with-token replaces without asking', async () => {
+    const dir = tempDir();
+    const env = { LINKCTL_CONFIG_DIR: dir };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ defaultProfile: 'default', profiles: { default: { baseUrl: fx.sandbox.url, apiKey: 'old-key-12345678' } } }));
+    const declined = await runMain(['auth', 'login', '--insecure-storage'], { env, tty: true, secret: fx.sandbox.key, confirm: false });
+    expect(declined.code).toBe(2);
+    expect(declined.prompts).toEqual(['API key: ', 'Profile "default" already has a different key. Replace it?']);
+    expect(configOf(dir).profiles.default.apiKey).toBe('old-key-12345678');
+
+    const accepted = await runMain(['auth', 'login', '--insecure-storage'], { env, tty: true, secret: fx.sandbox.key, confirm: true });
+    expect(accepted.code).toBe(0);
+    expect(configOf(dir).profiles.default.apiKey).toBe(fx.sandbox.key);
+
+    // The same key again: nothing to confirm.
+    const same = await runMain(['auth', 'login', '--insecure-storage'], { env, tty: true, secret: fx.sandbox.key, confirm: false });
+    expect(same.code).toBe(0);
+    expect(same.prompts).toEqual(['API key: ']);
+
+    const ci = await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--no-verify'], { env, stdin: 'ci-key-87654321' });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(configOf(dir).profiles.default.apiKey).toBe('ci-key-87654321');
+  });
+});
+
+// Without DBUS_SESSION_BUS_ADDRESS (cleanEnv leaves it out), Linux has no Secret Service to reach.
+describe.skipIf(process.platform !== 'linux')('without a system keychain (Linux without a D-Bus session; elsewhere the OS always has one)', () => {
+  it('login keeps the key in the 0600 config file and says so once', async () => {
+    const dir = tempDir();
+    const r = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: fx.sandbox.key });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^linkctl: no system keychain to store the key in \\(.+\\); it is saved in ${join(dir, 'config.json')} \\(mode 0600\\) instead\n$`));
+    expect(r.stdout).toMatch(/in the config file\.\n$/);
+    expect(configOf(dir).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: fx.sandbox.key });
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+    // Using the key says nothing more.
+    const list = await runCli(['qr', 'list', '--json'], { env: { LINKCTL_CONFIG_DIR: dir } });
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe('');
+  });
+});
+
+describe('auth token', () => {
+  it('prints the active key and nothing else; LINKCTL_API_KEY first', async () => {
+    const dir = tempDir();
+    const env = { LINKCTL_CONFIG_DIR: dir };
+    expect((await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--no-verify', '--base-url', 'https://links.example.com'], { env, stdin: 'saved-key-1234abcd' })).code).toBe(0);
+    const saved = await runCli(['auth', 'token'], { env });
+    expect(saved).toEqual({ code: 0, stdout: 'saved-key-1234abcd\n', stderr: '' });
+    const fromEnv = await runCli(['auth', 'token'], { env: { ...env, LINKCTL_API_KEY: 'env-key-99998888' } });
+    expect(fromEnv).toEqual({ code: 0, stdout: 'env-key-99998888\n', stderr: '' });
+  });
+
+  it('exits 3 when there is no key, printing nothing on stdout', async () => {
+    const r = await runCli(['auth', 'token'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^linkctl: no API key for profile "default"\nhint: run `linkctl auth login`/);
+  });
+});
+
 describe('auth status, switch and logout', () => {
   async function loggedIn() {
     const dir = tempDir();
     const env = { LINKCTL_CONFIG_DIR: dir };
-    await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env, stdin: fx.sandbox.key });
-    await runCli(['auth', 'login', '--with-token', '--no-verify', '--profile', 'work', '--base-url', 'https://links.example.com'], { env, stdin: 'work-key-abcdWXYZ' });
+    await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', fx.sandbox.url], { env, stdin: fx.sandbox.key });
+    await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--no-verify', '--profile', 'work', '--base-url', 'https://links.example.com'], { env, stdin: 'work-key-abcdWXYZ' });
     fx.sandbox.reset();
     return { dir, env };
   }
@@ -84,10 +169,10 @@ describe('auth status, switch and logout', () => {
     const { env } = await loggedIn();
     const r = await runCli(['auth', 'status'], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)} \\(from profile\\)$`, 'm'));
-    // The list of profiles is for people: on stderr in a pipe, keys masked too.
-    expect(r.stderr).toMatch(/^\* default .* \*{4}\w{4} {2}\(default\)$/m);
-    expect(r.stderr).toMatch(/^ {2}work .*\*{4}WXYZ$/m);
+    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)} \\(from profile, in the config file\\)$`, 'm'));
+    // The list of profiles is for people: on stderr in a pipe, keys masked too, and where each lives.
+    expect(r.stderr).toMatch(/^\* default .* \*{4}\w{4} in the config file {2}\(default\)$/m);
+    expect(r.stderr).toMatch(/^ {2}work .*\*{4}WXYZ in the config file$/m);
     expect(r.stdout + r.stderr).not.toContain(fx.sandbox.key);
     expect(r.stdout + r.stderr).not.toContain('work-key-abcdWXYZ');
     const json = JSON.parse((await runCli(['auth', 'status', '--json'], { env })).stdout);
@@ -211,8 +296,17 @@ describe('account', () => {
   it('asks for a password on a hidden prompt', async () => {
     const r = await runMain(['account', 'update', '--password'], { env: fx.env, tty: true, secret: 'pw-from-prompt' });
     expect(r.code).toBe(0);
-    expect(r.prompts).toEqual(['New password: ']);
+    expect(r.prompts).toEqual(['New password: ', 'Repeat new password: ']);
     expect(fx.sandbox.requests.at(-1)!.body).toEqual({ password: 'pw-from-prompt' });
+  });
+
+  it('refuses two different answers to the password prompt (exit 2, nothing sent)', async () => {
+    const r = await runMain(['account', 'update', '--password'], { env: fx.env, tty: true, secret: ['pw-one-1234', 'pw-two-1234'] });
+    expect(r.code).toBe(2);
+    expect(r.prompts).toEqual(['New password: ', 'Repeat new password: ']);
+    expect(r.stderr).toMatch(/^linkctl: the two entries of new password differ; nothing was changed\nhint: /);
+    expect(r.stderr).not.toContain('pw-one');
+    expect(fx.sandbox.requests).toHaveLength(0);
   });
 
   it.each([

@@ -395,7 +395,7 @@ describe('link password prompt (in-process, pretending a terminal)', () => {
   it('asks for the password on a terminal with --password', async () => {
     const r = await runMain(['link', 'add', 'https://example.org/p', '--password', '-q'], { env: fx.env, tty: true, secret: 'hidden' });
     expect(r.code).toBe(0);
-    expect(r.prompts).toEqual(['The link password: ']);
+    expect(r.prompts).toEqual(['The link password: ', 'Repeat link password: ']);
     expect(writes(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/p', password: 'hidden' });
   });
 

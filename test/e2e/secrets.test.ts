@@ -28,6 +28,8 @@ interface Entry {
   offline?: boolean;
   /** A foreground server: stopped with SIGINT once it says it is listening. */
   server?: boolean;
+  /** The command prints the key on stdout by design (auth token): only that, and nowhere else. */
+  printsKey?: boolean;
   /** Other secrets the command handles, which must not show either. */
   secrets?: string[];
 }
@@ -36,6 +38,7 @@ interface Entry {
 const MINIMAL: Record<string, Entry> = {
   'auth login': { args: ['--with-token'], stdin: `${KEY}\n` },
   'auth status': { args: [] },
+  'auth token': { args: [], offline: true, printsKey: true },
   'auth logout': { args: [], setup: [{ args: ['auth', 'login', '--with-token'], stdin: KEY }], offline: true },
   'auth switch': { args: ['work'], setup: [{ args: ['auth', 'login', '--with-token', '--profile', 'work'], stdin: KEY }], offline: true },
   'account get': { args: [] },
@@ -153,7 +156,10 @@ describe.concurrent('no command shows the key, even with --debug', () => {
       const requestsBefore = sandbox.requests.length;
       const args = [...path.split(' '), ...entry.args, '--debug', '--yes'];
       const r = entry.server ? await runServer(args, env) : await runCli(args, { env, stdin: entry.stdin });
-      expectNoSecrets(r, [KEY, ...(entry.secrets ?? [])]);
+      if (entry.printsKey) {
+        expect(r.stdout).toBe(`${KEY}\n`);
+        expectNoSecrets({ ...r, stdout: '' }, [KEY]);
+      } else expectNoSecrets(r, [KEY, ...(entry.secrets ?? [])]);
       expect(r.code, r.stderr).toBe(entry.server ? 130 : 0);
       if (!entry.offline) {
         // The command did use the key: the sandbox received it, and the trace shows it redacted.

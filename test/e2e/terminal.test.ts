@@ -134,13 +134,13 @@ describe('on a terminal', () => {
     beforeEach(() => void (config = freshConfig()));
     afterEach(() => config.cleanup());
     const login = (send: string) =>
-      runPty(['auth', 'login', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: config.dir }, steps: [{ waitFor: 'API key: ', send }] });
+      runPty(['auth', 'login', '--insecure-storage', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: config.dir }, steps: [{ waitFor: 'API key: ', send }] });
 
     it('asks for the key on a hidden prompt, checks it and saves it', async () => {
       const key = fx.sandbox.key;
       const r = await login(`${key}\r`);
       expect(r.output).not.toContain(key);
-      expect(plain(r.output)).toMatch(/^API key: \r\nLogged in to http:\/\/127\.0\.0\.1:\d+ as \S+ \(profile default, the default\); key \*+\w{4}\.\r\n$/);
+      expect(plain(r.output)).toMatch(/^API key: \r\nLogged in to http:\/\/127\.0\.0\.1:\d+ as \S+ \(profile default, the default\); key \*+\w{4} in the config file\.\r\n$/);
       expect(r.code).toBe(0);
       expect(JSON.parse(readFileSync(config.file, 'utf8')).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: key });
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
@@ -200,10 +200,10 @@ describe('on a terminal', () => {
 
   it('account update --password asks on a hidden prompt and sends the password', async () => {
     const password = 'N3w-pass-phrase';
-    const r = await runPty(['account', 'update', '--password'], { env: fx.env, steps: [{ waitFor: 'New password: ', send: `${password}\r` }] });
+    const r = await runPty(['account', 'update', '--password'], { env: fx.env, steps: [{ waitFor: 'New password: ', send: `${password}\r` }, { waitFor: 'Repeat new password: ', send: `${password}\r` }] });
     expect(r.code).toBe(0);
     expect(r.output).not.toContain(password);
-    expect(plain(r.output)).toMatch(/^New password: \r\n.+\r\n$/);
+    expect(plain(r.output)).toMatch(/^New password: \r\nRepeat new password: \r\n.+\r\n$/);
     expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/account/update', query: {}, body: { password } }]);
   });
 

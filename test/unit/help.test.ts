@@ -42,4 +42,33 @@ describe('help', () => {
     expect(unknown.stderr).toMatch(/unknown command 'qrr'/);
     expect((await runMain(['qr'])).code).toBe(2);
   });
+
+  it('`linkctl help qr add` shows the help of qr add, as gh does', async () => {
+    const r = await runMain(['help', 'qr', 'add']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe((await runMain(['qr', 'add', '--help'])).stdout);
+    expect(r.stdout).toMatch(/^Usage: linkctl qr add /);
+    expect((await runMain(['help', 'qr', 'ls'])).stdout).toMatch(/^Usage: linkctl qr list\|ls /);
+    expect((await runMain(['help'])).stdout).toMatch(/^Usage: linkctl \[options\] \[command\]/);
+  });
+
+  it('`linkctl help nope` is a usage error with a suggestion', async () => {
+    const unknown = await runMain(['help', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe('linkctl: unknown command "nope"\nhint: run `linkctl --help` to see the commands\n');
+    const close = await runMain(['help', 'qr', 'ad']);
+    expect(close.code).toBe(2);
+    expect(close.stderr).toBe('linkctl: unknown command "qr ad" (did you mean qr add?)\nhint: run `linkctl qr --help` to see the commands\n');
+  });
+
+  it.each([
+    [['qr', 'lst'], "linkctl: unknown command 'lst' (did you mean one of list, ls?)\nhint: run `linkctl qr --help` for usage\n"],
+    [['-p', 'x', 'qr', 'list', '--nope'], "linkctl: unknown option '--nope'\nhint: run `linkctl qr list --help` for usage\n"],
+    [['api', 'GET'], "linkctl: missing required argument 'path'\nhint: run `linkctl api --help` for usage\n"],
+  ])('commander\'s usage error %j is in linkctl\'s style: a linkctl: line, then the hint', async (args, stderr) => {
+    const r = await runMain(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(stderr);
+  });
 });

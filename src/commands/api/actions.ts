@@ -12,7 +12,8 @@ import { positiveInt } from '../../validate.js';
 import type { ActionInput } from '../shared/define.js';
 import type { ApiMethod } from './types.js';
 
-type Field = { key: string; value: string };
+/** A -F (typed, reads @file and @-) or -f (raw string) field, as parsed by the definition. */
+type Field = { key: string; value: string; raw?: boolean };
 
 /** `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart. */
 export function splitPath(raw: string): { path: string; query: Record<string, string> } {
@@ -39,19 +40,42 @@ export function typed(text: string): unknown {
   return text;
 }
 
-/** The fields' text values in order, `@file` read; a key given twice is a mistake, not an override. */
-function fieldTexts(fields: Field[]): Array<[string, string]> {
+/** Where a field came from in messages: `--field` (-F) or `--raw-field` (-f). */
+const flagOf = (field: Field) => (field.raw ? '--raw-field' : '--field');
+
+/**
+ * The fields' values in order, as gh api has them: -f values are strings as given; -F values
+ * are typed (for a body) and `@file` / `@-` read a file or stdin (text, not typed). A key given
+ * twice is a mistake, not an override. Returns [key, text, typed?].
+ */
+async function fieldValues(ctx: Context, fields: Field[]): Promise<Array<{ key: string; text: string; json: unknown }>> {
   const seen = new Set<string>();
-  return fields.map(({ key, value }) => {
-    if (seen.has(key)) throw new UsageError(`--field ${key} is given twice`);
-    seen.add(key);
-    if (!value.startsWith('@')) return [key, value];
-    try {
-      return [key, readFileSync(value.slice(1), 'utf8')];
-    } catch (error) {
-      throw new UsageError(`--field ${key}: cannot read ${value.slice(1)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  for (const field of fields) {
+    if (seen.has(field.key)) throw new UsageError(`${flagOf(field)} ${field.key} is given twice`);
+    seen.add(field.key);
+  }
+  const stdinFields = fields.filter((f) => !f.raw && f.value === '@-');
+  if (stdinFields.length > 1) throw new UsageError(`only one field can read stdin (@-); got ${stdinFields.map((f) => f.key).join(', ')}`);
+  const values = [];
+  for (const field of fields) {
+    const { key, value } = field;
+    if (field.raw || !value.startsWith('@')) {
+      values.push({ key, text: value, json: field.raw ? value : typed(value) });
+      continue;
     }
-  });
+    let text: string;
+    if (value === '@-') {
+      text = await ctx.readStdin();
+    } else {
+      try {
+        text = readFileSync(value.slice(1), 'utf8');
+      } catch (error) {
+        throw new UsageError(`--field ${key}: cannot read ${value.slice(1)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'use -f (--raw-field) to send a value that starts with @ as it is');
+      }
+    }
+    values.push({ key, text, json: text });
+  }
+  return values;
 }
 
 async function readInput(ctx: Context, source: string): Promise<unknown> {
@@ -86,23 +110,23 @@ function pagination(query: Query): { page?: number; limit?: number; rest: Query 
 export async function request(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const method = args[0] as ApiMethod;
   const { path, query } = splitPath(String(args[1]));
-  const fields = (opts.field ?? []) as Field[];
+  const fields = [...((opts.field ?? []) as Field[]), ...((opts.rawField ?? []) as Field[])];
   const input = opts.input as string | undefined;
 
   // Every check before anything is read from stdin or sent.
-  if (fields.length && input !== undefined) throw new UsageError('give the body with --field or with --input, not both');
+  if (fields.length && input !== undefined) throw new UsageError(`give the body with ${flagOf(fields[0]!)} or with --input, not both`);
   if (method === 'GET' && input !== undefined) throw new UsageError('GET sends no body: drop --input (with GET, --field values go into the query string)');
   if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows the pages of a GET list; it does not apply to ${method}`);
 
-  const texts = fieldTexts(fields);
+  const values = await fieldValues(ctx, fields);
   let json: unknown;
   if (method === 'GET') {
-    for (const [key, value] of texts) {
-      if (key in query) throw new UsageError(`${key} is given both in PATH and with --field`);
-      query[key] = value;
+    for (const { key, text } of values) {
+      if (key in query) throw new UsageError(`${key} is given both in PATH and with ${flagOf(fields.find((f) => f.key === key)!)}`);
+      query[key] = text;
     }
-  } else if (texts.length) {
-    json = Object.fromEntries(texts.map(([key, value]) => [key, typed(value)]));
+  } else if (values.length) {
+    json = Object.fromEntries(values.map(({ key, json }) => [key, json]));
   }
   const paging = opts.paginate ? pagination(query) : undefined;
   if (input !== undefined) json = await readInput(ctx, input);

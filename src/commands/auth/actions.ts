@@ -1,8 +1,9 @@
 import type { Context } from '../../context.js';
 import { AuthError, CliError, ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { maskKey } from '../../redact.js';
-import { readConfig, updateConfig, type ConfigData } from '../../config/store.js';
-import { activeProfile, checkProfileName, keyLooksValid } from '../../config/settings.js';
+import { readConfig, updateConfig, type ConfigData, type Profile } from '../../config/store.js';
+import { activeProfile, checkProfileName, keyLooksValid, storedKey } from '../../config/settings.js';
+import { deleteKeychain, KeychainUnavailable, writeKeychain } from '../../config/keychain.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { normaliseBaseUrl } from '../../api/client.js';
@@ -11,39 +12,102 @@ function profileName(ctx: Context): string {
   return activeProfile(ctx.globals, ctx.env, readConfig(ctx.env).data).value;
 }
 
+const KEY_TRIES = 3;
+
+/** How `auth status` names where a key came from. */
+const KEY_SOURCES: Record<string, string> = { profile: 'profile, in the config file', keychain: 'profile, in the system keychain', environment: 'environment' };
+
 export async function login(ctx: Context, { opts }: ActionInput): Promise<Result> {
   // Without --profile, login renews the key of the profile in use (the default one).
   const name = profileName(ctx);
   const existing = readConfig(ctx.env).data.profiles[name];
-  const rawUrl = ctx.globals.baseUrl || ctx.env.LINKCTL_BASE_URL || existing?.baseUrl;
+  let rawUrl = ctx.globals.baseUrl || ctx.env.LINKCTL_BASE_URL || existing?.baseUrl;
+  if (!rawUrl && !opts.withToken && ctx.interactive) {
+    const ask = ctx.io.prompt ?? (await import('../../prompt.js')).promptText(ctx.io);
+    rawUrl = await ask('Base URL (the site root, e.g. https://links.example.com): ');
+  }
   if (!rawUrl) throw new UsageError('--base-url is required for a new profile (the site root, e.g. https://links.example.com)');
   const baseUrl = normaliseBaseUrl(rawUrl).href.replace(/\/$/, '');
+
   let key: string;
+  let username: string | undefined;
   if (opts.withToken) {
     key = (await ctx.readStdin()).trim();
     if (!key) throw new UsageError('--with-token: stdin was empty; pipe the key in, e.g. `echo "$KEY" | linkctl auth login --with-token`');
+    if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
+    if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
   } else {
     if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token');
-    key = (await ctx.secret('API key', '--with-token', false)).trim();
+    // At the prompt, a mistyped or rejected key can be typed again.
+    for (let attempt = 1; ; attempt++) {
+      key = (await ctx.secret('API key', '--with-token', false)).trim();
+      try {
+        if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
+        if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
+        break;
+      } catch (error) {
+        if (attempt >= KEY_TRIES || !(error instanceof UsageError || error instanceof AuthError)) throw error;
+        ctx.warn(`linkctl: ${error.message}; try again (${KEY_TRIES - attempt} ${KEY_TRIES - attempt === 1 ? 'try' : 'tries'} left)`);
+      }
+    }
+    // Typed at the prompt over a different key: ask first (--with-token replaces, as gh does, so CI can log in again).
+    const previous = existing ? previousKey(ctx, name, existing) : undefined;
+    if (previous !== undefined && previous !== key) await ctx.confirm(`Profile "${name}" already has a different key. Replace it?`);
   }
-  if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
 
-  let username: string | undefined;
-  if (opts.verify !== false) {
-    const client = await ctx.clientFor(baseUrl, key);
-    const body = await client.request('GET', 'api/account', { expect: ['data'] });
-    username = (body.data as Record<string, unknown>)?.username as string | undefined;
+  // The system keychain first; the 0600 config file when there is none (or --insecure-storage).
+  let store: 'keychain' | 'file' = 'file';
+  let noKeychain: string | undefined;
+  if (!opts.insecureStorage) {
+    try {
+      writeKeychain(ctx.env, name, key);
+      store = 'keychain';
+    } catch (error) {
+      if (!(error instanceof KeychainUnavailable)) throw error;
+      noKeychain = error.message;
+    }
   }
   const saved = await updateConfig(ctx.env, (data) => {
-    data.profiles[name] = { baseUrl, apiKey: key };
+    data.profiles[name] = store === 'keychain' ? { baseUrl, keyStore: 'keychain' } : { baseUrl, apiKey: key };
     if (!data.defaultProfile || !data.profiles[data.defaultProfile]) data.defaultProfile = name;
   });
+  // A key that moves back to the file leaves no copy in the keychain.
+  if (store === 'file' && existing?.keyStore === 'keychain') forget(ctx, name);
+  const path = readConfig(ctx.env).path;
+  if (noKeychain !== undefined) ctx.warn(`linkctl: no system keychain to store the key in (${noKeychain}); it is saved in ${path} (mode 0600) instead`);
   const isDefault = saved.defaultProfile === name;
+  const where = store === 'keychain' ? 'the system keychain' : 'the config file';
   return {
     kind: 'message',
-    message: `Logged in to ${baseUrl}${username ? ` as ${username}` : ''} (profile ${name}${isDefault ? ', the default' : ''}); key ${maskKey(key)}${opts.verify === false ? ', not checked' : ''}.`,
-    json: { profile: name, baseUrl, username: username ?? null, default: isDefault, verified: opts.verify !== false },
+    message: `Logged in to ${baseUrl}${username ? ` as ${username}` : ''} (profile ${name}${isDefault ? ', the default' : ''}); key ${maskKey(key)} in ${where}${opts.verify === false ? ', not checked' : ''}.`,
+    json: { profile: name, baseUrl, username: username ?? null, default: isDefault, verified: opts.verify !== false, keyStore: store },
   };
+}
+
+/** Checks a key with GET /api/account; the username, when the server gives one. */
+async function verify(ctx: Context, baseUrl: string, key: string): Promise<string | undefined> {
+  const client = await ctx.clientFor(baseUrl, key);
+  const body = await client.request('GET', 'api/account', { expect: ['data'] });
+  return (body.data as Record<string, unknown>)?.username as string | undefined;
+}
+
+/** The key a profile has now; '' (differs from any key) when it is in a keychain that cannot be read. */
+function previousKey(ctx: Context, name: string, profile: Profile): string | undefined {
+  try {
+    return storedKey(ctx.env, name, profile)?.value;
+  } catch {
+    return '';
+  }
+}
+
+/** Removes a profile's key from the keychain; a keychain that cannot be reached is said, not fatal. */
+function forget(ctx: Context, name: string): void {
+  try {
+    deleteKeychain(ctx.env, name);
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailable)) throw error;
+    ctx.warn(`linkctl: could not remove the key of profile "${name}" from the system keychain (${error.message})`);
+  }
 }
 
 export async function status(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -90,16 +154,20 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     active: name === active,
     default: name === data.defaultProfile,
     baseUrl: p.baseUrl ?? null,
-    key: maskKey(p.apiKey),
+    // A keychain key is not read for the list (the keychain may ask the user for each one).
+    key: p.keyStore === 'keychain' ? null : p.apiKey ? maskKey(p.apiKey) : null,
+    keyStore: p.keyStore === 'keychain' ? 'keychain' : p.apiKey ? 'file' : null,
   }));
-  const lines = profiles.map((p) => `${p.active ? '*' : ' '} ${p.name.padEnd(12)} ${(p.baseUrl ?? '').padEnd(36)} ${p.key}${p.default ? '  (default)' : ''}`);
+  const lines = profiles.map(
+    (p) => `${p.active ? '*' : ' '} ${p.name.padEnd(12)} ${(p.baseUrl ?? '').padEnd(36)} ${p.keyStore === 'keychain' ? 'key in the system keychain' : p.key ? `${p.key} in the config file` : 'no key'}${p.default ? '  (default)' : ''}`,
+  );
   return {
     kind: 'record',
     record,
     columns: [
       { key: 'profile', header: 'Profile', show: (r) => `${r.profile} (from ${r.profileSource})` },
       { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlSource})` : '(none)') },
-      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key} (from ${r.keySource})` : '(none)') },
+      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key} (from ${KEY_SOURCES[String(r.keySource)] ?? r.keySource})` : '(none)') },
       { key: 'keyStatus', header: 'Status' },
     ],
     json: { active: record, profiles },
@@ -108,16 +176,28 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
   };
 }
 
+/** The active key on stdout and nothing else, for `curl -H "Authorization: Bearer $(linkctl auth token)"`. */
+export async function token(ctx: Context): Promise<Result> {
+  const settings = ctx.settings();
+  if (!settings.apiKey) {
+    throw new AuthError(`no API key for profile "${settings.profile.value}"`, 'run `linkctl auth login`, or set LINKCTL_API_KEY');
+  }
+  return { kind: 'message', message: settings.apiKey.value, json: { profile: settings.profile.value, key: settings.apiKey.value, keySource: settings.apiKey.source } };
+}
+
 export async function logout(ctx: Context): Promise<Result> {
   const name = profileName(ctx);
   let removed = false;
+  let inKeychain = false;
   await updateConfig(ctx.env, (data) => {
     if (!data.profiles[name]) return false;
+    inKeychain = data.profiles[name].keyStore === 'keychain';
     delete data.profiles[name];
     removed = true;
     if (data.defaultProfile === name) data.defaultProfile = Object.keys(data.profiles)[0];
   });
   if (!removed) throw new ConfigError(`unknown profile "${name}"`, 'run `linkctl auth status` to see the profiles');
+  if (inKeychain) forget(ctx, name);
   return { kind: 'message', message: `Removed profile ${name} and its key.`, json: { profile: name, removed: true } };
 }
 

@@ -1,0 +1,98 @@
+/**
+ * The package a user installs: `npm pack` of a copy of the repository (so this test never
+ * empties the dist/ other tests read), installed with `npm install -g --prefix` into a
+ * temporary folder, then run as `linkctl` and through `npx <tarball>`. Slow (a build and an
+ * install); needs npm's cache or the registry for undici and @napi-rs/keyring.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, tempDir } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const SLOW = 240_000;
+
+const dir = tempDir('linkctl-package-');
+const copy = join(dir, 'src');
+const prefix = join(dir, 'prefix');
+let tarball = '';
+let packed: { files: Array<{ path: string }>; unpackedSize: number };
+
+function npm(args: string[], cwd: string) {
+  // npm's own environment (cache, registry, proxy) is kept: this is how the user runs it.
+  const r = spawnSync(NPM, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, timeout: SLOW });
+  if (r.status !== 0) throw new Error(`npm ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+function installed(args: string[]) {
+  return spawnSync(join(prefix, 'bin', 'linkctl'), args, {
+    encoding: 'utf8',
+    env: cleanEnv({ LINKCTL_CONFIG_DIR: join(dir, 'config') }),
+    timeout: 60_000,
+  });
+}
+
+beforeAll(() => {
+  cpSync(ROOT, copy, {
+    recursive: true,
+    filter: (src) => !/(^|\/)(node_modules|\.git|dist|\.vitest-cache)$/.test(src.slice(ROOT.length - 1)) && !src.endsWith('.tgz'),
+  });
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  // A chunk left by an older build: packing must not ship it.
+  mkdirSync(join(copy, 'dist', 'chunks'), { recursive: true });
+  writeFileSync(join(copy, 'dist', 'chunks', 'stale-OLD.js'), 'export {};\n');
+  const r = npm(['pack', '--json', '--pack-destination', dir], copy);
+  packed = (JSON.parse(r.stdout) as Array<typeof packed & { filename: string }>)[0]!;
+  tarball = join(dir, (JSON.parse(r.stdout) as Array<{ filename: string }>)[0]!.filename);
+}, SLOW);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the npm package', () => {
+  it('ships the built CLI, completions, README and LICENSE; no sources, tests or stale chunks; under 4 MB', () => {
+    const files = packed.files.map((f) => f.path);
+    for (const f of ['bin/linkctl.js', 'dist/linkctl.js', 'dist/complete.js', 'dist/help.txt', 'completions/linkctl.bash', 'README.md', 'LICENSE', 'package.json']) {
+      expect(files).toContain(f);
+    }
+    expect(files.filter((f) => /^(src|test|scripts|\.ci)\//.test(f) || /\.ts$|tsconfig|vitest/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.includes('stale-OLD'))).toEqual([]);
+    expect(packed.unpackedSize).toBeLessThan(4 * 1024 * 1024);
+    // The copy's package.json is back as it was (prepare included) after packing.
+    expect(readFileSync(join(copy, 'package.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  });
+
+  it('LICENSE is the license package.json names', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string };
+    expect(pkg.license).toBe('MIT');
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+  });
+
+  it('installs with npm install -g --prefix, running no install script, and the installed linkctl works', () => {
+    const r = npm(['install', '-g', '--prefix', prefix, tarball, '--prefer-offline', '--no-audit', '--no-fund'], dir);
+    expect(r.stderr).not.toMatch(/install script|install-scripts/i);
+    const manifest = JSON.parse(readFileSync(join(prefix, 'lib', 'node_modules', 'linkctl', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[script], script).toBeUndefined();
+    // Only what runs is installed: the bundled packages are not.
+    const modules = join(prefix, 'lib', 'node_modules', 'linkctl', 'node_modules');
+    expect(existsSync(join(modules, 'undici'))).toBe(true);
+    for (const bundled of ['commander', 'ky', 'conf', 'chalk', 'ora', 'cli-table3']) expect(existsSync(join(modules, bundled)), bundled).toBe(false);
+
+    const version = installed(['--version']);
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout).toBe('0.1.0\n');
+    const help = installed(['--help']);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: linkctl /);
+    const list = installed(['--sandbox', 'qr', 'list', '--json']);
+    expect(list.status, list.stderr).toBe(0);
+    expect(Array.isArray(JSON.parse(list.stdout))).toBe(true);
+  }, SLOW);
+
+  it('runs with npx <tarball>', () => {
+    const r = npm(['exec', '--yes', '--prefer-offline', '--package', tarball, '--', 'linkctl', '--version'], dir);
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('0.1.0');
+  }, SLOW);
+});
