@@ -14,8 +14,11 @@ export interface SandboxOptions {
   key?: string;
   rateLimit?: { limit: number; windowSeconds: number } | null;
   rateLimitHeaders?: boolean;
+  /** Real-server shapes (real-servers.md), the default; false = the documented shapes of link-api.md. */
   quirks?: boolean;
   seed?: { links?: number; qrs?: number };
+  /** Called once per answered request (`sandbox serve` logs it). */
+  onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
 export const SANDBOX_KEY = 'sandbox-0123456789abcdef';
 export interface RecordedRequest {
@@ -86,7 +89,7 @@ function validFault(f: unknown): f is Fault {
 interface Window { end: number; endMono: number; used: number; attempts: number }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const quirks = options.quirks ?? false;
+  const quirks = options.quirks ?? true;
   const key = options.key ?? SANDBOX_KEY;
   const limits = options.rateLimit === undefined ? { limit: 30, windowSeconds: 60 } : options.rateLimit;
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
@@ -275,6 +278,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   const server = createServer((req, res) => {
+    if (options.onRequest) {
+      const started = performance.now();
+      res.on('finish', () => options.onRequest!(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, res.statusCode, performance.now() - started));
+    }
     handle(req, res).catch((err: unknown) => {
       if (req.socket.destroyed) return; // the client went away mid-request: nobody to answer
       console.error('sandbox: internal error', err);
