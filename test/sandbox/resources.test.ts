@@ -271,3 +271,54 @@ describe('short links', () => {
     expect((await get(sb, '/api/url/1')).json).toEqual({ error: 1, message: 'Link does not exist.' });
   });
 });
+
+describe('fidelity to real servers, found by running third-party clients against the sandbox', () => {
+  it('refuses duplicate campaign and channel names with the real messages', async () => {
+    const sb = await start();
+    expect((await post(sb, '/api/campaign/add', { name: 'spring LAUNCH' })).json).toEqual({ error: 1, message: 'You already have a campaign with that name.' });
+    expect((await post(sb, '/api/channel/add', { name: 'Marketing' })).json).toEqual({ error: 1, message: 'You already have a channel with this name.' });
+    expect((await post(sb, '/api/channel/add', { name: 'Sales' })).json.error).toBe(0);
+  });
+
+  it('takes "domain": false or "" in url/add as the default domain', async () => {
+    const sb = await start();
+    for (const [i, domain] of [false, ''].entries()) {
+      const r = await post(sb, '/api/url/add', { url: `https://example.com/d${i}`, domain });
+      expect(r.json.error).toBe(0);
+      expect(r.json.shorturl.startsWith(`${sb.url}/`)).toBe(true);
+    }
+  });
+
+  it('finds a link by its short URL without the scheme', async () => {
+    const sb = await start();
+    await post(sb, '/api/url/add', { url: 'https://example.com/branded', custom: 'brand', domain: 'https://go.example.com' });
+    const bare = (await get(sb, '/api/urls?short=go.example.com/brand')).json;
+    expect(bare.data).toMatchObject({ alias: 'brand', shorturl: 'https://go.example.com/brand' });
+    const local = (await get(sb, `/api/urls?short=${encodeURIComponent(`${sb.url.replace(/^http:\/\//, '')}/docs`)}`)).json;
+    expect(local.data).toMatchObject({ alias: 'docs' });
+  });
+
+  it('sends pixel, domain, overlay and QR list ids as strings', async () => {
+    const sb = await start();
+    const ids = async (path: string, key: string) => (await get(sb, path)).json.data[key].map((r: { id: unknown }) => r.id);
+    expect(await ids('/api/pixels', 'pixels')).toEqual(['1']);
+    expect(await ids('/api/domains', 'domains')).toEqual(['1', null]);
+    expect(await ids('/api/overlay', 'overlay')).toEqual(['3', '2', '1']);
+    expect(await ids('/api/qr', 'qrs')).toEqual(['3', '2', '1']);
+  });
+
+  it('seeds records whose statistics add up to their counts', async () => {
+    const sb = await start({ quirks: false }); // real servers keep no statistics for text codes
+    const sum = (o: Record<string, string>) => Object.values(o).reduce((a, v) => a + Number(v), 0);
+    for (const [kind, n, count] of [['url', 2, 'clicks'], ['qr', 2, 'scans']] as const) {
+      for (let id = 1; id <= n; id++) {
+        const { json } = await get(sb, `/api/${kind}/${id}`);
+        const total = Number(kind === 'url' ? json.data.clicks : json.details[count]);
+        expect(Number(json.data.clicks)).toBe(total);
+        for (const table of ['topCountries', 'topReferrers', 'topBrowsers', 'topOs']) expect(sum(json.data[table]), `${kind} ${id} ${table}`).toBe(total);
+      }
+    }
+    const listed = (await get(sb, '/api/urls')).json.data.urls;
+    for (const l of listed) expect(Number((await get(sb, `/api/url/${l.id}`)).json.data.clicks)).toBe(Number(l.clicks));
+  });
+});
