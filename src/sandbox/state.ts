@@ -118,7 +118,7 @@ export function seedState(extra: { links?: number; qrs?: number } = {}): State {
       },
       {
         id: 2, type: 'text', data: 'Hello from the sandbox', name: 'Greeting', slug: slugFor(2), scans: 7, date: day(3),
-        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
+        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topReferrers: { direct: 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
       },
       {
         id: 3, type: 'wifi', data: { ssid: 'Guest', pass: 'welcome123', encryption: 'WPA' }, name: 'Office wifi',
