@@ -51,6 +51,8 @@ export class DryRun {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Largest file `download` accepts: QR images are far smaller. */
+const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_NETWORK_RETRIES = 2;
 const MAX_RATE_LIMIT_RETRIES = 20;
 const BACKOFF_BASE_MS = 300;
@@ -350,6 +352,63 @@ export class ApiClient {
     return new NetworkError(`${method} ${url}: ${what}`, hint);
   }
 
+  /**
+   * GETs a file a record points at (a QR code's image). The key goes only to the configured
+   * origin; redirects are followed within that origin only (at most 3); the body is capped.
+   */
+  async download(target: string, maxBytes = MAX_DOWNLOAD_BYTES): Promise<{ url: string; status: number; contentType: string; bytes: Buffer }> {
+    let url: URL;
+    try {
+      url = new URL(target, this.base);
+    } catch {
+      throw new NetworkError(`the server gave "${redact(target, [this.options.apiKey])}" as the file's URL, which is not a URL`);
+    }
+    const doFetch = proxyConfigured(this.options.env) ? proxiedFetch(this.options.env) : fetch;
+    for (let hops = 0; ; hops++) {
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NetworkError(`the file's URL ${url.href} is not http(s)`);
+      const own = url.origin === this.base.origin;
+      if (this.options.signal?.aborted) throw new InterruptedError();
+      const controller = new AbortController();
+      const onAbort = () => controller.abort();
+      this.options.signal?.addEventListener('abort', onAbort, { once: true });
+      let timedOut = false;
+      const timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.options.timeoutMs);
+      this.trace(`> GET ${url.href}${own ? '' : ' (another origin: no key sent)'}`);
+      this.options.events?.requestStart?.();
+      try {
+        let response: Response;
+        try {
+          response = await doFetch(url.href, { headers: own ? { Authorization: `Bearer ${this.options.apiKey}` } : {}, redirect: 'manual', signal: controller.signal });
+        } catch (error) {
+          if (this.options.signal?.aborted) throw new InterruptedError();
+          throw new NetworkError(`GET ${url.href}: ${timedOut ? `no answer within ${this.options.timeoutMs / 1000} s (--timeout)` : describe(error)}`);
+        }
+        this.trace(`< HTTP ${response.status} ${response.headers.get('content-type') ?? ''}`);
+        if (response.status >= 300 && response.status < 400) {
+          void response.body?.cancel().catch(() => undefined);
+          const location = response.headers.get('location');
+          const next = location ? new URL(location, url) : undefined;
+          if (!next || next.origin !== this.base.origin || hops >= 3) {
+            throw new NetworkError(`HTTP ${response.status}: ${url.href} redirects to ${next?.href ?? 'nowhere'}`,
+              next && next.origin !== this.base.origin ? 'linkctl does not follow a redirect to another site when downloading; open the URL in a browser if you trust it' : 'too many redirects');
+          }
+          url = next;
+          continue;
+        }
+        const bytes = await readCappedBytes(response, maxBytes);
+        if (!bytes) throw new NetworkError(`GET ${url.href}: the file is larger than ${maxBytes / 1024 / 1024} MiB; linkctl stopped reading it`);
+        return { url: url.href, status: response.status, contentType: response.headers.get('content-type') ?? '', bytes };
+      } catch (error) {
+        if (error instanceof CliError) error.message = redact(error.message, [this.options.apiKey]);
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        this.options.signal?.removeEventListener('abort', onAbort);
+        this.options.events?.requestEnd?.();
+      }
+    }
+  }
+
   private trace(line: string): void {
     if (this.options.events?.debug) this.options.events.debug(redact(line, [this.options.apiKey]));
   }
@@ -360,6 +419,24 @@ function cleanQuery(query: Query | undefined): Record<string, string> | undefine
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(query)) if (value !== undefined) out[key] = String(value);
   return out;
+}
+
+/** The body as bytes, or undefined when it is larger than `cap` (reading stops there). */
+async function readCappedBytes(response: Response, cap: number): Promise<Buffer | undefined> {
+  if (!response.body) return Buffer.alloc(0);
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > cap) {
+    void response.body.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > cap) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The body as text, or undefined when it is larger than `cap` (reading stops there). */
