@@ -211,7 +211,7 @@ function __linkctl_data --argument-names key
         case 'linkctl sandbox|cmds'
             printf '%s\n' 'serve' 'status' 'reset' 'help'
         case 'linkctl sandbox|subs'
-            printf '%s\t%s\n' 'serve' 'Serve the emulator in the foreground; prints the base URL and the key it accepts' 'status' 'Say whether --sandbox uses a running `sandbox serve` or starts its own' 'reset' 'Put the sandbox state back to its seeded records' 'help' 'display help for command'
+            printf '%s\t%s\n' 'serve' 'Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)' 'status' 'Say whether --sandbox uses a running `sandbox serve` or starts its own' 'reset' 'Put the sandbox state back to its seeded records' 'help' 'display help for command'
         case 'linkctl sandbox|flags'
             printf '%s\t%s\n' '-h' 'show help' '--help' 'show help'
         case 'linkctl sandbox serve|flags'

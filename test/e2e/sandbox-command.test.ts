@@ -29,6 +29,17 @@ describe('--sandbox (embedded emulator, state in the config folder)', () => {
     expect(JSON.parse(after.stdout).map((q: { name: string }) => q.name)).not.toContain('Kept');
   });
 
+  it('answers as real servers do; LINKCTL_SANDBOX_DOCUMENTED=1 gives the documented shapes, LINKCTL_SANDBOX_QUIRKS=1 still real ones', async () => {
+    const dir = tempDir();
+    const ids = async (extra: Record<string, string>) =>
+      JSON.parse((await runCli(['--sandbox', 'pixel', 'list', '--json'], { env: { LINKCTL_CONFIG_DIR: dir, ...extra } })).stdout).map((p: { id: unknown }) => p.id);
+    expect(await ids({})).toEqual(['1']);
+    expect(await ids({ LINKCTL_SANDBOX_QUIRKS: '1' })).toEqual(['1']);
+    expect(await ids({ LINKCTL_SANDBOX_DOCUMENTED: '1' })).toEqual([1]);
+    const status = await runCli(['sandbox', 'status', '--json'], { env: { LINKCTL_CONFIG_DIR: dir, LINKCTL_SANDBOX_DOCUMENTED: '1' } });
+    expect(JSON.parse(status.stdout)).toEqual({ serve: false, baseUrl: null, pid: null, quirks: false, stateFile: join(dir, 'sandbox-state.json') });
+  });
+
   it('needs no key or base URL, and says so in auth status', async () => {
     const r = await runCli(['--sandbox', 'auth', 'status'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
     expect(r.code).toBe(0);
