@@ -2,6 +2,7 @@
 // an SVG or Unicode half blocks for a terminal. Shared by `link qr` and the sandbox's QR images.
 import QRCode from 'qrcode';
 import { PNG } from 'pngjs';
+import { rgbColor } from '../validate.js';
 
 export type Ecc = 'L' | 'M' | 'Q' | 'H';
 export const ECC_LEVELS: readonly Ecc[] = ['L', 'M', 'Q', 'H'];
@@ -14,19 +15,16 @@ export function qrMatrix(text: string, ecc: Ecc = 'M'): Matrix {
   return { size: modules.size, dark: (x, y) => Boolean(modules.get(y, x)) };
 }
 
-/** `rgb(r,g,b)` or `#RRGGBB` (what `qr add` stores and validates); anything else is the fallback. */
+/** `rgb(r,g,b)` or `#RRGGBB`, as `qr add` validates them (rgbColor); anything else is the fallback. */
 export function parseColor(value: string | undefined, fallback: Rgb): Rgb {
-  const hex = /^#?([0-9a-f]{6})$/i.exec(value?.trim() ?? '');
-  if (hex) {
-    const n = parseInt(hex[1]!, 16);
-    return { r: (n >> 16) & 255, g: (n >> 8) & 255, b: n & 255 };
+  let normal: string;
+  try {
+    normal = rgbColor('colour', value ?? '');
+  } catch {
+    return fallback; // a server may store anything: draw it in the default colours
   }
-  const rgb = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/i.exec(value?.trim() ?? '');
-  if (rgb) {
-    const [r, g, b] = rgb.slice(1, 4).map(Number) as [number, number, number];
-    if (r <= 255 && g <= 255 && b <= 255) return { r, g, b };
-  }
-  return fallback;
+  const [r, g, b] = normal.slice(4, -1).split(',').map(Number) as [number, number, number];
+  return { r, g, b };
 }
 export const BLACK: Rgb = { r: 0, g: 0, b: 0 };
 export const WHITE: Rgb = { r: 255, g: 255, b: 255 };
