@@ -29,7 +29,7 @@ _linkctl_spec() {
     'linkctl link') cmds='list ls=list get add update delete rm=delete qr help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
     'linkctl link get') cmds='' flags='--short -h --help' vflags='--short' ;;
-    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google' ;;
+    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --if-exists -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists' ;;
     'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google' ;;
     'linkctl link delete') cmds='' flags='-h --help' vflags='' ;;
     'linkctl link qr') cmds='' flags='--short --file --size --margin --ecc --foreground --background -h --help' vflags='--short --file --size --margin --ecc --foreground --background' ;;
@@ -91,7 +91,8 @@ _linkctl_values() {
     'linkctl qr download --dir') vals=@files ;;
     'linkctl link list --order') vals='date clicks' ;;
     'linkctl link add --redirect') vals='direct frame splash' ;;
-    'linkctl link update --clear') vals='geo device expiry meta-title description' ;;
+    'linkctl link add --if-exists') vals='fail return update' ;;
+    'linkctl link update --clear') vals='geo device expiry meta-title description domain campaign channel password pixels params deeplinks redirect language meta-description meta-image' ;;
     'linkctl link update --redirect') vals='direct frame splash' ;;
     'linkctl link qr --ecc') vals='L M Q H' ;;
     'linkctl channel assign #1') vals='link links bio qr' ;;

@@ -24,10 +24,13 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Help wraps to the terminal it is printed on (80 columns elsewhere, as commander does).
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
     })
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20 })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')

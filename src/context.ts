@@ -270,9 +270,9 @@ export class Context {
    * Confirmation for destructive commands: --yes skips it; a terminal asks; anything else
    * refuses (exit 2) so a script never deletes by accident.
    */
-  async confirm(question: string): Promise<void> {
+  async confirm(question: string, hint?: string): Promise<void> {
     if (this.globals.yes || this.globals.dryRun) return;
-    if (!this.interactive) throw new UsageError(`${question.replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`);
+    if (!this.interactive) throw new UsageError(`${question.replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`, hint);
     const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
     if (!(await ask(question))) throw new UsageError('cancelled; nothing was changed');
   }

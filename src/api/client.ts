@@ -5,7 +5,7 @@
  */
 import ky, { type KyInstance } from 'ky';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
+import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import { redact } from '../redact.js';
 import { interpretBody, retryAfterSeconds, toInt, toSeconds, type Body } from './envelope.js';
 
@@ -21,6 +21,8 @@ export interface RequestOptions {
   checkWith?: string;
   /** What an empty answer most likely means for this request (real servers send one instead of an error). */
   emptyAnswerHint?: string;
+  /** What was asked, for the API's own error messages: `QR code 12` gives "QR code 12: QR does not exist.". */
+  about?: string;
 }
 
 export interface ClientEvents {
@@ -138,6 +140,7 @@ export class ApiClient {
     } catch (error) {
       // Servers may echo the key in a message, a Location or a page: no error leaves here with it.
       if (error instanceof CliError) {
+        if (options.about && (error instanceof ApiError || error instanceof NotFoundError)) error.message = `${options.about}: ${error.message}`;
         error.message = redact(error.message, [this.options.apiKey]);
         if (error.hint) (error as { hint?: string }).hint = redact(error.hint, [this.options.apiKey]);
       }

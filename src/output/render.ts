@@ -6,6 +6,7 @@
 import type { OutStream } from '../io.js';
 import { UsageError } from '../errors.js';
 import type { BarSection, Column, Format, ListSummary, Rec, Result } from './types.js';
+import { stableJson } from './stable.js';
 
 export interface OutputOptions {
   format: Format;
@@ -81,11 +82,11 @@ export async function render(result: Result, options: OutputOptions, streams: St
     return;
   }
   if (result.kind === 'message') {
-    if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(result.json, null, options.format === 'json' ? 2 : 0)}\n`);
-    else if (!options.quiet) out(`${result.message}\n`);
+    if (options.format === 'json' || options.format === 'ndjson') out(`${JSON.stringify(stableJson(result.json), null, options.format === 'json' ? 2 : 0)}\n`);
+    else if (!options.quiet && result.message) out(`${result.message}\n`);
     return;
   }
-  if (result.kind === 'record') return renderRecord(result, options, out, (s) => streams.stderr.write(s));
+  if (result.kind === 'record') return renderRecord({ ...result, record: stableJson(result.record) as Rec, json: stableJson(result.json) }, options, out, (s) => streams.stderr.write(s));
   return renderList(result, options, streams);
 }
 
@@ -118,8 +119,9 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
         const value = text(shown(result.record, c));
         out(options.tty ? `${style.bold((c.header ?? c.key).padEnd(labelWidth))}  ${value}\n` : `${c.key}\t${tsvField(value)}\n`);
       }
-      // Notes and bars are for people: in a pipe, stdout keeps only the key/value lines.
+      // In a pipe the bars' data stays on stdout as `topCountries.Canada<TAB>31` lines; a note goes to stderr.
       if (!options.tty) {
+        for (const section of result.bars ?? []) for (const [label, n] of section.entries) out(`${tsvField(`${section.key ?? section.title}.${label}`)}\t${n}\n`);
         if (result.note) err(`${result.note}\n`);
         return;
       }
@@ -133,6 +135,7 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
 export function barChart(section: BarSection, style: Style = plain, width = 80): string {
   const title = `${style.bold(section.title)}\n`;
   if (section.entries.length === 0) return `${title}  (none)\n`;
+  section = { ...section, entries: section.entries.slice(0, 10) };
   const labelWidth = Math.min(24, Math.max(...section.entries.map(([label]) => label.length)));
   const countWidth = Math.max(...section.entries.map(([, n]) => String(n).length));
   const barWidth = Math.max(10, Math.min(40, width - labelWidth - countWidth - 8));
@@ -157,7 +160,8 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
   for await (const page of result.pages) {
     let chunk = ''; // a page is written at once, then the next is fetched only when stdout has taken it
     const out = (s: string) => (chunk += s);
-    for (const record of page) {
+    for (const raw of page) {
+      const record = stableJson(raw) as Rec;
       switch (format) {
         case 'quiet':
           // Records without an id (system domains) have nothing to hand to xargs.
@@ -196,7 +200,19 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     }
     const footer = summary && footerLine(summary);
     if (footer) streams.stderr.write(`${footer}\n`);
+  } else {
+    // A list that is not whole says so in a pipe too: `... -q | xargs` must not pass for everything.
+    const summary = result.summary?.();
+    const note = summary && partialNote(summary);
+    if (note) streams.stderr.write(`${note}\n`);
   }
+}
+
+/** `page 1 of 4 (15 of 50 records); --all for every record`, for a list that is one page of several. */
+export function partialNote(summary: ListSummary): string | undefined {
+  if (summary.all || summary.page === undefined || !summary.maxpage || (summary.maxpage <= 1 && summary.page <= 1)) return undefined;
+  const of = summary.result !== undefined ? ` of ${summary.result}` : '';
+  return `page ${summary.page} of ${summary.maxpage} (${summary.shown}${of} record${summary.shown === 1 && !of ? '' : 's'}); --all for every record`;
 }
 
 /**
@@ -221,6 +237,8 @@ async function writeAndDrain(stream: OutStream, text: string): Promise<void> {
 export function footerLine(summary: ListSummary): string | undefined {
   if (summary.all) return `${summary.shown} result${summary.shown === 1 ? '' : 's'}`;
   if (summary.page === undefined || !summary.maxpage) return undefined;
+  const partial = partialNote(summary);
+  if (partial) return partial;
   const total = summary.result !== undefined ? `, ${summary.result} result${summary.result === 1 ? '' : 's'}` : '';
   const more = summary.page < summary.maxpage ? `; --page ${summary.page + 1} for more, --all for every page` : '';
   return `page ${summary.page} of ${summary.maxpage}${total}${more}`;
@@ -232,31 +250,58 @@ const BORDERLESS = Object.fromEntries(
 
 async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
-  const cells = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
-  const widths = fitWidths(
-    columns.map((c, i) => Math.max((c.header ?? c.key).length, ...cells.map((row) => row[i]!.length))),
-    options.width,
-  );
+  const all = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
+  const natural = columns.map((c, i) => Math.max((c.header ?? c.key).length, ...all.map((row) => row[i]!.length)));
+  // Too wide: columns of least value give way first, dates (dropped) and then titles (shortened).
+  const keep = columns.map((c) => !(giveWay(c) === 0 && natural.reduce((a, b) => a + b, 0) + 3 * columns.length > options.width));
+  columns = columns.filter((_, i) => keep[i]);
+  const cells = all.map((row) => row.filter((_, i) => keep[i]));
+  const widths = fitWidths(natural.filter((_, i) => keep[i]), options.width, columns.map(giveWay));
   const table = new Table({
     head: options.header ? columns.map((c) => style.bold(c.header ?? c.key)) : [],
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
     chars: { ...BORDERLESS, middle: '' }, // like `gh` and `kubectl`: aligned columns under a bold header
     wordWrap: false,
   });
-  for (const row of cells) table.push(row.map((value, i) => (value.length > widths[i]! ? `${value.slice(0, widths[i]! - 1)}…` : value)));
+  for (const row of cells) table.push(row.map((value, i) => shorten(value, widths[i]!)));
   out(`${table.toString().replace(/ +$/gm, '')}\n`);
 }
 
-/** Shrinks the widest columns until the table fits the terminal; narrow columns keep their width. */
-export function fitWidths(natural: number[], terminalWidth: number): number[] {
+/** Which columns give way first on a narrow terminal: dates (0), then titles and names (1), then the rest (2). */
+function giveWay(column: Column): number {
+  if (/date|created|expir/i.test(`${column.key} ${column.header ?? ''}`)) return 0;
+  if (/title|description|name/i.test(column.key)) return 1;
+  return 2;
+}
+
+/** A cell cut to `width`; a URL drops its scheme first and keeps its host whole. */
+function shorten(value: string, width: number): string {
+  if (value.length <= width) return value;
+  const url = /^https?:\/\/([^/?#]+)(.*)$/i.exec(value);
+  if (url) {
+    const bare = `${url[1]}${url[2]}`;
+    if (bare.length <= width) return bare;
+    return `${bare.slice(0, Math.max(width - 1, url[1]!.length))}…`;
+  }
+  return `${value.slice(0, width - 1)}…`;
+}
+
+/**
+ * Shrinks columns until the table fits the terminal: those of least value first (`order`, lower
+ * gives way first), within that the widest; no column goes below 8.
+ */
+export function fitWidths(natural: number[], terminalWidth: number, order: number[] = natural.map(() => 0)): number[] {
   const widths = [...natural];
   const budget = terminalWidth - 3 * widths.length; // padding between columns
   const MIN = 8;
   for (;;) {
     const total = widths.reduce((a, b) => a + b, 0);
     if (total <= budget) return widths;
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= MIN) return widths;
+    const shrinkable = widths.map((w, i) => i).filter((i) => widths[i]! > MIN);
+    if (shrinkable.length === 0) return widths;
+    const level = Math.min(...shrinkable.map((i) => order[i]!));
+    const candidates = shrinkable.filter((i) => order[i] === level);
+    const widest = candidates.reduce((a, b) => (widths[b]! > widths[a]! ? b : a));
     widths[widest] = Math.max(MIN, widths[widest]! - Math.max(1, total - budget));
   }
 }

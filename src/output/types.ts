@@ -22,6 +22,8 @@ export interface ListSummary {
 }
 
 export interface BarSection {
+  /** The field name, for the `key.label<TAB>count` lines a pipe gets. */
+  key?: string;
   title: string;
   entries: Array<[label: string, count: number]>;
 }

@@ -433,7 +433,8 @@ function linkItem(ctx: Ctx, l: Link) {
   return {
     id: num(ctx, l.id), alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title,
     description: l.description ?? '', clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
-    domain: l.domain ?? null, campaign: l.campaign ?? null,
+    // real servers name the site itself as the domain of a link on the default domain
+    domain: l.domain ?? (ctx.quirks ? ctx.base : null), campaign: l.campaign ?? null,
     channel: ctx.state.channels.filter((ch) => ch.items.some((it) => it.type === 'links' && it.id === l.id)).map((ch) => ch.id),
     date: l.date,
   };
@@ -448,14 +449,12 @@ const linkRoutes = [
   route('GET /api/urls', (ctx) => {
     const { short, q, order } = ctx.query;
     if (short !== undefined) {
-      // real servers also accept the short URL without its scheme (go.example.com/abc)
+      // real servers accept the short URL without its scheme too
       const bare = (u: string) => u.replace(/\/+$/, '').replace(/^https?:\/\//i, '');
-      const wanted = bare(short);
-      const alias = wanted.split('/').pop();
+      const alias = bare(short).split('/').pop();
       // Links on the default domain match by alias alone: the embedded sandbox (--sandbox) gets a
       // new port every run, so a short URL printed by an earlier run names another port.
-      const l = ctx.state.links.find((x) => x.alias === alias && (bare(shortUrl(ctx, x)) === wanted
-        || (!x.domain && /^(127\.0\.0\.1|localhost)(:\d+)?\//.test(wanted))));
+      const l = ctx.state.links.find((x) => x.alias === alias && (x.domain ? bare(shortUrl(ctx, x)) === bare(short) : /^(https?:\/\/)?(127\.0\.0\.1|localhost)(:\d+)?\//.test(short) || bare(shortUrl(ctx, x)) === bare(short)));
       return l ? { error: 0, data: linkItem(ctx, l) } : fail(LINK_NOT_FOUND);
     }
     let links = ctx.state.links;
@@ -507,6 +506,7 @@ const linkRoutes = [
       // real servers replace: every option not sent is cleared and the link turns private
       for (const key of OPTION_KEYS) delete l[key];
       l.status = 'private';
+      if (ctx.body.metatitle === undefined) l.title = ''; // the title is the metatitle field, replaced like the rest
     }
     applyOptions(l, opts);
     if (url !== undefined) l.longurl = url;

@@ -27,7 +27,8 @@ export interface RecordedRequest {
   /** When it arrived (Date.now()): the benchmark checks --all pacing against the aligned windows. */
   at: number;
 }
-export type Fault =
+/** A fault with `method` waits for the first request of that method (an add that looks up first). */
+export type Fault = ({ method?: string }) & (
   | { kind: 'html'; status: number }
   | { kind: 'empty' }
   | { kind: 'truncated' }
@@ -37,7 +38,7 @@ export type Fault =
   | { kind: 'redirect'; status?: number; location: string }
   | { kind: 'over-limit'; retryAfter?: number }
   | { kind: 'http-429'; retryAfter?: number }
-  | { kind: 'garbage-ratelimit-headers' };
+  | { kind: 'garbage-ratelimit-headers' });
 export interface Sandbox {
   url: string;
   port: number;
@@ -136,9 +137,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const sockets = new Set<Socket>();
   let base = '';
 
-  const takeFault = (): Fault | undefined => {
+  const takeFault = (method: string): Fault | undefined => {
     const head = faults[0];
-    if (!head) return undefined;
+    if (!head || (head.fault.method && head.fault.method !== method)) return undefined;
     if (--head.left <= 0) faults.shift();
     return head.fault;
   };
@@ -271,7 +272,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now() };
     requests.push(record); // before reading the body, so the log is in arrival order
-    const fault = takeFault();
+    const fault = takeFault(method);
     if (fault?.kind === 'reset-before-body') return void req.socket.destroy();
 
     const { text, tooLarge } = await readBody(req);

@@ -57,7 +57,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['campaign', 'update', '99', '--name', 'Nope'], { env: fx.env });
       expect(r.code).toBe(4);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe('linkctl: Campaign not found. Please try again.\n');
+      expect(r.stderr).toBe('linkctl: campaign 99: Campaign not found. Please try again.\n');
     });
 
     it('a slug taken by another campaign: exit 1 with the server message', async () => {
@@ -81,7 +81,7 @@ for (const quirks of [false, true]) {
     ])('assign %j with an unknown id exits 4', async (ids, message) => {
       const r = await runCli(['campaign', 'assign', ...ids], { env: fx.env });
       expect(r.code).toBe(4);
-      expect(r.stderr).toBe(`linkctl: ${message}\n`);
+      expect(r.stderr).toBe(`linkctl: campaign ${ids[0]}, link ${ids[1]}: ${message}\n`);
     });
 
     it('deletes with --yes; the list is then an empty JSON array', async () => {
@@ -106,7 +106,7 @@ describe('campaign input validation (nothing is sent)', () => {
     [['campaign', 'add', '--name', 'Promo', '--public', '--private'], /option '--public' cannot be used with option '--private'/],
     [['campaign', 'add', '--name', 'Promo', '--slug', 'my slug!'], /--slug may contain only letters, digits, - and _/],
     [['campaign', 'update', '1', '--name', 'a'], /--name must have at least 2 characters/],
-    [['campaign', 'update', '1', '--public'], /required option '--name <name>' not specified/],
+    [['campaign', 'update', '1'], /nothing to change: give --name, --slug, --public or --private/],
     [['campaign', 'update', '1', '--name', 'Promo', '--private', '--public'], /option '--p(ublic|rivate)' cannot be used with option '--p(rivate|ublic)'/],
     [['campaign', 'update', 'one', '--name', 'Promo'], /ID must be a positive integer, got "one"/],
     [['campaign', 'assign', 'x', '2'], /CAMPAIGN_ID must be a positive integer, got "x"/],

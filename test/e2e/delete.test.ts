@@ -33,11 +33,12 @@ for (const quirks of [false, true]) {
       expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE ${path(command)}/1/delete`]);
     });
 
-    it.each(DELETES)('`%s delete 999 --yes` of an unknown id exits 4 with the server message', async (command, _noun, message) => {
+    it.each(DELETES)('`%s delete 999 --yes` of an unknown id exits 4 with the server message', async (command, noun, message) => {
       const r = await runCli([command, 'delete', '999', '--yes'], { env: fx.env });
       expect(r.code).toBe(4);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`^linkctl: ${message.replace(/\./g, '\\.')}$`, 'm'));
+      // the error names what was asked: `QR code 999: QR does not exist.`
+      expect(r.stderr).toMatch(new RegExp(`^linkctl: ${noun[0]!.toUpperCase()}${noun.slice(1)} 999: ${message.replace(/\./g, '\\.')}$`, 'm'));
       expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`DELETE ${path(command)}/999/delete`]);
     });
   });

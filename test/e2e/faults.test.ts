@@ -136,7 +136,7 @@ describe.concurrent('retries', () => {
     const { sandbox, env, methods } = await setup(t);
     sandbox.injectFault({ kind: 'reset-after-body' });
     const r = await runCli(['qr', 'delete', '2', '--yes'], { env });
-    failed(r, 4, 'linkctl: QR does not exist.', 'hint: an earlier attempt whose answer was lost has probably deleted it');
+    failed(r, 4, 'linkctl: QR code 2: QR does not exist.', 'hint: an earlier attempt whose answer was lost has probably deleted it');
     expect(methods()).toEqual(['DELETE /api/qr/2/delete', 'DELETE /api/qr/2/delete']);
   });
 

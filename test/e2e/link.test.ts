@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
 
-/** What `link update` says on stderr when nothing but the given flags is known to be kept. */
-const LOST = 'password, domain, redirect type, splash or overlay, language targeting, meta description, meta image, pixels, campaign, parameters, deep links';
-const lostNote = (extra = '') => `note: real servers clear what cannot be read back unless it is given again in this command: ${LOST}${extra}.\n`;
-const PRIVATE_NOTE = 'note: real servers make the link private unless --public is given.\n';
+/** What the update clears unless given again, as the refusal and the dry run name it. */
+const UNREADABLE = 'password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta description; meta image';
+const STATUS = 'public status (the link becomes private unless --public or --private is given)';
+/** The requests that change something (an add looks the URL up first, an update reads the link first). */
+const writes = (sandbox: Parameters<typeof sent>[0]) => sent(sandbox).filter((r) => r.method !== 'GET');
 
 for (const quirks of [false, true]) {
   describe(`link against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
@@ -69,25 +70,37 @@ for (const quirks of [false, true]) {
       const body = JSON.parse(r.stdout);
       expect(body).not.toHaveProperty('error');
       expect(body.details).toMatchObject({ id: 1, alias: 'docs' });
-      expect(body.data).toMatchObject({ clicks: quirks ? '57' : 57 });
+      // one shape whatever the server: quirks mode sends "57"
+      expect(body.data).toMatchObject({ clicks: 57, uniqueClicks: 40 });
+      expect(body.data.topCountries).toEqual({ 'United States': 30, India: 27 });
     });
 
-    it('finds a link by its full short URL', async () => {
+    it('finds a link by its full short URL, or without its scheme, showing what `link get ID` shows', async () => {
       const short = `${fx.sandbox.url}/docs`;
       const r = await runCli(['link', 'get', '--short', short, '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ id: quirks ? '1' : 1, alias: 'docs', shorturl: short, longurl: 'https://example.com/docs', clicks: quirks ? '57' : 57 });
-      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { short }, body: undefined }]);
+      const byId = await runCli(['link', 'get', '1', '--json'], { env: fx.env });
+      expect(JSON.parse(r.stdout)).toEqual(JSON.parse(byId.stdout));
+      expect(JSON.parse(r.stdout).details).toMatchObject({ id: 1, alias: 'docs', shorturl: short });
+      expect(sent(fx.sandbox).slice(0, 2)).toEqual([
+        { method: 'GET', path: '/api/urls', query: { short }, body: undefined },
+        { method: 'GET', path: '/api/url/1', query: {}, body: undefined },
+      ]);
+      const bare = short.replace(/^http:\/\//, '');
+      const s = await runCli(['link', 'get', '--short', bare], { env: fx.env });
+      expect(s.code).toBe(0);
+      expect(s.stdout).toBe((await runCli(['link', 'get', '1'], { env: fx.env })).stdout);
+      expect(s.stdout).toContain('topCountries.United States\t30\n'); // the statistics reach a pipe too
     });
 
-    it('answers exit 4 for an unknown id or short URL', async () => {
+    it('answers exit 4 for an unknown id or short URL, naming what was asked', async () => {
       const r = await runCli(['link', 'get', '99'], { env: fx.env });
       expect(r.code).toBe(4);
-      expect(r.stderr).toBe('linkctl: Link does not exist.\n');
+      expect(r.stderr).toBe('linkctl: link 99: Link does not exist.\n');
       const s = await runCli(['link', 'get', '--short', 'https://nowhere.example/docs'], { env: fx.env });
       expect(s.code).toBe(4);
-      expect(s.stderr).toBe('linkctl: Link does not exist.\n');
+      expect(s.stderr).toBe('linkctl: short URL https://nowhere.example/docs: Link does not exist.\n');
     });
 
     it('adds a link with every option mapped to the API fields', async () => {
@@ -104,7 +117,7 @@ for (const quirks of [false, true]) {
       );
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(sent(fx.sandbox)).toEqual([
+      expect(writes(fx.sandbox)).toEqual([
         {
           method: 'POST', path: '/api/url/add', query: {},
           body: {
@@ -130,7 +143,7 @@ for (const quirks of [false, true]) {
       const s = await runCli(['link', 'add', 'https://example.org/b', '--splash', '2', '--private', '-q'], { env: fx.env });
       expect(s.code).toBe(0);
       expect(s.stdout).toBe('4\n');
-      expect(sent(fx.sandbox).map((q) => q.body)).toEqual([
+      expect(writes(fx.sandbox).map((q) => q.body)).toEqual([
         { url: 'https://example.org/a', type: 'frame' },
         { url: 'https://example.org/b', type: '2', status: 'private' },
       ]);
@@ -141,7 +154,7 @@ for (const quirks of [false, true]) {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout).not.toContain('s3cret');
-      expect(sent(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/secret', password: 's3cret pass' });
+      expect(writes(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/secret', password: 's3cret pass' });
     });
 
     it('notes an alias the server rewrote', async () => {
@@ -152,17 +165,17 @@ for (const quirks of [false, true]) {
     });
 
     it('never sends an add twice when the answer is lost, and says how to check (exit 6)', async () => {
-      fx.sandbox.injectFault({ kind: 'reset-after-body' });
+      fx.sandbox.injectFault({ kind: 'reset-after-body', method: 'POST' });
       const r = await runCli(['link', 'add', "https://example.org/it's"], { env: fx.env });
       expect(r.code).toBe(6);
       expect(r.stderr).toContain("hint: check with `linkctl link list --search 'https://example.org/it'\\''s'` before trying again\n");
-      expect(sent(fx.sandbox).map((q) => q.method)).toEqual(['POST']);
+      expect(writes(fx.sandbox).map((q) => q.method)).toEqual(['POST']);
     });
 
     it(quirks ? 'gets the existing link back for a URL already shortened' : 'creates a second link for a URL already shortened', async () => {
-      const r = await runCli(['link', 'add', 'https://example.com/docs', '-q'], { env: fx.env });
-      expect(r.code).toBe(0);
-      expect(r.stdout).toBe(quirks ? '1\n' : '3\n');
+      const r = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'x', '-q'], { env: fx.env });
+      expect(r.code).toBe(quirks ? 1 : 0);
+      expect(r.stdout).toBe(quirks ? '' : '3\n');
     });
 
     it('reports an API error with exit 1 (alias taken)', async () => {
@@ -171,19 +184,20 @@ for (const quirks of [false, true]) {
       expect(r.stderr).toBe('linkctl: That alias is taken. Please choose another one.\n');
     });
 
-    it('updates by sending again what it read back, with the flags over it', async () => {
-      const r = await runCli(['link', 'update', '2', '--description', 'New note', '--geo', 'CANADA=https://example.ca/new', '--geo', 'Mexico=https://example.mx', '--public'], { env: fx.env });
+    it('updates by sending again what it read back, with the flags over it (--yes for what it cannot read)', async () => {
+      const r = await runCli(['link', 'update', '2', '--description', 'New note', '--geo', 'CANADA=https://example.ca/new', '--geo', 'Mexico=https://example.mx', '--public', '--yes'], { env: fx.env });
+      expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`id\t2\nshorturl\t${fx.sandbox.url}/spring-sale\n`);
-      // documented servers read device targeting back; 7.x ones answer null, so it cannot be kept
-      expect(r.stderr).toBe(lostNote(quirks ? ', device targeting (if any)' : ''));
       expect(sent(fx.sandbox)).toEqual([
         { method: 'GET', path: '/api/url/2', query: {}, body: undefined },
+        { method: 'GET', path: '/api/urls', query: { short: `${fx.sandbox.url}/spring-sale` }, body: undefined },
         {
           method: 'PUT', path: '/api/url/2/update', query: {},
           body: {
             url: 'https://example.com/spring-sale',
             geotarget: [{ location: 'CANADA', link: 'https://example.ca/new' }, { location: 'Mexico', link: 'https://example.mx' }],
+            // documented servers read device targeting back; 7.x ones answer null, so it cannot be kept
             ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }] }),
             metatitle: 'Spring sale',
             description: 'New note',
@@ -193,11 +207,42 @@ for (const quirks of [false, true]) {
       ]);
     });
 
-    it('clears what --clear names, sending null', async () => {
-      const r = await runCli(['link', 'update', '2', '--clear', 'geo', '--clear', 'meta-title', '--url', 'https://example.com/new', '--public', '--device', 'iPad=https://example.com/ipad'], { env: fx.env });
+    it('refuses without a terminal, naming exactly what would be cleared, and changes nothing', async () => {
+      const r = await runCli(['link', 'update', '1', '--description', 'typo fix'], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `linkctl: Update link 1 and clear whatever it has of: ${UNREADABLE}; device targeting; ${STATUS}: refusing without a terminal to confirm; pass --yes\n` +
+          'hint: real servers clear what is not sent again, and linkctl cannot read these back: give them again, name each with --clear, or pass --yes\n',
+      );
+      expect(writes(fx.sandbox)).toEqual([]);
+    });
+
+    it('needs no confirmation when every option it cannot read is given or cleared', async () => {
+      const r = await runCli(
+        ['link', 'update', '1', '--description', 'x', '--private', '--pixel', '1', '--clear', 'password', '--clear', 'params', '--clear', 'deeplinks', '--clear', 'redirect',
+          '--clear', 'language', '--clear', 'meta-description', '--clear', 'meta-image', '--clear', 'device'],
+        { env: fx.env },
+      );
+      expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stderr).toBe(lostNote());
-      expect(sent(fx.sandbox)[1]!.body).toEqual({
+      expect(writes(fx.sandbox)[0]!.body).toMatchObject({ description: 'x', status: 'private', pixels: [1], password: null, parameters: null, type: null, campaign: 1 });
+    });
+
+    it('asks on a terminal, listing what will be cleared, and sends nothing on no', async () => {
+      const no = await runMain(['link', 'update', '1', '--description', 'x'], { env: fx.env, tty: true, confirm: false });
+      expect(no.code).toBe(2);
+      expect(no.prompts).toEqual([`Update link 1 and clear whatever it has of: ${UNREADABLE}; device targeting; ${STATUS}?`]);
+      expect(writes(fx.sandbox)).toEqual([]);
+      const yes = await runMain(['link', 'update', '1', '--description', 'x'], { env: fx.env, tty: true, confirm: true });
+      expect(yes.code).toBe(0);
+      expect(writes(fx.sandbox)).toHaveLength(1);
+    });
+
+    it('clears what --clear names, sending null', async () => {
+      const r = await runCli(['link', 'update', '2', '--clear', 'geo', '--clear', 'meta-title', '--url', 'https://example.com/new', '--public', '--device', 'iPad=https://example.com/ipad', '--yes'], { env: fx.env });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(writes(fx.sandbox)[0]!.body).toEqual({
         url: 'https://example.com/new',
         geotarget: null,
         devicetarget: quirks
@@ -213,17 +258,17 @@ for (const quirks of [false, true]) {
     it('with --dry-run reads the link and prints the update without sending it', async () => {
       const r = await runCli(['link', 'update', '1', '--meta-title', 'Docs', '--public', '--dry-run'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stderr).toBe(`${lostNote(', device targeting (if any)')}dry run: nothing was sent\n`);
+      expect(r.stderr).toBe(`note: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
       expect(r.stdout).toBe(
-        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://example.com/docs', metatitle: 'Docs', description: 'Product documentation', status: 'public' }, null, 2)}\n`,
+        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://example.com/docs', metatitle: 'Docs', description: 'Product documentation', campaign: 1, channel: 1, status: 'public' }, null, 2)}\n`,
       );
-      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/url/1', query: {}, body: undefined }]);
+      expect(writes(fx.sandbox)).toEqual([]);
     });
 
     it('sends no update for an unknown id (exit 4)', async () => {
-      const r = await runCli(['link', 'update', '99', '--description', 'x'], { env: fx.env });
+      const r = await runCli(['link', 'update', '99', '--description', 'x', '--yes'], { env: fx.env });
       expect(r.code).toBe(4);
-      expect(r.stderr).toBe('linkctl: Link does not exist.\n');
+      expect(r.stderr).toBe('linkctl: link 99: Link does not exist.\n');
       expect(sent(fx.sandbox).map((q) => q.method)).toEqual(['GET']);
     });
 
@@ -240,17 +285,16 @@ for (const quirks of [false, true]) {
 describe('link update against a server that replaces every option (quirks)', () => {
   const fx = useSandbox({ quirks: true });
 
-  it('keeps geo targeting and expiry when only the description changes, and names what will be cleared', async () => {
+  it('keeps geo targeting and expiry when only the description changes', async () => {
     const add = await runCli(['link', 'add', 'https://example.org/geo', '--geo', 'Canada=https://example.ca', '--expiry', '2035-01-01 00:00:00', '--pixel', '1', '-q'], { env: fx.env });
     expect(add.code).toBe(0);
     expect(add.stdout).toBe('3\n');
     fx.sandbox.requests.length = 0;
 
-    const r = await runCli(['link', 'update', '3', '--description', 'Geo page'], { env: fx.env });
+    const r = await runCli(['link', 'update', '3', '--description', 'Geo page', '--yes'], { env: fx.env });
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(lostNote(', device targeting (if any)') + PRIVATE_NOTE);
-    expect(sent(fx.sandbox)).toEqual([
-      { method: 'GET', path: '/api/url/3', query: {}, body: undefined },
+    expect(writes(fx.sandbox)).toEqual([
       {
         method: 'PUT', path: '/api/url/3/update', query: {},
         // 7.x reads the country back in lower case, as {canada: {all: url}}
@@ -261,6 +305,60 @@ describe('link update against a server that replaces every option (quirks)', () 
     expect(after).toMatchObject({ description: 'Geo page', location: { canada: { all: 'https://example.ca' } }, expiry: '2035-01-01 00:00:00' });
   });
 
+  it('keeps the branded domain, campaign and public status the user gave again (issue: a description fix moved the link)', async () => {
+    const add = await runCli(['link', 'add', 'https://example.com/brand', '--alias', 'brand', '--domain', 'https://go.example.com', '--campaign', '1', '--channel', '1', '--pixel', '1', '--public', '-q'], { env: fx.env });
+    expect(add.code).toBe(0);
+    const id = add.stdout.trim();
+    const refused = await runCli(['link', 'update', id, '--description', 'typo fix'], { env: fx.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/clear whatever it has of: password; pixels; .*public status/);
+    const r = await runCli(['link', 'update', id, '--description', 'typo fix', '--pixel', '1', '--public', '--yes'], { env: fx.env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(writes(fx.sandbox).at(-1)!.body).toMatchObject({ domain: 'https://go.example.com', campaign: 1, channel: 1, pixels: [1], status: 'public', description: 'typo fix' });
+    const item = JSON.parse((await runCli(['link', 'list', '--json', '--search', 'brand'], { env: fx.env })).stdout)[0];
+    expect(item).toMatchObject({ shorturl: 'https://go.example.com/brand', domain: 'https://go.example.com', campaign: 1, channel: [1] });
+  });
+
+  it('does not send the site itself back as a domain for a link on the default domain', async () => {
+    const r = await runCli(['link', 'update', '2', '--public', '--dry-run'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).not.toHaveProperty('domain');
+  });
+});
+
+describe('link add of a URL already shortened (quirks: the server returns the existing link)', () => {
+  const fx = useSandbox({ quirks: true });
+
+  it('fails (exit 1) naming the existing link when options were given, and changes nothing', async () => {
+    const r = await runCli(['link', 'add', 'https://example.com/docs', '--campaign', '1', '--description', 'x'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `linkctl: https://example.com/docs is already shortened as link 1 (${fx.sandbox.url}/docs); the server returned it unchanged, so the options were not applied\n` +
+        'hint: pass --if-exists update to apply them to it, or --if-exists return to take it as it is\n',
+    );
+  });
+
+  it('returns it with a note for a bare URL or --if-exists return', async () => {
+    const r = await runCli(['link', 'add', 'https://example.com/docs', '-q'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('1\n');
+    expect(r.stderr).toBe(`note: https://example.com/docs was already shortened: this is the existing link 1 (${fx.sandbox.url}/docs), unchanged.\n`);
+    const o = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'x', '--if-exists', 'return', '-q'], { env: fx.env });
+    expect(o.code).toBe(0);
+    expect(o.stderr).toMatch(/the options were not applied/);
+  });
+
+  it('updates it through the safe update with --if-exists update (--yes for what cannot be read back)', async () => {
+    const refused = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'new', '--if-exists', 'update'], { env: fx.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/Update link 1 and clear whatever it has of: password;/);
+    const r = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'new', '--if-exists', 'update', '--public', '--yes', '--json'], { env: fx.env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 1 });
+    expect(writes(fx.sandbox).at(-1)).toMatchObject({ method: 'PUT', path: '/api/url/1/update', body: { description: 'new', campaign: 1, metatitle: 'Example Docs', status: 'public' } });
+  });
 });
 
 describe('link update of a link whose expiry has passed (the --sandbox state file)', () => {
@@ -275,10 +373,10 @@ describe('link update of a link whose expiry has passed (the --sandbox state fil
     const r = await runCli(['link', 'update', '1', '--public', '--dry-run'], { env });
     rmSync(dir, { recursive: true, force: true });
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`note: the expiry 2020-01-01 00:00:00 has passed and servers refuse a past expiry, so it is not sent again.\n${lostNote(', device targeting (if any)')}dry run: nothing was sent\n`);
+    expect(r.stderr).toBe(`note: the expiry 2020-01-01 00:00:00 has passed and servers refuse a past expiry, so it is not sent again.\nnote: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
     expect(r.stdout).toMatch(/^PUT http:\/\/127\.0\.0\.1:\d+\/api\/url\/1\/update\n/);
     expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).toEqual({
-      url: 'https://example.com/docs', metatitle: 'Example Docs', description: 'Product documentation', status: 'public',
+      url: 'https://example.com/docs', metatitle: 'Example Docs', description: 'Product documentation', campaign: 1, channel: 1, status: 'public',
     });
   });
 });
@@ -290,7 +388,7 @@ describe('link password prompt (in-process, pretending a terminal)', () => {
     const r = await runMain(['link', 'add', 'https://example.org/p', '--password', '-q'], { env: fx.env, tty: true, secret: 'hidden' });
     expect(r.code).toBe(0);
     expect(r.prompts).toEqual(['The link password: ']);
-    expect(sent(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/p', password: 'hidden' });
+    expect(writes(fx.sandbox)[0]!.body).toEqual({ url: 'https://example.org/p', password: 'hidden' });
   });
 
   it('refuses --password without a terminal, pointing at --password-stdin', async () => {
@@ -325,7 +423,9 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'get', 'abc'], /ID must be a positive integer/],
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
-    [['link', 'update', '1', '--clear', 'pixels'], /--clear must be one of geo, device, expiry, meta-title, description/],
+    [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, description, domain, campaign, channel, password, pixels/],
+    [['link', 'add', url, '--if-exists', 'skip'], /--if-exists must be one of fail, return, update; got "skip"/],
+    [['link', 'get', '--short', 'ftp://go.example.com/x'], /--short must start with http:\/\/ or https:\/\//],
     [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],
   ])('%j exits 2', async (args, message) => {
     const r = await runCli(args, { env: fx.env });

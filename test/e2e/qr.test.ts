@@ -8,7 +8,7 @@ for (const quirks of [false, true]) {
 
     it('lists codes as JSON records, as the API returned them', async () => {
       const r = await runCli(['qr', 'list', '--json', '--limit', '2'], { env: fx.env });
-      expect(r.stderr).toBe('');
+      expect(r.stderr).toBe('page 1 of 2 (2 of 3 records); --all for every record\n');
       expect(r.code).toBe(0);
       const records = JSON.parse(r.stdout);
       expect(records).toHaveLength(2);

@@ -262,7 +262,7 @@ describe('short links', () => {
       error: 0,
       data: {
         id: '1', alias: 'docs', shorturl: `${sb.url}/docs`, longurl: 'https://example.com/docs', title: 'Example Docs',
-        description: 'Product documentation', clicks: '57', uniqueclicks: '40', domain: null, campaign: 1, channel: [1], date: '2025-01-11 12:00:00',
+        description: 'Product documentation', clicks: '57', uniqueclicks: '40', domain: sb.url, campaign: 1, channel: [1], date: '2025-01-11 12:00:00',
       },
     });
     expect((await get(sb, '/api/urls?short=https://nowhere.example/docs')).json).toEqual({ error: 1, message: 'Link does not exist.' });

@@ -57,7 +57,13 @@ describe('render', () => {
     expect((await rendered(list(), {})).stdout).toBe('1\tplain\n2\thas, comma and "quotes" and a newline\n');
     const tty = await rendered(list(), { tty: true });
     expect(tty.stdout.split('\n')[0]).toMatch(/^ID\s+Name$/);
-    expect(tty.stderr).toBe('page 1 of 3, 40 results; --page 2 for more, --all for every page\n');
+    expect(tty.stderr).toBe('page 1 of 3 (2 of 40 records); --all for every record\n');
+  });
+
+  it('says on stderr, in a pipe and in every format, that a list is one page of several', async () => {
+    for (const options of [{}, { format: 'json' as const }, { format: 'csv' as const }, { quiet: true }]) {
+      expect((await rendered(list(), options)).stderr).toBe('page 1 of 3 (2 of 40 records); --all for every record\n');
+    }
   });
 
   it('prints only ids with quiet', async () => {
@@ -96,7 +102,7 @@ describe('pieces', () => {
   });
 
   it('writes a footer that says how to get more', () => {
-    expect(footerLine({ page: 2, maxpage: 2, result: 20, shown: 5, all: false })).toBe('page 2 of 2, 20 results');
+    expect(footerLine({ page: 2, maxpage: 2, result: 20, shown: 5, all: false })).toBe('page 2 of 2 (5 of 20 records); --all for every record');
     expect(footerLine({ shown: 52, all: true })).toBe('52 results');
     expect(footerLine({ page: 1, maxpage: 0, shown: 0, all: false })).toBeUndefined();
   });

@@ -37,8 +37,8 @@ export function register(program: Command, bind: Bind): void {
     'linkctl api GET urls --paginate',
     "linkctl api GET 'urls?limit=50&order=click' --paginate",
     'linkctl api POST /api/pixel/add -f type=gapixel -f name=GA -f tag=G-12345',
-    'linkctl api PUT /api/qr/12/update -f type=text -f data=@message.txt',
-    `echo '{"name":"x"}' | linkctl api PUT /api/channel/3/update --input -`,
+    'linkctl api PUT /api/qr/1/update -f type=text -f data=@message.txt',
+    `echo '{"name":"Sales"}' | linkctl api PUT /api/channel/1/update --input -`,
     'linkctl api DELETE /api/pixel/4/delete --dry-run',
   ]);
 }

@@ -3,10 +3,11 @@
  * (documented create/update answers) or `campaign` (real servers' create/update answers);
  * `rotator` and `list` are `false` when the campaign has no slug.
  */
+import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, firstOf, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { compact, findInList, firstOf, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
 
 const orNone = (value: unknown) => (value === false ? 'none' : value);
 
@@ -46,12 +47,15 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const id = args[0] as number;
-  return campaignRecord(await client.request('PUT', `${CAMPAIGN.itemPath(id)}/update`, { json: body(opts) }), `Campaign ${id} updated.`);
+  if (opts.name === undefined && opts.slug === undefined && !opts.public && !opts.private) throw new UsageError('nothing to change: give --name, --slug, --public or --private');
+  // The API needs the name with every update: without --name, the campaign's own is read from the list.
+  const name = opts.name ?? firstOf(await findInList(ctx, CAMPAIGN, id), 'name', 'campaign', 'domain');
+  return campaignRecord(await client.request('PUT', `${CAMPAIGN.itemPath(id)}/update`, { json: body({ ...opts, name }), about: `campaign ${id}` }), `Campaign ${id} updated.`);
 }
 
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
   const [campaignId, linkId] = args as [number, number];
   const client = await ctx.client();
-  const answer = await client.request('POST', `${CAMPAIGN.itemPath(campaignId)}/assign/${linkId}`);
+  const answer = await client.request('POST', `${CAMPAIGN.itemPath(campaignId)}/assign/${linkId}`, { about: `campaign ${campaignId}, link ${linkId}` });
   return messageResult(answer, `Link ${linkId} added to campaign ${campaignId}.`);
 }

@@ -37,11 +37,11 @@ export function register(program: Command, bind: Bind): void {
     campaignOptions(
       campaign
         .command('update')
-        .description('Change a campaign (the API needs its name with every update)')
+        .description('Change a campaign; the API needs its name with every update, so without --name linkctl reads it from the campaign list (one more request a page)')
         .argument('<id>', 'id of the campaign', (v) => positiveInt('ID', v))
-        .requiredOption('--name <name>', 'campaign name, at least 2 characters (required by the API)', name),
+        .option('--name <name>', 'new name, at least 2 characters', name),
     ).action(bind(load, 'update')),
-    ['linkctl campaign update 3 --name "Summer launch"', 'linkctl campaign update 3 --name "Summer launch" --slug summer --private'],
+    ['linkctl campaign update 1 --name "Summer launch"', 'linkctl campaign update 1 --private', 'linkctl campaign update 1 --name "Summer launch" --slug summer --private'],
   );
 
   withExamples(
@@ -51,7 +51,7 @@ export function register(program: Command, bind: Bind): void {
       .argument('<campaign-id>', 'id of the campaign', (v) => positiveInt('CAMPAIGN_ID', v))
       .argument('<link-id>', 'id of the short link (see `linkctl link list`)', (v) => positiveInt('LINK_ID', v))
       .action(bind(load, 'assign')),
-    ['linkctl campaign assign 3 42'],
+    ['linkctl campaign assign 1 2'],
   );
 
   deleteCommand(campaign, bind, load, 'campaign', ' (its links stay, without a campaign)');

@@ -51,7 +51,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred');
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
-  const body = await client.request('PUT', `${CHANNEL.itemPath(id)}/update`, { json });
+  const body = await client.request('PUT', `${CHANNEL.itemPath(id)}/update`, { json, about: `channel ${id}` });
   // Documented: a message. Real servers: the channel as it now is.
   if (typeof body.message === 'string' && body.message) return messageResult(body, '');
   return { kind: 'record', record: withoutError(body), columns: COLUMNS };
@@ -61,6 +61,6 @@ export async function assign(ctx: Context, { args }: ActionInput): Promise<Resul
   const [channelId, type, itemId] = args as [number, ChannelItemType, number];
   const client = await ctx.client();
   // No body: everything is in the path. Servers store an unknown type as a link, so the type was checked before.
-  const body = await client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}` });
+  const body = await client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` });
   return messageResult(body, `Item ${itemId} (${ITEM_PATH_TYPE[type]}) added to channel ${channelId}.`);
 }

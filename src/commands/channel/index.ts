@@ -18,7 +18,7 @@ export function register(program: Command, bind: Bind): void {
     paginationOptions(
       channel.command('items').description('List the items (links, bio pages, QR codes) of a channel').argument('<id>', 'channel id', (v) => positiveInt('ID', v)),
     ).action(bind(load, 'items')),
-    ['linkctl channel items 3', 'linkctl channel items 3 --limit 50 --page 2', 'linkctl channel items 3 --all --json'],
+    ['linkctl channel items 1', 'linkctl channel items 1 --limit 50 --page 2', 'linkctl channel items 1 --all --json'],
   );
 
   withExamples(
@@ -44,7 +44,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--starred', 'star the channel')
       .option('--no-starred', 'unstar the channel')
       .action(bind(load, 'update')),
-    ['linkctl channel update 3 --name Sales', "linkctl channel update 3 --color '#ff8800' --no-starred"],
+    ['linkctl channel update 1 --name Sales', "linkctl channel update 1 --color '#ff8800' --no-starred"],
   );
 
   deleteCommand(channel, bind, load, 'channel', ' (its items are unassigned, not deleted)');
@@ -57,6 +57,6 @@ export function register(program: Command, bind: Bind): void {
       .addArgument(enumArgument('<type>', 'item type (link is the same as links)', CHANNEL_ITEM_TYPES))
       .argument('<item-id>', 'id of the link, bio page or QR code', (v) => positiveInt('ITEM_ID', v))
       .action(bind(load, 'assign')),
-    ['linkctl channel assign 3 link 42', 'linkctl channel assign 3 qr 7', 'linkctl channel assign 3 bio 5'],
+    ['linkctl channel assign 1 link 2', 'linkctl channel assign 1 qr 1', 'linkctl channel assign 1 bio 5'],
   );
 }

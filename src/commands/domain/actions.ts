@@ -48,6 +48,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)');
   const client = await ctx.client();
   const body = await client.request('PUT', `${DOMAIN.itemPath(id)}/update`, {
+    about: `branded domain ${id}`,
     json,
     emptyAnswerHint: `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,
   });

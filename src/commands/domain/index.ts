@@ -26,7 +26,7 @@ export function register(program: Command, bind: Bind): void {
         .description('Add a branded domain (its DNS must already point to the server)')
         .argument('<url>', 'the domain with its scheme, e.g. https://go.example.com', (v) => domainUrl(v)),
     ).action(bind(load, 'add')),
-    ['linkctl domain add https://go.example.com', 'linkctl domain add https://go.example.com --redirect-root https://example.com --redirect-404 https://example.com/404'],
+    ['linkctl domain add https://links.example.org', 'linkctl domain add https://links.example.org --redirect-root https://example.com --redirect-404 https://example.com/404'],
   );
 
   withExamples(
@@ -45,7 +45,7 @@ export function register(program: Command, bind: Bind): void {
           if (command.args.length > 1) throw new UsageError(`unexpected argument "${command.args[1]}"; ${FIXED}`);
         }),
     ).action(bind(load, 'update')),
-    ['linkctl domain update 3 --redirect-root https://example.com', 'linkctl domain update 3 --redirect-404 https://example.com/not-found'],
+    ['linkctl domain update 1 --redirect-root https://example.com', 'linkctl domain update 1 --redirect-404 https://example.com/not-found'],
   );
 
   deleteCommand(domain, bind, load, 'branded domain');

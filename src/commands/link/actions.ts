@@ -5,12 +5,16 @@
  */
 import type { Context } from '../../context.js';
 import type { Body } from '../../api/envelope.js';
-import { NetworkError, UsageError } from '../../errors.js';
+import { ApiError, NetworkError, UsageError } from '../../errors.js';
+import type { ApiClient } from '../../api/client.js';
+import { toInt } from '../../api/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, firstOf, listAction, removeAction, withoutError, type Resource } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
-import type { Clearable, LinkOrder } from './types.js';
+import type { Clearable, IfExists, LinkOrder } from './types.js';
+import { readTargets, updateLink, withNamedReferences } from './update.js';
+export { planLinkUpdate, updateLink, readLink } from './update.js';
 
 const shortUrl = (r: Rec) => firstOf(r, 'shorturl', 'short');
 
@@ -35,35 +39,6 @@ const LINKS: Resource = { noun: 'link', listPath: 'api/urls', keys: ['urls'], it
 export const list = listAction(LINKS, (opts) => ({ q: opts.search, order: opts.order === undefined ? undefined : ({ date: 'date', clicks: 'click' } as Record<LinkOrder, string>)[opts.order as LinkOrder] }));
 export const remove = removeAction(LINKS);
 
-// ---------------------------------------------------------------- targeting read back
-
-interface Target {
-  key: string;
-  link: string;
-}
-
-/**
- * Targets as `GET /api/url/:id` gives them: `{country: url}` (documented) or, on 7.x,
- * `{country: {region: url}}` with region `all` for a whole country. Region targets cannot be
- * sent back through `geotarget`, so they are returned apart.
- */
-function readTargets(value: unknown): { targets: Target[]; regions: string[] } {
-  const targets: Target[] = [];
-  const regions: string[] = [];
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { targets, regions };
-  for (const [key, v] of Object.entries(value as Rec)) {
-    if (typeof v === 'string') targets.push({ key, link: v });
-    else if (v && typeof v === 'object') {
-      for (const [region, link] of Object.entries(v as Rec)) {
-        if (typeof link !== 'string') continue;
-        if (region === 'all') targets.push({ key, link });
-        else regions.push(`${key}/${region}`);
-      }
-    }
-  }
-  return { targets, regions };
-}
-
 /** `canada=https://example.ca, germany/bavaria=https://...` for people. */
 function showTargets(value: unknown): string {
   if (!value || typeof value !== 'object') return '';
@@ -86,19 +61,22 @@ const DETAIL_COLUMNS: Column[] = [
 ];
 
 export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  const id = args[0] as number | undefined;
+  let id = args[0] as number | undefined;
   const short = opts.short as string | undefined;
   if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
   const client = await ctx.client();
-  if (id !== undefined) {
-    const body = await client.request('GET', LINKS.itemPath(id), { expect: ['details'] });
-    return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
+  if (short !== undefined) {
+    // `?short=` gives the link's list item; the details and statistics are read by its id, so both ways show the same.
+    const body = await client.request('GET', 'api/urls', { query: { short }, expect: ['data'], about: `short URL ${short}` });
+    const record = body.data;
+    const found = record && typeof record === 'object' && !Array.isArray(record) ? toInt((record as Rec).id) : undefined;
+    if (found === undefined) {
+      throw new NetworkError(`the server's answer to the short URL lookup ${short} is ${Array.isArray(record) || Object.values((record as Rec) ?? {}).some(Array.isArray) ? 'a list' : 'not a link'}, not one link`, 'run again with --debug to see the answer');
+    }
+    id = found;
   }
-  const body = await client.request('GET', 'api/urls', { query: { short }, expect: ['data'] });
-  if (body.details) return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.'); // in case a server answers like `GET api/url/:id`
-  const record = body.data;
-  if (!record || typeof record !== 'object' || Array.isArray(record)) throw new NetworkError('the server\'s answer to a short URL lookup lacks the link object');
-  return { kind: 'record', record: record as Rec, columns: COLUMNS.map((c) => ({ ...c, optional: false })) };
+  const body = await client.request('GET', LINKS.itemPath(id!), { expect: ['details'], about: `link ${id}` });
+  return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
 }
 
 // ---------------------------------------------------------------- add and update
@@ -144,71 +122,43 @@ function createdResult(body: Body): Result {
 
 const CREATED_COLUMNS = [COLUMNS[0]!, COLUMNS[1]!];
 
+/** Ids of the links that already shorten `url`, looked up before creating (servers return such a link instead of a new one). */
+async function linksFor(client: ApiClient, url: string): Promise<Set<string>> {
+  const { allPages } = await import('../../api/pages.js');
+  const ids = new Set<string>();
+  const same = (v: unknown) => typeof v === 'string' && v.replace(/\/+$/, '') === url.replace(/\/+$/, '');
+  for await (const page of allPages(client, { path: LINKS.listPath, keys: LINKS.keys, query: { q: url }, limit: 100 })) {
+    for (const r of page.records) if (same(r.longurl)) ids.add(String(r.id));
+  }
+  return ids;
+}
+
 export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const json: Rec = { url: args[0] as string, ...(await bodyFromFlags(ctx, opts)) };
+  const { url: _url, ...options } = json;
+  const ifExists = (opts.ifExists as IfExists | undefined) ?? (Object.keys(options).length ? 'fail' : 'return');
   const client = await ctx.client();
-  const body = await client.request('POST', 'api/url/add', { json, expect: ['id'], checkWith: `linkctl link list --search '${String(json.url).replace(/'/g, `'\\''`)}'` });
-  // Servers rewrite an invalid alias, and return an existing link as it is when the long URL was already shortened.
+  const before = await linksFor(client, json.url as string);
+  const body = await withNamedReferences(client, json, () => client.request('POST', 'api/url/add', { json, expect: ['id'], checkWith: `linkctl link list --search '${String(json.url).replace(/'/g, `'\\''`)}'` }));
   const short = shortUrl(body);
+  if (before.has(String(body.id))) {
+    const existing = `link ${String(body.id)} (${String(short)})`;
+    if (ifExists === 'fail') {
+      throw new ApiError(`${String(json.url)} is already shortened as ${existing}; the server returned it unchanged, so the options were not applied`, 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is');
+    }
+    if (ifExists === 'return') {
+      ctx.warn(`note: ${String(json.url)} was already shortened: this is the existing ${existing}, unchanged${Object.keys(options).length ? '; the options were not applied' : ''}.`);
+      return createdResult(body);
+    }
+    ctx.warn(`note: ${String(json.url)} was already shortened as ${existing}; updating it.`);
+    return createdResult(await updateLink(ctx, client, toInt(body.id)!, options, new Set()));
+  }
+  // Servers rewrite an invalid alias.
   if (json.custom !== undefined && typeof short === 'string' && !short.endsWith(`/${json.custom}`)) {
-    ctx.warn(`note: the short URL does not end with the alias asked for ("${json.custom}"): the server rewrote it, or the URL was already shortened and the existing link was returned unchanged`);
+    ctx.warn(`note: the short URL does not end with the alias asked for ("${json.custom}"): the server rewrote it`);
   }
   return createdResult(body);
-}
-
-/** Options linkctl cannot read back: real servers clear them on an update that does not send them. */
-const UNREADABLE: Array<[field: string, label: string]> = [
-  ['password', 'password'],
-  ['domain', 'domain'],
-  ['type', 'redirect type, splash or overlay'],
-  ['languagetarget', 'language targeting'],
-  ['metadescription', 'meta description'],
-  ['metaimage', 'meta image'],
-  ['pixels', 'pixels'],
-  ['campaign', 'campaign'],
-  ['parameters', 'parameters'],
-  ['deeplink', 'deep links'],
-];
-
-/** The update fields that `--clear` names. */
-const CLEAR_FIELDS: Record<Clearable, string> = { geo: 'geotarget', device: 'devicetarget', expiry: 'expiry', 'meta-title': 'metatitle', description: 'description' };
-
-/**
- * What `GET api/url/:id` gives back, as the fields of an update: the destination, targeting,
- * expiry, `title` (what `metatitle` sets) and `description`. A `--clear`ed field is sent as
- * null, which clears it on patching and replacing servers alike.
- */
-function readBack(read: Rec, clear: Set<Clearable>, notes: string[]): Rec {
-  const geo = readTargets(read.location);
-  const device = readTargets(read.device);
-  if (geo.regions.length && !clear.has('geo')) notes.push(`region targeting (${geo.regions.join(', ')}) cannot be sent back and will be cleared`);
-  let expiry = typeof read.expiry === 'string' && read.expiry ? read.expiry : undefined;
-  if (expiry && !clear.has('expiry') && !(Date.parse(`${expiry.replace(' ', 'T')}Z`) > Date.now())) {
-    notes.push(`the expiry ${expiry} has passed and servers refuse a past expiry, so it is not sent again`);
-    expiry = undefined;
-  }
-  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-  const back: Record<Clearable, unknown> = {
-    geo: geo.targets.length ? geo.targets.map((t) => ({ location: t.key, link: t.link })) : undefined,
-    device: device.targets.length ? device.targets.map((t) => ({ device: t.key, link: t.link })) : undefined,
-    expiry,
-    'meta-title': text(read.title),
-    description: text(read.description),
-  };
-  const json: Rec = { url: read.longurl };
-  for (const [option, field] of Object.entries(CLEAR_FIELDS) as Array<[Clearable, string]>) {
-    if (clear.has(option)) json[field] = null;
-    else if (back[option] !== undefined) json[field] = back[option];
-  }
-  return json;
-}
-
-/** Targets by key, case-insensitive: the user's replace those read back for the same country or device. */
-function mergeTargets(read: Rec[], given: Rec[], name: string): Rec[] {
-  const out = new Map<string, Rec>(read.map((t) => [String(t[name]).toLowerCase(), t]));
-  for (const t of given) out.set(String(t[name]).toLowerCase(), t);
-  return [...out.values()];
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
@@ -218,24 +168,6 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const given = await bodyFromFlags(ctx, opts);
   if (opts.url !== undefined) given.url = opts.url;
   if (Object.keys(given).length === 0 && clear.size === 0) throw new UsageError('nothing to change: give --url, --clear or an option to set (see --help)');
-
-  // Real servers replace every option: send again what can be read back, with the user's flags over it.
   const client = await ctx.client();
-  const read = (await client.request('GET', LINKS.itemPath(id), { expect: ['details'] })).details as Rec;
-  const notes: string[] = [];
-  const json = readBack(read, clear, notes);
-  for (const [key, value] of Object.entries(given)) {
-    const name = key === 'geotarget' ? 'location' : 'device';
-    json[key] = (key === 'geotarget' || key === 'devicetarget') && Array.isArray(json[key]) ? mergeTargets(json[key] as Rec[], value as Rec[], name) : value;
-  }
-
-  const lost = UNREADABLE.filter(([field]) => given[field] === undefined).map(([, label]) => label);
-  // 7.x servers answer `device: null` even for a link with device targeting.
-  if (read.device == null && given.devicetarget === undefined && !clear.has('device')) lost.push('device targeting (if any)');
-  if (lost.length) notes.push(`real servers clear what cannot be read back unless it is given again in this command: ${lost.join(', ')}`);
-  if (given.status === undefined) notes.push('real servers make the link private unless --public is given');
-  for (const note of notes) ctx.warn(`note: ${note}.`);
-
-  const body = await client.request('PUT', `${LINKS.itemPath(id)}/update`, { json });
-  return createdResult(body);
+  return createdResult(await updateLink(ctx, client, id, given, clear));
 }

@@ -3,7 +3,10 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
 import { deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
-import { CLEARABLE, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
+import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
+
+/** A short URL, with or without its scheme (real servers accept both). */
+const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
 /** A repeatable flag: each occurrence is parsed and appended. */
 const many =
@@ -79,19 +82,28 @@ export function register(program: Command, bind: Bind): void {
       .command('get')
       .description('Show a short link and its click statistics, by id or by short URL')
       .argument('[id]', 'link id', (v) => positiveInt('ID', v))
-      .option('--short <url>', 'find the link by its full short URL instead of its id', (v) => httpUrl('--short', v))
+      .option('--short <url>', 'find the link by its short URL (scheme optional: go.example.com/abc) instead of its id; one more request', shortArg)
       .action(bind(load, 'get')),
-    ['linkctl link get 12', 'linkctl link get --short https://go.example.com/docs', 'linkctl link get 12 --json'],
+    ['linkctl link get 1', 'linkctl link get --short https://go.example.com/docs', 'linkctl link get --short go.example.com/docs', 'linkctl link get 1 --json'],
   );
 
   withExamples(
     linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
-      .addHelpText('after', '\nReal servers return the existing link, unchanged, when the long URL was already shortened;\nchange it with `link update`.')
+      .addOption(enumOption('--if-exists <what>', 'when the URL was already shortened (real servers then return the existing link unchanged)', IF_EXISTS_VALUES))
+      .addHelpText(
+        'after',
+        [
+          '',
+          'linkctl looks up the links of the long URL before creating (one more request), so it knows',
+          'when the server answers with an existing link instead of a new one. Then --if-exists:',
+          ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(7)} ${IF_EXISTS[v]}`),
+        ].join('\n'),
+      )
       .action(bind(load, 'add')),
     [
       'linkctl link add https://example.com/spring-sale --alias spring',
       "linkctl link add https://example.com --geo Canada=https://example.ca --device iPhone=https://apps.apple.com/app/x --expiry '2035-12-31 23:59:59'",
-      'linkctl link add https://example.com --redirect frame --pixel 1 --pixel 2 --param utm_source=newsletter --public',
+      'linkctl link add https://example.com --redirect frame --pixel 1 --param utm_source=newsletter --public',
       'printf %s "$PASS" | linkctl link add https://example.com/private --password-stdin',
     ],
   );
@@ -103,29 +115,33 @@ export function register(program: Command, bind: Bind): void {
         .description('Change a short link; what is not given keeps its value where linkctl can read it back')
         .argument('<id>', 'link id', (v) => positiveInt('ID', v))
         .option('--url <url>', 'new destination', (v) => httpUrl('--url', v))
-        .addOption(enumOption('--clear <option>', 'clear an option linkctl would otherwise resend (repeatable)', CLEARABLE).argParser(many((v) => oneOf('--clear', v, CLEARABLE)))),
+        .addOption(enumOption('--clear <option>', 'clear an option on purpose (repeatable); naming one linkctl cannot read back also spares the confirmation', CLEARABLE).argParser(many((v) => oneOf('--clear', v, CLEARABLE)))),
     )
       .addHelpText(
         'after',
         [
           '',
-          'Real servers replace every option of a link on update. linkctl reads the link first and',
-          'sends again its destination, geo and device targeting, expiry, title and description.',
-          'What it cannot read back (password, domain, redirect type, pixels, campaign, parameters,',
-          'deep links, ...) is cleared unless given again; linkctl names it on stderr. The link',
-          'becomes private unless --public is given.',
+          'Real servers replace every option of a link on update. linkctl reads the link',
+          'first (GET api/url/ID, then its list item by short URL or search: two or three',
+          'requests in all) and sends again its destination, domain, campaign, channel, geo',
+          'and device targeting, expiry, title and description. What it cannot read back',
+          '(password, pixels, parameters, deep links, redirect type, splash or overlay,',
+          'language targeting, meta description and image, device targeting on 7.x',
+          'servers, public or private) would be cleared, so the update is confirmed like a',
+          'delete: a terminal asks [y/N] naming it; a script needs --yes. Give those',
+          'options again, or --clear each, and no confirmation is needed.',
         ].join('\n'),
       )
       .action(bind(load, 'update')),
     [
-      "linkctl link update 12 --description 'Spring campaign'",
-      'linkctl link update 12 --url https://example.com/new --public',
-      'linkctl link update 12 --geo Germany=https://example.de --clear expiry',
-      'linkctl link update 12 --meta-title Docs --dry-run',
+      "linkctl link update 1 --description 'Spring campaign' --yes",
+      'linkctl link update 1 --url https://example.com/new --public --yes',
+      'linkctl link update 2 --geo Germany=https://example.de --clear expiry --yes',
+      'linkctl link update 1 --meta-title Docs --dry-run',
     ],
   );
 
-  deleteCommand(link, bind, load, 'link');
+  deleteCommand(link, bind, load, 'link', '', ['linkctl link delete 1 2 --yes']);
 
   withExamples(
     link
@@ -142,10 +158,10 @@ export function register(program: Command, bind: Bind): void {
       .addHelpText('after', '\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.')
       .action(bind(() => import('./qr.js'), 'qr')),
     [
-      'linkctl link qr 12',
+      'linkctl link qr 1',
       'linkctl link qr --short https://go.example.com/menu',
-      "linkctl link qr 12 --file menu.svg --ecc H --foreground '#112233'",
-      'linkctl link qr 12 --file poster.png --size 2048 --margin 4',
+      "linkctl link qr 1 --file menu.svg --ecc H --foreground '#112233'",
+      'linkctl link qr 1 --file poster.png --size 2048 --margin 4',
     ],
   );
 }

@@ -3,6 +3,26 @@ export const LINK_ORDERS = ['date', 'clicks'] as const;
 export type LinkOrder = (typeof LINK_ORDERS)[number];
 /** `--redirect`: the plain redirect types; a splash page or an overlay has its own flag. */
 export const REDIRECT_TYPES = ['direct', 'frame', 'splash'] as const;
-/** `link update --clear`: the options linkctl reads back and resends, so clearing them must be asked for. */
-export const CLEARABLE = ['geo', 'device', 'expiry', 'meta-title', 'description'] as const;
+/**
+ * `link update --clear`: an option to clear on purpose. The first ones linkctl reads back and
+ * would otherwise send again; the rest it cannot read back, and naming them says "clearing is
+ * what I want", so the update needs no confirmation for them.
+ */
+export const CLEARABLE = [
+  'geo', 'device', 'expiry', 'meta-title', 'description', 'domain', 'campaign', 'channel',
+  'password', 'pixels', 'params', 'deeplinks', 'redirect', 'language', 'meta-description', 'meta-image',
+] as const;
 export type Clearable = (typeof CLEARABLE)[number];
+
+/**
+ * `link add --if-exists`: what to do when the server answers a create with a link that already
+ * existed (real servers do so for a long URL already shortened). The one list of these values
+ * and their meaning; bulk commands add their own on top.
+ */
+export const IF_EXISTS = {
+  fail: 'exit 1 naming the existing link (the default when options beyond the URL are given)',
+  return: 'print the existing link and exit 0, with a note (the default for a bare URL)',
+  update: 'apply the options to the existing link with the same safe update as `link update`',
+} as const;
+export type IfExists = keyof typeof IF_EXISTS;
+export const IF_EXISTS_VALUES = Object.keys(IF_EXISTS) as IfExists[];

@@ -2,11 +2,12 @@
  * Tracking pixels: paths and columns. Delete is not in the documented API but real servers
  * have it; create answers a string id on real servers, given back here as a number.
  */
+import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import { toInt } from '../../api/envelope.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { compact, findInList, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -34,9 +35,13 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
+  if (opts.tag === undefined && opts.name === undefined) throw new UsageError('nothing to change: give --tag or --name');
   const client = await ctx.client();
+  // The API needs the tag with every update: without --tag, the pixel's own is read from the list.
+  const tag = opts.tag ?? (await findInList(ctx, PIXEL, id)).tag;
   const body = await client.request('PUT', `${PIXEL.itemPath(id)}/update`, {
-    json: compact({ tag: opts.tag, name: opts.name }),
+    about: `pixel ${id}`,
+    json: compact({ tag, name: opts.name }),
     // Real servers answer an unknown id with an empty body.
     emptyAnswerHint: `pixel ${id} may not exist (see \`linkctl pixel list\`)`,
   });

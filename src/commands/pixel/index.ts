@@ -27,12 +27,12 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     pixel
       .command('update')
-      .description('Change a pixel; the API needs its tag with every update, even to rename it')
+      .description('Change a pixel; the API needs its tag with every update, so without --tag linkctl reads it from the pixel list (one more request a page)')
       .argument('<id>', 'pixel id', (v) => positiveInt('ID', v))
-      .requiredOption('--tag <tag>', 'the tag, at least 3 characters (required by the API)', tag)
+      .option('--tag <tag>', 'new tag, at least 3 characters', tag)
       .option('--name <name>', 'new name', name)
       .action(bind(load, 'update')),
-    ['linkctl pixel update 4 --tag G-NEW456', 'linkctl pixel update 4 --tag G-NEW456 --name "Main analytics"'],
+    ['linkctl pixel update 1 --tag G-NEW456', 'linkctl pixel update 1 --name "Main analytics"', 'linkctl pixel update 1 --tag G-NEW456 --name "Main analytics"'],
   );
 
   deleteCommand(pixel, bind, load, 'pixel', ' (links that use it lose it)');

@@ -153,13 +153,13 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   }
   const json = compact({ type: opts.type, data, ...style });
   const client = await ctx.client();
-  const body = await client.request('PUT', `${QR.itemPath(id)}/update`, { json });
+  const body = await client.request('PUT', `${QR.itemPath(id)}/update`, { json, about: `QR code ${id}` });
   return messageResult(body, `QR code ${id} updated.`);
 }
 
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const client = await ctx.client();
-  const body = await client.request('GET', QR.itemPath(id), { expect: ['details'] });
+  const body = await client.request('GET', QR.itemPath(id), { expect: ['details'], about: `QR code ${id}` });
   return statsResult(body, COLUMNS, 'No statistics for this code (servers keep none for text, sms and wifi codes).');
 }

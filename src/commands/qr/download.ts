@@ -1,5 +1,5 @@
 // `qr download`: saves the image a QR code's `link` URL serves, after checking it is one.
-import { existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { CliError, NetworkError, UsageError } from '../../errors.js';
@@ -64,7 +64,6 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
   if (from !== undefined && opts.file !== undefined) throw new UsageError('--file names one file: with --from -, give a folder with --dir');
   if (id !== undefined && opts.dir !== undefined) throw new UsageError('--dir is for --from -; for one code give --file (or nothing: it is saved here)');
   const dir = (opts.dir as string | undefined) ?? '.';
-  if (opts.dir !== undefined && !existsSync(dir)) throw new UsageError(`--dir ${dir} does not exist`, 'create the folder first');
   ctx.checkOutput();
 
   if (id !== undefined) {
@@ -73,6 +72,11 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
   }
   const ids = idsFromStdin(await ctx.readStdin());
   if (ids.length === 0) throw new UsageError('--from -: stdin held no ids; pipe them in, e.g. `linkctl qr list --quiet | linkctl qr download --from - --dir codes`');
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--dir ${dir}: cannot create the folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
   const saved: Saved[] = [];
   const failed: { id: number; error: string }[] = [];
   let exitCode = 0;

@@ -41,7 +41,7 @@ export function register(program: Command, bind: Bind): void {
 
   withExamples(
     qr.command('get').description('Show a QR code and its scan statistics').argument('<id>', 'QR code id', (v) => positiveInt('ID', v)).action(bind(load, 'get')),
-    ['linkctl qr get 12', 'linkctl qr get 12 --json'],
+    ['linkctl qr get 1', 'linkctl qr get 1 --json'],
   );
 
   withExamples(
@@ -63,10 +63,10 @@ export function register(program: Command, bind: Bind): void {
         .argument('<id>', 'QR code id', (v) => positiveInt('ID', v))
         .addOption(enumOption('--type <type>', 'code type (needed with data flags)', QR_TYPES)),
     ).action(bind(load, 'update')),
-    ['linkctl qr update 12 --type link --data https://example.com/new', "linkctl qr update 12 --background '#ffffff' --foreground 'rgb(0,0,0)'"],
+    ['linkctl qr update 1 --type link --data https://example.com/new', "linkctl qr update 1 --type link --data https://example.com/menu --background '#ffffff' --foreground 'rgb(0,0,0)'"],
   );
 
-  deleteCommand(qr, bind, load, 'QR code');
+  deleteCommand(qr, bind, load, 'QR code', '', ['linkctl qr delete 1 2 3 --yes']);
 
   withExamples(
     qr
@@ -75,12 +75,12 @@ export function register(program: Command, bind: Bind): void {
       .argument('[id]', 'QR code id', (v) => positiveInt('ID', v))
       .option('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)')
       .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
-      .option('--dir <folder>', 'folder for --from - (default: the current folder)')
+      .option('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)')
       .addHelpText('after', '\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. For a QR code of a short link made locally, see `linkctl link qr`.')
       .action(bind(() => import('./download.js'), 'download')),
     [
-      'linkctl qr download 12',
-      'linkctl qr download 12 --file menu.png',
+      'linkctl qr download 1',
+      'linkctl qr download 1 --file menu.png',
       'linkctl qr list --quiet | linkctl qr download --from - --dir codes',
     ],
   );

@@ -38,16 +38,16 @@ export function listCommand(parent: Command, bind: Bind, load: Loader, what: str
   return withExamples(command, [`linkctl ${name} list`, `linkctl ${name} list --limit 50 --page 2`, `linkctl ${name} list --all --json`, ...examples]);
 }
 
-/** Adds `<parent> delete ID`, which asks first on a terminal and needs --yes elsewhere. */
-export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: string, note = ''): Command {
+/** Adds `<parent> delete ID...`, which asks first (once, naming every id) on a terminal and needs --yes elsewhere. */
+export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: string, note = '', examples: string[] = []): Command {
   const name = parent.name();
   const command = parent
     .command('delete')
     .alias('rm')
-    .description(`Delete a ${what}${note}`)
-    .argument('<id>', `id of the ${what}`, (v) => positiveInt('ID', v))
+    .description(`Delete one or more ${what}s${note}`)
+    .argument('<id...>', `ids of the ${what}s`, (v, previous: number[] = []) => [...previous, positiveInt('ID', v)])
     .action(bind(load, 'remove'));
-  return withExamples(command, [`linkctl ${name} delete 12`, `linkctl ${name} delete 12 --yes`]);
+  return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ListRequest, Page } from '../../api/pages.js';
 import type { Body } from '../../api/envelope.js';
 import type { Column, ListSummary, Rec, Result } from '../../output/types.js';
 import type { Action } from './define.js';
+import { CliError, ExitCode, NotFoundError } from '../../errors.js';
 
 /** What a list needs: read-only resources (overlays, splash pages) are only this. */
 export interface Listable {
@@ -71,16 +72,56 @@ export async function listResult(ctx: Context, request: ListRequest, columns: Co
   return { kind: 'list', pages: pages(), columns, summary: () => summary };
 }
 
-/** `delete ID`: confirm, send, report the server's message. */
+/**
+ * `delete ID...`: one confirmation naming every id, then one request per id, each reported
+ * (successes on stdout, failures on stderr). Any failure makes the exit non-zero: its own code
+ * when all failures share it, else 1.
+ */
 export function removeAction(resource: Resource, warning?: string): Action {
   return async (ctx, { args }) => {
-    const id = args[0] as number;
+    const ids = [...new Set((Array.isArray(args[0]) ? args[0] : [args[0]]) as number[])];
+    const noun = resource.noun;
+    const Noun = `${noun[0]!.toUpperCase()}${noun.slice(1)}`;
     const client = await ctx.client();
     if (warning) ctx.warn(warning);
-    await ctx.confirm(`Delete ${resource.noun} ${id}?`);
-    const body = await client.request('DELETE', `${resource.itemPath(id)}/delete`);
-    return messageResult(body, `${resource.noun[0]!.toUpperCase()}${resource.noun.slice(1)} ${id} deleted.`);
+    await ctx.confirm(ids.length === 1 ? `Delete ${noun} ${ids[0]}?` : `Delete ${ids.length} ${noun}s: ${ids.join(', ')}?`);
+    const del = (id: number) => client.request('DELETE', `${resource.itemPath(id)}/delete`, { about: `${Noun} ${id}` });
+    if (ids.length === 1) return messageResult(await del(ids[0]!), `${Noun} ${ids[0]} deleted.`);
+    const lines: string[] = [];
+    const json: Rec[] = [];
+    const failures: CliError[] = [];
+    for (const id of ids) {
+      try {
+        const body = await del(id);
+        const message = typeof body.message === 'string' && body.message ? body.message : 'deleted.';
+        lines.push(`${Noun} ${id}: ${message}`);
+        json.push({ id, deleted: true, message });
+      } catch (error) {
+        // Without a valid key, or interrupted, the other ids would fail the same way.
+        if (!(error instanceof CliError) || error.exitCode === ExitCode.auth || error.exitCode === ExitCode.interrupted) throw error;
+        ctx.warn(`linkctl: ${error.message}`);
+        failures.push(error);
+        json.push({ id, deleted: false, message: error.message });
+      }
+    }
+    const codes = new Set(failures.map((e) => e.exitCode));
+    if (failures.length) ctx.warn(`linkctl: ${failures.length} of ${ids.length} ${noun}s not deleted`);
+    return { kind: 'message', message: lines.join('\n'), json, exitCode: failures.length ? (codes.size === 1 ? failures[0]!.exitCode : ExitCode.api) : undefined };
   };
+}
+
+/**
+ * One record read from its list (pixels and campaigns have no read-one endpoint): pages of 100
+ * until the id turns up. Updates that the API makes repeat a field use it to read that field.
+ */
+export async function findInList(ctx: Context, resource: Resource, id: number): Promise<Rec> {
+  const client = await ctx.client();
+  const { allPages } = await import('../../api/pages.js');
+  for await (const page of allPages(client, { path: resource.listPath, keys: resource.keys, limit: ALL_PAGE_SIZE })) {
+    const found = page.records.find((r) => String(r.id) === String(id));
+    if (found) return found;
+  }
+  throw new NotFoundError(`${resource.noun} ${id} is not in the list of ${resource.noun}s`, `see \`linkctl ${resource.noun} list\``);
 }
 
 /** A result carrying the server's message when it sent one. JSON is the answer without its `error` flag. */

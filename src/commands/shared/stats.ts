@@ -14,18 +14,17 @@ export const STAT_SECTIONS: Array<[key: string, title: string]> = [
   ['topOs', 'Top systems'],
 ];
 
-/** The ten largest entries of a `top*` value, as [label, count]. */
+/** The entries of a `top*` value, largest first, as [label, count] (a chart shows the first ten). */
 export function entries(value: unknown): Array<[string, number]> {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
   return Object.entries(value as Rec)
     .map(([label, n]): [string, number] => [label, Number(n)])
     .filter(([, n]) => Number.isFinite(n))
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 10);
+    .sort((a, b) => b[1] - a[1]);
 }
 
 export function statBars(stats: Rec): BarSection[] {
-  return STAT_SECTIONS.map(([key, title]) => ({ title, entries: entries(firstOf(stats, key)) }));
+  return STAT_SECTIONS.map(([key, title]) => ({ key, title, entries: entries(firstOf(stats, key)) }));
 }
 
 /**
