@@ -5,13 +5,12 @@ import { runCli, runMain, sent, useSandbox } from '../helpers.js';
 for (const quirks of [false, true]) {
   describe(`domain against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
     const fx = useSandbox({ quirks });
-    const idOf = (n: number) => (quirks ? String(n) : n); // real servers send list ids as strings
 
     it('lists domains as JSON; real servers append system domains with id null', async () => {
       const r = await runCli(['domain', 'list', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const mine = { id: idOf(1), domain: 'https://go.example.com', redirectroot: 'https://example.com', redirect404: 'https://example.com/404' };
+      const mine = { id: 1, domain: 'https://go.example.com', redirectroot: 'https://example.com', redirect404: 'https://example.com/404' };
       const system = { id: null, domain: fx.sandbox.url.replace(/\/$/, ''), redirectroot: '', redirect404: '' };
       expect(JSON.parse(r.stdout)).toEqual(quirks ? [mine, system] : [mine]);
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/domains', query: {}, body: undefined }]);
@@ -36,7 +35,7 @@ for (const quirks of [false, true]) {
       ]);
       expect(JSON.parse(r.stdout)).toEqual({ id: 2 }); // one shape: real servers send "2"
       const list = JSON.parse((await runCli(['domain', 'list', '--json'], { env: fx.env })).stdout);
-      expect(list[0]).toMatchObject({ id: idOf(2), domain: 'https://links.example.org' });
+      expect(list[0]).toMatchObject({ id: 2, domain: 'https://links.example.org' });
     });
 
     it('shows a new domain as a record in a pipe, and sends only the flags given', async () => {
@@ -60,7 +59,7 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe('Domain has been updated successfully.\n');
       expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/domain/1/update', query: {}, body: { redirect404: 'https://example.com/gone' } }]);
       const list = JSON.parse((await runCli(['domain', 'list', '--json'], { env: fx.env })).stdout);
-      expect(list[0]).toMatchObject({ id: idOf(1), redirectroot: 'https://example.com', redirect404: 'https://example.com/gone' });
+      expect(list[0]).toMatchObject({ id: 1, redirectroot: 'https://example.com', redirect404: 'https://example.com/gone' });
     });
 
     it('an unknown id on update: exit 4 with the message, or (real servers: empty answer) exit 6 naming the likely cause', async () => {

@@ -20,8 +20,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['overlay', 'list', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      // real servers send the ids as strings
-      expect(JSON.parse(r.stdout)).toEqual(quirks ? OVERLAYS.map((o) => ({ ...o, id: String(o.id) })) : OVERLAYS);
+      expect(JSON.parse(r.stdout)).toEqual(OVERLAYS);
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/overlay', query: {}, body: undefined }]);
     });
 
