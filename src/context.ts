@@ -31,8 +31,16 @@ export interface GlobalOptions {
 
 const SPINNER_DELAY_MS = 150;
 
-function truthy(value: string | undefined): boolean {
+export function truthy(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/**
+ * The sandbox answers as real servers do unless LINKCTL_SANDBOX_DOCUMENTED asks for the shapes
+ * of link-api.md; LINKCTL_SANDBOX_QUIRKS=1 (the old opt-in) still means real-server shapes.
+ */
+export function sandboxQuirks(env: Record<string, string | undefined>): boolean {
+  return truthy(env.LINKCTL_SANDBOX_QUIRKS) || !truthy(env.LINKCTL_SANDBOX_DOCUMENTED);
 }
 
 export class Context {
@@ -146,15 +154,22 @@ export class Context {
     let baseUrl: string;
     let apiKey: string;
     if (this.sandboxMode) {
-      const { startSandbox } = await import('./sandbox/server.js');
-      const { join } = await import('node:path');
+      const { startSandbox, SANDBOX_KEY } = await import('./sandbox/server.js');
+      const { defaultStateFile, findRunning } = await import('./sandbox/running.js');
       const { mkdirSync } = await import('node:fs');
       const dir = configDir(this.env);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const sandbox = await startSandbox({ port: 0, stateFile: join(dir, 'sandbox-state.json'), quirks: truthy(this.env.LINKCTL_SANDBOX_QUIRKS) });
-      this.cleanups.push(() => sandbox.close());
-      baseUrl = sandbox.url;
-      apiKey = sandbox.key;
+      // a `sandbox serve` on the same state file: use it, so the URLs printed answer while it runs
+      const running = findRunning(dir);
+      if (running) {
+        baseUrl = running.url;
+        apiKey = SANDBOX_KEY;
+      } else {
+        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env) });
+        this.cleanups.push(() => sandbox.close());
+        baseUrl = sandbox.url;
+        apiKey = sandbox.key;
+      }
     } else {
       const settings = this.settings();
       if (!settings.baseUrl) {

@@ -25,6 +25,7 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   stdin?: string;
   timeoutMs?: number;
+  cwd?: string;
 }
 
 /** A fresh config folder, removed after the file's tests. */
@@ -42,7 +43,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 /** Spawns `node bin/linkctl.js ...args` with no terminal, and collects everything. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));

@@ -57,6 +57,8 @@ export class DryRun {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Largest file `download` accepts: QR images are far smaller. */
+const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_NETWORK_RETRIES = 2;
 /** Over-limit answers to one request: after this many waits (or --max-wait in all), exit 5. */
 const MAX_RATE_LIMIT_RETRIES = 5;
@@ -135,6 +137,7 @@ export class ApiClient {
         'use an https:// base URL, or pass --insecure-http if you accept that risk',
       );
     }
+    const ownFetch = fetchFor(this.base.hostname, options.env);
     this.http = ky.create({
       prefixUrl: this.base.href,
       headers: { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' },
@@ -142,15 +145,8 @@ export class ApiClient {
       timeout: false, // ours covers the body too, not just the headers
       throwHttpErrors: false,
       redirect: 'manual', // Node's fetch then returns the 3xx itself, Location readable; following would turn a POST into a GET
-      // Loopback is never proxied (as Go's proxy rules): the key would cross the proxy in plain text.
-      // `*.localhost` is loopback without asking DNS (RFC 6761).
-      ...(isLoopback(this.base.hostname)
-        ? this.base.hostname.toLowerCase().endsWith('.localhost')
-          ? { fetch: undiciFetch(loopbackAgent) }
-          : {}
-        : proxyConfigured(options.env)
-          ? { fetch: undiciFetch((undici) => proxyAgent(undici, options.env)) }
-          : {}),
+      // A proxy or loopback resolution of our own, or Node's fetch (see fetchFor).
+      ...(ownFetch ? { fetch: ownFetch } : {}),
     });
   }
 
@@ -418,6 +414,69 @@ export class ApiClient {
     return new NetworkError(`${method} ${url}: ${what}`, hint);
   }
 
+  /**
+   * GETs a file a record points at (a QR code's image). The key goes only to the configured
+   * origin; redirects are followed within that origin only (at most 3); the body is capped.
+   */
+  async download(target: string, maxBytes = MAX_DOWNLOAD_BYTES): Promise<{ url: string; status: number; contentType: string; bytes: Buffer }> {
+    let url: URL;
+    try {
+      url = new URL(target, this.base);
+    } catch {
+      throw new NetworkError(`the server gave "${redact(target, [this.options.apiKey])}" as the file's URL, which is not a URL`);
+    }
+    for (let hops = 0; ; hops++) {
+      const doFetch = fetchFor(url.hostname, this.options.env) ?? fetch;
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NetworkError(`the file's URL ${url.href} is not http(s)`);
+      const own = url.origin === this.base.origin;
+      if (this.options.signal?.aborted) throw new InterruptedError();
+      const controller = new AbortController();
+      const onAbort = () => controller.abort();
+      this.options.signal?.addEventListener('abort', onAbort, { once: true });
+      let timedOut = false;
+      const timer = setTimeout(() => { timedOut = true; controller.abort(); }, this.options.timeoutMs);
+      this.trace(`> GET ${url.href}${own ? '' : ' (another origin: no key sent)'}`);
+      this.options.events?.requestStart?.();
+      try {
+        let response: Response;
+        try {
+          response = await doFetch(url.href, { headers: own ? { Authorization: `Bearer ${this.options.apiKey}` } : {}, redirect: 'manual', signal: controller.signal });
+        } catch (error) {
+          if (this.options.signal?.aborted) throw new InterruptedError();
+          throw new NetworkError(`GET ${url.href}: ${timedOut ? `no answer within ${this.options.timeoutMs / 1000} s (--timeout)` : describe(error)}`);
+        }
+        this.trace(`< HTTP ${response.status} ${response.headers.get('content-type') ?? ''}`);
+        if (response.status >= 300 && response.status < 400) {
+          void response.body?.cancel().catch(() => undefined);
+          const location = response.headers.get('location');
+          const next = location ? new URL(location, url) : undefined;
+          if (!next || next.origin !== this.base.origin || hops >= 3) {
+            throw new NetworkError(`HTTP ${response.status}: ${url.href} redirects to ${next?.href ?? 'nowhere'}`,
+              next && next.origin !== this.base.origin ? 'linkctl does not follow a redirect to another site when downloading; open the URL in a browser if you trust it' : 'too many redirects');
+          }
+          url = next;
+          continue;
+        }
+        let bytes: Buffer | undefined;
+        try {
+          bytes = await readCappedBytes(response, maxBytes, controller.signal);
+        } catch (error) {
+          if (this.options.signal?.aborted) throw new InterruptedError();
+          throw new NetworkError(`GET ${url.href}: ${timedOut ? `the file did not arrive within ${this.options.timeoutMs / 1000} s (--timeout)` : describe(error)}`);
+        }
+        if (!bytes) throw new NetworkError(`GET ${url.href}: the file is larger than ${maxBytes / 1024 / 1024} MiB; linkctl stopped reading it`);
+        return { url: url.href, status: response.status, contentType: response.headers.get('content-type') ?? '', bytes };
+      } catch (error) {
+        if (error instanceof CliError) error.message = redact(error.message, [this.options.apiKey]);
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        this.options.signal?.removeEventListener('abort', onAbort);
+        this.options.events?.requestEnd?.();
+      }
+    }
+  }
+
   private trace(line: string): void {
     if (this.options.events?.debug) this.options.events.debug(redact(line, [this.options.apiKey]));
   }
@@ -451,13 +510,18 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** The body as text, or undefined when it is larger than `cap`: see `readCappedBytes`. */
+async function readCapped(response: Response, cap: number, signal: AbortSignal): Promise<string | undefined> {
+  return (await readCappedBytes(response, cap, signal))?.toString('utf8');
+}
+
 /**
- * The body as text, or undefined when it is larger than `cap` (reading stops there). Our own
+ * The body as bytes, or undefined when it is larger than `cap` (reading stops there). Our own
  * reader: when `signal` aborts (the --timeout timer or Ctrl-C) the read in progress is given up
  * and the stream cancelled at once, however slowly the server drips the body.
  */
-async function readCapped(response: Response, cap: number, signal: AbortSignal): Promise<string | undefined> {
-  if (!response.body) return '';
+async function readCappedBytes(response: Response, cap: number, signal: AbortSignal): Promise<Buffer | undefined> {
+  if (!response.body) return Buffer.alloc(0);
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > cap) {
     void response.body.cancel().catch(() => undefined);
@@ -478,7 +542,7 @@ async function readCapped(response: Response, cap: number, signal: AbortSignal):
     // Done, too large, or aborted: stop reading and let the connection go.
     void reader.cancel().catch(() => undefined);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -636,6 +700,16 @@ function loopbackAgent(undici: Undici): import('undici').Dispatcher {
   const lookup: Lookup = (_host, options, callback) =>
     options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
   return new undici.Agent({ connect: { lookup } as never });
+}
+
+/**
+ * The fetch for a host, or undefined for Node's own. Loopback is never proxied (as Go's proxy
+ * rules): the key would cross the proxy in plain text. `*.localhost` is loopback without asking
+ * DNS (RFC 6761).
+ */
+function fetchFor(hostname: string, env: Record<string, string | undefined>): typeof fetch | undefined {
+  if (isLoopback(hostname)) return hostname.toLowerCase().endsWith('.localhost') ? undiciFetch(loopbackAgent) : undefined;
+  return proxyConfigured(env) ? undiciFetch((undici) => proxyAgent(undici, env)) : undefined;
 }
 
 /** A fetch through undici with a dispatcher of our own, loaded on first use. */

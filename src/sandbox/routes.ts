@@ -209,7 +209,8 @@ const miscRoutes = [
   route('GET /api/domains', (ctx) => {
     // quirks: a system domain (id null) comes after the user's; the list is read backwards, so it goes first here
     const system = { id: null, domain: ctx.base, redirectroot: '', redirect404: '' };
-    return list(ctx, 'domains', ctx.quirks ? [system, ...ctx.state.domains] : ctx.state.domains, (d) => d);
+    return list(ctx, 'domains', ctx.quirks ? [system, ...ctx.state.domains] : ctx.state.domains,
+      (d) => (d.id === null ? d : { ...d, id: num(ctx, d.id) }));
   }),
   route('POST /api/domain/add', (ctx) => {
     const domain = isHttpUrl(ctx.body.domain) ? ctx.body.domain.replace(/\/+$/, '') : fail('Please enter a valid domain name starting with http:// or https://.');
@@ -225,10 +226,10 @@ const miscRoutes = [
   }),
   deleteRoute('DELETE /api/domain/:id/delete', 'domains', 'Domain does not exist.', () => 'Domain has been deleted successfully.'),
 
-  route('GET /api/overlay', (ctx) => list(ctx, ctx.quirks ? 'overlay' : 'cta', ctx.state.overlays, (o) => o)),
+  route('GET /api/overlay', (ctx) => list(ctx, ctx.quirks ? 'overlay' : 'cta', ctx.state.overlays, (o) => ({ ...o, id: num(ctx, o.id) }))),
   route('GET /api/splash', (ctx) => list(ctx, 'splash', ctx.state.splash, (s) => s)),
 
-  route('GET /api/pixels', (ctx) => list(ctx, 'pixels', ctx.state.pixels, (p) => p)),
+  route('GET /api/pixels', (ctx) => list(ctx, 'pixels', ctx.state.pixels, (p) => ({ ...p, id: num(ctx, p.id) }))),
   route('POST /api/pixel/add', (ctx) => {
     const type = typeof ctx.body.type === 'string' && PIXEL_TYPES.includes(ctx.body.type)
       ? ctx.body.type : fail(`Invalid pixel type. Allowed types: ${PIXEL_TYPES.join(', ')}.`);
@@ -311,6 +312,7 @@ const groupRoutes = [
     (ctx.quirks ? { ...campaignView(ctx, c), views: c.views } : campaignView(ctx, c)))),
   route('POST /api/campaign/add', (ctx) => {
     const name = campaignName(ctx.body.name);
+    if (ctx.state.campaigns.some((c) => c.name.toLowerCase() === name.toLowerCase())) fail('You already have a campaign with that name.');
     const slug = campaignSlug(ctx, ctx.body.slug) ?? null;
     const c = insert(ctx.state, 'campaigns', (id) => ({ id, name, slug, public: optBool(ctx.body.public) ?? false, views: 0 }));
     return campaignReply(ctx, c);
@@ -336,6 +338,7 @@ const groupRoutes = [
     list(ctx, 'items', must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND).items, (it) => itemView(ctx, it))),
   route('POST /api/channel/add', (ctx) => {
     const fields = { description: '', color: '#000000', starred: false, ...channelFields(ctx, true) } as Omit<Channel, 'id' | 'items'>;
+    if (ctx.state.channels.some((ch) => ch.name.toLowerCase() === fields.name.toLowerCase())) fail('You already have a channel with this name.');
     const ch = insert(ctx.state, 'channels', (id) => ({ id, ...fields, items: [] }));
     return { error: 0, ...channelView(ch) };
   }),
@@ -397,7 +400,8 @@ function linkOptions(ctx: Ctx): Partial<Record<keyof LinkOptions, unknown>> {
   for (const key of OPTION_KEYS) {
     const v = ctx.body[key];
     if (v === undefined) continue;
-    out[key] = v === null || v === '' ? undefined : OPTION_PARSERS[key](v, ctx);
+    // `"domain": false` is how some clients say "the default domain"
+    out[key] = v === null || v === '' || (key === 'domain' && v === false) ? undefined : OPTION_PARSERS[key](v, ctx);
   }
   return out;
 }

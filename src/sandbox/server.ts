@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { dispatch, htmlPage, Raw, type Reply } from './routes.js';
+import { publicPage, type Visit } from './visits.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 
@@ -14,8 +15,11 @@ export interface SandboxOptions {
   key?: string;
   rateLimit?: { limit: number; windowSeconds: number } | null;
   rateLimitHeaders?: boolean;
+  /** Real-server shapes (real-servers.md), the default; false = the documented shapes of link-api.md. */
   quirks?: boolean;
   seed?: { links?: number; qrs?: number };
+  /** Called once per answered request (`sandbox serve` logs it). */
+  onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
 export const SANDBOX_KEY = 'sandbox-0123456789abcdef';
 export interface RecordedRequest {
@@ -50,7 +54,7 @@ const FAULT_KINDS = new Set<Fault['kind']>(['html', 'empty', 'truncated', 'reset
   'redirect', 'over-limit', 'http-429', 'garbage-ratelimit-headers']);
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-interface Answer { status: number; headers: Record<string, string>; body: string }
+interface Answer { status: number; headers: Record<string, string>; body: string | Buffer }
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer =>
   ({ status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify(value) });
 const fromReply = (reply: Reply): Answer => (reply instanceof Raw
@@ -101,7 +105,7 @@ function validFault(f: unknown): f is Fault {
 interface Window { end: number; endMono: number; used: number; attempts: number }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const quirks = options.quirks ?? false;
+  const quirks = options.quirks ?? true;
   const key = options.key ?? SANDBOX_KEY;
   const limits = options.rateLimit === undefined ? { limit: 30, windowSeconds: 60 } : options.rateLimit;
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
@@ -211,6 +215,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return answer;
   }
 
+  /** Short links and QR images (no key, no rate limit); a visit is counted under the state lock. */
+  async function page(visit: Visit): Promise<Answer> {
+    const run = () => {
+      const answer = publicPage(state, visit);
+      if (answer?.changed) persist();
+      return answer;
+    };
+    let answer;
+    try {
+      if (visit.method === 'GET' || visit.method === 'POST') answer = await locked(run);
+      else {
+        if (stateFile) refresh();
+        answer = run();
+      }
+    } catch (err) {
+      if (err instanceof ConfigError) return fromReply(htmlPage(500));
+      throw err;
+    }
+    return answer ?? fromReply(htmlPage(404));
+  }
+
   /** Answers of faults that replace the normal answer; undefined = process the request. */
   function faultAnswer(fault: Fault): Answer | 'hang' | undefined {
     switch (fault.kind) {
@@ -279,7 +304,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (early === 'hang') return; // close() destroys the socket
     if (early) return send(res, early);
 
-    const answer = await api(method, url, req.headers.authorization, text);
+    const answer = url.pathname.startsWith('/api/')
+      ? await api(method, url, req.headers.authorization, text)
+      : await page({ method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text });
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
     if (fault?.kind === 'garbage-ratelimit-headers') {
       Object.assign(answer.headers, { 'X-RateLimit-Remaining': 'banana', 'X-RateLimit-Reset': 'soon' });
@@ -296,6 +323,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   const server = createServer((req, res) => {
+    if (options.onRequest) {
+      const started = performance.now();
+      res.on('finish', () => options.onRequest!(req.method ?? 'GET', (req.url ?? '/').split('?')[0]!, res.statusCode, performance.now() - started));
+    }
     handle(req, res).catch((err: unknown) => {
       if (req.socket.destroyed) return; // the client went away mid-request: nobody to answer
       console.error('sandbox: internal error', err);

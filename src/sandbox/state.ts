@@ -118,7 +118,7 @@ export function seedState(extra: { links?: number; qrs?: number } = {}): State {
       },
       {
         id: 2, type: 'text', data: 'Hello from the sandbox', name: 'Greeting', slug: slugFor(2), scans: 7, date: day(3),
-        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
+        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topReferrers: { direct: 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
       },
       {
         id: 3, type: 'wifi', data: { ssid: 'Guest', pass: 'welcome123', encryption: 'WPA' }, name: 'Office wifi',
@@ -150,6 +150,10 @@ export function seedState(extra: { links?: number; qrs?: number } = {}): State {
       {
         id: 2, alias: 'spring-sale', longurl: 'https://example.com/spring-sale', title: 'Spring sale', clicks: 12,
         uniqueclicks: 11, date: day(8), status: 'public',
+        stats: {
+          ...zeroStats(), clicks: 12, uniqueClicks: 11, topCountries: { Canada: 5, 'United States': 7 },
+          topReferrers: { direct: 8, 'https://t.co': 4 }, topBrowsers: { Safari: 7, Chrome: 5 }, topOs: { iOS: 7, Windows: 5 },
+        },
         geotarget: [{ location: 'Canada', link: 'https://example.ca/spring-sale' }],
         devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }],
       },

@@ -76,7 +76,7 @@ for (const quirks of [false, true]) {
         expect(r.stdout).toMatch(/^Created +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m); // read from details.data
       } else {
         expect(r.stdout).toMatch(/Top countries\n {2}Canada +█+ 7\n/);
-        expect(r.stdout).toMatch(/Top referrers\n {2}\(none\)/);
+        expect(r.stdout).toMatch(/Top referrers\n {2}direct +█+ 7\n/);
       }
     });
 

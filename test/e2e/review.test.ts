@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir, useSandbox } from '../helpers.js';
 
-const fx = useSandbox();
+const fx = useSandbox({ quirks: false }); // documented shapes: numbers stay numbers
 
 describe('output flags are checked before anything changes', () => {
   it.each([

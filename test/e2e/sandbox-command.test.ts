@@ -28,6 +28,18 @@ describe('--sandbox (embedded emulator, state in the config folder)', () => {
     expect(JSON.parse(after.stdout).map((q: { name: string }) => q.name)).not.toContain('Kept');
   });
 
+  it('answers as real servers do; LINKCTL_SANDBOX_DOCUMENTED=1 gives the documented shapes, LINKCTL_SANDBOX_QUIRKS=1 still real ones', async () => {
+    const dir = tempDir();
+    const ids = async (extra: Record<string, string>) =>
+      // `api` prints the server's answer as sent (the other commands' --json makes ids numbers)
+      JSON.parse((await runCli(['--sandbox', 'api', 'GET', 'api/pixels'], { env: { LINKCTL_CONFIG_DIR: dir, ...extra } })).stdout).data.pixels.map((p: { id: unknown }) => p.id);
+    expect(await ids({})).toEqual(['1']);
+    expect(await ids({ LINKCTL_SANDBOX_QUIRKS: '1' })).toEqual(['1']);
+    expect(await ids({ LINKCTL_SANDBOX_DOCUMENTED: '1' })).toEqual([1]);
+    const status = await runCli(['sandbox', 'status', '--json'], { env: { LINKCTL_CONFIG_DIR: dir, LINKCTL_SANDBOX_DOCUMENTED: '1' } });
+    expect(JSON.parse(status.stdout)).toEqual({ serve: false, baseUrl: null, pid: null, quirks: false, stateFile: join(dir, 'sandbox-state.json') });
+  });
+
   it('needs no key or base URL, and says so in auth status', async () => {
     const r = await runCli(['--sandbox', 'auth', 'status'], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
     expect(r.code).toBe(0);
@@ -53,14 +65,14 @@ function serve(args: string[], env: Record<string, string>) {
 }
 
 describe('sandbox serve', () => {
-  it('serves the API to other linkctl processes, with quirks and a rate limit, until Ctrl-C', async ({ onTestFinished }) => {
+  it('serves the API to other linkctl processes, with quirks and a rate limit, until Ctrl-C (exit 0)', async ({ onTestFinished }) => {
     const server = serve(['--quirks', '--rate-limit', '2/60', '--state', join(tempDir(), 'state.json')], {});
     onTestFinished(() => void server.child.kill('SIGKILL')); // a failed assertion must not leave a server running
     const { baseUrl, key, quirks } = await server.ready;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(quirks).toBe(true);
     for (let i = 0; i < 50 && !server.stderr().includes('Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server quirks\)/);
+    expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes\)/);
     const env = { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: tempDir() };
 
     const list = await runCli(['qr', 'list', '--json'], { env });
@@ -71,8 +83,62 @@ describe('sandbox serve', () => {
     const limited = await runCli(['qr', 'list', '--json', '--max-wait', '1'], { env });
     expect(limited.code).toBe(5);
 
+    // one line per request on stderr: method, path, status, ms
+    expect(server.stderr()).toMatch(/^GET \/api\/qr 200 \d+\.\d ms$/m);
     server.child.kill('SIGINT');
-    expect(await server.exited).toBe(130);
+    expect(await server.exited).toBe(0);
+  });
+
+  it('answers as real servers do by default, in the documented shapes with --documented; --quiet logs nothing', async ({ onTestFinished }) => {
+    const real = serve(['--state', join(tempDir(), 'a.json')], {});
+    const doc = serve(['--documented', '--quiet', '--state', join(tempDir(), 'b.json')], {});
+    onTestFinished(() => { real.child.kill('SIGKILL'); doc.child.kill('SIGKILL'); });
+    const [r, d] = [await real.ready, await doc.ready];
+    expect([r.quirks, d.quirks]).toEqual([true, false]);
+    const ids = async (baseUrl: string) => {
+      const out = await runCli(['api', 'GET', 'api/pixels'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: r.key, LINKCTL_CONFIG_DIR: tempDir() } });
+      return JSON.parse(out.stdout).data.pixels.map((p: { id: unknown }) => p.id);
+    };
+    expect(await ids(r.baseUrl)).toEqual(['1']);
+    expect(await ids(d.baseUrl)).toEqual([1]);
+    doc.child.kill('SIGINT');
+    expect(await doc.exited).toBe(0);
+    expect(doc.stderr()).not.toMatch(/GET \/api/);
+    real.child.kill('SIGINT');
+    expect(await real.exited).toBe(0);
+  });
+
+  it('exits 2 with a hint when the port is in use', async ({ onTestFinished }) => {
+    const first = serve(['--state', join(tempDir(), 'a.json')], {});
+    onTestFinished(() => void first.child.kill('SIGKILL'));
+    const port = new URL((await first.ready).baseUrl).port;
+    const r = await runCli(['sandbox', 'serve', '--port', port, '--state', join(tempDir(), 'b.json')], { env: { LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--port ${port}: the port is in use`);
+    expect(r.stderr).toMatch(/--port 0/);
+    expect(r.stderr).not.toMatch(/unexpected error|    at /);
+  });
+
+  it('is used by --sandbox commands on the same config folder while it runs, as `sandbox status` says', async ({ onTestFinished }) => {
+    const env = { LINKCTL_CONFIG_DIR: tempDir() };
+    const before = await runCli(['sandbox', 'status', '--json'], { env });
+    expect(JSON.parse(before.stdout)).toMatchObject({ serve: false, baseUrl: null });
+    const server = serve([], env);
+    onTestFinished(() => void server.child.kill('SIGKILL'));
+    const { baseUrl } = await server.ready;
+    const status = await runCli(['sandbox', 'status'], { env });
+    expect(status.stdout).toContain(`uses the running \`sandbox serve\` at ${baseUrl}`);
+    const add = await runCli(['--sandbox', 'link', 'add', 'https://example.com/served', '--json'], { env });
+    expect(add.code).toBe(0);
+    const { shorturl } = JSON.parse(add.stdout);
+    expect(shorturl.startsWith(`${baseUrl}/`)).toBe(true); // a URL that answers while the server runs
+    const res = await fetch(shorturl, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://example.com/served');
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+    const after = await runCli(['sandbox', 'status', '--json'], { env });
+    expect(JSON.parse(after.stdout)).toMatchObject({ serve: false });
   });
 
   it('rejects a malformed --rate-limit with exit 2', async () => {

@@ -7,12 +7,12 @@ const start = useSandbox();
 const post = (sb: Sandbox, path: string, body?: unknown) => call(sb, 'POST', path, body);
 const put = (sb: Sandbox, path: string, body?: unknown) => call(sb, 'PUT', path, body);
 const del = (sb: Sandbox, path: string) => call(sb, 'DELETE', path);
-/** A documented-mode and a quirks-mode sandbox. */
-const pair = async () => ({ doc: await start(), real: await start({ quirks: true }) });
+/** A documented-mode and a quirks-mode (the default) sandbox. */
+const pair = async () => ({ doc: await start({ quirks: false }), real: await start({ quirks: true }) });
 
 describe('pagination', () => {
   it('defaults to 15 per page; one exact page has no next page', async () => {
-    const sb = await start();
+    const sb = await start({ quirks: false });
     expect((await get(sb, '/api/qr')).json).toMatchObject({
       error: '0', data: { result: 3, perpage: 15, currentpage: 1, nextpage: null, maxpage: 1 },
     });
@@ -21,7 +21,7 @@ describe('pagination', () => {
   });
 
   it('pages, treats bad page numbers as 1, and counts on past the end', async () => {
-    const sb = await start();
+    const sb = await start({ quirks: false });
     const p1 = (await get(sb, '/api/qr?limit=2&page=1')).json.data;
     const p2 = (await get(sb, '/api/qr?limit=2&page=2')).json.data;
     expect([p1.nextpage, p1.maxpage, p1.qrs.length]).toEqual([2, 2, 2]);
@@ -34,7 +34,7 @@ describe('pagination', () => {
   });
 
   it('describes an empty list with maxpage 0 and nextpage null', async () => {
-    const sb = await start();
+    const sb = await start({ quirks: false });
     expect((await del(sb, '/api/pixel/1/delete')).json).toEqual({ error: 0, message: 'Pixel has been deleted successfully.' });
     expect((await get(sb, '/api/pixels')).json.data).toEqual({ result: 0, perpage: 15, currentpage: 1, nextpage: null, maxpage: 0, pixels: [] });
     expect((await get(sb, '/api/pixels?page=3')).json.data.nextpage).toBeNull();
@@ -42,7 +42,7 @@ describe('pagination', () => {
 
   it('pages through a big seed quickly, every record exactly once', async () => {
     const t0 = performance.now();
-    const sb = await start({ seed: { links: 100_000, qrs: 40 } });
+    const sb = await start({ quirks: false, seed: { links: 100_000, qrs: 40 } });
     expect(performance.now() - t0).toBeLessThan(750);
     const seen = new Set<number>();
     for (let page = 1; ; page++) {
@@ -75,7 +75,8 @@ describe('documented vs real-server shapes', () => {
     expect(docOverlays.error).toBe('0');
     expect(realOverlays.error).toBe(0);
     expect(docOverlays.data.cta.map((o: { type: string }) => o.type).sort()).toEqual(['contact', 'message', 'message']);
-    expect(realOverlays.data.overlay).toEqual(docOverlays.data.cta);
+    // real servers send the list ids as strings
+    expect(realOverlays.data.overlay).toEqual(docOverlays.data.cta.map((o: { id: number }) => ({ ...o, id: String(o.id) })));
     expect((await get(real, '/api/splash')).json.data.splash).toHaveLength(2);
   });
 
@@ -215,7 +216,7 @@ describe('documented vs real-server shapes', () => {
   });
 
   it('account update', async () => {
-    const sb = await start();
+    const sb = await start({ quirks: false });
     expect((await put(sb, '/api/account/update', { email: 'new@example.com' })).json).toEqual({ error: 0, message: 'Account has been successfully updated.' });
     expect((await get(sb, '/api/account')).json.data.email).toBe('new@example.com');
     expect((await put(sb, '/api/account/update', { email: 'nope' })).json.error).toBe(1);
@@ -268,5 +269,56 @@ describe('short links', () => {
     expect((await del(sb, '/api/url/1/delete')).json).toEqual({ error: 0, message: 'Link has been successfully deleted.' });
     expect((await get(sb, '/api/channel/1')).json.data.result).toBe(0);
     expect((await get(sb, '/api/url/1')).json).toEqual({ error: 1, message: 'Link does not exist.' });
+  });
+});
+
+describe('fidelity to real servers, found by running third-party clients against the sandbox', () => {
+  it('refuses duplicate campaign and channel names with the real messages', async () => {
+    const sb = await start();
+    expect((await post(sb, '/api/campaign/add', { name: 'spring LAUNCH' })).json).toEqual({ error: 1, message: 'You already have a campaign with that name.' });
+    expect((await post(sb, '/api/channel/add', { name: 'Marketing' })).json).toEqual({ error: 1, message: 'You already have a channel with this name.' });
+    expect((await post(sb, '/api/channel/add', { name: 'Sales' })).json.error).toBe(0);
+  });
+
+  it('takes "domain": false or "" in url/add as the default domain', async () => {
+    const sb = await start();
+    for (const [i, domain] of [false, ''].entries()) {
+      const r = await post(sb, '/api/url/add', { url: `https://example.com/d${i}`, domain });
+      expect(r.json.error).toBe(0);
+      expect(r.json.shorturl.startsWith(`${sb.url}/`)).toBe(true);
+    }
+  });
+
+  it('finds a link by its short URL without the scheme', async () => {
+    const sb = await start();
+    await post(sb, '/api/url/add', { url: 'https://example.com/branded', custom: 'brand', domain: 'https://go.example.com' });
+    const bare = (await get(sb, '/api/urls?short=go.example.com/brand')).json;
+    expect(bare.data).toMatchObject({ alias: 'brand', shorturl: 'https://go.example.com/brand' });
+    const local = (await get(sb, `/api/urls?short=${encodeURIComponent(`${sb.url.replace(/^http:\/\//, '')}/docs`)}`)).json;
+    expect(local.data).toMatchObject({ alias: 'docs' });
+  });
+
+  it('sends pixel, domain, overlay and QR list ids as strings', async () => {
+    const sb = await start();
+    const ids = async (path: string, key: string) => (await get(sb, path)).json.data[key].map((r: { id: unknown }) => r.id);
+    expect(await ids('/api/pixels', 'pixels')).toEqual(['1']);
+    expect(await ids('/api/domains', 'domains')).toEqual(['1', null]);
+    expect(await ids('/api/overlay', 'overlay')).toEqual(['3', '2', '1']);
+    expect(await ids('/api/qr', 'qrs')).toEqual(['3', '2', '1']);
+  });
+
+  it('seeds records whose statistics add up to their counts', async () => {
+    const sb = await start({ quirks: false }); // real servers keep no statistics for text codes
+    const sum = (o: Record<string, string>) => Object.values(o).reduce((a, v) => a + Number(v), 0);
+    for (const [kind, n, count] of [['url', 2, 'clicks'], ['qr', 2, 'scans']] as const) {
+      for (let id = 1; id <= n; id++) {
+        const { json } = await get(sb, `/api/${kind}/${id}`);
+        const total = Number(kind === 'url' ? json.data.clicks : json.details[count]);
+        expect(Number(json.data.clicks)).toBe(total);
+        for (const table of ['topCountries', 'topReferrers', 'topBrowsers', 'topOs']) expect(sum(json.data[table]), `${kind} ${id} ${table}`).toBe(total);
+      }
+    }
+    const listed = (await get(sb, '/api/urls')).json.data.urls;
+    for (const l of listed) expect(Number((await get(sb, `/api/url/${l.id}`)).json.data.clicks)).toBe(Number(l.clicks));
   });
 });

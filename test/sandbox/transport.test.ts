@@ -45,7 +45,7 @@ describe('errors outside the JSON envelope', () => {
     const r = await get(real, '/api/qr/abc');
     expect(r.status).toBe(500);
     expect(r.text).toMatch(/<html/);
-    const doc = await start();
+    const doc = await start({ quirks: false });
     expect((await get(doc, '/api/qr/abc')).json).toEqual({ error: 1, message: 'Invalid id.' });
     expect((await call(doc, 'POST', '/api/channel/1/assign/qr/x1')).json).toEqual({ error: 1, message: 'Invalid id.' });
   });
@@ -84,7 +84,7 @@ describe('rate limit', () => {
   });
 
   it('answers over-limit requests with HTTP 200 error 429, unprocessed but recorded, until the window ends', async () => {
-    const sb = await start({ rateLimit: { limit: 3, windowSeconds: 1 } });
+    const sb = await start({ quirks: false, rateLimit: { limit: 3, windowSeconds: 1 } });
     await sleep(1000 - (Date.now() % 1000) + 5); // start just after a second boundary: the window is aligned to it
     const remaining: (string | null)[] = [];
     for (let i = 0; i < 3; i++) remaining.push((await get(sb, '/api/account')).headers.get('x-ratelimit-remaining'));
@@ -173,7 +173,7 @@ describe('faults', () => {
   });
 
   it('reset-before-body drops the request; reset-after-body processes it first', async () => {
-    const sb = await start();
+    const sb = await start({ quirks: false });
     sb.injectFault({ kind: 'reset-before-body' });
     await expect(call(sb, 'POST', '/api/qr/add', { type: 'text', data: 'lost' })).rejects.toThrow();
     sb.injectFault({ kind: 'reset-after-body' });
@@ -185,7 +185,7 @@ describe('faults', () => {
   });
 
   it('hang never answers, and close() still returns promptly', async () => {
-    const sb = await start();
+    const sb = await start({ quirks: false });
     sb.injectFault({ kind: 'hang' });
     const pending = get(sb, '/api/account').then(() => 'answered', () => 'failed');
     const raced = await Promise.race([pending, sleep(150).then(() => 'waiting')]);
@@ -219,7 +219,7 @@ describe('recording and admin endpoints', () => {
   });
 
   it('drives another process: requests, fault, reset; admin calls are not recorded, and need the key', async () => {
-    const sb = await start({ rateLimit: { limit: 2, windowSeconds: 60 } });
+    const sb = await start({ quirks: false, rateLimit: { limit: 2, windowSeconds: 60 } });
     await call(sb, 'POST', '/api/channel/add', { name: 'Temp' });
     const auth = { Authorization: `Bearer ${sb.key}` };
     const log = await fetch(`${sb.url}/__sandbox/requests`, { headers: auth }).then((r) => r.json() as Promise<RecordedRequest[]>);

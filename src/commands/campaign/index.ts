@@ -30,7 +30,7 @@ export function register(program: Command, bind: Bind): void {
     // The document marks every field optional, but servers refuse a name under 2 characters,
     // a missing one included, so --name is required here rather than failing on the server.
     bulkOptions(campaignOptions(campaign.command('add').description('Create a campaign').requiredOption('--name <name>', 'campaign name, at least 2 characters', name)).action(bind(load, 'add')), ['linkctl campaign add --from campaigns.csv   # name,slug,public']),
-    ['linkctl campaign add --name "Spring launch"', 'linkctl campaign add --name "Spring launch" --slug spring --public --json'],
+    ['linkctl campaign add --name "Summer launch"', 'linkctl campaign add --name "Autumn launch" --slug autumn --public --json'],
   );
 
   withExamples(

@@ -30,7 +30,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--color <hex>', 'badge colour, #RRGGBB', color)
       .option('--starred', 'star the channel')
       .action(bind(load, 'add')), ['linkctl channel add --from channels.ndjson']),
-    ['linkctl channel add --name Marketing', "linkctl channel add --name Press --description 'Press kit links' --color '#1e88e5' --starred"],
+    ['linkctl channel add --name Sales', "linkctl channel add --name Press --description 'Press kit links' --color '#1e88e5' --starred"],
   );
 
   withExamples(

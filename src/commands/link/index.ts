@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
 import { bulkOptions, deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
-import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt } from '../../validate.js';
+import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
 /** A short URL, with or without its scheme (real servers accept both). */
@@ -53,6 +53,12 @@ export function linkOptions(command: Command): Command {
     .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v)))
     .option('--deeplink-apple <url>', 'App Store deep link', (v) => httpUrl('--deeplink-apple', v))
     .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v));
+}
+
+/** A quiet zone in modules, 0-99. */
+function margin(raw: string): number {
+  if (!/^\d{1,2}$/.test(raw.trim())) throw new UsageError(`--margin must be a whole number of modules from 0 to 99, got "${raw}"`);
+  return Number(raw);
 }
 
 export function register(program: Command, bind: Bind): void {
@@ -131,4 +137,26 @@ export function register(program: Command, bind: Bind): void {
   );
 
   deleteCommand(link, bind, load, 'link', '', ['linkctl link delete 1 2 --yes']);
+
+  withExamples(
+    link
+      .command('qr')
+      .description('Draw a link\'s short URL as a QR code made locally: on the terminal, or as a PNG or SVG file')
+      .argument('[id]', 'link id', (v) => positiveInt('ID', v))
+      .option('--short <url>', 'encode this short URL instead of looking up a link (no request sent)', (v) => httpUrl('--short', v))
+      .option('--file <path>', 'write a print-ready image instead; the format follows the extension, .png or .svg')
+      .option('--size <pixels>', 'image width and height (PNG: rounded down to whole pixels per module; default 1024)', (v) => positiveInt('--size', v))
+      .option('--margin <modules>', 'quiet zone around the code, in modules (default 2 on the terminal, 4 in files)', margin)
+      .addOption(enumOption('--ecc <level>', 'error correction: L 7%, M 15%, Q 25%, H 30% of the code can be damaged', ['L', 'M', 'Q', 'H']))
+      .option('--foreground <color>', 'colour of the modules in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--foreground', v))
+      .option('--background <color>', 'colour of the background in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--background', v))
+      .addHelpText('after', '\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.')
+      .action(bind(() => import('./qr.js'), 'qr')),
+    [
+      'linkctl link qr 1',
+      'linkctl link qr --short https://go.example.com/menu',
+      "linkctl link qr 1 --file menu.svg --ecc H --foreground '#112233'",
+      'linkctl link qr 1 --file poster.png --size 2048 --margin 4',
+    ],
+  );
 }

@@ -70,4 +70,21 @@ export function register(program: Command, bind: Bind): void {
   );
 
   deleteCommand(qr, bind, load, 'QR code', '', ['linkctl qr delete 1 2 3 --yes']);
+
+  withExamples(
+    qr
+      .command('download')
+      .description('Save the image of a QR code (PNG, SVG or JPEG, as the server serves it)')
+      .argument('[id]', 'QR code id', (v) => positiveInt('ID', v))
+      .option('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)')
+      .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
+      .option('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)')
+      .addHelpText('after', '\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. For a QR code of a short link made locally, see `linkctl link qr`.')
+      .action(bind(() => import('./download.js'), 'download')),
+    [
+      'linkctl qr download 1',
+      'linkctl qr download 1 --file menu.png',
+      'linkctl qr list --quiet | linkctl qr download --from - --dir codes',
+    ],
+  );
 }

@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { sandboxQuirks } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { configDir } from '../../config/paths.js';
-import { startSandbox, resetStateFile } from '../../sandbox/server.js';
+import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.js';
+import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -23,27 +25,68 @@ export function parseRateLimit(raw: string): { limit: number; windowSeconds: num
 
 export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const rateLimit = parseRateLimit(String(opts.rateLimit));
-  const sandbox = await startSandbox({
-    host: opts.host,
-    port: opts.port,
-    stateFile: stateFile(ctx, opts.state),
-    key: opts.key,
-    rateLimit,
-    rateLimitHeaders: opts.rateLimitHeaders !== false,
-    quirks: Boolean(opts.quirks),
-  });
-  // A server in the foreground has to say where it is before it returns, so this action writes
-  // its address itself; everything else goes through the output layer.
-  ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks: Boolean(opts.quirks), rateLimit })}\n`);
-  ctx.warn(`sandbox listening on ${sandbox.url}${opts.quirks ? ' (real-server quirks)' : ''}\n` +
-    `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
-    'press Ctrl-C to stop');
-  await new Promise<void>((resolve) => {
-    if (ctx.io.signal?.aborted) return resolve();
-    ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await sandbox.close();
-  throw new InterruptedError();
+  if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md');
+  const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
+  const file = stateFile(ctx, opts.state);
+  const quiet = Boolean(ctx.globals.quiet);
+  let sandbox;
+  try {
+    sandbox = await startSandbox({
+      host: opts.host,
+      port: opts.port,
+      stateFile: file,
+      key: opts.key,
+      rateLimit,
+      rateLimitHeaders: opts.rateLimitHeaders !== false,
+      quirks,
+      onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`--port ${opts.port}: the port is in use on ${opts.host}`, 'choose another with --port, or --port 0 for any free port');
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`--host ${opts.host} --port ${opts.port}: cannot listen there (${code})`, 'try --host 127.0.0.1 --port 0');
+    throw err;
+  }
+  const dir = configDir(ctx.env);
+  const shared = file === defaultStateFile(dir) && sandbox.key === SANDBOX_KEY;
+  const unannounce = shared ? announce(dir, { url: sandbox.url, pid: process.pid, stateFile: file, quirks }) : () => {};
+  try {
+    // A server in the foreground has to say where it is before it returns, so this action writes
+    // its address itself; everything else goes through the output layer.
+    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, rateLimit })}\n`);
+    ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'})\n` +
+      `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
+      (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
+      'press Ctrl-C to stop');
+    await new Promise<void>((resolve) => {
+      if (ctx.io.signal?.aborted) return resolve();
+      ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
+  } finally {
+    unannounce();
+    await sandbox.close();
+  }
+  // Ctrl-C is how a foreground server is meant to stop: not a failure
+  return { kind: 'message', message: 'sandbox stopped', json: { stopped: true } };
+}
+
+export async function status(ctx: Context): Promise<Result> {
+  const dir = configDir(ctx.env);
+  const running = findRunning(dir);
+  const mode = (quirks: boolean) => (quirks ? 'real-server shapes' : 'documented shapes');
+  if (running) {
+    return {
+      kind: 'message',
+      message: `--sandbox uses the running \`sandbox serve\` at ${running.url} (pid ${running.pid}, ${mode(running.quirks)}, state ${running.stateFile})`,
+      json: { serve: true, baseUrl: running.url, pid: running.pid, quirks: running.quirks, stateFile: running.stateFile },
+    };
+  }
+  const quirks = sandboxQuirks(ctx.env);
+  return {
+    kind: 'message',
+    message: `no \`sandbox serve\` is running on this config folder: --sandbox starts an embedded sandbox for each command (${mode(quirks)}, state ${defaultStateFile(dir)}); its URLs answer only while that command runs`,
+    json: { serve: false, baseUrl: null, pid: null, quirks, stateFile: defaultStateFile(dir) },
+  };
 }
 
 export async function reset(ctx: Context, { opts }: ActionInput): Promise<Result> {

@@ -9,20 +9,25 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     sandbox
       .command('serve')
-      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts')
+      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)')
       .option('--port <port>', 'port to listen on (0 = any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), 8787)
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)')
       .option('--key <key>', 'the API key it accepts (default: the sandbox key)')
       .option('--rate-limit <n/seconds>', 'requests per window per key, e.g. 30/60, or "off"', '30/60')
       .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
-      .option('--quirks', 'answer like real servers (see real-servers.md) instead of the documented shapes')
+      .option('--documented', 'answer in the documented shapes of link-api.md instead of as real servers do')
+      .option('--quirks', 'answer as real servers do (the default; kept for scripts)')
       .action(bind(load, 'serve')),
     [
       'linkctl sandbox serve',
-      'linkctl sandbox serve --port 0 --rate-limit 5/2 --quirks',
+      'linkctl sandbox serve --port 0 --rate-limit 5/2 --documented',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
+  );
+  withExamples(
+    sandbox.command('status').description('Say whether --sandbox uses a running `sandbox serve` or starts its own').action(bind(load, 'status')),
+    ['linkctl sandbox status', 'linkctl sandbox status --json'],
   );
   withExamples(
     sandbox.command('reset').description('Put the sandbox state back to its seeded records').option('--state <file>', 'state file to reset').action(bind(load, 'reset')),

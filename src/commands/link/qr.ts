@@ -1,0 +1,65 @@
+// `link qr`: the short URL as a QR code made here (not by the server), for the terminal or a file.
+import type { Context } from '../../context.js';
+import { NetworkError, UsageError } from '../../errors.js';
+import type { Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg, qrTerminal, type Ecc } from '../../qr/render.js';
+import { writeFileAtomic } from '../../files/atomic.js';
+
+const FILE_ONLY = ['size', 'foreground', 'background'] as const;
+
+async function shortUrlOf(ctx: Context, id: number | undefined, short: string | undefined): Promise<string> {
+  if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
+  if (short !== undefined) return short; // nothing to ask the server
+  const client = await ctx.client();
+  const body = await client.request('GET', `api/url/${id}`, { expect: ['details'] });
+  const url = (body.details as Record<string, unknown> | undefined)?.shorturl;
+  if (typeof url !== 'string' || !url) throw new NetworkError(`the server's answer for link ${id} has no short URL`);
+  return url;
+}
+
+export async function qr(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const file = opts.file as string | undefined;
+  const format = file === undefined ? 'terminal' : /\.png$/i.test(file) ? 'png' : /\.svg$/i.test(file) ? 'svg' : undefined;
+  if (!format) throw new UsageError(`--file must end in .png or .svg, got "${file}"`);
+  if (format === 'terminal') {
+    const stray = FILE_ONLY.filter((k) => opts[k] !== undefined);
+    if (stray.length) throw new UsageError(`${stray.map((k) => `--${k}`).join(', ')} apply to image files: add --file NAME.png or NAME.svg`);
+  }
+  ctx.checkOutput();
+  const url = await shortUrlOf(ctx, args[0] as number | undefined, opts.short as string | undefined);
+  const ecc = (opts.ecc ?? 'M') as Ecc;
+  const matrix = qrMatrix(url, ecc);
+
+  if (format === 'terminal') {
+    // a quiet zone of 2 modules, 1 when the terminal is too narrow for that
+    const columns = ctx.io.stdout.columns;
+    let margin = (opts.margin as number | undefined) ?? 2;
+    if (opts.margin === undefined && columns && matrix.size + 2 * margin > columns) margin = 1;
+    if (columns && matrix.size + 2 * margin > columns) {
+      ctx.warn(`the code is ${matrix.size + 2 * margin} columns wide and the terminal ${columns}: widen it, or use --file qr.png`);
+    }
+    const drawing = qrTerminal(matrix, margin);
+    return { kind: 'message', message: drawing.replace(/\n$/, ''), json: { url, ecc, modules: matrix.size, margin, lines: drawing.replace(/\n$/, '').split('\n') } };
+  }
+
+  const margin = (opts.margin as number | undefined) ?? 4;
+  const size = (opts.size as number | undefined) ?? 1024;
+  const side = matrix.size + 2 * margin;
+  const foreground = parseColor(opts.foreground, BLACK);
+  const background = parseColor(opts.background, WHITE);
+  let pixels = size;
+  if (format === 'png') {
+    const scale = Math.floor(size / side);
+    if (scale < 1) throw new UsageError(`--size ${size} is too small for this code: it needs at least ${side} pixels (${matrix.size} modules + margin)`);
+    pixels = scale * side;
+    writeFileAtomic(file!, qrPng(matrix, { scale, margin, foreground, background }));
+  } else {
+    writeFileAtomic(file!, qrSvg(matrix, { size, margin, foreground, background }));
+  }
+  return {
+    kind: 'message',
+    message: `Saved ${file} (${format.toUpperCase()}, ${pixels}x${pixels} px, error correction ${ecc}): ${url}`,
+    json: { file, format, url, ecc, size: pixels, margin },
+  };
+}

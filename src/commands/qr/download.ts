@@ -1,0 +1,101 @@
+// `qr download`: saves the image a QR code's `link` URL serves, after checking it is one.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../../context.js';
+import { CliError, NetworkError, UsageError } from '../../errors.js';
+import type { Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { writeFileAtomic } from '../../files/atomic.js';
+
+type Kind = 'png' | 'svg' | 'jpg';
+const TYPES: Record<Kind, RegExp> = { png: /^image\/png\b/i, svg: /^image\/svg\+xml\b/i, jpg: /^image\/jpe?g\b/i };
+
+/** What the bytes are, judged by their start; undefined = not an image linkctl saves. */
+function sniff(bytes: Buffer): Kind | undefined {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpg';
+  // SVG: optional BOM, XML declaration, comments and doctype, then the <svg element
+  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '');
+  if (/^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*|<!DOCTYPE svg[^>]*>\s*)*<svg[\s>]/i.test(head)) return 'svg';
+  return undefined;
+}
+
+const slug = (name: unknown) => (typeof name === 'string' ? name : '').toLowerCase().normalize('NFKD')
+  .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+
+interface Saved { id: number; file: string; type: Kind; bytes: number; url: string }
+
+async function downloadOne(ctx: Context, id: number, file: string | undefined, dir: string): Promise<Saved> {
+  const client = await ctx.client();
+  const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'] });
+  const details = (body.details ?? {}) as Record<string, unknown>;
+  const link = details.link;
+  if (typeof link !== 'string' || !link) throw new NetworkError(`the server's answer for QR code ${id} has no link to its image`);
+  const got = await client.download(link);
+  const type = got.status === 200 ? sniff(got.bytes) : undefined;
+  const declared = got.contentType.split(';')[0]!.trim() || 'no content type';
+  if (!type || !TYPES[type].test(got.contentType)) {
+    const what = got.status !== 200 ? `HTTP ${got.status}` : type ? `${type.toUpperCase()} bytes labelled ${declared}` : /<html|<!doctype html/i.test(got.bytes.subarray(0, 2048).toString('utf8')) ? `an HTML page (${declared})` : `${declared}, not an image`;
+    throw new NetworkError(`QR code ${id}: ${got.url} answered ${what}; nothing was saved`,
+      'this server may show the code on a page rather than serve an image: open the URL in a browser, or draw the code locally with `linkctl link qr --short URL --file code.png`');
+  }
+  const target = file ?? join(dir, `qr-${id}${slug(details.name) ? `-${slug(details.name)}` : ''}.${type}`);
+  if (file && !new RegExp(`\\.${type === 'jpg' ? 'jpe?g' : type}$`, 'i').test(file)) ctx.warn(`note: ${file} holds a ${type.toUpperCase()} image`);
+  writeFileAtomic(target, got.bytes);
+  return { id, file: target, type, bytes: got.bytes.length, url: got.url };
+}
+
+function idsFromStdin(text: string): number[] {
+  const ids: number[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    const v = line.trim();
+    if (v === '' || v.startsWith('#')) return;
+    if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new UsageError(`--from -: line ${i + 1} of stdin is not a QR code id (a positive integer): "${v.slice(0, 40)}"`);
+    ids.push(Number(v));
+  });
+  return ids;
+}
+
+export async function download(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const id = args[0] as number | undefined;
+  const from = opts.from as string | undefined;
+  if ((id === undefined) === (from === undefined)) throw new UsageError('give a QR code id, or --from - to read ids from stdin (one of them)');
+  if (from !== undefined && from !== '-') throw new UsageError(`--from must be "-" (ids on stdin, one a line), got "${from}"`);
+  if (from !== undefined && opts.file !== undefined) throw new UsageError('--file names one file: with --from -, give a folder with --dir');
+  if (id !== undefined && opts.dir !== undefined) throw new UsageError('--dir is for --from -; for one code give --file (or nothing: it is saved here)');
+  const dir = (opts.dir as string | undefined) ?? '.';
+  ctx.checkOutput();
+
+  if (id !== undefined) {
+    const saved = await downloadOne(ctx, id, opts.file as string | undefined, dir);
+    return { kind: 'message', message: `Saved ${saved.file} (${saved.type.toUpperCase()}, ${saved.bytes} bytes)`, json: saved };
+  }
+  const ids = idsFromStdin(await ctx.readStdin());
+  if (ids.length === 0) throw new UsageError('--from -: stdin held no ids; pipe them in, e.g. `linkctl qr list --quiet | linkctl qr download --from - --dir codes`');
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--dir ${dir}: cannot create the folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const saved: Saved[] = [];
+  const failed: { id: number; error: string }[] = [];
+  let exitCode = 0;
+  for (const each of ids) {
+    try {
+      saved.push(await downloadOne(ctx, each, undefined, dir));
+    } catch (error) {
+      if (!(error instanceof CliError) || error.exitCode === 130) throw error;
+      ctx.warn(`QR code ${each}: ${error.message}`);
+      failed.push({ id: each, error: error.message });
+      exitCode ||= error.exitCode;
+    }
+  }
+  // a partial result says so (stderr; stdout lists the files saved)
+  if (failed.length) ctx.warn(`saved ${saved.length} of ${ids.length} QR codes; failed: ${failed.map((f) => f.id).join(', ')}`);
+  return {
+    kind: 'message',
+    message: saved.map((s) => s.file).join('\n'),
+    json: { saved, failed },
+    exitCode,
+  };
+}

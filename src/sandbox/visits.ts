@@ -1,0 +1,144 @@
+// What the sandbox answers outside /api/: short links redirect (with targeting, password and
+// expiry) and count the visit; QR codes' `link` URLs serve their image. No key needed, as on
+// real servers.
+import { createHash } from 'node:crypto';
+import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from '../qr/render.js';
+import { zeroStats, type Link, type Qr, type State } from './state.js';
+
+export interface Visit {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  remote: string;
+  body: string;
+}
+export interface PageAnswer { status: number; headers: Record<string, string>; body: string | Buffer; changed: boolean }
+
+const HTML = 'text/html; charset=UTF-8';
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = (status: number, title: string, inner: string): PageAnswer => ({
+  status, headers: { 'Content-Type': HTML }, changed: false,
+  body: `<!DOCTYPE html>\n<html><head><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${inner}</body></html>\n`,
+});
+
+/** Region subtags of Accept-Language, and `?country=` codes, as the country names geo targeting uses. */
+const COUNTRIES: Record<string, string> = {
+  US: 'United States', CA: 'Canada', GB: 'United Kingdom', IE: 'Ireland', DE: 'Germany', AT: 'Austria', CH: 'Switzerland',
+  FR: 'France', BE: 'Belgium', NL: 'Netherlands', ES: 'Spain', PT: 'Portugal', IT: 'Italy', JP: 'Japan', IN: 'India',
+  BR: 'Brazil', MX: 'Mexico', AU: 'Australia', NZ: 'New Zealand', CN: 'China', KR: 'South Korea', SE: 'Sweden', PL: 'Poland',
+};
+function countryOf(v: Visit): string | undefined {
+  const hook = v.query.country?.trim();
+  if (hook) return COUNTRIES[hook.toUpperCase()] ?? hook;
+  const region = /^[a-z]{2,3}-([a-z]{2})\b/i.exec(v.headers['accept-language']?.trim() ?? '')?.[1];
+  return region ? COUNTRIES[region.toUpperCase()] : undefined;
+}
+const languageOf = (v: Visit) => /^([a-z]{2,3})\b/i.exec(v.headers['accept-language']?.trim() ?? '')?.[1]?.toLowerCase();
+
+/** Device, system and browser from the User-Agent, with the names the product uses. */
+function agentOf(ua = '') {
+  const device = /iPhone/.test(ua) ? 'iPhone' : /iPad/.test(ua) ? 'iPad' : /Android/.test(ua) ? 'Android'
+    : /Windows/.test(ua) ? 'Windows' : /Macintosh|Mac OS X/.test(ua) ? 'Mac' : /Linux/.test(ua) ? 'Linux' : undefined;
+  const os = /iPhone|iPad/.test(ua) ? 'iOS' : /Android/.test(ua) ? 'Android' : /Windows/.test(ua) ? 'Windows'
+    : /Mac OS X|Macintosh/.test(ua) ? 'Mac OS X' : /Linux/.test(ua) ? 'Linux' : 'Unknown';
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrome\//.test(ua) ? 'Chrome'
+    : /Safari\//.test(ua) ? 'Safari' : /^curl\//.test(ua) ? 'curl' : 'Unknown';
+  return { device, os, browser };
+}
+
+const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+
+/** Where the visitor goes: the first matching geo, device or language target, else the long URL. */
+function destination(l: Link, v: Visit): string {
+  const country = countryOf(v);
+  const { device } = agentOf(v.headers['user-agent']);
+  const language = languageOf(v);
+  return l.geotarget?.find((t) => same(t.location, country))?.link
+    ?? l.devicetarget?.find((t) => same(t.device, device))?.link
+    ?? l.languagetarget?.find((t) => same(t.language, language))?.link
+    ?? l.longurl;
+}
+
+const bump = (o: Record<string, number>, key: string) => { o[key] = (o[key] ?? 0) + 1; };
+
+function count(l: Link & { visitors?: string[] }, v: Visit) {
+  const ua = v.headers['user-agent'] ?? '';
+  const visitor = createHash('sha256').update(`${v.remote}\n${ua}`).digest('hex').slice(0, 16);
+  const unique = !(l.visitors ?? []).includes(visitor);
+  if (unique) l.visitors = [...(l.visitors ?? []), visitor];
+  const stats = l.stats ? { ...l.stats } : zeroStats();
+  const { os, browser } = agentOf(ua);
+  let referrer = 'direct';
+  try { if (v.headers.referer) referrer = new URL(v.headers.referer).origin; } catch { /* not a URL: direct */ }
+  stats.clicks++;
+  if (unique) stats.uniqueClicks++;
+  for (const [table, key] of [['topCountries', countryOf(v) ?? 'Unknown'], ['topReferrers', referrer], ['topBrowsers', browser], ['topOs', os]] as const) {
+    stats[table] = { ...stats[table] };
+    bump(stats[table], key);
+  }
+  l.stats = stats;
+  l.clicks += 1;
+  if (unique) l.uniqueclicks += 1;
+}
+
+const passwordForm = (alias: string, wrong: boolean) => page(wrong ? 401 : 200, 'This link is protected',
+  `${wrong ? '<p>Wrong password, try again.</p>' : ''}<form method="post" action="/${escape(alias)}">` +
+  '<label>Password <input type="password" name="password" autofocus></label> <button type="submit">Continue</button></form>');
+
+function shortLink(state: State, alias: string, v: Visit): PageAnswer | undefined {
+  const l = state.links.find((x) => x.alias === alias);
+  if (!l) return undefined;
+  if (l.expiry && Date.parse(`${l.expiry.replace(' ', 'T')}Z`) <= Date.now()) return page(410, 'This link has expired', '');
+  if (l.password) {
+    const given = v.method === 'POST' ? new URLSearchParams(v.body).get('password') : null;
+    if (given !== l.password) return passwordForm(l.alias, given !== null);
+  }
+  const to = destination(l, v);
+  if (v.method === 'HEAD') return { status: 302, headers: { Location: to, 'Content-Type': HTML }, body: '', changed: false };
+  count(l, v);
+  return { status: 302, headers: { Location: to, 'Content-Type': HTML, 'Cache-Control': 'no-store' }, body: `<a href="${escape(to)}">${escape(to)}</a>\n`, changed: true };
+}
+
+/** The text a QR code encodes, in the formats phones understand. */
+export function qrText(q: Pick<Qr, 'type' | 'data'>): string {
+  const d = q.data as Record<string, string | undefined>;
+  const s = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+  const wifiEscape = (v: unknown) => s(v).replace(/([\\;,:"])/g, '\\$1');
+  switch (q.type) {
+    case 'wifi': return `WIFI:T:${s(d.encryption) || 'nopass'};S:${wifiEscape(d.ssid)};P:${wifiEscape(d.pass)};;`;
+    case 'phone': return `tel:${s(q.data)}`;
+    case 'sms': return `SMSTO:${s(d.phone)}:${s(d.message)}`;
+    case 'email': {
+      if (typeof q.data === 'string') return `mailto:${q.data}`;
+      const params = new URLSearchParams(Object.entries({ subject: d.subject, body: d.body }).filter(([, v]) => v) as [string, string][]);
+      return `mailto:${s(d.email)}${params.size ? `?${params}` : ''}`;
+    }
+    case 'vcard': return ['BEGIN:VCARD', 'VERSION:3.0', `N:${s(d.lname)};${s(d.fname)}`, `FN:${[d.fname, d.lname].filter(Boolean).join(' ')}`,
+      d.org && `ORG:${d.org}`, d.phone && `TEL:${d.phone}`, d.cell && `TEL;TYPE=CELL:${d.cell}`, d.email && `EMAIL:${d.email}`,
+      d.site && `URL:${d.site}`, 'END:VCARD'].filter(Boolean).join('\n');
+    default: return typeof q.data === 'string' ? q.data : JSON.stringify(q.data);
+  }
+}
+
+function qrImage(state: State, file: string): PageAnswer | undefined {
+  const [, slug, ext] = /^([A-Za-z0-9_-]+)(\.svg|\.png)?$/.exec(file) ?? [];
+  const q = slug ? state.qrs.find((x) => x.slug === slug) : undefined;
+  if (!q) return undefined;
+  const matrix = qrMatrix(qrText(q), 'M');
+  const style = { margin: 4, foreground: parseColor(q.foreground, BLACK), background: parseColor(q.background, WHITE) };
+  if (ext === '.svg') return { status: 200, headers: { 'Content-Type': 'image/svg+xml' }, body: qrSvg(matrix, { ...style, size: 300 }), changed: false };
+  return { status: 200, headers: { 'Content-Type': 'image/png' }, body: qrPng(matrix, { ...style, scale: 8 }), changed: false };
+}
+
+/** The answer to a request outside /api/; undefined = not a short link or QR code (404). */
+export function publicPage(state: State, v: Visit): PageAnswer | undefined {
+  if (!['GET', 'HEAD', 'POST'].includes(v.method)) return undefined;
+  const qr = /^\/qr\/([^/]+)$/.exec(v.path);
+  if (qr) return v.method === 'POST' ? undefined : qrImage(state, qr[1]!);
+  const alias = /^\/([^/]+)$/.exec(v.path)?.[1];
+  if (!alias) return undefined;
+  let decoded: string;
+  try { decoded = decodeURIComponent(alias); } catch { return undefined; }
+  return shortLink(state, decoded, v);
+}
