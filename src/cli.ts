@@ -10,7 +10,7 @@ import { redact } from './redact.js';
 import { VERSION } from './version.js';
 import { seconds } from './validate.js';
 import { FORMATS, type Format } from './output/types.js';
-import { enumOption, type Action, type Bind } from './commands/shared/define.js';
+import { enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -125,7 +125,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
     // --from FILE: the same action, once per row of the file (src/bulk/).
-    if (command.opts().from !== undefined) action = (await import('./bulk/engine.js')).bulkAction(command, name, module);
+    if (command.opts().from !== undefined && isBulk(command)) action = (await import('./bulk/engine.js')).bulkAction(command, name, module);
     const result = await (action as Action)(context, { args: command.processedArgs, opts: command.opts() });
     const { render } = await import('./output/render.js');
     await render(result, context.outputOptions(), context.outputStreams());

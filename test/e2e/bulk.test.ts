@@ -237,10 +237,10 @@ describe('other commands', () => {
   });
 
   it('campaign add and domain add from CSV', async () => {
-    const campaigns = file('campaigns.csv', 'name,slug,public\nSpring launch,spring,true\nSummer,,false\n');
+    const campaigns = file('campaigns.csv', 'name,slug,public\nWinter launch,winter,true\nSummer,,false\n');
     const c = await runCli(['campaign', 'add', '--from', campaigns, '--json'], { env: fx.env });
     expect(c.code).toBe(0);
-    expect(posts('/api/campaign/add').map((p) => p.body)).toEqual([{ name: 'Spring launch', slug: 'spring', public: true }, { name: 'Summer' }]);
+    expect(posts('/api/campaign/add').map((p) => p.body)).toEqual([{ name: 'Winter launch', slug: 'winter', public: true }, { name: 'Summer' }]);
     const domains = file('domains.csv', 'url,redirect-root\nhttps://go.bulk.example,https://example.com\n');
     const d = await runCli(['domain', 'add', '--from', domains, '--json'], { env: fx.env });
     expect(d.code).toBe(0);

@@ -123,6 +123,11 @@ export function bulkOptions(command: Command, examples: string[] = []): Command 
   return command;
 }
 
+/** Whether `command` runs through the bulk engine with --from (`qr download --from -` has a --from of its own). */
+export function isBulk(command: Command): boolean {
+  return command.options.some((option) => option.long === '--from-format');
+}
+
 export const BULK_FORMATS = ['csv', 'ndjson', 'json'] as const;
 export type BulkFormat = (typeof BULK_FORMATS)[number];
 
