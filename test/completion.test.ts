@@ -242,7 +242,9 @@ describe('the bash script in a real bash', () => {
     ] as Array<[string[], string[]]>) {
       const t = best(...words);
       expect(t.reply, words.join(' ')).toEqual(reply);
-      expect(t.ms, `${words.join(' ')}<TAB> took ${t.ms} ms`).toBeLessThan(300);
+      // A sanity bound only (a TAB must never wait on the network or a lock): loose enough for a
+      // loaded 2-core machine, where 300 ms failed while seven test suites ran at once.
+      expect(t.ms, `${words.join(' ')}<TAB> took ${t.ms} ms`).toBeLessThan(1000);
     }
   });
 
