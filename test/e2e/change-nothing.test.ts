@@ -86,6 +86,23 @@ describe('against a real-server sandbox', () => {
     ]);
   });
 
+  it('assigns many links to a campaign and many items to a channel, each reported, non-zero when one failed', async () => {
+    const [a, b] = (await runCli(['link', 'list', '--limit', '2', '-q'], { env: fx.env })).stdout.trim().split('\n').map(Number) as [number, number];
+    const c = await runCli(['campaign', 'assign', '1', String(a), '999999', String(b)], { env: fx.env });
+    expect(c.stdout, c.stderr).toBe(`Link ${a}: Link successfully added to the campaign.\nLink ${b}: Link successfully added to the campaign.\n`);
+    expect(c.stderr).toMatch(/^linkctl: campaign 1, link 999999: .+\nlinkctl: 1 of 3 links not added to campaign 1\n$/);
+    expect(c.code).toBe(4);
+    expect(sent(fx.sandbox).filter((q) => q.method === 'POST').map((q) => q.path)).toEqual([`/api/campaign/1/assign/${a}`, '/api/campaign/1/assign/999999', `/api/campaign/1/assign/${b}`]);
+    const ch = await runCli(['channel', 'assign', '1', 'link', String(a), String(b), '--json'], { env: fx.env });
+    expect(ch.code, ch.stderr).toBe(0);
+    expect(JSON.parse(ch.stdout)).toEqual([
+      { id: a, assigned: true, message: expect.any(String) },
+      { id: b, assigned: true, message: expect.any(String) },
+    ]);
+    const items = await runCli(['channel', 'items', '1', '--all', '--json'], { env: fx.env });
+    expect(JSON.parse(items.stdout).map((i: { id: number }) => i.id)).toEqual(expect.arrayContaining([a, b]));
+  });
+
   it('names what was asked in API errors', async () => {
     const r = await runCli(['qr', 'get', '12'], { env: fx.env });
     expect(r.code).toBe(4);

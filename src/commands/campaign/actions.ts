@@ -7,7 +7,7 @@ import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, findInList, firstOf, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { compact, findInList, firstOf, forEachId, idList, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
 
 const orNone = (value: unknown) => (value === false ? 'none' : value);
 
@@ -54,8 +54,12 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
 }
 
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
-  const [campaignId, linkId] = args as [number, number];
+  const campaignId = args[0] as number;
   const client = await ctx.client();
-  const answer = await client.request('POST', `${CAMPAIGN.itemPath(campaignId)}/assign/${linkId}`, { about: `campaign ${campaignId}, link ${linkId}` });
-  return messageResult(answer, `Link ${linkId} added to campaign ${campaignId}.`);
+  return forEachId(ctx, idList(args[1]), {
+    send: (linkId) => client.request('POST', `${CAMPAIGN.itemPath(campaignId)}/assign/${linkId}`, { about: `campaign ${campaignId}, link ${linkId}` }),
+    label: (linkId) => `Link ${linkId}`,
+    done: 'assigned',
+    summary: `links not added to campaign ${campaignId}`,
+  });
 }

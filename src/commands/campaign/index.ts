@@ -47,11 +47,11 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     campaign
       .command('assign')
-      .description('Put a short link into a campaign')
+      .description('Put one or more short links into a campaign')
       .argument('<campaign-id>', 'id of the campaign', (v) => positiveInt('CAMPAIGN_ID', v))
-      .argument('<link-id>', 'id of the short link (see `linkctl link list`)', (v) => positiveInt('LINK_ID', v))
+      .argument('<link-id...>', 'ids of the short links (see `linkctl link list`)', (v, previous: number[] = []) => [...previous, positiveInt('LINK_ID', v)])
       .action(bind(load, 'assign')),
-    ['linkctl campaign assign 1 2'],
+    ['linkctl campaign assign 1 2', 'linkctl campaign assign 1 1 2'],
   );
 
   deleteCommand(campaign, bind, load, 'campaign', ' (its links stay, without a campaign)');

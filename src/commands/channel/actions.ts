@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, listAction, listResult, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { compact, forEachId, idList, listAction, listResult, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
 import { ITEM_PATH_TYPE, type ChannelItemType } from './types.js';
 
 const COLUMNS: Column[] = [
@@ -58,9 +58,13 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
 }
 
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
-  const [channelId, type, itemId] = args as [number, ChannelItemType, number];
+  const [channelId, type] = args as [number, ChannelItemType];
   const client = await ctx.client();
   // No body: everything is in the path. Servers store an unknown type as a link, so the type was checked before.
-  const body = await client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` });
-  return messageResult(body, `Item ${itemId} (${ITEM_PATH_TYPE[type]}) added to channel ${channelId}.`);
+  return forEachId(ctx, idList(args[2]), {
+    send: (itemId) => client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` }),
+    label: (itemId) => `Item ${itemId} (${ITEM_PATH_TYPE[type]})`,
+    done: 'assigned',
+    summary: `items not added to channel ${channelId}`,
+  });
 }

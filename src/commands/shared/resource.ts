@@ -79,35 +79,56 @@ export async function listResult(ctx: Context, request: ListRequest, columns: Co
  */
 export function removeAction(resource: Resource, warning?: string): Action {
   return async (ctx, { args }) => {
-    const ids = [...new Set((Array.isArray(args[0]) ? args[0] : [args[0]]) as number[])];
+    const ids = idList(args[0]);
     const noun = resource.noun;
     const Noun = `${noun[0]!.toUpperCase()}${noun.slice(1)}`;
     const client = await ctx.client();
     if (warning) ctx.warn(warning);
     await ctx.confirm(ids.length === 1 ? `Delete ${noun} ${ids[0]}?` : `Delete ${ids.length} ${noun}s: ${ids.join(', ')}?`);
-    const del = (id: number) => client.request('DELETE', `${resource.itemPath(id)}/delete`, { about: `${Noun} ${id}` });
-    if (ids.length === 1) return messageResult(await del(ids[0]!), `${Noun} ${ids[0]} deleted.`);
-    const lines: string[] = [];
-    const json: Rec[] = [];
-    const failures: CliError[] = [];
-    for (const id of ids) {
-      try {
-        const body = await del(id);
-        const message = typeof body.message === 'string' && body.message ? body.message : 'deleted.';
-        lines.push(`${Noun} ${id}: ${message}`);
-        json.push({ id, deleted: true, message });
-      } catch (error) {
-        // Without a valid key, or interrupted, the other ids would fail the same way.
-        if (!(error instanceof CliError) || error.exitCode === ExitCode.auth || error.exitCode === ExitCode.interrupted) throw error;
-        ctx.warn(`linkctl: ${error.message}`);
-        failures.push(error);
-        json.push({ id, deleted: false, message: error.message });
-      }
-    }
-    const codes = new Set(failures.map((e) => e.exitCode));
-    if (failures.length) ctx.warn(`linkctl: ${failures.length} of ${ids.length} ${noun}s not deleted`);
-    return { kind: 'message', message: lines.join('\n'), json, exitCode: failures.length ? (codes.size === 1 ? failures[0]!.exitCode : ExitCode.api) : undefined };
+    return forEachId(ctx, ids, {
+      send: (id) => client.request('DELETE', `${resource.itemPath(id)}/delete`, { about: `${Noun} ${id}` }),
+      label: (id) => `${Noun} ${id}`,
+      done: 'deleted',
+      summary: `${noun}s not deleted`,
+    });
   };
+}
+
+/** The ids of a variadic `<id...>` argument, each once, in the order given. */
+export function idList(value: unknown): number[] {
+  return [...new Set((Array.isArray(value) ? value : [value]) as number[])];
+}
+
+/**
+ * One request per id (many-id deletes and assigns): each reported, a failure not stopping the
+ * others (except a bad key or Ctrl-C, which would fail them all), and the exit code of the
+ * failures. One id keeps the plain answer of a single command.
+ */
+export async function forEachId(
+  ctx: Context,
+  ids: number[],
+  how: { send: (id: number) => Promise<Body>; label: (id: number) => string; done: string; summary: string },
+): Promise<Result> {
+  if (ids.length === 1) return messageResult(await how.send(ids[0]!), `${how.label(ids[0]!)} ${how.done}.`);
+  const lines: string[] = [];
+  const json: Rec[] = [];
+  const failures: CliError[] = [];
+  for (const id of ids) {
+    try {
+      const body = await how.send(id);
+      const message = typeof body.message === 'string' && body.message ? body.message : `${how.done}.`;
+      lines.push(`${how.label(id)}: ${message}`);
+      json.push({ id, [how.done]: true, message });
+    } catch (error) {
+      if (!(error instanceof CliError) || error.exitCode === ExitCode.auth || error.exitCode === ExitCode.interrupted) throw error;
+      ctx.warn(`linkctl: ${error.message}`);
+      failures.push(error);
+      json.push({ id, [how.done]: false, message: error.message });
+    }
+  }
+  const codes = new Set(failures.map((e) => e.exitCode));
+  if (failures.length) ctx.warn(`linkctl: ${failures.length} of ${ids.length} ${how.summary}`);
+  return { kind: 'message', message: lines.join('\n'), json, exitCode: failures.length ? (codes.size === 1 ? failures[0]!.exitCode : ExitCode.api) : undefined };
 }
 
 /**
