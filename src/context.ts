@@ -55,6 +55,11 @@ export class Context {
   private closed = false;
   /** Rate-limit waits so far, and what the last one was (bulk progress shows them). */
   waits = 0;
+  /**
+   * What the rows of one `--from` run share (row contexts inherit it): a command's lookups made
+   * once for the whole file instead of once a row, e.g. `link add`'s links by destination.
+   */
+  readonly shared = new Map<string, unknown>();
   lastWait?: string;
 
   constructor(

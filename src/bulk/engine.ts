@@ -169,6 +169,12 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         },
         Boolean(opts.restart),
       );
+      // A command may make its lookups once for the whole file (`<name>Prepare`, e.g. link add's index of links).
+      const prepare = module[`${name}Prepare`];
+      if (typeof prepare === 'function') {
+        const finished = [...journal.previous.values()].filter((entry) => FINISHED.has(entry.state)).length;
+        await (prepare as (ctx: Context, rows: number) => Promise<void>)(ctx, total - finished);
+      }
       const result: Result = { kind: 'list', columns, pages: run() };
       started = true;
 

@@ -91,6 +91,20 @@ describe('link add --from', () => {
     expect(fx.sandbox.requests).toEqual([]);
   });
 
+  it('reads the account\'s links once for the whole file instead of searching once a row, and still finds what exists', async () => {
+    const csv = file('index.csv', 'url\nhttps://example.com/docs\nhttps://example.com/idx-1\nhttps://example.com/idx-2\nhttps://example.com/idx-1\n');
+    const searchesBefore = fx.sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/api/urls').length;
+    const postsBefore = posts('/api/url/add').length;
+    const r = await runCli(['link', 'add', '--from', csv, '--if-exists', 'return', '--json'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as Array<{ status: string; id: number }>;
+    // The seeded link and the file's own repeat are found as existing; the others are created.
+    expect(rows.map((x) => x.status)).toEqual(['exists', 'created', 'created', 'exists']);
+    expect(rows[3]!.id).toBe(rows[1]!.id);
+    expect(fx.sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/api/urls').length - searchesBefore).toBe(1);
+    expect(posts('/api/url/add').length - postsBefore).toBe(4);
+  });
+
   it('a re-run of a finished file sends nothing and reports each row again; --restart starts over', async () => {
     const csv = file('again.csv', 'url,description\nhttps://example.com/r1,again 1\nhttps://example.com/r2,again 2\n');
     const first = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });

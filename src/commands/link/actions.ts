@@ -129,14 +129,48 @@ function createdResult(body: Body): Result {
 const CREATED_COLUMNS = [COLUMNS[0]!, COLUMNS[1]!];
 
 /** The links that already shorten `url`, by id, looked up before creating (servers return such a link instead of a new one). */
-async function linksFor(client: ApiClient, url: string): Promise<Map<string, Rec>> {
+/** A destination as `link add` compares them: servers keep a trailing slash or drop it. */
+const destination = (url: string) => url.replace(/\/+$/, '');
+
+/** The run's index of links by destination, when `addPrepare` made one (see `Context.shared`). */
+const LINK_INDEX = 'link add: links by destination';
+type LinkIndex = Map<string, Map<string, Rec>>;
+
+async function linksFor(ctx: Context, client: ApiClient, url: string): Promise<Map<string, Rec>> {
+  const index = ctx.shared.get(LINK_INDEX) as LinkIndex | undefined;
+  if (index) return new Map(index.get(destination(url)));
   const { allPages } = await import('../../api/pages.js');
   const links = new Map<string, Rec>();
-  const same = (v: unknown) => typeof v === 'string' && v.replace(/\/+$/, '') === url.replace(/\/+$/, '');
+  const same = (v: unknown) => typeof v === 'string' && destination(v) === destination(url);
   for await (const page of allPages(client, { path: LINKS.listPath, keys: LINKS.keys, query: { q: url }, limit: 100 })) {
     for (const r of page.records) if (same(r.longurl)) links.set(String(r.id), r);
   }
   return links;
+}
+
+/**
+ * Before `link add --from` runs `rows` rows: when reading every link of the account takes fewer
+ * requests than one search a row, read them once and index them by destination (each row then
+ * asks the index, and adds what it creates). Otherwise each row searches as a single add does.
+ */
+export async function addPrepare(ctx: Context, rows: number): Promise<void> {
+  if (rows < 2) return; // one search costs what one page of the list does
+  const client = await ctx.client();
+  const { allPages, fetchPage } = await import('../../api/pages.js');
+  const request = { path: LINKS.listPath, keys: LINKS.keys, limit: 100 };
+  const first = await fetchPage(client, request);
+  if ((first.maxpage ?? Infinity) >= rows) return;
+  const index: LinkIndex = new Map();
+  const add = (r: Rec) => {
+    if (typeof r.longurl !== 'string') return;
+    const key = destination(r.longurl);
+    index.set(key, (index.get(key) ?? new Map()).set(String(r.id), r));
+  };
+  first.records.forEach(add);
+  if ((first.maxpage ?? 1) > 1) {
+    for await (const page of allPages(client, { ...request, page: 2 })) page.records.forEach(add);
+  }
+  ctx.shared.set(LINK_INDEX, index);
 }
 
 /** What `link add` did: created a link, or met one that existed (returned, updated or skipped by --if-exists). */
@@ -152,7 +186,7 @@ export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise
   const { url: _url, ...options } = json;
   const ifExists = (opts.ifExists as IfExists | undefined) ?? (Object.keys(options).length ? 'fail' : 'return');
   const client = await ctx.client();
-  const before = await linksFor(client, json.url as string);
+  const before = await linksFor(ctx, client, json.url as string);
   if (ifExists === 'skip' && before.size) {
     const [existing] = before.values();
     ctx.warn(`note: ${String(json.url)} is already shortened as link ${String(existing!.id)}; nothing was sent (--if-exists skip).`);
@@ -173,6 +207,8 @@ export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise
     ctx.warn(`note: ${String(json.url)} was already shortened as ${existing}; updating it.`);
     return created('updated', await updateLink(ctx, client, toInt(body.id)!, options, new Set()));
   }
+  const index = ctx.shared.get(LINK_INDEX) as LinkIndex | undefined;
+  if (index) index.set(destination(json.url as string), new Map(before).set(String(body.id), { id: body.id, longurl: json.url, shorturl: short }));
   // Servers rewrite an invalid alias.
   if (json.custom !== undefined && typeof short === 'string' && !short.endsWith(`/${json.custom}`)) {
     ctx.warn(`note: the short URL does not end with the alias asked for ("${json.custom}"): the server rewrote it`);
