@@ -145,6 +145,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
+  // The sandbox bundles qrcode, a CommonJS package that require()s Node built-ins (as in scripts/build.mjs).
+  banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
 // The baseline for API calls: one fetch of the same URL with the same Authorization header.
