@@ -108,6 +108,19 @@ function report(title, sides, ratio, target, extra = []) {
 }
 
 /** Starts scripts/bench/sandbox.ts in its own process; resolves to {url, key, admin helpers}. */
+/**
+ * A control request to a bench sandbox. Tried twice: between two calls a run can leave the
+ * kept-alive connection idle past the server's keep-alive timeout, and fetch does not retry a
+ * POST on the socket the server closed ("other side closed").
+ */
+async function control(url, init) {
+  try {
+    return await fetch(url, init).then((r) => r.json());
+  } catch {
+    return fetch(url, init).then((r) => r.json());
+  }
+}
+
 async function sandbox(sandboxJs, flags) {
   const child = spawn(NODE, [sandboxJs, ...flags], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(child);
@@ -122,8 +135,8 @@ async function sandbox(sandboxJs, flags) {
     key,
     env: clean({ LINKCTL_BASE_URL: url, LINKCTL_API_KEY: key }),
     // The control routes need the sandbox key.
-    requests: () => fetch(`${url}/__sandbox/requests`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()),
-    reset: () => fetch(`${url}/__sandbox/reset`, { method: 'POST', headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json()),
+    requests: () => control(`${url}/__sandbox/requests`, { headers: { Authorization: `Bearer ${key}` } }),
+    reset: () => control(`${url}/__sandbox/reset`, { method: 'POST', headers: { Authorization: `Bearer ${key}` } }),
   };
 }
 
