@@ -295,10 +295,13 @@ if (ONLY.includes('export')) {
 }
 
 // ---------------------------------------------------------------- rate limit
-if (ONLY.includes('rate')) {
-  const { limit, windowSeconds, pages, perPage } = RATE;
-  const sb = await sandbox(sandboxJs, ['--seed-links', String(pages * perPage - SEEDED_LINKS), '--rate-limit', `${limit}/${windowSeconds}`]);
-  const windows = Math.ceil(pages / limit);
+/**
+ * Runs `argv` against a rate-limited sandbox `runs` times and reports its first-to-last request
+ * time against the least time the limit allows for `requests` requests; every run must print
+ * `expectedLines` lines (those matching `counts`, if given) and send exactly `requests` requests.
+ */
+async function pacedRow({ title, sb, argv, env, limit, windowSeconds, requests, expectedLines, counts = () => true, what, target }) {
+  const windows = Math.ceil(requests / limit);
   const ratios = [];
   const took = [];
   const least = [];
@@ -306,33 +309,51 @@ if (ONLY.includes('rate')) {
   for (let i = 0; i < RATE_RUNS; i++) {
     await sb.reset(); // fresh windows and an empty request log
     // Async spawn: this process must stay free to talk to the sandbox afterwards; timing comes from the sandbox's clock.
-    const child = spawn(NODE, [BIN, 'link', 'list', '--all', '-o', 'ndjson', '--limit', String(perPage)], { env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, ...argv], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise((resolve) => child.on('close', resolve));
     const log = await sb.requests();
-    const printed = out.split('\n').filter(Boolean).length;
-    if (code !== 0 || printed !== pages * perPage) problems.push(`run ${i + 1}: exit ${code}, ${printed} records printed\n${err}`);
+    const printed = out.split('\n').filter((l) => l && counts(l)).length;
+    if (code !== 0 || printed !== expectedLines) problems.push(`run ${i + 1}: exit ${code}, ${printed} ${what} printed\n${err}`);
     const api = log.filter((r) => r.path.startsWith('/api/'));
-    if (api.length !== pages) problems.push(`run ${i + 1}: the sandbox saw ${api.length} API requests for ${pages} pages (over-limit answers or retries)`);
+    if (api.length !== requests) problems.push(`run ${i + 1}: the sandbox saw ${api.length} API requests, not ${requests} (over-limit answers or retries)`);
     const first = api[0].at;
     const last = api.at(-1).at;
-    // Windows are aligned to whole seconds from the first request; the last page can come at the
-    // start of window number `windows` at the earliest.
+    // Windows are aligned to whole seconds from the first request; the last request can come at
+    // the start of window number `windows` at the earliest.
     const bound = Math.floor(first / 1000) * 1000 + (windows - 1) * windowSeconds * 1000 - first;
     took.push(last - first);
     least.push(bound);
     ratios.push((last - first) / bound);
   }
   report(
-    `link list --all over ${pages} pages, sandbox limited to ${limit} requests per ${windowSeconds} s  vs  the least time the limit allows`,
+    `${title}, sandbox limited to ${limit} requests per ${windowSeconds} s  vs  the least time the limit allows`,
     [['least time allowed (first to last request)', least, 'ms'], ['linkctl (first to last request)', took, 'ms'], ['ratio per run', ratios, 'x']],
     median(ratios),
-    1.1,
-    [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: exactly ${pages} requests, no over-limit answer` }],
+    target,
+    [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: exactly ${requests} requests, no over-limit answer` }],
   );
+}
+
+// ---------------------------------------------------------------- rate limit
+if (ONLY.includes('rate')) {
+  const { limit, windowSeconds, pages, perPage } = RATE;
+  const sb = await sandbox(sandboxJs, ['--seed-links', String(pages * perPage - SEEDED_LINKS), '--rate-limit', `${limit}/${windowSeconds}`]);
+  await pacedRow({
+    title: `link list --all over ${pages} pages`,
+    sb,
+    argv: ['link', 'list', '--all', '-o', 'ndjson', '--limit', String(perPage)],
+    env: () => sb.env,
+    limit,
+    windowSeconds,
+    requests: pages,
+    expectedLines: pages * perPage,
+    what: 'records',
+    target: 1.1,
+  });
 }
 
 // ---------------------------------------------------------------- bulk (--from)
@@ -351,39 +372,19 @@ const freshConfig = () => join(tmp, `bulk-config-${++configs}`);
 if (ONLY.includes('bulk-rate')) {
   const { limit, windowSeconds, rows } = BULK_RATE;
   const sb = await sandbox(sandboxJs, ['--rate-limit', `${limit}/${windowSeconds}`]);
-  const csv = bulkCsv(rows, 'rate');
-  const windows = Math.ceil(rows / limit);
-  const ratios = [];
-  const took = [];
-  const least = [];
-  const problems = [];
-  for (let i = 0; i < RATE_RUNS; i++) {
-    await sb.reset();
-    const child = spawn(NODE, [BIN, 'link', 'add', '--from', csv, '-o', 'ndjson'], { env: { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const code = await new Promise((resolve) => child.on('close', resolve));
-    const log = await sb.requests();
-    const created = out.split('\n').filter((l) => l.includes('"created"')).length;
-    if (code !== 0 || created !== rows) problems.push(`run ${i + 1}: exit ${code}, ${created} rows created\n${err}`);
-    const api = log.filter((r) => r.path.startsWith('/api/'));
-    if (api.length !== rows) problems.push(`run ${i + 1}: the sandbox saw ${api.length} API requests for ${rows} rows (over-limit answers or retries)`);
-    const first = api[0].at;
-    const last = api.at(-1).at;
-    const bound = Math.floor(first / 1000) * 1000 + (windows - 1) * windowSeconds * 1000 - first;
-    took.push(last - first);
-    least.push(bound);
-    ratios.push((last - first) / bound);
-  }
-  report(
-    `link add --from (${rows} rows), sandbox limited to ${limit} requests per ${windowSeconds} s  vs  the least time the limit allows`,
-    [['least time allowed (first to last request)', least, 'ms'], ['linkctl (first to last request)', took, 'ms'], ['ratio per run', ratios, 'x']],
-    median(ratios),
-    1.05,
-    [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: exactly ${rows} requests, no over-limit answer` }],
-  );
+  await pacedRow({
+    title: `link add --from (${rows} rows)`,
+    sb,
+    argv: ['link', 'add', '--from', bulkCsv(rows, 'rate'), '-o', 'ndjson'],
+    env: () => ({ ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() }), // a fresh journal each run
+    limit,
+    windowSeconds,
+    requests: rows,
+    expectedLines: rows,
+    counts: (line) => line.includes('"created"'),
+    what: 'rows created',
+    target: 1.05,
+  });
 }
 
 if (ONLY.includes('bulk-speed')) {
