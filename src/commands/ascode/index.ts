@@ -1,6 +1,9 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { enumOption, withExamples, type Bind } from '../shared/define.js';
+
+/** `-f, --file` of `plan` and `apply`: the account file they read. */
+const accountFile = () => new Option('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('../../ascode/actions.js');
@@ -21,7 +24,7 @@ export function register(program: Command, bind: Bind): void {
     program
       .command('plan')
       .description('Show what `apply` would change to make the account match a file; sends no change')
-      .requiredOption('-f, --file <path>', 'the account file (- for stdin)')
+      .addOption(accountFile())
       .option('--prune', 'also list records the file no longer has, for deletion')
       .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
       .action(bind(load, 'plan')),
@@ -32,7 +35,7 @@ export function register(program: Command, bind: Bind): void {
     program
       .command('apply')
       .description('Make the account match a file: create and change records (and delete with --prune), in dependency order')
-      .requiredOption('-f, --file <path>', 'the account file (- for stdin)')
+      .addOption(accountFile())
       .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
       .addHelpText('after', '\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.')
       .action(bind(load, 'apply')),
