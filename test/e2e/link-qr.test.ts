@@ -24,6 +24,13 @@ describe('link qr', () => {
     expect(screenshot(r.stdout)).toBe(`${fx.sandbox.url}/docs`);
   });
 
+  it('names the link asked for when the server does not know it', async () => {
+    const r = await runCli(['link', 'qr', '999'], { env: fx.env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toBe('linkctl: link 999: Link does not exist.\n');
+    expect(r.stdout).toBe('');
+  });
+
   it('encodes --short URL without asking the server', async () => {
     const r = await runCli(['link', 'qr', '--short', 'https://go.example.com/menu', '--ecc', 'H'], { env: fx.env });
     expect(r.code).toBe(0);

@@ -44,7 +44,7 @@ describe('qr download against the sandbox', () => {
     const dir = tempDir();
     const r = await runCli(['qr', 'download', '--from', '-', '--dir', dir], { env: fx.env, stdin: '1\n99\n' });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/QR code 99: QR does not exist\./);
+    expect(r.stderr).toMatch(/^linkctl: QR code 99: QR does not exist\.$/m);
     expect(r.stderr).toMatch(/saved 1 of 2 QR codes; failed: 99/);
     expect(readdirSync(dir)).toEqual(['qr-1-restaurant-menu.png']);
   });

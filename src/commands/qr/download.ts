@@ -27,7 +27,7 @@ interface Saved { id: number; file: string; type: Kind; bytes: number; url: stri
 
 async function downloadOne(ctx: Context, id: number, file: string | undefined, dir: string): Promise<Saved> {
   const client = await ctx.client();
-  const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'] });
+  const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'], about: `QR code ${id}` });
   const details = (body.details ?? {}) as Record<string, unknown>;
   const link = details.link;
   if (typeof link !== 'string' || !link) throw new NetworkError(`the server's answer for QR code ${id} has no link to its image`);
@@ -85,7 +85,7 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
       saved.push(await downloadOne(ctx, each, undefined, dir));
     } catch (error) {
       if (!(error instanceof CliError) || error.exitCode === 130) throw error;
-      ctx.warn(`QR code ${each}: ${error.message}`);
+      ctx.warn(`linkctl: ${error.message}`); // the message names the id (`QR code 99: ...`)
       failed.push({ id: each, error: error.message });
       exitCode ||= error.exitCode;
     }
