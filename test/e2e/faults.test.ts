@@ -315,7 +315,8 @@ describe.concurrent('X-RateLimit-Remaining: 0 paces the next request', () => {
   });
 
   it('a window that ends after --max-wait: exit 5 naming the reset time', async (t) => {
-    const limited = await setup(t, { rateLimit: { limit: 2, windowSeconds: 2 } });
+    // A long window: with a short one, a slow start of the second command can reach the next window.
+    const limited = await setup(t, { rateLimit: { limit: 2, windowSeconds: 60 } });
     const r = await runCli(['qr', 'get', '1', '--max-wait', '0.2'], { env: limited.env });
     expect(r.code).toBe(0);
     const second = await runCli(['qr', 'list', '--all', '--limit', '1', '--json', '--max-wait', '0.2'], { env: limited.env });
