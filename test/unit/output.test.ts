@@ -157,7 +157,8 @@ describe('colour and terminals (in-process against the sandbox)', () => {
 });
 
 describe('progress on a terminal', () => {
-  const fx = useSandbox({ rateLimit: { limit: 2, windowSeconds: 1 } });
+  // A 3 s window: long enough that pages 1 and 2 never straddle two windows, even on a loaded machine.
+  const fx = useSandbox({ rateLimit: { limit: 2, windowSeconds: 3 } });
 
   it('shows records, pages and the rate-limit wait on stderr, and nothing of it on stdout', async () => {
     const r = await runMain(['qr', 'list', '--all', '--limit', '1'], { env: fx.env, tty: true });
