@@ -61,6 +61,12 @@ type RecordOf<K extends Collection> = State[K][number];
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */
 export const timestamp = (ms = Date.now()): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
+export interface SeedOptions {
+  links?: number;
+  qrs?: number;
+  empty?: boolean;
+}
+
 /** Short, stable, random-looking slug derived from an id (no RNG, so seeds are reproducible). */
 export const slugFor = (id: number, salt = 0): string =>
   ((Math.imul(id + salt * 7919, 2654435761) >>> 0) + 0x10000000).toString(36);
@@ -93,8 +99,13 @@ export function insert<K extends Collection>(state: State, coll: K, make: (id: n
 const SEED_DAY = Date.UTC(2025, 0, 10, 12, 0, 0);
 const day = (n: number, h = 0) => timestamp(SEED_DAY + n * 86_400_000 + h * 3_600_000);
 
-/** The fixed demo account plus `extra` generated links and QR codes (for big-account benchmarks). */
-export function seedState(extra: { links?: number; qrs?: number } = {}): State {
+/**
+ * The fixed demo account plus `extra` generated links and QR codes (for big-account benchmarks).
+ * `empty`: the demo account without its domains, pixels, campaigns, channels, links and QR codes,
+ * as a new account is (overlays and splash pages, made in the web interface, stay): the target of
+ * a migration.
+ */
+export function seedState(extra: SeedOptions = {}): State {
   const state: State = {
     version: 1,
     next: { qrs: 4, domains: 2, overlays: 4, campaigns: 2, channels: 2, splash: 3, pixels: 2, links: 3 },
@@ -159,6 +170,7 @@ export function seedState(extra: { links?: number; qrs?: number } = {}): State {
       },
     ],
   };
+  if (extra.empty) for (const c of ['qrs', 'domains', 'campaigns', 'channels', 'pixels', 'links'] as const) (state[c] as unknown[]) = [];
   for (let i = 0; i < (extra.links ?? 0); i++) insert(state, 'links', bulkLink);
   for (let i = 0; i < (extra.qrs ?? 0); i++) insert(state, 'qrs', bulkQr);
   return state;

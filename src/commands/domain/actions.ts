@@ -18,7 +18,7 @@ const COLUMNS: Column[] = [
   { key: 'kind', header: 'Kind', value: (r) => (r.id === null || r.id === undefined ? 'system' : 'branded') },
 ];
 
-const DOMAIN: Resource = { noun: 'branded domain', listPath: 'api/domains', keys: ['domains'], itemPath: (id) => `api/domain/${id}`, columns: COLUMNS };
+export const DOMAIN: Resource = { noun: 'branded domain', listPath: 'api/domains', keys: ['domains'], itemPath: (id) => `api/domain/${id}`, columns: COLUMNS };
 
 export const list = listAction(DOMAIN);
 export const remove = removeAction(DOMAIN);

@@ -1,0 +1,154 @@
+/**
+ * Reading an export record by record, streamed (a 100,000-row file never sits in memory), each
+ * with the line it starts on so that messages can say `links.csv:7: ...`.
+ */
+import { createReadStream } from 'node:fs';
+import { normalizeColumn, type Cells, type Format } from './formats.js';
+
+export interface Row {
+  line: number;
+  cell: Cells;
+  /** Why this record cannot be read (a JSON element without a required field). */
+  error?: string;
+}
+
+/** A fault of the input as a whole (not a CSV/JSON file, missing columns): `file:line: message`. */
+export class InputError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function readRows(path: string, format: Format): AsyncGenerator<Row> {
+  return format.input === 'csv' ? csvRows(path, format) : jsonRows(path, format);
+}
+
+/** The required columns `have` lacks, as words (`long_url, and link or id`), or undefined. */
+function missingColumns(format: Format, have: (column: string) => boolean): string | undefined {
+  const missing = format.required.filter((set) => !set.some(have));
+  return missing.length ? missing.map((set) => set.join(' or ')).join(', and ') : undefined;
+}
+
+function checkColumns(format: Format, have: Set<string>, line: number): void {
+  const missing = missingColumns(format, (c) => have.has(normalizeColumn(c)));
+  if (missing) throw new InputError(line, `not a ${format.label} export: no ${missing} column (${format.name === 'csv' ? 'as --map names' : `its columns are ${format.columns.join(', ')}`})`);
+}
+
+async function* csvRows(path: string, format: Format): AsyncGenerator<Row> {
+  const { parse } = await import('csv-parse');
+  // raw: the record's own text, to count the lines it spans (a quoted cell may hold line breaks).
+  const parser = createReadStream(path).pipe(parse({ bom: true, info: true, raw: true, relax_column_count: true, relax_quotes: false }));
+  let header: string[] | undefined;
+  let line = 1;
+  try {
+    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+      const start = line;
+      line += (raw.endsWith('\n') ? raw.slice(0, -1) : raw).split('\n').length;
+      if (record.length === 1 && record[0]!.trim() === '') continue; // an empty line
+      if (!header) {
+        header = record.map(normalizeColumn);
+        checkColumns(format, new Set(header), start);
+        continue;
+      }
+      const values = new Map<string, string>();
+      header.forEach((name, i) => {
+        if (record[i] !== undefined && !values.has(name)) values.set(name, record[i]!);
+      });
+      yield { line: start, cell: (column) => values.get(normalizeColumn(column)) };
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const e = error as { lines?: number; message?: string };
+    throw new InputError(e.lines ?? line, `not valid CSV: ${e.message ?? String(error)}`);
+  }
+  if (!header) throw new InputError(1, `empty: a ${format.label} export starts with a header row`);
+}
+
+/**
+ * The link objects of a JSON document, found by a small scanner rather than JSON.parse of the
+ * whole file: the elements of a top-level array, or of the `data` array of a top-level object
+ * (Kutt's `{total, limit, skip, data: [...]}`), in one document or several (pages appended to one
+ * file, or one per line). Each element is parsed on its own, with the line it starts on.
+ */
+async function* jsonRows(path: string, format: Format): AsyncGenerator<Row> {
+  /** Open containers: `{` or `[`, with, for an array inside the top-level object, the key it is under. */
+  const stack: Array<{ kind: '{' | '['; key?: string }> = [];
+  let line = 1;
+  let inString = false;
+  let escaped = false;
+  let stringText = '';
+  let lastKey: string | undefined;
+  let documents = 0;
+  let lists = 0;
+  // The element being captured: its text so far and where it started.
+  let capture: { parts: string[]; from: number; line: number; depth: number } | undefined;
+  const isLinkList = () => {
+    const top = stack[stack.length - 1];
+    return top?.kind === '[' && (stack.length === 1 || (stack.length === 2 && stack[0]!.kind === '{' && top.key === 'data'));
+  };
+  for await (const chunk of createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>) {
+    const ready: Row[] = [];
+    const text = documents === 0 && line === 1 && !stack.length ? chunk.replace(/^\uFEFF/, '') : chunk;
+    if (capture) capture.from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i]!;
+      if (ch === '\n') line++;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (ch === '\\') escaped = true;
+        else if (ch === '"') inString = false;
+        else if (stack.length === 1 && !capture) stringText += ch;
+        continue;
+      }
+      if (ch === '"') {
+        inString = true;
+        stringText = '';
+        continue;
+      }
+      if (ch === ':' && stack.length === 1 && stack[0]!.kind === '{') lastKey = stringText;
+      if (ch === '{' || ch === '[') {
+        if (!capture && ch === '{' && isLinkList()) capture = { parts: [], from: i, line, depth: stack.length };
+        if (!stack.length) documents++;
+        stack.push({ kind: ch, key: stack.length === 1 && stack[0]!.kind === '{' ? lastKey : undefined });
+        if (isLinkList()) lists++;
+        continue;
+      }
+      if (ch === '}' || ch === ']') {
+        const open = stack.pop();
+        if (!open || (open.kind === '{') !== (ch === '}')) throw new InputError(line, `not valid JSON: unexpected ${ch}`);
+        if (capture && stack.length === capture.depth) {
+          capture.parts.push(text.slice(capture.from, i + 1));
+          ready.push(jsonRow(capture.parts.join(''), capture.line, format));
+          capture = undefined;
+        }
+        if (!stack.length) lastKey = undefined;
+        continue;
+      }
+      if (!stack.length && !/\s/.test(ch)) throw new InputError(line, `not valid JSON: expected { or [ ${documents ? 'after the previous document' : 'at the start'}`);
+    }
+    if (capture) capture.parts.push(text.slice(capture.from));
+    yield* ready;
+  }
+  if (stack.length || inString) throw new InputError(line, 'not valid JSON: the file ends inside a value');
+  if (!documents) throw new InputError(1, `empty: a ${format.label} export is JSON`);
+  if (!lists) throw new InputError(1, `not a ${format.label} export: no list of links (expected the answer of GET /api/v2/links, {"data": [...]}, or a list of links)`);
+}
+
+function jsonRow(text: string, line: number, format: Format): Row {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(line, `not valid JSON: ${(error as Error).message}`);
+  }
+  const values = new Map<string, string>();
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === null || v === undefined) continue;
+    values.set(normalizeColumn(key), typeof v === 'object' ? JSON.stringify(v) : String(v));
+  }
+  const missing = missingColumns(format, (c) => values.has(normalizeColumn(c)));
+  return { line, cell: (column) => values.get(normalizeColumn(column)), error: missing ? `no ${missing} (the fields of a ${format.label} link are ${format.columns.join(', ')})` : undefined };
+}
