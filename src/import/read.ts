@@ -2,7 +2,7 @@
  * Reading an export record by record, streamed (a 100,000-row file never sits in memory), each
  * with the line it starts on so that messages can say `links.csv:7: ...`.
  */
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { normalizeColumn, type Cells, type Format } from './formats.js';
 
 export interface Row {
@@ -37,7 +37,19 @@ function checkColumns(format: Format, have: Set<string>, line: number): void {
   if (missing) throw new InputError(line, `not a ${format.label} export: no ${missing} column (${format.name === 'csv' ? 'as --map names' : `its columns are ${format.columns.join(', ')}`})`);
 }
 
+/** The file's first characters, to tell JSON from CSV before either parser complains in its own words. */
+function head(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(256);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function* csvRows(path: string, format: Format): AsyncGenerator<Row> {
+  if (/^[[{]/.test(head(path))) throw new InputError(1, `not a ${format.label} export: this is JSON, and ${format.name === 'csv' ? '--map reads' : `a ${format.label} export is`} CSV with a header row`);
   const { parse } = await import('csv-parse');
   // raw: the record's own text, to count the lines it spans (a quoted cell may hold line breaks).
   const parser = createReadStream(path).pipe(parse({ bom: true, info: true, raw: true, relax_column_count: true, relax_quotes: false }));
