@@ -9,9 +9,9 @@
 function __linkctl_data --argument-names key
     switch $key
         case 'linkctl|cmds'
-            printf '%s\n' 'auth' 'account' 'qr' 'link' 'domain' 'campaign' 'channel' 'pixel' 'overlay' 'splash' 'export' 'plan' 'apply' 'api' 'completion' 'sandbox' 'mcp' 'help'
+            printf '%s\n' 'auth' 'account' 'qr' 'link' 'domain' 'campaign' 'channel' 'pixel' 'overlay' 'splash' 'export' 'plan' 'apply' 'import' 'api' 'completion' 'sandbox' 'mcp' 'help'
         case 'linkctl|subs'
-            printf '%s\t%s\n' 'auth' 'Log in, see which key is in use, switch profiles' 'account' 'Show or update your account' 'qr' 'Manage QR codes' 'link' 'Manage short links' 'domain' 'Manage branded domains' 'campaign' 'Manage campaigns and assign short links to them' 'channel' 'Manage channels, which group short links, bio pages and QR codes' 'pixel' 'Manage tracking pixels' 'overlay' 'List CTA overlays (read only; an overlay is used by a short link with type overlay-ID)' 'splash' 'List custom splash pages (read only; a splash page is used by a short link whose type is its id)' 'export' 'Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)' 'plan' 'Show what `apply` would change to make the account match a file; sends no change' 'apply' 'Make the account match a file: create and change records (and delete with --prune), in dependency order' 'api' 'Send any API request and print the JSON answer' 'completion' 'Print the completion script for a shell (commands, flags, values, profile names)' 'sandbox' 'Run a local emulator of the API (no account needed)' 'mcp' 'Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)' 'help' 'display help for command'
+            printf '%s\t%s\n' 'auth' 'Log in, see which key is in use, switch profiles' 'account' 'Show or update your account' 'qr' 'Manage QR codes' 'link' 'Manage short links' 'domain' 'Manage branded domains' 'campaign' 'Manage campaigns and assign short links to them' 'channel' 'Manage channels, which group short links, bio pages and QR codes' 'pixel' 'Manage tracking pixels' 'overlay' 'List CTA overlays (read only; an overlay is used by a short link with type overlay-ID)' 'splash' 'List custom splash pages (read only; a splash page is used by a short link whose type is its id)' 'export' 'Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)' 'plan' 'Show what `apply` would change to make the account match a file; sends no change' 'apply' 'Make the account match a file: create and change records (and delete with --prune), in dependency order' 'import' 'Turn another shortener\'s export into an account file that `plan` and `apply` bring into this account' 'api' 'Send any API request and print the JSON answer' 'completion' 'Print the completion script for a shell (commands, flags, values, profile names)' 'sandbox' 'Run a local emulator of the API (no account needed)' 'mcp' 'Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)' 'help' 'display help for command'
         case 'linkctl|flags'
             printf '%s\t%s\n' '-h' 'show help' '--help' 'show help'
         case 'linkctl auth|cmds'
@@ -225,9 +225,13 @@ function __linkctl_data --argument-names key
         case 'linkctl plan|vflags'
             printf '%s\n' '-f' '--file'
         case 'linkctl apply|flags'
-            printf '%s\t%s\n' '-f' 'the account file (- for stdin)' '--file' 'the account file (- for stdin)' '--prune' 'also delete records of the kinds in the file that the file no longer has' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '-f' 'the account file (- for stdin)' '--file' 'the account file (- for stdin)' '--prune' 'also delete records of the kinds in the file that the file no longer has' '--max-deletes' 'refuse (exit 2, nothing sent) a plan that deletes more than this many records' '-h' 'show help' '--help' 'show help'
         case 'linkctl apply|vflags'
-            printf '%s\n' '-f' '--file'
+            printf '%s\n' '-f' '--file' '--max-deletes'
+        case 'linkctl import|flags'
+            printf '%s\t%s\n' '--file' 'write to this file (atomically, mode 0600) instead of stdout' '--map' 'csv: which column holds each part of a link (url, alias, short, domain, title, description, tags, id, created, clicks); url and alias (or short) are needed' '--tags-to' 'what the source\'s tags become: each link\'s first tag its campaign, every tag a channel, or comments only' '--on-collision' 'a link that cannot keep its alias: fail (exit 2, nothing written), suffix (alias-2, ...), skip (left out)' '--keep-domains' 'read the account\'s branded domains (one request) and keep each link\'s domain where the account has it' '-h' 'show help' '--help' 'show help'
+        case 'linkctl import|vflags'
+            printf '%s\n' '--file' '--map' '--tags-to' '--on-collision'
         case 'linkctl api|flags'
             printf '%s\t%s\n' '-F' 'a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable' '--field' 'a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable' '-f' 'a string body field, sent as given (a query parameter with GET); repeatable' '--raw-field' 'a string body field, sent as given (a query parameter with GET); repeatable' '--input' 'the request body: a file of JSON, or - to read it from stdin' '--paginate' 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record' '-h' 'show help' '--help' 'show help'
         case 'linkctl api|vflags'
@@ -253,7 +257,7 @@ function __linkctl_data --argument-names key
         case 'linkctl mcp|flags'
             printf '%s\t%s\n' '--allow-writes' 'also list the tools that create and change (add, update, assign)' '--allow-deletes' 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true' '-h' 'show help' '--help' 'show help'
         case 'global|flags'
-            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '-p' 'profile to use (env LINKCTL_PROFILE)' '--profile' 'profile to use (env LINKCTL_PROFILE)' '--base-url' 'API base URL, the site root (env LINKCTL_BASE_URL)' '--json' 'print JSON (same as -o json)' '-o' 'output format' '--output' 'output format' '--fields' 'columns to show, comma-separated, in order' '--no-header' 'leave out the header line of table, csv and tsv output' '-q' 'print only ids, one per line' '--quiet' 'print only ids, one per line' '--no-color' 'no colour (also NO_COLOR)' '--debug' 'trace HTTP requests to stderr (the key is redacted)' '--timeout' 'give up on one attempt after this long' '--max-wait' 'longest wait for the rate limit before exit 5' '-y' 'do not ask for confirmation' '--yes' 'do not ask for confirmation' '--dry-run' 'print the request that would change something, and send nothing' '--sandbox' 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)' '--insecure-http' 'allow sending the key over plain http to a non-loopback host'
+            printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '-p' 'profile to use (env LINKCTL_PROFILE)' '--profile' 'profile to use (env LINKCTL_PROFILE)' '--base-url' 'API base URL, the site root (env LINKCTL_BASE_URL)' '--json' 'print JSON (same as -o json)' '-o' 'output format (markdown: plan only)' '--output' 'output format (markdown: plan only)' '--fields' 'columns to show, comma-separated, in order' '--no-header' 'leave out the header line of table, csv and tsv output' '-q' 'print only ids, one per line' '--quiet' 'print only ids, one per line' '--no-color' 'no colour (also NO_COLOR)' '--debug' 'trace HTTP requests to stderr (the key is redacted)' '--timeout' 'give up on one attempt after this long' '--max-wait' 'longest wait for the rate limit before exit 5' '-y' 'do not ask for confirmation' '--yes' 'do not ask for confirmation' '--dry-run' 'print the request that would change something, and send nothing' '--sandbox' 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)' '--insecure-http' 'allow sending the key over plain http to a non-loopback host'
         case 'global|vflags'
             printf '%s\n' '-p' '--profile' '--base-url' '-o' '--output' '--fields' '--timeout' '--max-wait'
         case 'linkctl auth switch #0'
@@ -338,6 +342,14 @@ function __linkctl_data --argument-names key
             printf '%s\n' 'csv' 'ndjson' 'json'
         case 'linkctl export --format'
             printf '%s\n' 'yaml' 'json'
+        case 'linkctl import --tags-to'
+            printf '%s\n' 'campaign' 'channel' 'none'
+        case 'linkctl import --on-collision'
+            printf '%s\n' 'fail' 'suffix' 'skip'
+        case 'linkctl import #0'
+            printf '%s\n' 'bitly' 'shlink' 'yourls' 'kutt' 'dub' 'shortio' 'rebrandly' 'csv'
+        case 'linkctl import #1'
+            echo @files
         case 'linkctl api --input'
             echo @files
         case 'linkctl api #0'
@@ -353,9 +365,9 @@ function __linkctl_data --argument-names key
         case '* --profile'
             echo @profiles
         case '* -o'
-            printf '%s\n' 'table' 'json' 'ndjson' 'csv' 'tsv'
+            printf '%s\n' 'table' 'json' 'ndjson' 'csv' 'tsv' 'markdown'
         case '* --output'
-            printf '%s\n' 'table' 'json' 'ndjson' 'csv' 'tsv'
+            printf '%s\n' 'table' 'json' 'ndjson' 'csv' 'tsv' 'markdown'
     end
 end
 
