@@ -48,7 +48,7 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
     let buffer = '';
     done = await write(options, surveyed, (text) => {
       buffer += text;
-      if (buffer.length > 1 << 16) {
+      if (buffer.length > 1 << 14) {
         writeSync(fd, buffer);
         buffer = '';
       }

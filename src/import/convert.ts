@@ -16,7 +16,7 @@ import { schemaLocation, yamlScalar } from '../ascode/actions.js';
 import { safeJsonText, safeText } from '../output/safe-text.js';
 import { httpUrl } from '../validate.js';
 import type { Format, ON_COLLISION, SourceLink, TAGS_TO } from './formats.js';
-import { InputError, readRows } from './read.js';
+import { forEachRow, InputError } from './read.js';
 
 export interface ImportOptions {
   format: Format;
@@ -89,10 +89,10 @@ function tagsUsed(link: SourceLink, options: ImportOptions): string[] {
   return options.tagsTo === 'campaign' ? usable.slice(0, 1) : usable;
 }
 
-/** Reads every row; turns a row's fault into `file:line: message` in `errors`. */
-async function* links(options: ImportOptions, errors: string[]): AsyncGenerator<SourceLink> {
+/** Reads every row as a link, handing each to `visit`; a row's fault becomes `file:line: message` in `errors`. */
+async function eachLink(options: ImportOptions, errors: string[], visit: (link: SourceLink) => void): Promise<void> {
   try {
-    for await (const row of readRows(options.path, options.format)) {
+    await forEachRow(options.path, options.format, (row) => {
       let link: SourceLink;
       try {
         if (row.error) throw new Error(row.error);
@@ -100,10 +100,10 @@ async function* links(options: ImportOptions, errors: string[]): AsyncGenerator<
         link.url = httpUrl('destination', link.url);
       } catch (error) {
         errors.push(`${options.label}:${row.line}: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`);
-        continue;
+        return;
       }
-      yield link;
-    }
+      visit(link);
+    });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     errors.push(`${options.label}:${error.line}: ${error.message}`);
@@ -123,21 +123,21 @@ function inputError(errors: string[], format: Format): UsageError {
 export async function survey(options: ImportOptions): Promise<Survey> {
   const errors: string[] = [];
   const result: Survey = { links: 0, keys: new Map(), tags: new Map(), collisions: [], skipped: [] };
-  for await (const link of links(options, errors)) {
+  await eachLink(options, errors, (link) => {
     if (!link.alias) {
       result.skipped.push(`${options.label}:${link.line}: skipped: a domain's root link has no back-half to keep (give the domain a redirectRoot instead)`);
-      continue;
+      return;
     }
     const decided = decide(link, options, result.keys);
     // A link claims its alias unless it is left out (skip): the rest must not take it (fail, suffix).
     if (!result.keys.has(decided.key) && (options.onCollision !== 'skip' || !decided.collision)) result.keys.set(decided.key, link.line);
     if (decided.collision) {
       result.collisions.push({ line: link.line, what: decided.collision });
-      if (options.onCollision === 'skip' || (options.onCollision === 'suffix' && !decided.alias)) continue;
+      if (options.onCollision === 'skip' || (options.onCollision === 'suffix' && !decided.alias)) return;
     }
     result.links++;
     for (const tag of tagsUsed(link, options)) if (!result.tags.has(keyMatch(tag))) result.tags.set(keyMatch(tag), tag.trim());
-  }
+  });
   if (errors.length) throw inputError(errors, options.format);
   if (result.collisions.length && options.onCollision === 'fail') {
     const lines = result.collisions.map((c) => `${options.label}:${c.line}: ${c.what}`);
@@ -182,12 +182,13 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
   out(`${head.join('\n')}\n`);
 
   const errors: string[] = [];
+  /** Keys that renames took (and server spellings kept in place of an alias): the input's own are in `surveyed.keys`. */
   const assigned = new Set<string>();
   const done = { links: 0, renamed: 0, skipped: 0 };
-  for await (const link of links(options, errors)) {
+  await eachLink(options, errors, (link) => {
     if (!link.alias) {
       done.skipped++;
-      continue;
+      return;
     }
     const decided = decide(link, options, surveyed.keys);
     let alias = decided.alias;
@@ -198,7 +199,7 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
       if (options.onCollision === 'skip' || !alias) {
         report(`${where}: skipped: ${decided.collision}${alias ? '' : ', and nothing is left of it to rename'}`);
         done.skipped++;
-        continue;
+        return;
       }
       // suffix: the server's spelling, made unique among every alias of the input and every rename so far.
       if (decided.firstAt !== undefined || alias.length < MIN_ALIAS_LENGTH || assigned.has(key)) {
@@ -211,10 +212,10 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
       notes.push(`renamed from "${link.alias}": ${decided.collision}`);
       done.renamed++;
     }
-    assigned.add(key);
+    if (decided.collision) assigned.add(key);
     out(`${linkText(link, alias, decided.domain, notes, options, surveyed.tags)}\n`);
     done.links++;
-  }
+  });
   if (errors.length || done.links !== surveyed.links) throw new UsageError(`${options.label} changed while it was read; nothing was written`, 'import it again once nothing is writing to it');
   return done;
 }

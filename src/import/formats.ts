@@ -54,8 +54,16 @@ export interface Format {
   row: (cell: Cells, line: number) => SourceLink;
 }
 
-/** `Long URL`, `long_url` and `longurl` are one column. */
-export const normalizeColumn = (name: string) => name.trim().toLowerCase().replace(/[\s_-]+/g, '');
+const normalized = new Map<string, string>();
+/** `Long URL`, `long_url` and `longurl` are one column. (Remembered: every row asks for the same few names.) */
+export function normalizeColumn(name: string): string {
+  let known = normalized.get(name);
+  if (known === undefined) {
+    known = name.trim().toLowerCase().replace(/[\s_-]+/g, '');
+    if (normalized.size < 1_000) normalized.set(name, known);
+  }
+  return known;
+}
 
 /** A list cell: `a|b` (Shlink) or `a, b` (Dub); empty items dropped. */
 export function splitList(value: string | undefined): string[] {
@@ -95,8 +103,9 @@ function destination(cell: Cells, column: string): string {
   return url;
 }
 
+/** A link with every field present (one shape for all: rows are many), filled in by each format. */
 function base(line: number, url: string, short: { host?: string; alias: string }): SourceLink {
-  return { line, url, alias: short.alias, host: short.host, tags: [], notes: [] };
+  return { line, url, alias: short.alias, host: short.host, title: undefined, description: undefined, tags: [], id: undefined, created: undefined, clicks: undefined, notes: [] };
 }
 
 /** The short code from its own column when given, else from the short URL. */
@@ -134,7 +143,11 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
       const others = [...custom.slice(1), ...(custom.length && generated ? [generated] : [])];
       if (others.length) link.notes.push(`also ${others.join(', ')} in Bitly`);
       if (yes(cell('archived'))) link.notes.push('archived in Bitly');
-      return { ...link, title: text(cell('title')), tags: splitList(cell('tags')), id: text(cell('id')) ?? generated, created: text(cell('created_at')) };
+      link.title = text(cell('title'));
+      link.tags = splitList(cell('tags'));
+      link.id = text(cell('id')) ?? generated;
+      link.created = text(cell('created_at'));
+      return link;
     },
   },
   // shlink-web-component's "Export" of the short URL list (short_urls.csv).
@@ -146,7 +159,12 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
     required: [['longUrl'], ['shortCode', 'shortUrl']],
     row: (cell, line) => {
       const link = base(line, destination(cell, 'longUrl'), shortOf(cell, 'shortcode', ['shorturl'], 'domain'));
-      return { ...link, title: text(cell('title')), tags: splitList(cell('tags')), id: text(cell('shorturl')), created: text(cell('created_at')), clicks: count(cell('visits')) };
+      link.title = text(cell('title'));
+      link.tags = splitList(cell('tags'));
+      link.id = text(cell('shorturl'));
+      link.created = text(cell('created_at'));
+      link.clicks = count(cell('visits'));
+      return link;
     },
   },
   // The columns of YOURLS's URL table (keyword, url, title, timestamp, ip, clicks), which is what
@@ -159,7 +177,11 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
     required: [['url'], ['keyword']],
     row: (cell, line) => {
       const link = base(line, destination(cell, 'url'), { alias: text(cell('keyword')) ?? '' });
-      return { ...link, title: text(cell('title')), id: text(cell('keyword')), created: text(cell('timestamp')), clicks: count(cell('clicks')) };
+      link.title = text(cell('title'));
+      link.id = text(cell('keyword'));
+      link.created = text(cell('timestamp'));
+      link.clicks = count(cell('clicks'));
+      return link;
     },
   },
   // The answer of Kutt's `GET /api/v2/links` ({total, limit, skip, data: [...]}), or its `data` list.
@@ -174,7 +196,11 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
       if (yes(cell('password'))) link.notes.push('password-protected in Kutt (add `password: ${env:NAME}` to keep it)');
       if (text(cell('expirein'))) link.notes.push(`expires ${text(cell('expirein'))} in Kutt`);
       if (yes(cell('banned'))) link.notes.push('banned in Kutt');
-      return { ...link, description: text(cell('description')), id: text(cell('id')), created: text(cell('created_at')), clicks: count(cell('visitcount')) };
+      link.description = text(cell('description'));
+      link.id = text(cell('id'));
+      link.created = text(cell('created_at'));
+      link.clicks = count(cell('visitcount'));
+      return link;
     },
   },
   // Dub's "Export links" CSV: the labels of exportLinksColumns (apps/web/lib/zod/schemas/links.ts).
@@ -187,7 +213,11 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
     row: (cell, line) => {
       const link = base(line, destination(cell, 'Destination URL'), shortOf(cell, undefined, ['shortlink']));
       if (/^yes$/i.test(cell('archived')?.trim() ?? '')) link.notes.push('archived in Dub');
-      return { ...link, tags: splitList(dubCell(cell('tags'))), id: text(cell('linkid')), created: text(cell('created_at')), clicks: count(cell('clicks')) };
+      link.tags = splitList(dubCell(cell('tags')));
+      link.id = text(cell('linkid'));
+      link.created = text(cell('created_at'));
+      link.clicks = count(cell('clicks'));
+      return link;
     },
   },
   // Short.io's link object (developers.short.io; the fields Dub's Short.io importer reads).
@@ -200,7 +230,11 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
     row: (cell, line) => {
       const link = base(line, destination(cell, 'originalURL'), shortOf(cell, 'path', ['secureshorturl', 'shorturl']));
       if (yes(cell('archived'))) link.notes.push('archived in Short.io');
-      return { ...link, title: text(cell('title')), tags: splitList(cell('tags')), id: text(cell('idstring')), created: text(cell('created_at')) };
+      link.title = text(cell('title'));
+      link.tags = splitList(cell('tags'));
+      link.id = text(cell('idstring'));
+      link.created = text(cell('created_at'));
+      return link;
     },
   },
   // Rebrandly's link entity (developers.rebrandly.com/docs/link-entity).
@@ -212,7 +246,12 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
     required: [['destination'], ['slashtag', 'shortUrl']],
     row: (cell, line) => {
       const link = base(line, destination(cell, 'destination'), shortOf(cell, 'slashtag', ['shorturl'], 'domain'));
-      return { ...link, title: text(cell('title')), tags: splitList(cell('tags')), id: text(cell('id')), created: text(cell('created_at')), clicks: count(cell('clicks')) };
+      link.title = text(cell('title'));
+      link.tags = splitList(cell('tags'));
+      link.id = text(cell('id'));
+      link.created = text(cell('created_at'));
+      link.clicks = count(cell('clicks'));
+      return link;
     },
   },
 };
@@ -250,7 +289,13 @@ export function mappedFormat(map: string | undefined): Format {
     row: (cell, line) => {
       const get = (target: MapTarget) => (norm(target) === undefined ? undefined : cell(norm(target)!));
       const link = base(line, destination(cell, of('url')!), shortOf(cell, norm('alias'), norm('short') ? [norm('short')!] : [], norm('domain')));
-      return { ...link, title: text(get('title')), description: text(get('description')), tags: splitList(get('tags')), id: text(get('id')), created: text(get('created')), clicks: count(get('clicks')) };
+      link.title = text(get('title'));
+      link.description = text(get('description'));
+      link.tags = splitList(get('tags'));
+      link.id = text(get('id'));
+      link.created = text(get('created'));
+      link.clicks = count(get('clicks'));
+      return link;
     },
   };
 }

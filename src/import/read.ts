@@ -22,8 +22,12 @@ export class InputError extends Error {
   }
 }
 
-export function readRows(path: string, format: Format): AsyncGenerator<Row> {
-  return format.input === 'csv' ? csvRows(path, format) : jsonRows(path, format);
+/** A row as it is read (synchronously: no promise a row, and nothing waits in a buffer). */
+export type Visit = (row: Row) => void;
+
+/** Reads every record of the export in order, handing each to `visit`; resolves once the file is read. */
+export function forEachRow(path: string, format: Format, visit: Visit): Promise<void> {
+  return format.input === 'csv' ? csvRows(path, format, visit) : jsonRows(path, format, visit);
 }
 
 /** The required columns `have` lacks, as words (`long_url, and link or id`), or undefined. */
@@ -48,34 +52,57 @@ function head(path: string): string {
   }
 }
 
-async function* csvRows(path: string, format: Format): AsyncGenerator<Row> {
+async function csvRows(path: string, format: Format, visit: Visit): Promise<void> {
   if (/^[[{]/.test(head(path))) throw new InputError(1, `not a ${format.label} export: this is JSON, and ${format.name === 'csv' ? '--map reads' : `a ${format.label} export is`} CSV with a header row`);
   const { parse } = await import('csv-parse');
-  // raw: the record's own text, to count the lines it spans (a quoted cell may hold line breaks).
-  const parser = createReadStream(path).pipe(parse({ bom: true, info: true, raw: true, relax_column_count: true, relax_quotes: false }));
-  let header: string[] | undefined;
+  /** Each column's place in a record, by its normalized name (the first of two alike). */
+  let header: Map<string, number> | undefined;
   let line = 1;
-  try {
-    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
-      const start = line;
-      line += (raw.endsWith('\n') ? raw.slice(0, -1) : raw).split('\n').length;
-      if (record.length === 1 && record[0]!.trim() === '') continue; // an empty line
-      if (!header) {
-        header = record.map(normalizeColumn);
-        checkColumns(format, new Set(header), start);
-        continue;
-      }
-      const values = new Map<string, string>();
-      header.forEach((name, i) => {
-        if (record[i] !== undefined && !values.has(name)) values.set(name, record[i]!);
-      });
-      yield { line: start, cell: (column) => values.get(normalizeColumn(column)) };
+  const record = (cells: string[], raw: string) => {
+    const start = line;
+    // raw: the record's own text, to count the lines it spans (a quoted cell may hold line breaks).
+    line += (raw.endsWith('\n') ? raw.slice(0, -1) : raw).split('\n').length;
+    if (cells.length === 1 && cells[0]!.trim() === '') return; // an empty line
+    if (!header) {
+      header = new Map();
+      for (const [i, name] of cells.entries()) if (!header.has(normalizeColumn(name))) header.set(normalizeColumn(name), i);
+      checkColumns(format, new Set(header.keys()), start);
+      return;
     }
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    const e = error as { lines?: number; message?: string };
-    throw new InputError(e.lines ?? line, `not valid CSV: ${e.message ?? String(error)}`);
-  }
+    const places = header;
+    visit({
+      line: start,
+      cell: (column) => {
+        const at = places.get(normalizeColumn(column));
+        return at === undefined ? undefined : cells[at];
+      },
+    });
+  };
+  await new Promise<void>((resolve, reject) => {
+    const input = createReadStream(path, { highWaterMark: 16 * 1024 });
+    const parser = parse({ bom: true, raw: true, relax_column_count: true });
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      input.destroy();
+      parser.destroy();
+      reject(error);
+    };
+    // Records are handled as the parser makes them, in its own turn: none waits in a buffer.
+    parser.on('data', ({ record: cells, raw }: { record: string[]; raw: string }) => {
+      if (failed) return;
+      try {
+        record(cells, raw);
+      } catch (error) {
+        fail(error); // the header's fault (InputError), or a bug, as it is
+      }
+    });
+    parser.once('error', (error: Error & { lines?: number }) => fail(new InputError(error.lines ?? line, `not valid CSV: ${error.message}`)));
+    input.once('error', fail);
+    parser.once('end', () => resolve());
+    input.pipe(parser);
+  });
   if (!header) throw new InputError(1, `empty: a ${format.label} export starts with a header row`);
 }
 
@@ -85,7 +112,7 @@ async function* csvRows(path: string, format: Format): AsyncGenerator<Row> {
  * (Kutt's `{total, limit, skip, data: [...]}`), in one document or several (pages appended to one
  * file, or one per line). Each element is parsed on its own, with the line it starts on.
  */
-async function* jsonRows(path: string, format: Format): AsyncGenerator<Row> {
+async function jsonRows(path: string, format: Format, visit: Visit): Promise<void> {
   /** Open containers: `{` or `[`, with, for an array inside the top-level object, the key it is under. */
   const stack: Array<{ kind: '{' | '['; key?: string }> = [];
   let line = 1;
@@ -102,7 +129,6 @@ async function* jsonRows(path: string, format: Format): AsyncGenerator<Row> {
     return top?.kind === '[' && (stack.length === 1 || (stack.length === 2 && stack[0]!.kind === '{' && top.key === 'data'));
   };
   for await (const chunk of createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>) {
-    const ready: Row[] = [];
     const text = documents === 0 && line === 1 && !stack.length ? chunk.replace(/^\uFEFF/, '') : chunk;
     if (capture) capture.from = 0;
     for (let i = 0; i < text.length; i++) {
@@ -133,7 +159,7 @@ async function* jsonRows(path: string, format: Format): AsyncGenerator<Row> {
         if (!open || (open.kind === '{') !== (ch === '}')) throw new InputError(line, `not valid JSON: unexpected ${ch}`);
         if (capture && stack.length === capture.depth) {
           capture.parts.push(text.slice(capture.from, i + 1));
-          ready.push(jsonRow(capture.parts.join(''), capture.line, format));
+          visit(jsonRow(capture.parts.join(''), capture.line, format));
           capture = undefined;
         }
         if (!stack.length) lastKey = undefined;
@@ -142,7 +168,6 @@ async function* jsonRows(path: string, format: Format): AsyncGenerator<Row> {
       if (!stack.length && !/\s/.test(ch)) throw new InputError(line, `not valid JSON: expected { or [ ${documents ? 'after the previous document' : 'at the start'}`);
     }
     if (capture) capture.parts.push(text.slice(capture.from));
-    yield* ready;
   }
   if (stack.length || inString) throw new InputError(line, 'not valid JSON: the file ends inside a value');
   if (!documents) throw new InputError(1, `empty: a ${format.label} export is JSON`);
