@@ -225,10 +225,10 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
     name: 'shortio',
     label: 'Short.io',
     input: 'csv',
-    columns: ['idString', 'originalURL', 'path', 'shortURL', 'secureShortURL', 'title', 'tags', 'createdAt', 'archived'],
-    required: [['originalURL'], ['path', 'shortURL', 'secureShortURL']],
+    columns: ['idString', 'originalURL', 'path', 'shortURL', 'title', 'tags', 'createdAt', 'archived'],
+    required: [['originalURL'], ['path', 'shortURL']],
     row: (cell, line) => {
-      const link = base(line, destination(cell, 'originalURL'), shortOf(cell, 'path', ['secureshorturl', 'shorturl']));
+      const link = base(line, destination(cell, 'originalURL'), shortOf(cell, 'path', ['shortURL']));
       if (yes(cell('archived'))) link.notes.push('archived in Short.io');
       link.title = text(cell('title'));
       link.tags = splitList(cell('tags'));
