@@ -5,12 +5,22 @@ import { FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../..
 
 /** Each format's columns, from the definitions the parser uses, so the help cannot drift from them. */
 function formatsHelp(): string {
-  const lines = Object.values(FORMATS).map((f) => `  ${f.name.padEnd(10)} ${f.input === 'json' ? 'JSON: ' : ''}${f.columns.join(', ')}`);
+  const indent = ' '.repeat(13);
+  const wrap = (words: string[]) => {
+    const lines = [''];
+    for (const word of words) {
+      if (lines.at(-1)!.length && indent.length + lines.at(-1)!.length + word.length > 96) lines.push('');
+      lines[lines.length - 1] += lines.at(-1)!.length ? ` ${word}` : word;
+    }
+    return lines.join(`\n${indent}`);
+  };
+  const lines = Object.values(FORMATS).map((f) => `  ${f.name.padEnd(10)} ${wrap([...(f.input === 'json' ? ['JSON:'] : []), ...f.columns.map((c, i) => (i < f.columns.length - 1 ? `${c},` : c))])}`);
   return [
     '',
-    'Formats and the columns read (case, spaces, _ and - in column names do not matter):',
+    "Formats and their columns (the vendor's names; case, spaces, _ and - do not matter):",
     ...lines,
-    `  ${'csv'.padEnd(10)} any CSV with a header row, its columns named by --map (${MAP_TARGETS.join(', ')})`,
+    `  ${'csv'.padEnd(10)} any CSV with a header row, its columns named by --map:`,
+    `${indent}${MAP_TARGETS.join(', ')}`,
     '',
     'The output is an account file of links keyed by alias, with the source line, id, creation date,',
     'clicks, domain and tags of each in a comment. A link whose alias the target cannot take (the same',
