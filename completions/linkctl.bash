@@ -133,7 +133,6 @@ _linkctl_values() {
     'linkctl import --tags-to') vals='campaign channel none' ;;
     'linkctl import --on-collision') vals='fail suffix skip' ;;
     'linkctl import #0') vals='bitly shlink yourls kutt dub shortio rebrandly csv' ;;
-    'linkctl import #1') vals=@files ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;

@@ -348,8 +348,6 @@ function __linkctl_data --argument-names key
             printf '%s\n' 'fail' 'suffix' 'skip'
         case 'linkctl import #0'
             printf '%s\n' 'bitly' 'shlink' 'yourls' 'kutt' 'dub' 'shortio' 'rebrandly' 'csv'
-        case 'linkctl import #1'
-            echo @files
         case 'linkctl api --input'
             echo @files
         case 'linkctl api #0'

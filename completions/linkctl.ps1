@@ -135,7 +135,6 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl import --tags-to' { return @('campaign', 'channel', 'none') }
             'linkctl import --on-collision' { return @('fail', 'suffix', 'skip') }
             'linkctl import #0' { return @('bitly', 'shlink', 'yourls', 'kutt', 'dub', 'shortio', 'rebrandly', 'csv') }
-            'linkctl import #1' { return @('@files') }
             'linkctl api --input' { return @('@files') }
             'linkctl api #0' { return @('GET', 'POST', 'PUT', 'DELETE') }
             'linkctl completion #0' { return @('bash', 'zsh', 'fish', 'powershell') }

@@ -20,7 +20,7 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   try {
     if (!statSync(input).isFile()) throw Object.assign(new Error(), { code: 'not a file' });
   } catch (error) {
-    throw new UsageError(`FILE: cannot read ${input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(`INPUT: cannot read ${input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'give the export file as it is on disk, after the format: linkctl import bitly bitly-links.csv');
   }
   const options: ImportOptions = { format, path: input, label: input, tagsTo: opts.tagsTo, onCollision: opts.onCollision };
   if (opts.keepDomains) {

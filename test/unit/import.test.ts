@@ -10,6 +10,8 @@ import { FORMATS, mappedFormat, parseShortUrl, splitList, type Format } from '..
 import { forEachRow, InputError, type Row } from '../../src/import/read.js';
 import { codeSpan } from '../../src/ascode/markdown.js';
 import { tempDir } from '../helpers.js';
+import { buildProgram } from '../../src/cli.js';
+import { toolsOf } from '../../src/mcp/tools.js';
 
 const dir = tempDir('linkctl-import-unit-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,5 +102,15 @@ describe('small parsers', () => {
     expect(codeSpan('`edge`')).toBe('`` `edge` ``');
     expect(codeSpan('x```y``')).toBe('```` x```y`` ````');
     expect(codeSpan('line\nbreak')).toBe('`line\\x0abreak`');
+  });
+});
+
+describe('the import command', () => {
+  it('is an MCP tool whose input (the export) and --file (the output) are two parameters', () => {
+    const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
+    const tool = toolsOf(program).find((t) => t.name === 'import')!;
+    expect(tool.access).toBe('read');
+    expect(tool.params.map((p) => p.name)).toEqual(['format', 'input', 'file', 'map', 'tagsTo', 'onCollision', 'keepDomains']);
+    expect(tool.params.find((p) => p.name === 'file')!.access).toBe('write');
   });
 });

@@ -36,7 +36,7 @@ export function register(program: Command, bind: Bind): void {
       .command('import')
       .description("Turn another shortener's export into an account file that `plan` and `apply` bring into this account")
       .addArgument(enumArgument('<format>', 'where the export comes from', FORMAT_NAMES))
-      .argument('<file>', 'the export file')
+      .argument('<input>', 'the export file to read')
       .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
       .option('--map <part=column,...>', `csv: which column holds each part of a link (${MAP_TARGETS.join(', ')}); url and alias (or short) are needed`)
       .addOption(enumOption('--tags-to <kind>', "what the source's tags become: each link's first tag its campaign, every tag a channel, or comments only", TAGS_TO).default('none'))
