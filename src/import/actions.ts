@@ -4,10 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { toInt } from '../api/envelope.js';
-import { allPages } from '../api/pages.js';
-import { DOMAIN } from '../commands/domain/actions.js';
-import { ALL_PAGE_SIZE } from '../commands/shared/resource.js';
+import { toInt } from '../http/envelope.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import type { Result } from '../output/types.js';
 import { FORMATS, mappedFormat, type FormatName } from './formats.js';
@@ -81,20 +78,17 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   return { kind: 'text', text: stream as AsyncIterable<string> };
 }
 
-/** The account's branded domains by host: one request a page of 100 (system domains, with no id, cannot carry links of the file). */
+/** The account's branded domains by host, through the run's reader (one request); system domains, with no id, cannot carry links of the file. */
 async function accountDomains(ctx: Context): Promise<Map<string, string>> {
-  const client = await ctx.client();
   const domains = new Map<string, string>();
   ctx.status("reading the account's domains");
-  for await (const page of allPages(client, { path: DOMAIN.listPath, keys: DOMAIN.keys, limit: ALL_PAGE_SIZE })) {
-    for (const record of page.records) {
-      if (toInt(record.id) === undefined || typeof record.domain !== 'string') continue;
-      const domain = record.domain.replace(/\/+$/, '');
-      try {
-        domains.set(new URL(/^[a-z]+:\/\//i.test(domain) ? domain : `https://${domain}`).hostname.toLowerCase(), domain);
-      } catch {
-        // a domain that is no URL cannot match a short URL's host
-      }
+  for (const record of await (await ctx.reader()).all('domains')) {
+    if (toInt(record.id) === undefined || typeof record.domain !== 'string') continue;
+    const domain = record.domain.replace(/\/+$/, '');
+    try {
+      domains.set(new URL(/^[a-z]+:\/\//i.test(domain) ? domain : `https://${domain}`).hostname.toLowerCase(), domain);
+    } catch {
+      // a domain that is no URL cannot match a short URL's host
     }
   }
   return domains;

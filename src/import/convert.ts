@@ -9,7 +9,7 @@
  * Both passes decide each row by the same code from the same facts, so they agree; the output
  * depends on nothing but the input and the options, and the same input gives the same bytes.
  */
-import { MIN_ALIAS_LENGTH, serverAlias } from '../api/aliases.js';
+import { MIN_ALIAS_LENGTH, serverAlias } from '../model/aliases.js';
 import { CliError, UsageError } from '../errors.js';
 import { keyMatch } from '../ascode/model.js';
 import { schemaLocation, yamlScalar } from '../ascode/actions.js';
