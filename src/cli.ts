@@ -9,8 +9,8 @@ import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
 import { seconds } from './validate.js';
-import { FORMATS, type Format } from './output/types.js';
-import { enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
+import { DOCUMENT_FORMATS, FORMATS, type Format } from './output/types.js';
+import { documentFormats, enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -92,7 +92,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
-    .addOption(enumOption('-o, --output <format>', 'output format', FORMATS))
+    .addOption(enumOption('-o, --output <format>', 'output format (markdown: plan only)', [...FORMATS, ...DOCUMENT_FORMATS]))
     .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
     .option('--no-header', 'leave out the header line of table, csv and tsv output')
     .option('-q, --quiet', 'print only ids, one per line')
@@ -120,7 +120,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const command = args[args.length - 1] as Command;
     const globals = command.optsWithGlobals() as GlobalOptions;
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
-    context = new Context(io, globals);
+    context = new Context(io, globals, documentFormats(command));
     context.checkOutput();
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);

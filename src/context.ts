@@ -6,7 +6,7 @@ import type { ApiClient } from './http/client.js';
 import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
 import type { IO } from './io.js';
-import type { Format } from './output/types.js';
+import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
 import type { Column } from './output/types.js';
@@ -16,7 +16,7 @@ export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   json?: boolean;
-  output?: Format;
+  output?: Format | DocumentFormat;
   color: boolean;
   debug?: boolean;
   timeout: number;
@@ -66,6 +66,8 @@ export class Context {
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
+    /** The `-o` documents this command prints (`plan`: markdown). */
+    private readonly documents: readonly DocumentFormat[] = [],
   ) {}
 
   get env(): Record<string, string | undefined> {
@@ -76,7 +78,19 @@ export class Context {
     if (this.globals.json && this.globals.output && this.globals.output !== 'json') {
       throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`);
     }
-    return this.globals.output ?? (this.globals.json ? 'json' : 'table');
+    const output = this.globals.output;
+    if (output === 'markdown') {
+      // A document only some commands print; theirs reads `document`, and messages show as text.
+      if (!this.documents.includes(output)) throw new UsageError(`-o ${output} is only for \`linkctl plan\` (a pull-request comment); here use ${FORMATS.join(', ')}`);
+      return 'table';
+    }
+    return output ?? (this.globals.json ? 'json' : 'table');
+  }
+
+  /** The document `-o` asks this command for (`plan -o markdown`), if any. */
+  get document(): DocumentFormat | undefined {
+    const output = this.globals.output;
+    return output === 'markdown' && this.documents.includes(output) ? output : undefined;
   }
 
   get sandboxMode(): boolean {

@@ -10,6 +10,7 @@ import { fileError, readAccountFile, referenceErrors } from './file.js';
 import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
+import { planMarkdown } from './markdown.js';
 
 /** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
 export function schemaLocation(): string | undefined {
@@ -178,7 +179,9 @@ export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result>
     throw error;
   }
   const pending = plan.changes.length > 0;
-  return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode: opts.detailedExitcode && pending ? 2 : ExitCode.ok /* like terraform: 2 = changes pending */ };
+  const exitCode = opts.detailedExitcode && pending ? 2 : ExitCode.ok; // like terraform: 2 = changes pending
+  if (ctx.document === 'markdown') return { kind: 'text', text: planMarkdown(plan), exitCode };
+  return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode };
 }
 
 export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -186,6 +189,9 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
   if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 } } };
   ctx.warn(formatPlan(plan));
   const deletes = plan.changes.filter((c) => c.action === 'delete').length;
+  if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
+    throw new UsageError(`the plan deletes ${deletes} records, more than --max-deletes ${opts.maxDeletes}; nothing was changed`, `look at the deletions with \`linkctl plan -f ${String(opts.file)}${opts.prune ? ' --prune' : ''}\`; if they are meant, apply with a higher --max-deletes`);
+  }
   await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
   const applied = { created: 0, updated: 0, deleted: 0 };
   try {

@@ -69,6 +69,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS
   export: 'read', // likewise --file
   plan: 'read',
+  import: 'read', // reads a file, and with --keep-domains the account's domains; --file writes: OPTION_ACCESS
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
 };
 
@@ -79,6 +80,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
 export const OPTION_ACCESS: Record<string, Access> = {
   'apply --prune': 'delete',
   'export --file': 'write',
+  'import --file': 'write',
   'link qr --file': 'write',
 };
 

@@ -1,6 +1,7 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import { Option, type Command } from 'commander';
-import { enumOption, withExamples, type Bind } from '../shared/define.js';
+import { enumOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
+import { positiveInt } from '../../validate.js';
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
 const accountFile = () => new Option('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
@@ -21,14 +22,18 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    program
-      .command('plan')
-      .description('Show what `apply` would change to make the account match a file; sends no change')
-      .addOption(accountFile())
-      .option('--prune', 'also list records the file no longer has, for deletion')
-      .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
-      .action(bind(load, 'plan')),
-    ['linkctl plan -f account.yaml', 'linkctl plan -f account.yaml --detailed-exitcode', 'linkctl plan -f account.yaml --prune --json'],
+    printsDocuments(
+      program
+        .command('plan')
+        .description('Show what `apply` would change to make the account match a file; sends no change')
+        .addOption(accountFile())
+        .option('--prune', 'also list records the file no longer has, for deletion')
+        .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
+        .addHelpText('after', '\n-o markdown prints the plan as a pull-request comment: a summary line and the changes in a <details> list.')
+        .action(bind(load, 'plan')),
+      ['markdown'],
+    ),
+    ['linkctl plan -f account.yaml', 'linkctl plan -f account.yaml --detailed-exitcode', 'linkctl plan -f account.yaml --prune --json', 'linkctl plan -f account.yaml --prune -o markdown > plan.md'],
   );
 
   withExamples(
@@ -37,8 +42,9 @@ export function register(program: Command, bind: Bind): void {
       .description('Make the account match a file: create and change records (and delete with --prune), in dependency order')
       .addOption(accountFile())
       .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
+      .option('--max-deletes <n>', 'refuse (exit 2, nothing sent) a plan that deletes more than this many records', (v) => (v.trim() === '0' ? 0 : positiveInt('--max-deletes', v)))
       .addHelpText('after', '\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.')
       .action(bind(load, 'apply')),
-    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
   );
 }

@@ -4,7 +4,7 @@
  */
 import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { Result } from '../../output/types.js';
+import type { DocumentFormat, Result } from '../../output/types.js';
 import { oneOf, positiveInt } from '../../validate.js';
 
 export interface ActionInput {
@@ -49,6 +49,18 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
     .action(bind(load, 'remove'));
   bulkOptions(command, [`linkctl ${name} list --all -q | linkctl ${name} delete --from - --yes`]);
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
+}
+
+const DOCUMENTS = Symbol('document formats');
+
+/** Lets `command` print `-o FORMAT` documents (plan: markdown); its action reads `ctx.document`. */
+export function printsDocuments(command: Command, formats: readonly DocumentFormat[]): Command {
+  return Object.assign(command, { [DOCUMENTS]: formats });
+}
+
+/** The `-o` documents a command prints (none unless it says so with `printsDocuments`). */
+export function documentFormats(command: Command): readonly DocumentFormat[] {
+  return (command as { [DOCUMENTS]?: readonly DocumentFormat[] })[DOCUMENTS] ?? [];
 }
 
 /** Marks a repeatable option's parser, so that bulk input and the MCP tools know the option takes a list. */
