@@ -107,7 +107,7 @@ tr.up td:first-child { color: #1a7f37; } tr.down td:first-child { color: #d1242f
 <div class="cards">${cards.join('')}</div>
 <h2>Clicks per ${escape(window.by)}</h2>
 ${charts.join('\n') || '<p>No series.</p>'}
-<h2>Top movers, last 7 days</h2>
+<h2>Top movers: the second half of the window against the first</h2>
 <p class="muted">${escape(input.moversNote)}</p>
 ${moverRows.length ? `<table id="movers"><thead><tr><th></th><th>Link</th><th>Title</th><th class="n">Clicks</th><th class="n">Before</th><th class="n">Change</th><th class="n">%</th></tr></thead><tbody>${moverRows.join('')}</tbody></table>` : '<p>No movers yet.</p>'}
 <h2>Reading this page</h2>

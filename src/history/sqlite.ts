@@ -131,6 +131,16 @@ export async function openSqlite(file: string, create: boolean): Promise<Db> {
     write: (fn) => transaction('BEGIN IMMEDIATE', fn),
     read: (fn) => transaction('BEGIN', fn),
     close: async () => {
+      // Copy the log into the file itself, so that history.db alone is the whole history (a
+      // backup, a CI artefact). libsql closes a connection only once its statements are
+      // collected, which would leave the log to the next opener. Briefly: another process may
+      // be reading, and the next one to close will do it.
+      try {
+        db.exec('PRAGMA busy_timeout = 1000');
+        db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').all();
+      } catch {
+        // busy or read-only: the log stays valid, SQLite reads it
+      }
       cache.clear();
       db.close();
     },

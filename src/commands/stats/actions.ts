@@ -275,7 +275,7 @@ export interface Mover extends Rec {
 }
 
 const MOVER_COLUMNS: Column[] = [
-  { key: 'direction', header: '', show: (r) => (r.direction === 'up' ? '↑' : '↓') },
+  { key: 'direction', header: 'MOVED' },
   { key: 'rank', header: '#' },
   { key: 'kind', optional: true },
   { key: 'id', header: 'ID' },
@@ -342,7 +342,8 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
   try {
     const specs = await specsOf(chosen, { ...opts, top: opts.top ?? (opts.link || opts.campaign || opts.qr ? undefined : 5) });
     const { series, snapshots } = await computeSeries(history, source.id, specs, window);
-    const moverWindow: Chosen = { ...chosen, window: { by, since: window.until - 7 * 86_400_000, until: window.until } };
+    // movers: the second half of the window against the first half
+    const moverWindow: Chosen = { ...chosen, window: { by, since: window.until - (window.until - window.since) / 2, until: window.until } };
     const { movers: moved, note } = await movers(moverWindow, 'link', 10);
     const { renderReport } = await import('../../history/report.js');
     const all = await history.snapshots(source.id);
