@@ -5,6 +5,7 @@
  * land in the same periods.
  */
 import { UsageError } from '../errors.js';
+import { PERIODS, type Period } from './kinds.js';
 
 /**
  * LINKCTL_NOW (an ISO date or time, e.g. 2025-06-01T06:00:00Z) stands in for the clock of every
@@ -43,8 +44,7 @@ export function parseSince(flag: string, raw: string, nowMs: number): number {
   return at;
 }
 
-export const PERIODS = ['hour', 'day', 'week', 'month'] as const;
-export type Period = (typeof PERIODS)[number];
+export { PERIODS, type Period };
 
 /** How far back `stats show` looks when --since is not given. */
 export const DEFAULT_SINCE: Record<Period, string> = { hour: '48h', day: '30d', week: '12w', month: '52w' };

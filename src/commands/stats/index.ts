@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import { enumOption, many, withExamples, type Bind } from '../shared/define.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
-import { PERIODS } from '../../history/time.js';
-import { DIMENSIONS } from '../../history/kinds.js';
+import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
 
 /** `--db`: every command that reads or writes the history database takes it (link health too). */
 export function dbOption(command: Command): Command {
