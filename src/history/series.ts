@@ -15,7 +15,7 @@
  *   first counted in that period. They do not add up to the unique visitors of a longer
  *   period, nor across links (one person visiting two links is two), and are labelled so.
  */
-import type { CountRow, Dimension, History, ItemKind, SnapshotRow } from './store.js';
+import type { CountVisitor, Dimension, History, ItemKind, SnapshotRow } from './store.js';
 import { iso, nextPeriod, periodLabel, periodsBetween, type Period } from './time.js';
 
 /** What one series sums: every item of a kind, or a set of items. Ids are the server's, for output. */
@@ -65,37 +65,45 @@ type Delta = (item: number, index: number, clicks: number, unique: number | null
  * Turns an item's stored changes (in item, snapshot order) into differences per snapshot,
  * following the rules above. Snapshots not in `index` (after the window) are skipped.
  */
-export function differ(snapshots: readonly SnapshotRow[], emit: Delta): (rows: CountRow[]) => void {
+export function differ(snapshots: readonly SnapshotRow[], emit: Delta): CountVisitor {
   const index = new Map(snapshots.map((s, i) => [s.id, i]));
+  const imported = snapshots.map((s) => s.origin !== 'api');
+  // The item's previous row (seen: there is one), and its last totals while present. Scalars,
+  // not objects: this runs once per stored change, hundreds of thousands of times for a year.
   let item = -1;
-  let last: { clicks: number | null; unique: number | null; imported: boolean } | undefined;
-  let lastPresent: { clicks: number; unique: number | null } | undefined;
-  return (rows) => {
-    for (const [itemId, snapshotId, clicks, unique] of rows) {
-      if (itemId !== item) {
-        item = itemId;
-        last = undefined;
-        lastPresent = undefined;
-      }
-      const k = index.get(snapshotId);
-      if (k === undefined) continue;
-      const imported = snapshots[k]!.origin !== 'api';
-      if (clicks !== null) {
-        if (last === undefined) {
-          // first seen: the account's first snapshot is only a baseline; later, a new record's clicks all count
-          if (k > 0 && !imported) emit(itemId, k, clicks, unique, false);
-        } else if (last.imported && !imported) {
-          emit(itemId, k, clicks, unique, false); // the new server counts from zero
-        } else {
-          const base = lastPresent ?? { clicks: 0, unique: null };
-          const reset = clicks < base.clicks;
-          const uniqueDelta = unique === null || base.unique === null ? (reset ? unique : null) : unique < base.unique ? unique : unique - base.unique;
-          if (!imported) emit(itemId, k, reset ? clicks : clicks - base.clicks, uniqueDelta, reset);
-        }
-        lastPresent = { clicks, unique };
-      }
-      last = { clicks, unique, imported };
+  let seen = false;
+  let lastImported = false;
+  let present = false;
+  let baseClicks = 0;
+  let baseUnique: number | null = null;
+  return (itemId, snapshotId, clicks, unique) => {
+    if (itemId !== item) {
+      item = itemId;
+      seen = false;
+      present = false;
     }
+    const k = index.get(snapshotId);
+    if (k === undefined) return;
+    const fromImport = imported[k]!;
+    if (clicks !== null) {
+      if (!seen) {
+        // first seen: the account's first snapshot is only a baseline; later, a new record's clicks all count
+        if (k > 0 && !fromImport) emit(itemId, k, clicks, unique, false);
+      } else if (lastImported && !fromImport) {
+        emit(itemId, k, clicks, unique, false); // the new server counts from zero
+      } else if (!fromImport) {
+        const from = present ? baseClicks : 0;
+        const fromUnique = present ? baseUnique : null;
+        const reset = clicks < from;
+        const uniqueDelta = unique === null || fromUnique === null ? (reset ? unique : null) : unique < fromUnique ? unique : unique - fromUnique;
+        emit(itemId, k, reset ? clicks : clicks - from, uniqueDelta, reset);
+      }
+      present = true;
+      baseClicks = clicks;
+      baseUnique = unique;
+    }
+    seen = true;
+    lastImported = fromImport;
   };
 }
 
@@ -128,7 +136,8 @@ export async function computeSeries(history: History, sourceId: number, specs: r
       for (const acc of everything) add(acc, k, clicks, unique, reset);
       for (const acc of byItem.get(item) ?? []) add(acc, k, clicks, unique, reset);
     });
-    await history.forEachCount(sourceId, kind, everything.length ? undefined : [...byItem.keys()], feed);
+    const ids = everything.length ? (await history.items(sourceId, kind)).map((i) => i.id) : [...byItem.keys()];
+    await history.forEachCount(ids, feed);
   }
   return { series: specs.map((spec, i) => toSeries(spec, sums[i]!, snapshots, window)), snapshots };
 }
@@ -250,7 +259,7 @@ export async function bucketTotals(history: History, sourceId: number, kind: Ite
     if (unique !== null) cell.unique = (cell.unique ?? 0) + unique;
     cell.reset ||= reset;
   });
-  await history.forEachCount(sourceId, kind, undefined, feed);
+  await history.forEachCount((await history.items(sourceId, kind)).map((i) => i.id), feed);
   return totals;
 }
 
