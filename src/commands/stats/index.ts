@@ -55,10 +55,10 @@ export function register(program: Command, bind: Bind): void {
       .action(bind(load, 'show')),
     [
       'linkctl stats show --since 30d --by day',
-      'linkctl stats show --link spring --since 12w --by week',
+      'linkctl stats show --link spring-sale --since 12w --by week',
       'linkctl stats show --campaign "Spring launch" -o csv > spring.csv',
       'linkctl stats show --top 10 --json',
-      'linkctl stats show --link spring --breakdown countries',
+      'linkctl stats show --link spring-sale --breakdown countries',
     ],
   );
   withExamples(
