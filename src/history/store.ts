@@ -62,6 +62,15 @@ export interface SnapshotInput {
   /** What the snapshot read in full (default: all three). */
   kinds?: readonly ItemKind[];
   profile?: string;
+  /** Work out what would be stored, and roll it back (`--dry-run`). */
+  dryRun?: boolean;
+}
+
+/** Carries a dry run's result out of its transaction, which it rolls back. */
+class RolledBack extends Error {
+  constructor(readonly result: SnapshotResult) {
+    super('dry run');
+  }
 }
 
 export interface SnapshotResult {
@@ -183,7 +192,16 @@ export class History {
    * it, then compares against it). Snapshots of a source are kept in time order: one dated
    * before the source's newest is refused.
    */
-  snapshot(input: SnapshotInput): Promise<SnapshotResult> {
+  async snapshot(input: SnapshotInput): Promise<SnapshotResult> {
+    try {
+      return await this.write(input);
+    } catch (error) {
+      if (error instanceof RolledBack) return error.result;
+      throw error;
+    }
+  }
+
+  private write(input: SnapshotInput): Promise<SnapshotResult> {
     const origin = input.origin ?? 'api';
     if (origin !== 'api' && !/^import:[a-z0-9-]+$/.test(origin)) throw new Error(`internal: snapshot origin "${origin}" is neither api nor import:<tool>`);
     const complete = input.complete ?? origin === 'api';
@@ -285,7 +303,9 @@ export class History {
       }
 
       await this.db.run('UPDATE snapshots SET links = ?, qrs = ?, campaigns = ?, changed = ? WHERE id = ?', [counted.link, counted.qr, counted.campaign, changes.length, snapshotId]);
-      return { snapshot: snapshotId, takenAt: iso(at), links: counted.link, qrs: counted.qr, campaigns: counted.campaign, changed: changes.length, gone, details, first: newest === null };
+      const result = { snapshot: snapshotId, takenAt: iso(at), links: counted.link, qrs: counted.qr, campaigns: counted.campaign, changed: changes.length, gone, details, first: newest === null };
+      if (input.dryRun) throw new RolledBack(result);
+      return result;
     });
   }
 

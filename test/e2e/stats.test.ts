@@ -209,6 +209,21 @@ describe('stats show, top and report against the sandbox', () => {
     }
   });
 
+  it('--dry-run: a snapshot is worked out and not kept; a report is not written', async () => {
+    const db = await timeline(fx);
+    await visit(fx, 'docs', 1);
+    const dry = await stats(fx, db, day(6))(['snapshot', '--dry-run', '--json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, snapshot: 5, changed: 1, first: false });
+    expect(dry.stderr).toBe('dry run: no snapshot was written\n');
+    const show = await stats(fx, db, day(6))(['show', '--json']);
+    expect(JSON.parse(show.stdout)).toMatchObject({ snapshots: 4, newestSnapshot: '2025-06-05T06:00:00.000Z' });
+    const file = join(dir, 'dry.html');
+    const report = await stats(fx, db, NOW)(['report', '--html', file, '--dry-run']);
+    expect(report.stdout).toMatch(/^Would write .*dry\.html: 3 charts, 4 snapshots\.\n$/);
+    expect(existsSync(file)).toBe(false);
+  });
+
   it('report --html: one page, no script, every series charted', async () => {
     const db = await timeline(fx);
     const file = join(dir, 'report.html');

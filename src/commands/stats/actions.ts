@@ -27,15 +27,17 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
     const { records, skipped } = toRecords(lists);
     const detailed = await readDetails(ctx, records, opts.details ?? 0);
     ctx.status('Writing the snapshot');
-    const result = await history.snapshot({ source, records, profile: ctx.settings().profile.value });
+    const dryRun = Boolean(ctx.globals.dryRun); // the server is only read; a dry run writes no snapshot either
+    const result = await history.snapshot({ source, records, profile: ctx.settings().profile.value, dryRun });
     if (skipped) ctx.warn(`note: ${plural(skipped, 'record')} without an id in the server's lists were left out`);
     const changes = result.first ? 'the first snapshot of this account' : `${plural(result.changed, 'record')} changed since the previous snapshot${result.gone ? `, ${result.gone} of them gone` : ''}`;
     const message = `Snapshot ${result.snapshot} at ${result.takenAt}: ${plural(result.links, 'link')}, ${plural(result.qrs, 'QR code')}, ${plural(result.campaigns, 'campaign')}` +
       `${detailed ? ` (details of ${plural(detailed, 'link')})` : ''}; ${changes} (${history.db.where})`;
+    if (dryRun) ctx.warn('dry run: no snapshot was written');
     return {
       kind: 'message',
-      message,
-      json: { ...result, skipped, account: source, db: history.db.where },
+      message: dryRun ? message.replace(/^Snapshot \d+ at/, 'Dry run: a snapshot at').replace(/changed since/, 'would change since') : message,
+      json: { ...result, skipped, account: source, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) },
     };
   } finally {
     await history.close();
@@ -360,6 +362,10 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
       uniqueNote: UNIQUE_NOTE,
     });
     if (opts.html === '-') return { kind: 'text', text: html };
+    if (ctx.globals.dryRun) {
+      ctx.warn('dry run: nothing was written');
+      return { kind: 'message', message: `Would write ${opts.html}: ${plural(series.length, 'chart')}, ${plural(snapshots.length, 'snapshot')}.`, json: { dryRun: true, file: opts.html, charts: series.length } };
+    }
     const { writeFileAtomic } = await import('../../files/atomic.js');
     writeFileAtomic(opts.html, html, '--html');
     return { kind: 'message', message: `Wrote ${opts.html}: ${plural(series.length, 'chart')}, ${plural(moved.length, 'mover')}, ${plural(snapshots.length, 'snapshot')}.`, json: { file: opts.html, charts: series.length, movers: moved.length, snapshots: snapshots.length } };
