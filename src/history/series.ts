@@ -66,7 +66,9 @@ type Delta = (item: number, index: number, clicks: number, unique: number | null
  * following the rules above. Snapshots not in `index` (after the window) are skipped.
  */
 export function differ(snapshots: readonly SnapshotRow[], emit: Delta): CountVisitor {
-  const index = new Map(snapshots.map((s, i) => [s.id, i]));
+  // snapshot id -> its index in `snapshots` (-1: not in the window); ids are small integers
+  const index = new Int32Array((snapshots.length ? Math.max(...snapshots.map((s) => s.id)) : 0) + 1).fill(-1);
+  snapshots.forEach((s, i) => (index[s.id] = i));
   const imported = snapshots.map((s) => s.origin !== 'api');
   // The item's previous row (seen: there is one), and its last totals while present. Scalars,
   // not objects: this runs once per stored change, hundreds of thousands of times for a year.
@@ -82,8 +84,8 @@ export function differ(snapshots: readonly SnapshotRow[], emit: Delta): CountVis
       seen = false;
       present = false;
     }
-    const k = index.get(snapshotId);
-    if (k === undefined) return;
+    const k = snapshotId < index.length ? index[snapshotId]! : -1;
+    if (k < 0) return;
     const fromImport = imported[k]!;
     if (clicks !== null) {
       if (!seen) {

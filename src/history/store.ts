@@ -405,13 +405,34 @@ export class History {
         `SELECT item_id, ${concat}(${change}, ';' ORDER BY snapshot_id) FROM counts WHERE item_id IN (${chunk.map(() => '?').join(', ')}) GROUP BY item_id ORDER BY item_id`,
         chunk,
       );
-      for (const [item, packed] of rows) {
-        const id = Number(item);
-        const parts = String(packed).split(/[;,]/);
-        for (let j = 0; j + 2 < parts.length; j += 3) {
-          each(id, Number(parts[j]), parts[j + 1] === '' ? null : Number(parts[j + 1]), parts[j + 2] === '' ? null : Number(parts[j + 2]));
-        }
-      }
+      for (const [item, packed] of rows) unpack(Number(item), String(packed), each);
     }
+  }
+}
+
+/**
+ * `snapshot,clicks,unique;snapshot,clicks,unique;...` (an empty field is null) to `each`, read
+ * character by character: no strings made for hundreds of thousands of numbers.
+ */
+function unpack(item: number, packed: string, each: CountVisitor): void {
+  const fields: Array<number | null> = [null, null, null];
+  let field = 0;
+  let value = 0;
+  let digits = false;
+  for (let i = 0; i <= packed.length; i++) {
+    const c = i < packed.length ? packed.charCodeAt(i) : 59; // the end closes the last change
+    if (c >= 48 && c <= 57) {
+      value = value * 10 + (c - 48);
+      digits = true;
+      continue;
+    }
+    fields[field] = digits ? value : null;
+    value = 0;
+    digits = false;
+    if (c === 44) field++; // ','
+    else if (c === 59) { // ';'
+      each(item, fields[0]!, fields[1]!, fields[2]!);
+      field = 0;
+    } else throw new Error(`internal: unexpected character in packed counts of item ${item}`);
   }
 }
