@@ -4,8 +4,8 @@
  * account with up to 1,000 QR codes and campaigns. `--details N` adds one request per link.
  */
 import type { Context } from '../context.js';
-import type { Body } from '../api/envelope.js';
-import { toInt } from '../api/envelope.js';
+import type { Body } from '../http/envelope.js';
+import { toInt } from '../http/envelope.js';
 import { NetworkError } from '../errors.js';
 import type { Details, HistoryRecord, SourceRef } from './store.js';
 
@@ -27,7 +27,7 @@ export const READ_PAGE_SIZE = 1000;
  */
 export async function readCollections<N extends CollectionName>(ctx: Context, names: readonly N[], progress?: (text: string) => void): Promise<Record<N, Body[]>> {
   const client = await ctx.client();
-  const { allPages } = await import('../api/pages.js');
+  const { allPages } = await import('../http/pages.js');
   const out = {} as Record<N, Body[]>;
   for (const name of names) {
     const records: Body[] = [];

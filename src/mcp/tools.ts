@@ -96,7 +96,7 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * a call open any file or connect to any database server: the history database is the one the
  * user started the server with (LINKCTL_DB, or the default).
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--db']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;
