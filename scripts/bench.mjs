@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import,stats] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,7 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import').split(',');
+const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import,stats').split(',');
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
 if (!(RUNS >= 1) || !(RATE_RUNS >= 1)) throw new Error('--runs and --rate-runs take a positive number');
@@ -567,6 +567,10 @@ if (ONLY.includes('import')) {
       { text: `time: ${IMPORT_SMALL.toLocaleString('en')} rows median ${median(times[IMPORT_SMALL]).toFixed(0)} ms, ${IMPORT_BIG.toLocaleString('en')} rows median ${median(times[IMPORT_BIG]).toFixed(0)} ms` },
     ],
   );
+// ---------------------------------------------------------------- click history (scripts/bench/stats.mjs)
+if (ONLY.includes('stats')) {
+  const { benchStats } = await import('./bench/stats.mjs');
+  await benchStats({ ROOT, BIN, MAXRSS, NODE, tmp, RUNS, timed, alternate, report, median, sandbox, sandboxJs, clean, memoryCapMb: MEMORY_CAP_MB });
 }
 
 // ---------------------------------------------------------------- verdict

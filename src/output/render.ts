@@ -215,6 +215,7 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     const note = summary && partialNote(summary);
     if (note) streams.stderr.write(`${note}\n`);
   }
+  if (result.note && !options.quiet) streams.stderr.write(`${safeText(result.note, true)}\n`);
 }
 
 /** `page 1 of 4 (15 of 50 records); --all for every record`, for a list that is one page of several. */

@@ -38,6 +38,8 @@ export type Result = (
       columns: Column[];
       /** Known once every page was read: the footer on a terminal. */
       summary?: () => ListSummary | undefined;
+      /** Lines for people after the records, on stderr whatever the format (caveats, where the data came from). */
+      note?: string;
     }
   | {
       kind: 'record';

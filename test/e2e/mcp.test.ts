@@ -155,8 +155,8 @@ describe('one tool per command, its schema the command\'s flags', () => {
       const flags = new Map<string, string>();
       for (const line of optionLines) {
         const long = /--(no-)?([\w-]+)/.exec(line)!;
-        // Secrets, unbounded paging and bulk input (--from and its companions) are not for tools.
-        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart'].includes(long[2]!) && !long[1]) continue;
+        // Secrets, unbounded paging, bulk input (--from and its companions) and another database (--db) are not for tools.
+        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'db'].includes(long[2]!) && !long[1]) continue;
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
