@@ -70,6 +70,8 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   export: 'read', // likewise --file
   plan: 'read',
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
+  // Reads the account and requests only its own destinations (no URL argument); the run is kept in the local check history.
+  check: 'read',
 };
 
 /**

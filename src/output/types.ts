@@ -38,6 +38,11 @@ export type Result = (
       columns: Column[];
       /** Known once every page was read: the footer on a terminal. */
       summary?: () => ListSummary | undefined;
+      /**
+       * A terminal table in groups, each under its title (`check`: one group per problem); the
+       * records it returns are the table's rows. Other formats print the records as they are.
+       */
+      groups?: (records: Rec[]) => Array<{ title: string; records: Rec[] }>;
     }
   | {
       kind: 'record';
