@@ -99,6 +99,6 @@ export function duration(flag: string, raw: string, units = 'smhdw'): number {
   const m = /^(\d{1,6})([a-z])$/i.exec(raw.trim());
   const unit = m && units.includes(m[2]!.toLowerCase()) ? DURATION_UNITS[m[2]!.toLowerCase()] : undefined;
   const allowed = [...units].map((u) => `${u} (${DURATION_UNITS[u]?.name})`).join(', ');
-  if (!m || !unit || Number(m[1]) < 1) throw new UsageError(`${flag} must be a positive whole number with a unit, one of ${allowed}, such as 14d; got ${show(raw)}`);
+  if (!m || !unit || Number(m[1]) < 1) throw new UsageError(`${flag} must be a positive whole number with a unit, one of ${allowed}, such as ${units.includes('d') ? '14d' : `10${units[units.length - 1]}`}; got ${show(raw)}`);
   return Number(m[1]) * unit.ms;
 }

@@ -7,7 +7,8 @@
  * from the URL; only a `linkctl/<version>` User-Agent. Proxies as for the API (transport.ts).
  */
 import { InterruptedError } from '../errors.js';
-import { goesThroughProxy, proxyAgent, proxyConfigured, specialUseLookup, type Dispatcher, type Undici } from '../api/transport.js';
+import type { LookupAddress } from 'node:dns';
+import { goesThroughProxy, proxyAgent, proxyConfigured, specialUseLookup, type Dispatcher, type Lookup, type Undici } from '../api/transport.js';
 import type { Status } from './statuses.js';
 
 export const MAX_REDIRECTS = 10;
@@ -161,7 +162,7 @@ export class Prober {
     if (!this.undici) {
       this.undici = await import('undici');
       // Our own resolution of special-use names (*.invalid never reaches DNS, *.localhost is loopback).
-      const agentOptions = { connect: { lookup: specialUseLookup(), timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
+      const agentOptions = { connect: { lookup: onceAHost(specialUseLookup()), timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
       this.direct = new this.undici.Agent(agentOptions);
       this.proxied = proxyConfigured(this.options.env) ? proxyAgent(this.undici, this.options.env, agentOptions) : this.direct;
     }
@@ -347,6 +348,27 @@ export class Prober {
     // Kept-alive connections are closed now rather than when their servers time them out.
     await Promise.all([this.direct?.destroy(), this.proxied !== this.direct ? this.proxied?.destroy() : undefined]);
   }
+}
+
+/**
+ * Each host name resolved once a run, however many connections go to it (the system resolver
+ * is asked at most once a name: polite to DNS too, and a resolver that does not answer holds
+ * one thread, not one a request).
+ */
+function onceAHost(lookup: Lookup): Lookup {
+  const cache = new Map<string, Promise<LookupAddress[]>>();
+  return (hostname, options, callback) => {
+    const key = `${hostname.toLowerCase()} ${(options as { family?: unknown })?.family ?? 0}`;
+    let addresses = cache.get(key);
+    if (!addresses) {
+      addresses = new Promise((resolve, reject) => lookup(hostname, { ...options, all: true }, (error, found) => (error ? reject(error) : resolve(found as LookupAddress[]))));
+      cache.set(key, addresses);
+    }
+    addresses.then(
+      (found) => (options?.all ? callback(null, found) : callback(null, found[0]?.address, found[0]?.family)),
+      (error: NodeJS.ErrnoException) => callback(error),
+    );
+  };
 }
 
 type Answer = { kind: 'answered'; code: number; location?: string } | { kind: 'failed'; status: Status; error: string };

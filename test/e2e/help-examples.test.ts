@@ -36,6 +36,7 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/\blinkctl completion /, 'installs into a shell (test/unit/completion tests the scripts)'],
   [/^LINKCTL_API_KEY=<printed key>/, 'needs the key a running `sandbox serve` prints'],
   [/--short https:\/\/go\.example\.com|--short go\.example\.com/, 'a branded short URL the seed lacks (test/e2e/link.test.ts covers --short)'],
+  [/^linkctl check\b/, 'requests the seeded links\' destinations on example hosts, which tests must not reach (test/e2e/check.test.ts runs check against servers of its own)'],
 ];
 
 const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
