@@ -88,9 +88,11 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * Options no tool takes. The secret ones read from a terminal or from stdin, which a tool call
  * has neither of (and a secret should not pass through an agent's context); `api --paginate`
  * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
- * a file or stdin and streams a result per row: a tool call creates one record.
+ * a file or stdin and streams a result per row: a tool call creates one record. `check --fail-on`
+ * only sets the exit status for scripts, which would turn the results into a tool error: an agent
+ * reads each record's status instead.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--fail-on']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;
