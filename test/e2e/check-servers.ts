@@ -25,12 +25,18 @@ export interface Destinations {
   seen: Seen[];
   /** Status of `/toggle/NAME`, changed by tests between runs. */
   toggles: Map<string, number>;
+  /** The most `/slow` requests (answered after SLOW_MS) in flight at once, by Host name and in all. */
+  busiest: { all: number; byHost: Map<string, number> };
   close(): Promise<void>;
 }
 
+/** Long enough that requests sent together overlap even on a loaded machine. */
+const SLOW_MS = 400;
+
 /** What each path answers. */
-function route(req: IncomingMessage, res: ServerResponse, scheme: string, port: number, toggles: Map<string, number>): void {
+function route(req: IncomingMessage, res: ServerResponse, scheme: string, port: number, toggles: Map<string, number>, slow: (req: IncomingMessage, res: ServerResponse) => void): void {
   const path = (req.url ?? '/').split('?')[0]!;
+  if (path === '/slow') return slow(req, res);
   const to = (status: number, location: string) => void res.writeHead(status, { Location: location, 'Content-Length': '0' }).end();
   const chain = /^\/chain\/(\d+)$/.exec(path);
   const toggle = /^\/toggle\/(\w+)$/.exec(path);
@@ -78,15 +84,30 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
   server.on('secureConnection', (s: Socket) => sockets.add(s));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const busiest = { all: 0, byHost: new Map<string, number>() };
+  const inFlight = new Map<string, number>();
+  let all = 0;
+  const slow = (req: IncomingMessage, res: ServerResponse) => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
+    busiest.byHost.set(host, Math.max(busiest.byHost.get(host) ?? 0, inFlight.get(host)!));
+    busiest.all = Math.max(busiest.all, ++all);
+    setTimeout(() => {
+      inFlight.set(host, inFlight.get(host)! - 1);
+      all--;
+      res.writeHead(200).end();
+    }, SLOW_MS);
+  };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', headers: { ...req.headers } });
-    route(req, res, scheme, port, toggles);
+    route(req, res, scheme, port, toggles, slow);
   });
   return {
     port,
     origin: `${scheme}://${host}:${port}`,
     seen,
     toggles,
+    busiest,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

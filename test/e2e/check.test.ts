@@ -343,6 +343,18 @@ describe('options, history and limits', () => {
     expect(records.get('first')).toMatchObject({ status: 'unchecked', error: "not requested: the run's deadline (--deadline) passed first", chain: [] });
   });
 
+  it('polite: never more than --concurrency requests at a time, nor more than 2 to one host', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    for (let i = 0; i < 6; i++) await addLink(fx.sandbox, `${http.origin}/slow?${i}`, `near${i}`);
+    for (let i = 0; i < 6; i++) await addLink(fx.sandbox, `http://far.localhost:${http.port}/slow?${i}`, `far${i}`);
+    for (let i = 0; i < 6; i++) await addLink(fx.sandbox, `http://other.localhost:${http.port}/slow?${i}`, `other${i}`);
+    const r = await runMain(['check', '--concurrency', '5', '--json'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(parse(r).map((x) => x.status)).toEqual(Array(18).fill('insecure'));
+    expect(Object.fromEntries(http.busiest.byHost)).toEqual({ '127.0.0.1': 2, 'far.localhost': 2, 'other.localhost': 2 });
+    expect(http.busiest.all).toBe(5);
+  });
+
   it('-o csv: one line per link, the chain and findings as text', async () => {
     await withoutSeededLinks(fx.sandbox);
     await addLink(fx.sandbox, `${http.origin}/same`, 'moved');
