@@ -20,7 +20,8 @@ import { BIN, cleanEnv, tempDir, useSandbox } from './helpers.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
 // The MCP SDK (and zod, which it uses) load only for `linkctl mcp`; the keychain only when a profile's key is in it.
-const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod)\//, /^src\/sandbox\//, /^src\/mcp\//];
+// libsql (check's history) and jsqr (check --qr) load only for `check`.
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod|libsql|@libsql\/[^/]+|jsqr)\//, /^src\/sandbox\//, /^src\/mcp\//];
 const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
 
 // The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.

@@ -380,6 +380,7 @@ describe('options, history and limits', () => {
     expect(lines[6]).toMatch(/^4 plain\s+/);
     expect(lines).toHaveLength(8); // and the last newline
     expect(r.stderr).toMatch(/checked 2 destinations of 2 links in [\d.]+ s: 1 client-error, 1 insecure/);
+    expect(r.stderr).toMatch(/checking destinations [0-2]\/2/); // the spinner's progress
   });
 
   it('--qr: the URL a QR code holds is read from its image and checked; codes holding text or wifi are not destinations', async () => {
