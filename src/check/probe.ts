@@ -251,23 +251,19 @@ export class Prober {
     const chain: Hop[] = [];
     const seen = new Set<string>();
     let url = withoutCredentials(destination);
-    let held = heldHost;
+    // The first request uses the slot checkAll took; each redirect waits for one of its host's.
+    let slotHeld = heldHost !== undefined;
     for (;;) {
       seen.add(url.href);
       const host = hostKey(url);
-      if (held !== host) {
-        if (held) this.slots.release(held);
-        held = undefined;
-        await this.slots.acquire(host);
-        held = host;
-      }
+      if (!slotHeld) await this.slots.acquire(host);
+      slotHeld = false;
       let answer: Answer;
       try {
         answer = await this.request(url, 'HEAD');
         if (answer.kind === 'answered' && retryWithGet(answer.code)) answer = await this.request(url, 'GET');
       } finally {
         this.slots.release(host);
-        held = undefined;
       }
       if (answer.kind === 'failed') {
         chain.push({ url: url.href, code: null });

@@ -25,7 +25,7 @@ export interface Destinations {
   seen: Seen[];
   /** Status of `/toggle/NAME`, changed by tests between runs. */
   toggles: Map<string, number>;
-  /** The most `/slow` requests (answered after SLOW_MS) in flight at once, by Host name and in all. */
+  /** The most `/slow` requests (answered after SLOW_MS, or `?ms=`) in flight at once, by Host name and in all. */
   busiest: { all: number; byHost: Map<string, number> };
   close(): Promise<void>;
 }
@@ -96,7 +96,7 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
       inFlight.set(host, inFlight.get(host)! - 1);
       all--;
       res.writeHead(200).end();
-    }, SLOW_MS);
+    }, Number(new URLSearchParams((req.url ?? '').split('?')[1]).get('ms') ?? SLOW_MS));
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', headers: { ...req.headers } });

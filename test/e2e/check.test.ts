@@ -369,7 +369,7 @@ describe('options, history and limits', () => {
   it('on a terminal: a table grouped by problem, worst first; ok links only counted', async () => {
     await withoutSeededLinks(fx.sandbox);
     await addLink(fx.sandbox, `${http.origin}/notfound`, 'gone');
-    await addLink(fx.sandbox, `${http.origin}/ok`, 'plain');
+    await addLink(fx.sandbox, `${http.origin}/slow?ms=1500`, 'plain'); // slow enough for the spinner to show
     const r = await runMain(['check', '--no-color'], { env: env(), tty: true });
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
