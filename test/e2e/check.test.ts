@@ -397,6 +397,30 @@ describe('options, history and limits', () => {
     expect(r.stderr).toMatch(/checked 1 destination of 0 links and 3 QR codes/);
   });
 
+  it('qr-unreadable: a code whose image is not a PNG is reported with the reason (and --fail-on matches it)', async ({ onTestFinished }) => {
+    const { createServer } = await import('node:http');
+    // A server of this API with no links and one QR code whose image is an SVG.
+    const server = createServer((req, res) => {
+      const list = (key: string, records: unknown[]) => JSON.stringify({ error: 0, data: { result: records.length, perpage: 1000, currentpage: 1, maxpage: 1, [key]: records } });
+      const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const path = (req.url ?? '').split('?')[0];
+      if (path === '/api/urls') return void res.end(list('urls', []));
+      if (path === '/api/domains') return void res.end(list('domains', []));
+      if (path === '/api/qr') return void res.end(list('qrs', [{ id: 5, link: `${origin}/images/5.svg`, scans: 0, name: 'Poster', date: '2025-01-01 00:00:00' }]));
+      if (path === '/images/5.svg') return void res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>');
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const r = await runMain(['check', '--qr', '--json', '--fail-on', 'qr-unreadable'], { env: { LINKCTL_BASE_URL: base, LINKCTL_API_KEY: 'k-123456', LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(1);
+    expect(parse(r)).toEqual([expect.objectContaining({
+      link: null, qr: 5, shorturl: `${base}/images/5.svg`, destination: '', status: 'unchecked', error: 'the code could not be read',
+      findings: [{ kind: 'qr-unreadable', detail: `${base}/images/5.svg serves image/svg+xml that is not a PNG; linkctl reads codes from PNG images only` }],
+    })]);
+  });
+
   it('the history is an SQLite file in the state folder that other runs read; a file that is not one is an error naming it, left alone', async () => {
     const configDir = tempDir();
     const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
