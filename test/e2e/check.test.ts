@@ -428,8 +428,10 @@ describe('options, history and limits', () => {
     const file = join(configDir, 'state', 'check.db');
     writeFileSync(file, 'not a database '.repeat(100));
     await withoutSeededLinks(fx.sandbox);
+    const before = fx.sandbox.requests.length;
     const r = await runMain(['check', '--json'], { env: env(configDir) });
     expect(r.code).toBe(7);
+    expect(fx.sandbox.requests.length).toBe(before); // said before anything is sent
     expect(r.stderr).toContain(`linkctl: ${file} is not a linkctl check database (SQLITE_NOTADB); nothing was written to it`);
     expect(readFileSync(file, 'utf8')).toBe('not a database '.repeat(100));
   });

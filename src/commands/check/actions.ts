@@ -13,6 +13,7 @@ import { addDetails, destinationKey, findDuplicates, findMissingCampaigns, findU
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
 import { BROKEN, GROUP_ORDER, STATUS_HELP, FINDING_HELP, type Status } from '../../check/statuses.js';
 import { stateDir } from '../../config/paths.js';
+import type { CheckStore } from '../../check/store.js';
 
 const DEFAULT_CONCURRENCY = 8;
 const PER_HOST = 2;
@@ -172,6 +173,17 @@ export async function check(ctx: Context, { opts }: ActionInput): Promise<Result
   const tty = ctx.format === 'table' && Boolean(ctx.io.stdout.isTTY);
   ctx.checkOutput(tty ? TABLE_COLUMNS : COLUMNS);
   const started = Date.now();
+  // The history first: a file that cannot be used is said before anything is sent, not after a long check.
+  const { CheckStore } = await import('../../check/store.js');
+  const store = await CheckStore.open(join(stateDir(ctx.env), CHECK_DB));
+  try {
+    return await run(ctx, request, store, tty, started);
+  } finally {
+    store.close();
+  }
+}
+
+async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: boolean, started: number): Promise<Result> {
   const client = await ctx.client();
   const account = ctx.sandboxMode ? 'sandbox' : `${ctx.settings().profile.value} ${client.base.href}`;
   const warn = (line: string) => ctx.warn(line);
@@ -210,23 +222,16 @@ export async function check(ctx: Context, { opts }: ActionInput): Promise<Result
   const records = subjects.map((s) => recordOf(s, s.destination ? probes.get(destinationKey(s.destination)) : undefined));
 
   // Stored for the next --since-last, compared with the previous run first.
-  const { CheckStore } = await import('../../check/store.js');
-  const store = await CheckStore.open(join(stateDir(ctx.env), CHECK_DB));
   let shown: CheckRecord[] = records;
-  try {
-    if (request.sinceLast) {
-      const previous = store.previousRun(account);
-      if (!previous) warn('no earlier check of this account: every broken destination is new');
-      shown = changesSince(records, previous?.results);
-    }
-    const finished = new Date().toISOString();
-    store.saveRun(
-      { account, startedAt: new Date(started).toISOString(), finishedAt: finished, options: { qr: request.qr, details: request.details, expiringMs: request.expiringMs } },
-      records.map((r) => ({ ...r, subject: subjectOf(r) })),
-    );
-  } finally {
-    store.close();
+  if (request.sinceLast) {
+    const previous = store.previousRun(account);
+    if (!previous) warn('no earlier check of this account: every broken destination is new');
+    shown = changesSince(records, previous?.results);
   }
+  store.saveRun(
+    { account, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), options: { qr: request.qr, details: request.details, expiringMs: request.expiringMs } },
+    records.map((r) => ({ ...r, subject: subjectOf(r) })),
+  );
 
   const names = new Set(request.failOn);
   const matched = shown.filter((r) => matches(r, names)).length;
