@@ -494,5 +494,5 @@ describe('against `linkctl sandbox serve`, whose seeded links point at example h
       expect(['dns', 'timeout']).toContain(record.status);
       expect(record.error).toMatch(/does not resolve|could not be resolved|no answer/);
     }
-  });
+  }, 60_000);
 });
