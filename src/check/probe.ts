@@ -189,6 +189,8 @@ export class Prober {
     let failed: unknown;
     await new Promise<void>((resolve) => {
       const fill = () => {
+        // Ctrl-C (an abort that is not the deadline) ends the run; what is in flight stops too.
+        if (this.options.signal.aborted && !this.options.deadline()) failed ??= new InterruptedError();
         if (failed !== undefined || remaining === 0) return resolve();
         // Round robin over hosts with work left and a free slot.
         for (let looked = 0; active < this.options.concurrency && looked < hosts.length && hosts.length > 0; ) {

@@ -355,6 +355,25 @@ describe('options, history and limits', () => {
     expect(http.busiest.all).toBe(5);
   });
 
+  it('Ctrl-C while destinations are being checked: exit 130 at once, nothing on stdout, no run stored', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, `${http.origin}/hang?ctrl-c`, 'waiting');
+    const configDir = tempDir();
+    const controller = new AbortController();
+    const running = runMain(['check', '--json', '--timeout', '60'], { env: env(configDir), signal: controller.signal });
+    while (!http.seen.some((s) => s.path === '/hang?ctrl-c')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const at = Date.now();
+    controller.abort();
+    const r = await running;
+    expect(Date.now() - at).toBeLessThan(5_000);
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^linkctl: interrupted$/m);
+    // the next --since-last finds no earlier run
+    const next = await runMain(['check', '--since-last', '--json', '--deadline', '1s', '--timeout', '30'], { env: env(configDir) });
+    expect(next.stderr).toMatch(/no earlier check of this account/);
+  });
+
   it('-o csv: one line per link, the chain and findings as text', async () => {
     await withoutSeededLinks(fx.sandbox);
     await addLink(fx.sandbox, `${http.origin}/same`, 'moved');
