@@ -4,37 +4,17 @@
  * once, links whose campaign is gone, and (with --details) links expiring soon or expired,
  * plus their geo and device targets.
  */
-import type { ApiClient } from '../api/client.js';
-import type { Body } from '../api/envelope.js';
-import { toInt } from '../api/envelope.js';
+import type { Body } from '../http/envelope.js';
+import { toInt } from '../http/envelope.js';
 import { ApiError, AuthError, NotFoundError } from '../errors.js';
+import type { AccountReader } from '../model/reader.js';
+import { destinationKey } from '../model/links.js';
 import type { Finding } from './statuses.js';
 
-export type Kind = 'links' | 'domains' | 'campaigns' | 'qr';
-
-const LISTS: Record<Kind, { path: string; keys: readonly string[] }> = {
-  links: { path: 'api/urls', keys: ['urls'] },
-  domains: { path: 'api/domains', keys: ['domains'] },
-  campaigns: { path: 'api/campaigns', keys: ['campaigns'] },
-  qr: { path: 'api/qr', keys: ['qrs'] },
-};
-
-/**
- * Every record of one list, each list read once, in pages of 1,000. The one place `check`
- * reads lists: the run-scoped reader of issue 18 (`ctx.reader()`, `reader.list(kind)`) takes
- * over this body.
- */
-export async function readList(client: ApiClient, kind: Kind): Promise<Body[]> {
-  const { allPages } = await import('../api/pages.js');
-  const records: Body[] = [];
-  for await (const page of allPages(client, { path: LISTS[kind].path, keys: LISTS[kind].keys, limit: 1000 })) records.push(...page.records);
-  return records;
-}
-
 /** A list that only an account check needs: when the key may not read it, that check is skipped (said on stderr), not the run. */
-export async function readOptionalList(client: ApiClient, kind: Kind, warn: (line: string) => void, check: string): Promise<Body[] | undefined> {
+export async function readOptionalList(reader: AccountReader, kind: 'domains' | 'campaigns', warn: (line: string) => void, check: string): Promise<Body[] | undefined> {
   try {
-    return await readList(client, kind);
+    return await reader.all(kind);
   } catch (error) {
     if (!(error instanceof ApiError || error instanceof AuthError)) throw error;
     warn(`the ${check} check was skipped: the ${kind} list could not be read (${error.message})`);
@@ -43,11 +23,12 @@ export async function readOptionalList(client: ApiClient, kind: Kind, warn: (lin
 }
 
 /**
- * The key two destinations share when they are the same URL: parsed and written back, so scheme
- * and host case, default ports and an empty path do not make two. (The model of issue 18 will
- * hold the one destination matcher; this is it until then.)
+ * The key under which a destination is requested once: the URL parsed and written back, so
+ * scheme and host case, default ports and an empty path do not make two requests. Stricter than
+ * the model's `destinationKey` (which also ignores a trailing slash, for "the same destination"):
+ * a server may answer `/x` and `/x/` differently, so each is requested.
  */
-export function destinationKey(raw: string): string {
+export function requestKey(raw: string): string {
   try {
     return new URL(raw.trim()).href;
   } catch {
@@ -114,7 +95,7 @@ export function findUnknownDomains(links: CheckedLink[], domains: Body[], baseUr
   }
 }
 
-/** Destinations shortened by more than one link: each of those links names the others. */
+/** Destinations shortened by more than one link (the model's matcher, `destinationKey`): each of those links names the others. */
 export function findDuplicates(links: CheckedLink[]): void {
   const byKey = new Map<string, CheckedLink[]>();
   for (const link of links) {
@@ -153,14 +134,14 @@ function expiryMs(raw: unknown): number | undefined {
  * for the whole country); `device` is `{device: url}`, null on 7.x servers, which do not give
  * device targets back.
  */
-export async function addDetails(client: ApiClient, links: CheckedLink[], expiringMs: number, nowMs: number, progress: (done: number) => void, warn: (line: string) => void): Promise<void> {
+export async function addDetails(reader: AccountReader, links: CheckedLink[], expiringMs: number, nowMs: number, progress: (done: number) => void, warn: (line: string) => void): Promise<void> {
   let done = 0;
   for (const link of links) {
     progress(done++);
     if (link.id === null) continue;
     let details: Body;
     try {
-      const body = await client.request('GET', `api/url/${link.id}`, { expect: ['details'], about: `link ${link.id}` });
+      const body = await reader.readOne('links', link.id);
       details = (body.details ?? {}) as Body;
     } catch (error) {
       // Deleted while the check ran: nothing to say about it.

@@ -8,7 +8,7 @@
  */
 import { InterruptedError } from '../errors.js';
 import type { LookupAddress } from 'node:dns';
-import { goesThroughProxy, proxyAgent, proxyConfigured, specialUseLookup, type Dispatcher, type Lookup, type Undici } from '../api/transport.js';
+import { goesThroughProxy, proxyAgent, proxyConfigured, specialUseLookup, type Dispatcher, type Lookup, type Undici } from '../http/transport.js';
 import type { Status } from './statuses.js';
 
 export const MAX_REDIRECTS = 10;

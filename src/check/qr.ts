@@ -5,9 +5,9 @@
  * http(s) URL is a destination to check; other text (wifi, vCard, phone) is not a destination.
  * An SVG, a page, or a redirect elsewhere cannot be read: the code is reported unreadable.
  */
-import type { ApiClient } from '../api/client.js';
-import type { Body } from '../api/envelope.js';
-import { toInt } from '../api/envelope.js';
+import type { ApiClient } from '../http/client.js';
+import type { Body } from '../http/envelope.js';
+import { toInt } from '../http/envelope.js';
 import { CliError, InterruptedError } from '../errors.js';
 
 export type QrData = { id: number | null; name: string | null; link: string | null } & ({ url: string } | { text: string } | { unreadable: string });

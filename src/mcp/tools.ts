@@ -92,7 +92,7 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * only sets the exit status for scripts, which would turn the results into a tool error: an agent
  * reads each record's status instead.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--fail-on']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--fail-on']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

@@ -9,7 +9,8 @@ import { UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { VERSION } from '../../version.js';
 import type { ActionInput } from '../shared/define.js';
-import { addDetails, destinationKey, findDuplicates, findMissingCampaigns, findUnknownDomains, linkOf, readList, readOptionalList, type CheckedLink, type LinkFinding } from '../../check/account.js';
+import { addDetails, findDuplicates, findMissingCampaigns, findUnknownDomains, linkOf, readOptionalList, requestKey, type CheckedLink, type LinkFinding } from '../../check/account.js';
+import type { AccountReader } from '../../model/reader.js';
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
 import { BROKEN, GROUP_ORDER, STATUS_HELP, FINDING_HELP, type Status } from '../../check/statuses.js';
 import { stateDir } from '../../config/paths.js';
@@ -184,23 +185,22 @@ export async function check(ctx: Context, { opts }: ActionInput): Promise<Result
 }
 
 async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: boolean, started: number): Promise<Result> {
-  const client = await ctx.client();
+  const reader = await ctx.reader();
+  const { client } = reader;
   const account = ctx.sandboxMode ? 'sandbox' : `${ctx.settings().profile.value} ${client.base.href}`;
   const warn = (line: string) => ctx.warn(line);
 
-  // Everything the run reads of the account, each list once.
-  ctx.status('reading links');
-  const links: CheckedLink[] = (await readList(client, 'links')).map(linkOf);
-  ctx.status('reading domains and campaigns');
-  const domains = await readOptionalList(client, 'domains', warn, 'domain');
+  // Everything the run reads of the account, each list once (the run's reader).
+  const links: CheckedLink[] = (await reader.all('links')).map(linkOf);
+  const domains = await readOptionalList(reader, 'domains', warn, 'domain');
   if (domains) findUnknownDomains(links, domains, client.base);
-  const campaigns = links.some((l) => l.campaign !== null) ? await readOptionalList(client, 'campaigns', warn, 'campaign') : [];
+  const campaigns = links.some((l) => l.campaign !== null) ? await readOptionalList(reader, 'campaigns', warn, 'campaign') : [];
   if (campaigns) findMissingCampaigns(links, campaigns);
   findDuplicates(links);
   if (request.details) {
-    await addDetails(client, links, request.expiringMs, Date.now(), (done) => ctx.status(`reading link details ${done}/${links.length}`), warn);
+    await addDetails(reader, links, request.expiringMs, Date.now(), (done) => ctx.status(`reading link details ${done}/${links.length}`), warn);
   }
-  const qrs = request.qr ? await readQrCodes(ctx, client) : [];
+  const qrs = request.qr ? await readQrCodes(ctx, reader) : [];
 
   // What to check: each link's destination and targets, each QR code that holds a URL.
   const subjects: Subject[] = [];
@@ -217,9 +217,9 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: 
   }
   // Each distinct destination once, however many links use it.
   const urls = new Map<string, string>();
-  for (const s of subjects) if (s.destination && !urls.has(destinationKey(s.destination))) urls.set(destinationKey(s.destination), s.destination);
+  for (const s of subjects) if (s.destination && !urls.has(requestKey(s.destination))) urls.set(requestKey(s.destination), s.destination);
   const probes = await checkDestinations(ctx, [...urls.values()], request, started);
-  const records = subjects.map((s) => recordOf(s, s.destination ? probes.get(destinationKey(s.destination)) : undefined));
+  const records = subjects.map((s) => recordOf(s, s.destination ? probes.get(requestKey(s.destination)) : undefined));
 
   // Stored for the next --since-last, compared with the previous run first.
   let shown: CheckRecord[] = records;
@@ -258,11 +258,10 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: 
   };
 }
 
-async function readQrCodes(ctx: Context, client: Awaited<ReturnType<Context['client']>>) {
+async function readQrCodes(ctx: Context, reader: AccountReader) {
   const { readQrData } = await import('../../check/qr.js');
-  ctx.status('reading QR codes');
-  const list = await readList(client, 'qr');
-  return readQrData(client, list, (done) => ctx.progress(`reading QR code images ${done}/${list.length}`));
+  const list = await reader.all('qr');
+  return readQrData(reader.client, list, (done) => ctx.progress(`reading QR code images ${done}/${list.length}`));
 }
 
 /** Each URL once, within the limits and the deadline; progress on a terminal. */
@@ -296,7 +295,7 @@ async function checkDestinations(ctx: Context, urls: string[], request: CheckReq
   try {
     if (urls.length) progress();
     await prober.checkAll(urls, (url, probe) => {
-      probes.set(destinationKey(url), probe);
+      probes.set(requestKey(url), probe);
       if (BROKEN.includes(probe.status)) broken++;
       if (probes.size % GC_EVERY === 0) memory?.collectGarbage();
       progress();
