@@ -129,7 +129,7 @@ function expiryMs(raw: unknown): number | undefined {
 }
 
 /**
- * --details: one request a link (GET api/url/ID) for its expiry and its geo and device targets.
+ * --details: one request a link (its single read) for its expiry and its geo and device targets.
  * `location` is `{country: url}` (documented) or `{country: {region: url}}` (7.x, region `all`
  * for the whole country); `device` is `{device: url}`, null on 7.x servers, which do not give
  * device targets back.
