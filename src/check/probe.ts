@@ -158,15 +158,23 @@ export class Prober {
     this.slots = new HostSlots(options.perHost, () => this.wake());
   }
 
-  private async dispatcherFor(url: URL): Promise<{ undici: Undici; dispatcher: Dispatcher }> {
-    if (!this.undici) {
-      this.undici = await import('undici');
-      // Our own resolution of special-use names (*.invalid never reaches DNS, *.localhost is loopback).
-      const agentOptions = { connect: { lookup: onceAHost(specialUseLookup()), timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
-      this.direct = new this.undici.Agent(agentOptions);
-      this.proxied = proxyConfigured(this.options.env) ? proxyAgent(this.undici, this.options.env, agentOptions) : this.direct;
-    }
-    return { undici: this.undici, dispatcher: goesThroughProxy(url.hostname, this.options.env) ? this.proxied! : this.direct! };
+  /**
+   * Loads undici and makes the agents, once, before the first request: loading is not the
+   * destinations' time (on a loaded machine it can take seconds), so no request's timer runs meanwhile.
+   */
+  private async ready(): Promise<void> {
+    if (this.undici) return;
+    const undici = await import('undici');
+    if (this.undici) return;
+    // Our own resolution of special-use names (*.invalid never reaches DNS, *.localhost is loopback).
+    const agentOptions = { connect: { lookup: onceAHost(specialUseLookup()), timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
+    this.direct = new undici.Agent(agentOptions);
+    this.proxied = proxyConfigured(this.options.env) ? proxyAgent(undici, this.options.env, agentOptions) : this.direct;
+    this.undici = undici;
+  }
+
+  private dispatcherFor(url: URL): Dispatcher {
+    return goesThroughProxy(url.hostname, this.options.env) ? this.proxied! : this.direct!;
   }
 
   /**
@@ -175,6 +183,7 @@ export class Prober {
    * slot while others wait.
    */
   async checkAll(urls: readonly string[], done: (url: string, probe: Probe) => void): Promise<void> {
+    await this.ready();
     const byHost = new Map<string, string[]>();
     for (const raw of urls) {
       const key = hostOf(raw);
@@ -239,6 +248,7 @@ export class Prober {
 
   /** One destination, its first request already holding a slot of `heldHost` (when it has a host). */
   async check(raw: string, heldHost?: string): Promise<Probe> {
+    await this.ready();
     let destination: URL;
     try {
       destination = new URL(raw);
@@ -313,12 +323,11 @@ export class Prober {
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const { undici, dispatcher } = await this.dispatcherFor(url);
-      const response = await undici.request(url, {
+      const response = await this.undici!.request(url, {
         method,
         // Only these: no Authorization, no Cookie, nothing of the API's.
         headers: { 'user-agent': this.options.userAgent, accept: '*/*' },
-        dispatcher,
+        dispatcher: this.dispatcherFor(url),
         signal: controller.signal,
       });
       const location = response.headers.location;

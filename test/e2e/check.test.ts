@@ -100,11 +100,12 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
     ];
     for (const [alias, url] of links) await addLink(sb, url, alias);
     requestsBefore = sb.requests.length;
-    run = await runCli(['check', '--json', '--timeout', '5', '--fail-on', 'broken'], { env: { ...fx.env, NODE_EXTRA_CA_CERTS: certs.caFile }, timeoutMs: 30_000 });
+    // --timeout 10: long enough for a TLS handshake on a loaded machine; the server that never answers takes that long.
+    run = await runCli(['check', '--json', '--timeout', '10', '--fail-on', 'broken'], { env: { ...fx.env, NODE_EXTRA_CA_CERTS: certs.caFile }, timeoutMs: 60_000 });
     records = byAlias(parse(run));
     apiSeen = apiRequests(sb, requestsBefore);
     ownSeen = sb.requests.slice(requestsBefore).filter((r) => !r.path.startsWith('/api/'));
-  });
+  }, 90_000);
 
   afterAll(async () => {
     await Promise.all([http, https, selfSigned, expired].map((d) => d?.close()));
@@ -163,7 +164,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
   });
 
   it('timeout: a server that never answers, given up after --timeout (no GET after a timed-out HEAD)', () => {
-    expect(records.get('hang')).toMatchObject({ status: 'timeout', code: null, error: 'no answer within 5 s (--timeout)' });
+    expect(records.get('hang')).toMatchObject({ status: 'timeout', code: null, error: 'no answer within 10 s (--timeout)' });
     expect(http.seen.filter((s) => s.path === '/hang').map((s) => s.method)).toEqual(['HEAD']);
   });
 
