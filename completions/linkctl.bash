@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats check api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -78,6 +78,7 @@ _linkctl_spec() {
     'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
     'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
+    'linkctl check') cmds='' flags='--qr --details --expiring --concurrency --deadline --fail-on --since-last -h --help' vflags='--expiring --concurrency --deadline --fail-on' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;

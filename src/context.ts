@@ -164,6 +164,16 @@ export class Context {
     this.updateSpinner();
   }
 
+  /**
+   * Progress of work other than API requests (`check` waiting on destinations): the spinner
+   * shows it at once on a terminal, where `status` waits for a request to take a while.
+   */
+  progress(text: string): void {
+    this.statusText = text;
+    if (this.spinner) this.updateSpinner();
+    else if (this.spinnerAllowed && !this.closed) void this.showSpinner();
+  }
+
   client(): Promise<ApiClient> {
     this.clientCache ??= this.createClient();
     return this.clientCache;

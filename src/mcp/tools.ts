@@ -77,6 +77,8 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   plan: 'read',
   import: 'read', // reads a file, and with --keep-domains the account's domains; --file writes: OPTION_ACCESS
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
+  // Reads the account and requests only its own destinations (no URL argument); the run is kept in the local check history.
+  check: 'read',
 };
 
 /**
@@ -96,9 +98,11 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
  * a file or stdin and streams a result per row: a tool call creates one record. `--db` would let
  * a call open any file or connect to any database server: the history database is the one the
- * user started the server with (LINKCTL_DB, or the default).
+ * user started the server with (LINKCTL_DB, or the default). `check --fail-on` only sets the exit
+ * status for scripts, which would turn the results into a tool error: an agent reads each record's
+ * status instead.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

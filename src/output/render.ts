@@ -204,6 +204,12 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     const summary = result.summary?.();
     if (rows.length === 0) {
       streams.stderr.write('No results.\n');
+    } else if (result.groups) {
+      const style = await styleFor(options.color);
+      for (const [i, group] of result.groups(rows).entries()) {
+        out(`${i ? '\n' : ''}${style.bold(safeText(group.title))}\n`);
+        await printTable(group.records, columns, options, out);
+      }
     } else {
       await printTable(rows, columns, options, out);
     }

@@ -40,6 +40,11 @@ export type Result = (
       summary?: () => ListSummary | undefined;
       /** Lines for people after the records, on stderr whatever the format (caveats, where the data came from). */
       note?: string;
+      /**
+       * A terminal table in groups, each under its title (`check`: one group per problem); the
+       * records it returns are the table's rows. Other formats print the records as they are.
+       */
+      groups?: (records: Rec[]) => Array<{ title: string; records: Rec[] }>;
     }
   | {
       kind: 'record';

@@ -37,6 +37,7 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^LINKCTL_API_KEY=<printed key>/, 'needs the key a running `sandbox serve` prints'],
   [/--short https:\/\/go\.example\.com|--short go\.example\.com/, 'a branded short URL the seed lacks (test/e2e/link.test.ts covers --short)'],
   [/--db postgres:\/\//, 'a PostgreSQL server elsewhere (test/e2e/stats-postgres.test.ts starts one)'],
+  [/^linkctl check\b/, 'requests the seeded links\' destinations on example hosts, which tests must not reach (test/e2e/check.test.ts runs check against servers of its own)'],
 ];
 
 /** A click history of the seed (two snapshots), for the `stats` examples: copied for each example. */
