@@ -1,6 +1,6 @@
 /**
  * What a snapshot reads from the server: the account (who it is), and every link, QR code and
- * campaign, each list once, in pages of READ_PAGE_SIZE: ⌈links/1000⌉ + 3 requests for an
+ * campaign, each list once, through the run's reader: at most ⌈links/1000⌉ + 3 requests for an
  * account with up to 1,000 QR codes and campaigns. `--details N` adds one request per link.
  */
 import type { Context } from '../context.js';
@@ -8,35 +8,18 @@ import type { Body } from '../http/envelope.js';
 import { toInt } from '../http/envelope.js';
 import { NetworkError } from '../errors.js';
 import type { Details, HistoryRecord, SourceRef } from './store.js';
+import { ACCOUNT_PATH } from '../model/account.js';
 
 export type CollectionName = 'links' | 'qr' | 'campaigns';
 
-/** The lists' paths and collection keys (as the resources' own files give them). */
-const COLLECTIONS: Record<CollectionName, { path: string; keys: string[] }> = {
-  links: { path: 'api/urls', keys: ['urls'] },
-  qr: { path: 'api/qr', keys: ['qrs'] },
-  campaigns: { path: 'api/campaigns', keys: ['campaigns'] },
-};
-
-/** Records per page: servers set no maximum, and big pages spend the rate limit least. */
-export const READ_PAGE_SIZE = 1000;
-
 /**
- * Every record of each named collection, each list read once. The lead's run-scoped reader
- * (src/model/reader.ts, issue 18: `(await ctx.reader()).list(name)`) takes this body's place.
+ * Every record of each named collection, each list read once, through the run's reader (large
+ * pages: 1,000 records first, growing while the server answers quickly).
  */
-export async function readCollections<N extends CollectionName>(ctx: Context, names: readonly N[], progress?: (text: string) => void): Promise<Record<N, Body[]>> {
-  const client = await ctx.client();
-  const { allPages } = await import('../http/pages.js');
+export async function readCollections<N extends CollectionName>(ctx: Context, names: readonly N[]): Promise<Record<N, Body[]>> {
+  const reader = await ctx.reader();
   const out = {} as Record<N, Body[]>;
-  for (const name of names) {
-    const records: Body[] = [];
-    for await (const page of allPages(client, { ...COLLECTIONS[name], limit: READ_PAGE_SIZE })) {
-      records.push(...page.records);
-      progress?.(`${records.length}${page.result ? ` of ${page.result}` : ''} ${name}`);
-    }
-    out[name] = records;
-  }
+  for (const name of names) out[name] = await reader.all(name);
   return out;
 }
 
@@ -49,7 +32,7 @@ export function sourceBaseUrl(ctx: Context): string | undefined {
 /** The account behind the key (one request): snapshots are kept per account, whichever machine or profile took them. */
 export async function readAccount(ctx: Context): Promise<SourceRef> {
   const client = await ctx.client();
-  const body = await client.request('GET', 'api/account', { expect: ['data'] });
+  const body = await client.request('GET', ACCOUNT_PATH, { expect: ['data'] });
   const data = (body.data ?? {}) as Body;
   const id = toInt(data.id);
   const username = typeof data.username === 'string' && data.username ? data.username : undefined;
@@ -88,12 +71,12 @@ export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body
 /** `--details N`: the top-* statistics of the N most clicked links, one request each. */
 export async function readDetails(ctx: Context, records: HistoryRecord[], n: number): Promise<number> {
   if (n <= 0) return 0;
-  const client = await ctx.client();
+  const reader = await ctx.reader();
   const { entries } = await import('../commands/shared/stats.js');
   const links = records.filter((r) => r.kind === 'link').sort((a, b) => b.clicks - a.clicks || a.id! - b.id!).slice(0, n);
   for (const [i, link] of links.entries()) {
     ctx.status(`details of link ${link.id} (${i + 1} of ${links.length})`);
-    const body = await client.request('GET', `api/url/${link.id}`, { about: `Link ${link.id}` });
+    const body = await reader.readOne('links', link.id!);
     const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Body) : {};
     const details: Details = {};
     for (const [dimension, key] of [['countries', 'topCountries'], ['referrers', 'topReferrers'], ['browsers', 'topBrowsers'], ['os', 'topOs']] as const) {

@@ -23,7 +23,7 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
   try {
     ctx.status('Reading the account');
     const source = await readAccount(ctx);
-    const lists = await readCollections(ctx, ['links', 'qr', 'campaigns'], (text) => ctx.status(`Reading ${text}`));
+    const lists = await readCollections(ctx, ['links', 'qr', 'campaigns']);
     const { records, skipped } = toRecords(lists);
     const detailed = await readDetails(ctx, records, opts.details ?? 0);
     ctx.status('Writing the snapshot');
