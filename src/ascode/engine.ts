@@ -22,22 +22,64 @@ import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Field, 
 export interface Current {
   record: Rec;
   id: number;
+  /** What a link's update needs of its list item (domain, campaign, channel): kept instead of the whole item. */
+  item?: Rec;
 }
 export type State = Record<Kind, Current[]>;
 
 /** Kinds that links name, read whenever links are. */
 const LINKED: readonly Kind[] = ['domains', 'campaigns', 'channels', 'pixels'];
 
-/** Reads every record of the given kinds (and what links name), as file records with their ids. */
+/**
+ * Reads every record of the given kinds (and what links name), as file records with their ids.
+ * Links pass through (the reader's `each`): a file-shaped record and the few fields an update
+ * needs are kept of each, not the whole list item, so a plan of 200,000 links stays small.
+ */
 export async function readState(reader: AccountReader, kinds: readonly Kind[] = KINDS): Promise<State> {
   const raw = {} as Record<Kind, Rec[]>;
-  for (const kind of KINDS) raw[kind] = kinds.includes(kind) || (kinds.includes('links') && LINKED.includes(kind)) ? await reader.all(kind) : [];
-  return toRecords(raw);
+  for (const kind of KINDS) raw[kind] = kind !== 'links' && (kinds.includes(kind) || (kinds.includes('links') && LINKED.includes(kind))) ? await reader.all(kind) : [];
+  const state = toRecords(raw);
+  if (kinds.includes('links')) {
+    const link = linkRecords(state);
+    // The list items are garbage once their records are made: collected every so often, so that a
+    // read of 200,000 links does not let them pile up (V8 would collect them only much later).
+    const { collectGarbage } = await import('../memory.js');
+    await reader.each('links', (r) => {
+      state.links.push(...link(r));
+      if (state.links.length % 25_000 === 0) collectGarbage();
+    });
+  }
+  return state;
+}
+
+/** A link's list item as a file record, with the names of what it refers to. */
+function linkRecords(state: State): (r: Rec) => Current[] {
+  const domains = new Map(state.domains.map((d) => [keyMatch(String(d.record.domain)), String(d.record.domain)]));
+  const campaigns = new Map(state.campaigns.map((c) => [c.id, c.record]));
+  const channels = new Map(state.channels.map((c) => [c.id, c.record]));
+  return (r) => {
+    const id = toInt(r.id);
+    if (id === undefined) return [];
+    const domain = text(r.domain) ? domains.get(keyMatch(noSlash(String(r.domain)))) : undefined;
+    const campaign = toInt(r.campaign);
+    const inChannels = refIds(r.channel).map((c) => channels.get(c)?.name).filter((n): n is string => typeof n === 'string').sort();
+    // Built field by field, without `delete` (which makes V8 keep an object as a slower, bigger dictionary).
+    const record: Rec = { alias: r.alias };
+    if (domain !== undefined) record.domain = domain;
+    record.url = r.longurl;
+    const title = text(r.title);
+    if (title !== undefined) record.title = title;
+    const description = text(r.description);
+    if (description !== undefined) record.description = description;
+    const name = campaign ? campaigns.get(campaign)?.name : undefined;
+    if (name !== undefined) record.campaign = name;
+    if (inChannels.length) record.channels = inChannels;
+    return [{ id, record, item: { id: r.id, alias: r.alias, shorturl: r.shorturl, domain: r.domain, campaign: r.campaign, channel: r.channel } }];
+  };
 }
 
 function toRecords(raw: Record<Kind, Rec[]>): State {
   const state = {} as State;
-  const byId = (kind: Kind) => new Map(state[kind].map((c) => [c.id, c.record]));
   const entry = (r: Rec, record: Rec): Current[] => {
     const id = toInt(r.id);
     return id === undefined ? [] : [{ id, record: Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) }];
@@ -46,23 +88,7 @@ function toRecords(raw: Record<Kind, Rec[]>): State {
   state.pixels = raw.pixels.flatMap((r) => entry(r, pixelRecord(r)));
   state.campaigns = raw.campaigns.flatMap((r) => entry(r, campaignRecord(r)));
   state.channels = raw.channels.flatMap((r) => entry(r, channelRecord(r)));
-  const domains = new Map(state.domains.map((d) => [keyMatch(String(d.record.domain)), String(d.record.domain)]));
-  const campaigns = byId('campaigns');
-  const channels = byId('channels');
-  state.links = raw.links.flatMap((r) => {
-    const domain = text(r.domain) ? domains.get(keyMatch(noSlash(String(r.domain)))) : undefined;
-    const campaign = toInt(r.campaign);
-    const inChannels = refIds(r.channel).map((id) => channels.get(id)?.name).filter((n): n is string => typeof n === 'string').sort();
-    return entry(r, {
-      alias: r.alias,
-      domain,
-      url: r.longurl,
-      title: text(r.title),
-      description: text(r.description),
-      campaign: campaign ? campaigns.get(campaign)?.name : undefined,
-      channels: inChannels.length ? inChannels : undefined,
-    });
-  });
+  state.links = [];
   state.qr = raw.qr.flatMap((r) => entry(r, qrRecord(r)));
   for (const kind of ['overlays', 'splash'] as const) state[kind] = raw[kind].flatMap((r) => entry(r, { name: r.name }));
   return state;
@@ -281,6 +307,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   // The plan's whole set of changes was confirmed once: a link update's clearing is part of it.
   const deps = { reader, ui: { warn: (m: string) => ui.warn(m), confirm: async () => undefined }, verify: false };
   const assigns: Array<() => Promise<void>> = [];
+  const linksById = new Map(state.links.map((c) => [c.id, c]));
   for (const change of plan.changes) {
     progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`);
     const model = MODELS[change.kind];
@@ -294,7 +321,8 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     if (change.kind === 'links') {
       const body = linkBody(record, idOf);
       const channelIds = ((record.channels as string[] | undefined) ?? []).map((c) => idOf('channels', c));
-      const have = new Set(((state.links.find((c) => c.id === change.id)?.record.channels as string[] | undefined) ?? []).map((c) => idOf('channels', c)));
+      const current = change.id === undefined ? undefined : linksById.get(change.id);
+      const have = new Set(((current?.record.channels as string[] | undefined) ?? []).map((c) => idOf('channels', c)));
       const missing = channelIds.filter((c) => !have.has(c));
       let id = change.id;
       const changed = new Set(change.fields?.map((f) => f.field));
@@ -305,7 +333,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       } else if ([...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
         const given: Rec = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
-        await updateLink(deps, id!, given, new Set(), true);
+        await updateLink(deps, id!, given, new Set(), true, current?.item);
       }
       ids.set(idKey('links', change.key), id!);
       for (const channel of missing) assigns.push(() => assign(reader, channel, id!));

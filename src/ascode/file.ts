@@ -40,7 +40,7 @@ export class Positions {
  * A string of its own. The parser's strings are slices of the text parsed, so keeping one keeps
  * that text: a record's values kept that way hold every record's text (18 MB for 200,000 links).
  */
-const detach = (s: string) => (s.length > 12 ? (` ${s}`).slice(1) : s);
+const detach = (s: string): string => (s.length > 12 ? (JSON.parse(JSON.stringify(s)) as string) : s);
 
 const ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 

@@ -202,10 +202,13 @@ async function droppedOptions(deps: LinkDeps, id: number | undefined, sent: Rec,
   ];
 }
 
-/** Reads what an update needs: the details (an unknown id fails here, before anything changes) and the list item. */
-export async function readLink(reader: AccountReader, id: number): Promise<LinkRead> {
+/**
+ * Reads what an update needs: the details (an unknown id fails here, before anything changes) and
+ * the list item, unless the caller read it already (`apply` keeps what it needs of each item).
+ */
+export async function readLink(reader: AccountReader, id: number, known?: Rec): Promise<LinkRead> {
   const details = (await reader.readOne('links', id)).details as Rec;
-  const item = await reader.byId('links', id, typeof details.alias === 'string' ? details.alias : undefined);
+  const item = known ?? (await reader.byId('links', id, typeof details.alias === 'string' ? details.alias : undefined));
   return { details, item, siteUrl: reader.client.base.href };
 }
 
@@ -213,10 +216,10 @@ export async function readLink(reader: AccountReader, id: number): Promise<LinkR
  * The safe update: reads, plans, confirms (a prompt, --yes, or exit 2 naming what would be
  * cleared) and sends. `given` are body fields from flags (`url` for a new destination).
  */
-export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: ReadonlySet<Clearable>, replaceTargets = false): Promise<LinkOutcome> {
+export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: ReadonlySet<Clearable>, replaceTargets = false, item?: Rec): Promise<LinkOutcome> {
   const { reader, ui } = deps;
   await checkDomain(reader, given.domain);
-  const read = await readLink(reader, id);
+  const read = await readLink(reader, id, item);
   const plan = planLinkUpdate(read, given, clear);
   // A file holds a link's whole targeting: it replaces what was read instead of adding to it.
   if (replaceTargets) for (const field of ['geotarget', 'devicetarget', 'languagetarget']) if (given[field] !== undefined) plan.body[field] = given[field];

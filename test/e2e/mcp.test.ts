@@ -156,7 +156,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
       for (const line of optionLines) {
         const long = /--(no-)?([\w-]+)/.exec(line)!;
         // Secrets, unbounded paging, bulk input (--from and its companions), another database (--db) and check's exit status (--fail-on) are not for tools.
-        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'db', 'fail-on'].includes(long[2]!) && !long[1]) continue;
+        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'verify', 'db', 'fail-on'].includes(long[2]!) && !long[1]) continue;
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
@@ -337,9 +337,9 @@ describe('all is bounded', () => {
       expect(r.structuredContent.records).toHaveLength(1000);
       expect(r.structuredContent.truncated).toBe(true);
       expect(r.structuredContent.note).toMatch(/stops at 1,000 records/);
-      expect(r.structuredContent.next).toEqual({ page: 11, limit: 100 });
+      expect(r.structuredContent.next).toEqual({ page: 2, limit: 1000 });
       expect(new Set(r.structuredContent.records.map((l: { id: number }) => l.id)).size).toBe(1000);
-      expect(big.requests.length).toBe(10); // 100 a page: nothing past the cap is asked for
+      expect(big.requests.length).toBe(1); // one page of 1,000: nothing past the cap is asked for
     } finally {
       await big.close();
     }
