@@ -67,6 +67,28 @@ describe('link add --from', () => {
     expect(fx.sandbox.requests).toEqual([]);
   });
 
+  it('a header naming a column twice is refused, naming it: exit 2, nothing sent', async () => {
+    const twice = file('twice.csv', 'url,alias,description,alias\nhttps://example.com/t,one,text,two\n');
+    const r = await runMain(['link', 'add', '--from', twice], { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('twice.csv:1: the header names "alias" more than once; each column once');
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('names the physical line a row starts on when a quoted cell holds line breaks (CRLF or LF)', async () => {
+    for (const eol of ['\r\n', '\n']) {
+      // Line 2-4: a description over three lines; line 5 blank; line 6 bad; line 7 a quoted break again; line 9 bad.
+      const text = ['url,description', 'https://example.com/a,"one', 'two', 'three"', '', 'ftp://bad-6,x', 'https://example.com/b,"x', 'y"', 'ftp://bad-9,z', ''].join(eol);
+      const csv = file('breaks.csv', text);
+      const r = await runMain(['link', 'add', '--from', csv], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('breaks.csv:6: --url must start with http:// or https://');
+      expect(r.stderr).toContain('breaks.csv:9: --url must start with http:// or https://');
+      expect(r.stderr).toContain('2 of 4 rows are not valid');
+    }
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
   it('checks combinations of flags on every row too, and an unknown column', async () => {
     const both = file('both.ndjson', '{"url":"https://example.com/p","public":true,"private":true}\n');
     const r = await runCli(['link', 'add', '--from', both], { env: fx.env });
