@@ -1,15 +1,15 @@
 /** `export`, `plan` and `apply`: the actions. The format is in ./model.ts, reading it in ./file.ts, the diff in ./engine.ts. */
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
-import { fileError, readAccountFile, referenceErrors } from './file.js';
+import { escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
 import { addDetails, applyPlan, formatPlan, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
+import { prepareWrite, readUserFile } from '../files/access.js';
 
 /** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
 export function schemaLocation(): string | undefined {
@@ -32,17 +32,35 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   if (opts.schema) return { kind: 'raw', json: buildSchema() };
   // --json (-o json) asks for JSON on stdout: the file is then written as JSON, unless --format says otherwise.
   const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
+  // Checked before the account is read: an existing file without --force, a path an MCP server may not write.
+  const out = opts.file && opts.file !== '-' ? await prepareWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force), mode: 0o600 /* an account is private */ }) : undefined;
   const client = await ctx.client();
   const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
   if (opts.details) await addDetails(client, state.links, (what) => ctx.status(`reading: ${what}`));
   const text = format === 'json' ? `${JSON.stringify({ $schema: schemaLocation(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
-  if (opts.file && opts.file !== '-') {
-    writeAtomically(String(opts.file), text);
+  if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
-    return { kind: 'message', message: `Exported ${count} records to ${opts.file}.`, json: { file: opts.file, records: count } };
+    if (!out.write(text)) return { kind: 'message', message: `dry run: would export ${count} records to ${out.path}; nothing was written`, json: { dryRun: true, file: out.path, records: count } };
+    return { kind: 'message', message: `Exported ${count} records to ${out.path}.`, json: { file: out.path, records: count } };
   }
   // The file itself is the output, whatever the output format.
   return { kind: 'text', text };
+}
+
+/** A server's text as file data: a literal `${` is written `$${`, so it is never read as a reference to the environment. */
+function literal(value: unknown): unknown {
+  if (typeof value === 'string') return escapeLiteral(value);
+  if (Array.isArray(value)) return value.map(literal);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
+  return value;
+}
+
+/** A record with its strings as file data; what could not be read back about it stays known (comments). */
+function literalRecord(record: Rec): Rec {
+  const copy = literal(record) as Rec;
+  const cannot = unreadableOn.get(record);
+  if (cannot) unreadableOn.set(copy, cannot);
+  return copy;
 }
 
 /** The account as the file's data, records sorted by key so that two exports compare line by line. */
@@ -50,7 +68,7 @@ function toFile(state: State): Rec {
   const file: Rec = { version: 1 };
   for (const kind of KINDS) {
     const key = specs()[kind].key;
-    file[kind] = state[kind].map((c) => c.record).sort((a, b) => {
+    file[kind] = state[kind].map((c) => literalRecord(c.record)).sort((a, b) => {
       for (const k of [...key].reverse()) {
         const x = String(a[k] ?? '');
         const y = String(b[k] ?? '');
@@ -111,36 +129,15 @@ function recordYaml(record: Rec): string {
   return lines.join('\n');
 }
 
-/** Writes next to the target and renames: a reader never sees half a file. 0600: an account is private. */
-function writeAtomically(path: string, text: string): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temp, text, { mode: 0o600 });
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // nothing was written
-    }
-    throw new UsageError(`--file: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-}
-
 // ---------------------------------------------------------------- plan and apply
 
 async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
   const name = String(opts.file);
   let text: string;
   if (name === '-') text = await ctx.readStdin();
-  else {
-    try {
-      text = readFileSync(name, 'utf8');
-    } catch (error) {
-      throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
-  const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
+  else text = readUserFile(ctx, name, '-f');
+  // The values taken from the environment join the context's secrets: redacted from every message and trace.
+  const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined, secrets: ctx.secrets });
   const client = await ctx.client();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));

@@ -54,6 +54,8 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
     checkOutput: () => undefined,
     status: () => undefined,
     client: validating ? async () => stub : () => ctx.client(),
+    // A row's cells are data: `@file` in a cell is never read (it could name the config file with every key).
+    files: { ...ctx.files, noReads: 'the cells of a --from file are data, not file names: linkctl reads no file a row names (put the JSON itself in the cell)' },
     readStdin: async () => {
       throw new UsageError('stdin cannot be read by a row: it is the --from input');
     },

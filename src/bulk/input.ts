@@ -6,12 +6,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, openSync, readSync, closeSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import type { InStream } from '../io.js';
 import type { BulkFormat } from '../commands/shared/define.js';
+import { privateTempPath } from '../files/access.js';
 
 export interface RawRow {
   /** Line of the file (CSV, NDJSON) or position in the array (JSON), from 1. */
@@ -33,8 +34,9 @@ const EXTENSIONS: Record<string, BulkFormat> = { '.csv': 'csv', '.ndjson': 'ndjs
 /** stdin is copied to a file first: it is read twice (validation, then execution) and hashed. */
 export async function spoolStdin(stdin: InStream, dir: string): Promise<string> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `stdin-${process.pid}-${Date.now()}.tmp`);
-  await pipeline(Readable.from(stdin as AsyncIterable<Buffer | string>), createWriteStream(path, { mode: 0o600 }));
+  // Created exclusively under a name nobody can guess: nothing planted there in advance is written through.
+  const path = privateTempPath(dir, 'stdin');
+  await pipeline(Readable.from(stdin as AsyncIterable<Buffer | string>), createWriteStream(path, { flags: 'wx', mode: 0o600 }));
   return path;
 }
 
