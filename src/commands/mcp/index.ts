@@ -23,6 +23,6 @@ export function register(program: Command, bind: Bind): void {
         ].join('\n'),
       )
       .action(bind(() => import('./actions.js'), 'serve')),
-    ['linkctl mcp', 'linkctl mcp --profile work --allow-writes', 'linkctl mcp --allow-writes --root ~/qr-codes', 'linkctl --sandbox mcp --allow-writes --allow-deletes'],
+    ['linkctl mcp', 'linkctl mcp --profile work --allow-writes', 'linkctl --sandbox mcp --allow-writes --allow-deletes'],
   );
 }
