@@ -39,7 +39,7 @@ export interface Entry {
 export interface JournalOptions {
   /** The folder of journals. */
   dir: string;
-  /** What names the journal: the same parts, the same file (e.g. profile, baseUrl, command, input). */
+  /** What names the journal: the same parts (values, in this order), the same file (e.g. profile, baseUrl, command, inputHash). */
   key: Record<string, string>;
   /**
    * What the run sends besides its input, by the names people give them (`--description`): an
@@ -122,7 +122,8 @@ export class Journal {
     } catch (error) {
       throw unwritable(dir, error);
     }
-    const name = createHash('sha256').update(JSON.stringify(Object.entries(options.key).sort(([a], [b]) => (a < b ? -1 : 1)))).digest('hex').slice(0, 32);
+    // The parts' values in the caller's order (for --from: the same names as the journals of earlier versions, which are resumed).
+    const name = createHash('sha256').update(JSON.stringify(Object.values(options.key))).digest('hex').slice(0, 32);
     const path = join(dir, `${name}.jsonl`);
     const lockPath = join(dir, `${name}.lock`);
     acquireLock(lockPath, options.label);
@@ -279,8 +280,8 @@ function readJournal(fd: number, path: string, options: JournalOptions): Read {
     if (i === 0) {
       if (value.journal !== 1) throw corrupt(i, 'not the header of a linkctl journal');
       headerSeen = true;
-      const stored = isObject(value.settings) ? (value.settings as Record<string, string>) : {};
-      const changed = changedSettings(stored, options.settings);
+      // A journal of an earlier version has no settings: it is resumed as it is.
+      const changed = isObject(value.settings) ? changedSettings(value.settings as Record<string, string>, options.settings) : undefined;
       if (changed) {
         read.mismatch = new UsageError(
           `an unfinished run of ${options.label} (started ${String(value.started)}) was made with other flags: ${changed}; going on with different flags would send its rows differently`,

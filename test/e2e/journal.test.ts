@@ -6,9 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, tempDir, useSandbox } from '../helpers.js';
 
 const fx = useSandbox();
@@ -41,21 +42,35 @@ const qrCsv = (names: string[]) => `type,data,name\n${names.map((name) => `link,
 
 describe('two runs of the same file at once', () => {
   it('the second refuses, naming the first (pid, start); nothing is created twice', async () => {
-    // A slow sandbox (5 requests a second) of the test's own, so that the first run is still going when the second starts.
-    const sandbox = await startSandbox({ port: 0, rateLimit: { limit: 5, windowSeconds: 1 } });
+    // A proxy of the test's own in front of the sandbox holds the first run's first POST until the second run has ended.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const firstPost = new Promise<void>((resolve) => (arrived = resolve));
+    let holding = true;
+    const proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      if (req.method === 'POST' && holding) {
+        holding = false;
+        arrived();
+        await held;
+      }
+      const answer = await fetch(`${fx.sandbox.url}${req.url}`, { method: req.method, headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const { path, env: own, journals } = setup('q.csv', qrCsv(Array.from({ length: 15 }, (_, i) => `twice-${i}`)));
-    const env = { ...own, LINKCTL_BASE_URL: sandbox.url, LINKCTL_API_KEY: sandbox.key };
+    const env = { ...own, LINKCTL_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
     try {
       const first = spawn(process.execPath, [BIN, 'qr', 'add', '--from', path, '--json'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       first.stdout.setEncoding('utf8').on('data', (d) => (out += d));
       const exited = new Promise<number | null>((resolve) => first.on('close', resolve));
-      const deadline = Date.now() + 15_000;
-      const posts = () => sandbox.requests.filter((q) => q.method === 'POST').length;
-      while (posts() < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(posts()).toBeGreaterThan(0);
+      await firstPost;
 
-      const second = await runCli(['qr', 'add', '--from', path, '--json'], { env });
+      const second = await runCli(['qr', 'add', '--from', path, '--json'], { env, timeoutMs: 60_000 });
+      release();
       expect(second.code).toBe(2);
       expect(second.stderr).toContain(`another linkctl is running the same file (pid ${first.pid}, started 20`);
       expect(second.stderr).toContain('qr add --from');
@@ -64,14 +79,17 @@ describe('two runs of the same file at once', () => {
 
       expect(await exited).toBe(0);
       expect((JSON.parse(out) as unknown[]).length).toBe(15);
-      const names = sandbox.requests.filter((q) => q.method === 'POST').map((q) => (q.body as { name: string }).name);
-      expect(names).toHaveLength(15);
-      expect(new Set(names).size).toBe(15);
+      // The sandbox got one POST a row and nothing else; each code exists once.
+      expect(fx.sandbox.requests.map((q) => q.method)).toEqual(Array(15).fill('POST'));
+      expect(new Set(qrNames()).size).toBe(15);
+      expect(await onServer('twice-')).toHaveLength(15);
       expect(journals()).toEqual([]);
     } finally {
-      await sandbox.close();
+      release();
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
     }
-  }, 40_000);
+  }, 90_000);
 
   it('a lock whose process is gone (a dead pid, or a live pid that started at another time) is taken over at once', async () => {
     const { path, env, bulk, journals } = setup('q.csv', qrCsv(['stale-1', 'stale-2']));
@@ -258,6 +276,15 @@ describe('flags that change what is sent', () => {
     expect(r.stderr).toContain('was made with other flags: --description "first" (now "second")');
     expect(r.stderr).toContain('hint: run it again with the same flags to finish it, or add --restart');
     expect(fx.sandbox.requests.length).toBe(before);
+    // A journal of the version before (its header has no flags) is resumed as it is.
+    const { journals } = { journals: () => readdirSync(join(env.LINKCTL_CONFIG_DIR, 'state', 'bulk')).filter((f) => f.endsWith('.jsonl')) };
+    const journal = join(env.LINKCTL_CONFIG_DIR, 'state', 'bulk', journals()[0]!);
+    const [header, ...rest] = readFileSync(journal, 'utf8').split('\n');
+    const { settings: _settings, ...old } = JSON.parse(header!) as Record<string, unknown>;
+    writeFileSync(journal, [JSON.stringify(old), ...rest].join('\n'));
+    const resumed = await runCli(['link', 'update', '--from', path, '--description', 'other', '--yes'], { env });
+    expect(resumed.code).toBe(1); // 999999 fails again; the finished row is not sent again
+    expect(resumed.stderr).toContain('1 finished in an earlier run, not sent again');
     const restart = await runCli(['link', 'update', '--from', path, '--description', 'second', '--yes', '--restart', '--json'], { env });
     expect(restart.code).toBe(1);
     expect(requests('PUT', `/api/url/${created.id}/update`).map((q) => (q.body as { description: string }).description)).toEqual(['first', 'second']);
