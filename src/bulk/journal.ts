@@ -144,6 +144,7 @@ export class Journal {
         if (read.previous.size || read.tornAfter !== undefined) throw read.mismatch;
         ftruncateSync(fd, 0); // a journal with no rows: nothing to resume, so it starts over with these settings
         read.empty = true;
+        read.needsNewline = false;
       }
       const journal = new Journal(options, path, lockPath, fd, read);
       const now = new Date().toISOString();
