@@ -25,7 +25,7 @@ _linkctl_spec() {
     'linkctl qr add') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format --stop-on-error --restart -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format' ;;
     'linkctl qr update') cmds='' flags='--type --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo -h --help' vflags='--type --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo' ;;
     'linkctl qr delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
-    'linkctl qr download') cmds='' flags='--file --from --dir -h --help' vflags='--file --from --dir' ;;
+    'linkctl qr download') cmds='' flags='--file --from --dir --force -h --help' vflags='--file --from --dir' ;;
     'linkctl qr help') cmds='' flags='' vflags='' ;;
     'linkctl link') cmds='list ls=list get add update delete rm=delete qr help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
@@ -33,7 +33,7 @@ _linkctl_spec() {
     'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --if-exists --verify --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists --from --from-format' ;;
     'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --verify --from --from-format --stop-on-error --restart -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
     'linkctl link delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
-    'linkctl link qr') cmds='' flags='--short --file --size --margin --ecc --foreground --background -h --help' vflags='--short --file --size --margin --ecc --foreground --background' ;;
+    'linkctl link qr') cmds='' flags='--short --file --force --size --margin --ecc --foreground --background -h --help' vflags='--short --file --size --margin --ecc --foreground --background' ;;
     'linkctl link help') cmds='' flags='' vflags='' ;;
     'linkctl domain') cmds='list ls=list add update delete rm=delete help' flags='-h --help' vflags='' ;;
     'linkctl domain list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
@@ -68,7 +68,7 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl export') cmds='' flags='--file --format --details --schema -h --help' vflags='--file --format' ;;
+    'linkctl export') cmds='' flags='--file --force --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains -h --help' vflags='--file --map --tags-to --on-collision' ;;
@@ -87,7 +87,7 @@ _linkctl_spec() {
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
-    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes -h --help' vflags='' ;;
+    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --root -h --help' vflags='--root' ;;
     'linkctl help') cmds='' flags='' vflags='' ;;
     *) cmds='' flags='' vflags='' ;;
   esac
@@ -155,6 +155,7 @@ _linkctl_values() {
     'linkctl sandbox serve --state') vals=@files ;;
     'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;
+    'linkctl mcp --root') vals=@files ;;
     *' -p') vals=@profiles ;;
     *' --profile') vals=@profiles ;;
     *' -o') vals='table json ndjson csv tsv markdown' ;;

@@ -67,7 +67,7 @@ function __linkctl_data --argument-names key
         case 'linkctl qr delete|vflags'
             printf '%s\n' '--from' '--from-format'
         case 'linkctl qr download|flags'
-            printf '%s\t%s\n' '--file' 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)' '--from' '"-": read QR code ids from stdin, one a line, and save each into --dir' '--dir' 'folder for --from -, created if missing (default: the current folder)' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--file' 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)' '--from' '"-": read QR code ids from stdin, one a line, and save each into --dir' '--dir' 'folder for --from -, created if missing (default: the current folder)' '--force' 'replace the file if it exists (without it: a question on a terminal, a refusal elsewhere)' '-h' 'show help' '--help' 'show help'
         case 'linkctl qr download|vflags'
             printf '%s\n' '--file' '--from' '--dir'
         case 'linkctl link|cmds'
@@ -97,7 +97,7 @@ function __linkctl_data --argument-names key
         case 'linkctl link delete|vflags'
             printf '%s\n' '--from' '--from-format'
         case 'linkctl link qr|flags'
-            printf '%s\t%s\n' '--short' 'encode this short URL instead of looking up a link (no request sent)' '--file' 'write a print-ready image instead; the format follows the extension, .png or .svg' '--size' 'image width and height (PNG: rounded down to whole pixels per module; default 1024)' '--margin' 'quiet zone around the code, in modules (default 2 on the terminal, 4 in files)' '--ecc' 'error correction: L 7%, M 15%, Q 25%, H 30% of the code can be damaged' '--foreground' 'colour of the modules in the file, #RRGGBB or rgb(r,g,b)' '--background' 'colour of the background in the file, #RRGGBB or rgb(r,g,b)' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--short' 'encode this short URL instead of looking up a link (no request sent)' '--file' 'write a print-ready image instead; the format follows the extension, .png or .svg' '--force' 'replace the file if it exists (without it: a question on a terminal, a refusal elsewhere)' '--size' 'image width and height (PNG: rounded down to whole pixels per module; default 1024)' '--margin' 'quiet zone around the code, in modules (default 2 on the terminal, 4 in files)' '--ecc' 'error correction: L 7%, M 15%, Q 25%, H 30% of the code can be damaged' '--foreground' 'colour of the modules in the file, #RRGGBB or rgb(r,g,b)' '--background' 'colour of the background in the file, #RRGGBB or rgb(r,g,b)' '-h' 'show help' '--help' 'show help'
         case 'linkctl link qr|vflags'
             printf '%s\n' '--short' '--file' '--size' '--margin' '--ecc' '--foreground' '--background'
         case 'linkctl domain|cmds'
@@ -217,7 +217,7 @@ function __linkctl_data --argument-names key
         case 'linkctl splash list|vflags'
             printf '%s\n' '--limit' '--page'
         case 'linkctl export|flags'
-            printf '%s\t%s\n' '--file' 'write to this file (atomically, mode 0600) instead of stdout' '--format' 'file format (JSON is valid YAML too)' '--details' 'also read each link\'s geo and device targeting and expiry (one request per link, paced)' '--schema' 'print the JSON Schema of the file instead, and read nothing' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--file' 'write to this file (atomically, mode 0600) instead of stdout' '--force' 'replace the file if it exists (without it: a question on a terminal, a refusal elsewhere)' '--format' 'file format (JSON is valid YAML too)' '--details' 'also read each link\'s geo and device targeting and expiry (one request per link, paced)' '--schema' 'print the JSON Schema of the file instead, and read nothing' '-h' 'show help' '--help' 'show help'
         case 'linkctl export|vflags'
             printf '%s\n' '--file' '--format'
         case 'linkctl plan|flags'
@@ -285,7 +285,9 @@ function __linkctl_data --argument-names key
         case 'linkctl sandbox reset|vflags'
             printf '%s\n' '--state'
         case 'linkctl mcp|flags'
-            printf '%s\t%s\n' '--allow-writes' 'also list the tools that create and change (add, update, assign)' '--allow-deletes' 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--allow-writes' 'also list the tools that create and change (add, update, assign)' '--allow-deletes' 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true' '--root' 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none' '-h' 'show help' '--help' 'show help'
+        case 'linkctl mcp|vflags'
+            printf '%s\n' '--root'
         case 'global|flags'
             printf '%s\t%s\n' '-V' 'print the version' '--version' 'print the version' '-p' 'profile to use (env LINKCTL_PROFILE)' '--profile' 'profile to use (env LINKCTL_PROFILE)' '--base-url' 'API base URL, the site root (env LINKCTL_BASE_URL)' '--json' 'print JSON (same as -o json)' '-o' 'output format (markdown: plan only)' '--output' 'output format (markdown: plan only)' '--fields' 'columns to show, comma-separated, in order' '--no-header' 'leave out the header line of table, csv and tsv output' '-q' 'print only ids, one per line' '--quiet' 'print only ids, one per line' '--no-color' 'no colour (also NO_COLOR)' '--debug' 'trace HTTP requests to stderr (the key is redacted)' '--timeout' 'give up on one attempt after this long' '--max-wait' 'longest wait for the rate limit before exit 5' '-y' 'do not ask for confirmation' '--yes' 'do not ask for confirmation' '--dry-run' 'print the request that would change something, and send nothing' '--sandbox' 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)' '--insecure-http' 'allow sending the key over plain http to a non-loopback host'
         case 'global|vflags'
@@ -405,6 +407,8 @@ function __linkctl_data --argument-names key
         case 'linkctl sandbox visits --state'
             echo @files
         case 'linkctl sandbox reset --state'
+            echo @files
+        case 'linkctl mcp --root'
             echo @files
         case '* -p'
             echo @profiles

@@ -190,7 +190,7 @@ function safeFormat(context: Context | undefined): Format | undefined {
 }
 
 function secretsOf(context: Context | undefined, io: IO): string[] {
-  const secrets = [io.env.LINKCTL_API_KEY ?? ''];
+  const secrets = [io.env.LINKCTL_API_KEY ?? '', ...(context?.secrets ?? [])];
   try {
     const key = context?.settings().apiKey?.value;
     if (key) secrets.push(key);

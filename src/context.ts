@@ -5,10 +5,11 @@
 import type { ApiClient } from './http/client.js';
 import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
-import type { IO } from './io.js';
+import type { FilePolicy, IO } from './io.js';
 import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
+import { redact } from './redact.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 
@@ -62,13 +63,19 @@ export class Context {
    */
   private readonly run: { reader?: Promise<AccountReader> } = {};
   lastWait?: string;
+  /** Secret values met while running (passwords taken from the environment): redacted from messages and --debug traces. */
+  readonly secrets: string[] = [];
+  /** Which local files this command may read and write (src/files/access.ts); a `--from` row's context has its own. */
+  readonly files: FilePolicy;
 
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
     /** The `-o` documents this command prints (`plan`: markdown). */
     private readonly documents: readonly DocumentFormat[] = [],
-  ) {}
+  ) {
+    this.files = io.files ?? {};
+  }
 
   get env(): Record<string, string | undefined> {
     return this.io.env;
@@ -247,7 +254,7 @@ export class Context {
       insecureHttp: this.globals.insecureHttp,
       rate: this.io.pacing,
       events: {
-        debug: this.globals.debug ? (line) => this.warn(`[debug] ${line}`) : undefined,
+        debug: this.globals.debug ? (line) => this.warn(`[debug] ${redact(line, this.secrets)}`) : undefined,
         wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),

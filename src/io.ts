@@ -9,6 +9,18 @@ export interface InStream extends AsyncIterable<Buffer | string> {
   isTTY?: boolean;
 }
 
+/**
+ * Which local files a command may read and write beyond what a person types (src/files/access.ts
+ * applies it). undefined root: the CLI, anywhere. A folder: only inside it (relative paths are
+ * relative to it), never inside the config folder (`linkctl mcp --root DIR`). null: no files
+ * (`linkctl mcp` without --root).
+ */
+export interface FilePolicy {
+  root?: string | null;
+  /** Reads are refused with this reason (the rows of a `--from` file: cells are data). */
+  noReads?: string;
+}
+
 export interface IO {
   stdout: OutStream;
   stderr: OutStream;
@@ -29,4 +41,6 @@ export interface IO {
    * call): the API client reads and updates it, so pacing carries from one call to the next.
    */
   pacing?: { remaining?: number; resetAtMs?: number };
+  /** Which files the command may read and write; the CLI's own (undefined): any. */
+  files?: FilePolicy;
 }

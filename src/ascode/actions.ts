@@ -1,16 +1,16 @@
 /** `export`, `plan` and `apply`: the actions. The format is in ./model.ts, reading it in ./file.ts, the diff in ./engine.ts. */
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
-import { fileError, readAccountFile, referenceErrors } from './file.js';
+import { escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
 import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 import { planMarkdown } from './markdown.js';
+import { prepareWrite, readUserFile } from '../files/access.js';
 
 /** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
 export function schemaLocation(): string | undefined {
@@ -33,17 +33,36 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   if (opts.schema) return { kind: 'raw', json: buildSchema() };
   // --json (-o json) asks for JSON on stdout: the file is then written as JSON, unless --format says otherwise.
   const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
+  // Checked before the account is read: an existing file without --force, a path an MCP server may not write.
+  const out = opts.file && opts.file !== '-' ? await prepareWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force), mode: 0o600 /* an account is private */ }) : undefined;
   const reader = await ctx.reader();
   const state = await readState(reader, KINDS);
   if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
   const text = format === 'json' ? `${JSON.stringify({ $schema: schemaLocation(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
-  if (opts.file && opts.file !== '-') {
-    writeAtomically(String(opts.file), text);
+  if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
-    return { kind: 'message', message: `Exported ${count} records to ${opts.file}.`, json: { file: opts.file, records: count } };
+    if (!out.write(text)) return { kind: 'message', message: `dry run: would export ${count} records to ${out.path}; nothing was written`, json: { dryRun: true, file: out.path, records: count } };
+    return { kind: 'message', message: `Exported ${count} records to ${out.path}.`, json: { file: out.path, records: count } };
   }
   // The file itself is the output, whatever the output format.
   return { kind: 'text', text };
+}
+
+/** A server's text as file data: a literal `${` is written `$${`, so it is never read as a reference to the environment. */
+function literal(value: unknown): unknown {
+  if (typeof value === 'string') return escapeLiteral(value);
+  if (Array.isArray(value)) return value.map(literal);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]));
+  return value;
+}
+
+/** A record with its strings as file data (and its id when `id` is set); what could not be read back about it stays known (comments). */
+function literalRecord(record: Rec, id?: unknown): Rec {
+  const copy = literal(record) as Rec;
+  if (id !== undefined) copy.id = id;
+  const cannot = unreadableOn.get(record);
+  if (cannot) unreadableOn.set(copy, cannot);
+  return copy;
 }
 
 /**
@@ -57,7 +76,7 @@ function toFile(state: State): Rec {
   for (const kind of KINDS) {
     const key = specs()[kind].key;
     const withId = 'id' in specs()[kind].fields;
-    const records = state[kind].map((c) => (withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? { ...c.record, id: c.id } : c.record));
+    const records = state[kind].map((c) => literalRecord(c.record, withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? c.id : undefined));
     file[kind] = records.sort((a, b) => {
       if (String(a[key[0]!] ?? '').toLowerCase() === String(b[key[0]!] ?? '').toLowerCase() && a.id !== undefined && b.id !== undefined) return Number(a.id) - Number(b.id);
       for (const k of [...key].reverse()) {
@@ -120,37 +139,16 @@ function recordYaml(record: Rec): string {
   return lines.join('\n');
 }
 
-/** Writes next to the target and renames: a reader never sees half a file. 0600: an account is private. */
-function writeAtomically(path: string, text: string): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temp, text, { mode: 0o600 });
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // nothing was written
-    }
-    throw new UsageError(`--file: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-}
-
 // ---------------------------------------------------------------- plan and apply
 
 async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
   const name = String(opts.file);
   let text: string;
   if (name === '-') text = await ctx.readStdin();
-  else {
-    try {
-      text = readFileSync(name, 'utf8');
-    } catch (error) {
-      throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
+  else text = readUserFile(ctx, name, '-f');
   (await import('../memory.js')).keepMemoryFlat(); // a file of many records, an account of many links
-  const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
+  // The values taken from the environment join the context's secrets: redacted from every message and trace.
+  const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined, secrets: ctx.secrets });
   text = ''; // 18 MB for 200,000 links: not kept while the account is read
   const reader = await ctx.reader();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.

@@ -44,6 +44,14 @@ const detach = (s: string): string => (s.length > 12 ? (JSON.parse(JSON.stringif
 
 const ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
+/**
+ * Only a secret field (a link's password) is a reference to the environment; every other string
+ * is data, whatever it holds. Export writes a literal `${` as `$${` so that a file reads back as
+ * it was exported, and so that an old reader never takes a server's text for a reference.
+ */
+export const escapeLiteral = (text: string) => text.replace(/\$\{/g, () => '$${');
+const unescapeLiteral = (text: string) => text.replace(/\$\$\{/g, () => '${');
+
 export interface ParsedFile {
   file: AccountFile;
   /** Where each record is, for later messages (a dangling reference found against the server). */
@@ -51,8 +59,10 @@ export interface ParsedFile {
 }
 
 export interface ReadOptions {
-  /** Replace `${env:NAME}` by the variable's value (apply); plan keeps the reference. */
+  /** Replace `${env:NAME}` in secret fields by the variable's value (apply); plan keeps the reference. */
   env?: Record<string, string | undefined>;
+  /** The values taken from the environment are added here, for redaction wherever text is printed. */
+  secrets?: string[];
 }
 
 export function readAccountFile(text: string, name: string, options: ReadOptions = {}): ParsedFile {
@@ -332,30 +342,37 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
       return undefined;
     }
     let value = detach(String(n.value));
-    const env = ENV_REF.exec(value);
-    if (field.secret && !env) {
-      fail(n, p, 'a secret is given as a reference to the environment, such as ${env:PROMO_PASSWORD}, so the file holds none');
-      return undefined;
-    }
-    if (env && options.env) {
+    if (!field.secret) value = unescapeLiteral(value);
+    else {
+      const env = ENV_REF.exec(value);
+      if (!env) {
+        fail(n, p, 'a secret is given as a reference to the environment, such as ${env:PROMO_PASSWORD}, so the file holds none');
+        return undefined;
+      }
+      if (!options.env) return value; // plan: the reference itself, checked once it is resolved
       const found = options.env[env[1]!];
       if (found === undefined || found === '') {
         fail(n, p, `the environment variable ${env[1]} is not set`);
         return undefined;
       }
-      value = found;
+      options.secrets?.push(found);
+      // Checked as any value of the field, after substitution; the message names the variable, never its value.
+      for (const problem of [field.choices && !field.choices.includes(found) ? `must be one of ${field.choices.join(', ')}` : undefined, checkError(check, found)]) {
+        if (problem) {
+          fail(n, p, `the value of the environment variable ${env[1]} is not valid: ${problem.split(found).join('[REDACTED]')}`);
+          return undefined;
+        }
+      }
+      return found;
     }
     if (field.choices && !field.choices.includes(value)) {
       fail(n, p, `must be one of ${field.choices.join(', ')}; got "${value}"`);
       return undefined;
     }
-    if (check && !env) {
-      try {
-        check(value);
-      } catch (error) {
-        fail(n, p, error instanceof CliError ? error.message : String(error));
-        return undefined;
-      }
+    const problem = checkError(check, value);
+    if (problem) {
+      fail(n, p, problem);
+      return undefined;
     }
     return value;
   };
@@ -406,23 +423,26 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
         }
         return out;
       }
-      // Free-form data (a QR code's): strings, numbers, lists and mappings, with ${env:NAME} inside.
-      const resolve = (v: unknown, p: string): unknown => {
-        if (typeof v === 'string') {
-          const env = ENV_REF.exec(v);
-          if (env && options.env) {
-            const found = options.env[env[1]!];
-            if (found === undefined) fail(node, p, `the environment variable ${env[1]} is not set`);
-            return found;
-          }
-          return v;
-        }
-        if (Array.isArray(v)) return v.map((x, i) => resolve(x, `${p}[${i}]`));
-        if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x, `${p}.${k}`)]));
+      // Free-form data (a QR code's): strings, numbers, lists and mappings, all of it data (`$${` is a literal `${`).
+      const literal = (v: unknown): unknown => {
+        if (typeof v === 'string') return unescapeLiteral(v);
+        if (Array.isArray(v)) return v.map(literal);
+        if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literal(x)]));
         return v;
       };
-      return resolve(node.toJSON(), path);
+      return literal(node.toJSON());
     }
+  }
+}
+
+/** The message of a field's check, or undefined when the value passes. */
+function checkError(check: ((v: string) => unknown) | undefined, value: string): string | undefined {
+  if (!check) return undefined;
+  try {
+    check(value);
+    return undefined;
+  } catch (error) {
+    return error instanceof CliError ? error.message : String(error);
   }
 }
 

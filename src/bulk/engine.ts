@@ -21,7 +21,7 @@ import type { ApiClient } from '../http/client.js';
 import { stateDir } from '../config/paths.js';
 import { hashFile, openInput, readRows, spoolStdin, type InputFile } from './input.js';
 import { rowInput } from './rows.js';
-import { FINISHED, Journal, type Entry, type RowStatus } from './journal.js';
+import { FINISHED, Journal, JournalWriteError, type Entry, type RowStatus } from './journal.js';
 import { canLookUp, lookUp } from './lookup.js';
 
 /** Thrown by the validation client at the first request: the row passed every check before it. */
@@ -58,6 +58,8 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
     client: validating ? async () => stub : () => ctx.client(),
     // A row being checked reads nothing either: its reader stops at the first request too.
     reader: validating ? async () => new AccountReader(stub as ApiClient) : () => ctx.reader(),
+    // A row's cells are data: `@file` in a cell is never read (it could name the config file with every key).
+    files: { ...ctx.files, noReads: 'the cells of a --from file are data, not file names: linkctl reads no file a row names (put the JSON itself in the cell)' },
     readStdin: async () => {
       throw new UsageError('stdin cannot be read by a row: it is the --from input');
     },
@@ -169,22 +171,33 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       // ------------------------------------------------ 2. run, one row at a time, journaled
       const client = await ctx.client();
       const reader = await ctx.reader();
-      const journal = new Journal(
-        join(state, 'bulk'),
-        {
+      const journal = Journal.open({
+        dir: join(state, 'bulk'),
+        key: {
           profile: ctx.sandboxMode ? 'sandbox' : ctx.settings().profile.value,
           baseUrl: ctx.sandboxMode ? 'sandbox' : client.base.href,
           command: path,
           inputHash: await hashFile(input.path),
         },
-        Boolean(opts.restart),
-      );
-      // A command may make its lookups once for the whole file (`<name>Prepare`, e.g. link add's index of links).
-      const prepare = module[`${name}Prepare`];
-      if (typeof prepare === 'function') {
-        const finished = [...journal.previous.values()].filter((entry) => FINISHED.has(entry.state)).length;
-        await (prepare as (ctx: Context, rows: number) => Promise<void>)(ctx, total - finished);
+        // Every flag given for all rows changes what is sent: an unfinished run is resumed only with the same ones.
+        settings: flagSettings(base),
+        restart: Boolean(opts.restart),
+        label: `${path} --from ${input.label}`,
+        failAfterBytes: testFailAfter(ctx.env),
+      });
+      try {
+        // A command may make its lookups once for the whole file (`<name>Prepare`, e.g. link add's index of links).
+        const prepare = module[`${name}Prepare`];
+        if (typeof prepare === 'function') {
+          const finished = [...journal.previous.values()].filter((entry) => FINISHED.has(entry.state)).length;
+          await (prepare as (ctx: Context, rows: number) => Promise<void>)(ctx, total - finished);
+        }
+      } catch (error) {
+        journal.close();
+        throw error;
       }
+      /** An outcome the journal could not take (a full disk): the row is reported, then the run stops. */
+      let unrecorded: JournalWriteError | undefined;
       const result: Result = { kind: 'list', columns, pages: run() };
       started = true;
 
@@ -195,6 +208,8 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         let stoppedAt: number | undefined;
         /** Rows done, but not as asked (an error beside a status other than failed). */
         let differed = 0;
+        let completed = false;
+        let tornAfter = journal.tornAfter;
         const progress = new Progress(ctx, total);
         try {
           for await (const raw of readRows(input, known, bare)) {
@@ -205,7 +220,14 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
               earlier++;
               outcome = { ...previous, status: previous.state as RowStatus };
             } else {
-              outcome = await runRow(rowInput(spec, raw.values, base), raw.line, where, previous?.state === 'sending');
+              let unknown = previous?.state === 'sending';
+              if (tornAfter !== undefined && raw.line > tornAfter) {
+                // The earlier run's last line was torn before it named its row: this row, the next it would have sent.
+                tornAfter = undefined;
+                unknown = true;
+                journal.record({ row: raw.line, state: 'sending' });
+              }
+              outcome = await runRow(rowInput(spec, raw.values, base), raw.line, where, unknown);
             }
             done++;
             if (done % 5000 === 0) collectGarbage();
@@ -213,31 +235,43 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             if (outcome.error && outcome.status !== 'failed') differed++;
             progress.tick(done);
             yield [{ row: raw.line, status: outcome.status, id: outcome.id ?? null, ...(linkish ? { shorturl: outcome.shorturl ?? null } : path === 'qr add' ? { link: outcome.link ?? null } : {}), error: outcome.error ?? null }];
+            if (unrecorded) throw unrecorded;
             if (outcome.status === 'failed' && opts.stopOnError) {
               stoppedAt = raw.line;
               break;
             }
           }
+          completed = true;
         } finally {
           progress.end();
-          journal.close();
+          const failed = counts.get('failed') ?? 0;
+          // Every row finished: the journal has done its work (running the file again is a new run).
+          if (completed && done === total && failed === 0) journal.retire();
+          else journal.close();
           cleanup();
           const parts = [...counts].map(([status, n]) => `${n} ${status}`);
-          const failed = (counts.get('failed') ?? 0) + differed;
           ctx.warn(
             `${input.label}: ${done} of ${total} row${total === 1 ? '' : 's'} done${parts.length ? ` (${parts.join(', ')})` : ''}` +
               `${earlier ? `; ${earlier} finished in an earlier run, not sent again` : ''}` +
               `${differed ? `; ${differed} not as asked (see their error)` : ''}` +
               `${stoppedAt !== undefined ? `; stopped at row ${stoppedAt} (--stop-on-error), ${total - done} not attempted` : done < total ? `; ${total - done} not attempted` : ''}`,
           );
-          result.exitCode = failed > 0 || done < total ? 1 : 0;
+          result.exitCode = failed + differed > 0 || done < total ? 1 : 0;
         }
       }
 
       /** One row: resolve an unknown outcome of an earlier run first, then send, journaled before and after. */
       async function runRow(input: ActionInput, line: number, where: string, unknownBefore: boolean): Promise<Outcome> {
         const status = STATUS_OF[name] ?? 'created';
-        const record = (outcome: Outcome): Outcome => (journal.record({ row: line, state: outcome.status, ...pick(outcome) }), outcome);
+        const record = (outcome: Outcome): Outcome => {
+          try {
+            journal.record({ row: line, state: outcome.status, ...pick(outcome) });
+          } catch (error) {
+            if (!(error instanceof JournalWriteError)) throw error;
+            unrecorded ??= new JournalWriteError(`${error.message}: row ${line} was ${outcome.status} but the journal could not record it (the next run looks it up); the run stopped there`, error.hint!, error.cause);
+          }
+          return outcome;
+        };
         if (unknownBefore && canLookUp(path)) {
           let found: Rec | null | undefined;
           try {
@@ -250,7 +284,12 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           if (found === undefined) return { status: 'failed', error: 'the earlier run may or may not have created it, and the row gives nothing to look it up by (a name); check, then run with --restart' };
         }
         for (let attempt = 1; ; attempt++) {
-          journal.record({ row: line, state: 'sending' });
+          try {
+            journal.record({ row: line, state: 'sending' });
+          } catch (error) {
+            if (!(error instanceof JournalWriteError)) throw error;
+            throw new JournalWriteError(`${error.message}: row ${line} was not sent, and the run stopped there`, error.hint!, error.cause);
+          }
           try {
             return record(outcomeOf(await action(rowContext(ctx, where, false, confirmedOnce), input), status, input));
           } catch (error) {
@@ -275,6 +314,22 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       if (!started) cleanup();
     }
   };
+}
+
+/** The flags given for every row, as people write them (`--description`), for the journal to compare on resume. */
+function flagSettings(base: Record<string, unknown>): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value === undefined) continue;
+    settings[`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return settings;
+}
+
+/** LINKCTL_TEST_JOURNAL_FAIL_AFTER=N, for tests only: the journal's writer fails (ENOSPC) after N bytes, as on a full disk. */
+function testFailAfter(env: Record<string, string | undefined>): number | undefined {
+  const value = env.LINKCTL_TEST_JOURNAL_FAIL_AFTER;
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
 function pick(outcome: Outcome): Partial<Entry> {

@@ -6,12 +6,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, openSync, readSync, closeSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import type { InStream } from '../io.js';
 import type { BulkFormat } from '../commands/shared/define.js';
+import { privateTempPath } from '../files/access.js';
 
 export interface RawRow {
   /** Line of the file (CSV, NDJSON) or position in the array (JSON), from 1. */
@@ -33,8 +34,9 @@ const EXTENSIONS: Record<string, BulkFormat> = { '.csv': 'csv', '.ndjson': 'ndjs
 /** stdin is copied to a file first: it is read twice (validation, then execution) and hashed. */
 export async function spoolStdin(stdin: InStream, dir: string): Promise<string> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, `stdin-${process.pid}-${Date.now()}.tmp`);
-  await pipeline(Readable.from(stdin as AsyncIterable<Buffer | string>), createWriteStream(path, { mode: 0o600 }));
+  // Created exclusively under a name nobody can guess: nothing planted there in advance is written through.
+  const path = privateTempPath(dir, 'stdin');
+  await pipeline(Readable.from(stdin as AsyncIterable<Buffer | string>), createWriteStream(path, { flags: 'wx', mode: 0o600 }));
   return path;
 }
 
@@ -78,14 +80,21 @@ function unknownKeys(values: Record<string, unknown>, known: string[]): string |
 
 async function* csvRows(input: InputFile, known: string[], bare?: string): AsyncGenerator<RawRow> {
   const { parse } = await import('csv-parse');
-  const parser = createReadStream(input.path).pipe(parse({ bom: true, skip_empty_lines: true, info: true, relax_column_count: true }));
+  const source = createReadStream(input.path);
+  const lines = new LineStarts(source);
+  const parser = source.pipe(parse({ bom: true, skip_empty_lines: true, info: true, relax_column_count: true }));
   let header: string[] | undefined;
+  let consumed = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      const line = info.lines;
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
+      // The line the record starts on, counted here: csv-parse counts a CRLF inside quotes as two lines.
+      const line = lines.lineAt(consumed);
+      consumed = info.bytes;
       if (!header) {
         const names = record.map((c) => c.trim());
         if (names.every((n) => known.includes(n))) {
+          const twice = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+          if (twice.length) throw new UsageError(`${input.label}:${line}: the header names ${twice.map((n) => `"${n}"`).join(', ')} more than once; each column once`, 'remove the repeated column (which of the cells would count is not for linkctl to guess)');
           header = names;
           continue;
         }
@@ -105,8 +114,55 @@ async function* csvRows(input: InputFile, known: string[], bare?: string): Async
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const e = error as { lines?: number; message?: string };
-    throw new UsageError(`${input.label}:${e.lines ?? '?'}: not valid CSV: ${e.message ?? String(error)}`);
+    const e = error as { message?: string };
+    throw new UsageError(`${input.label}:${lines.lineAt(consumed)}: not valid CSV: ${e.message ?? String(error)}`);
+  }
+}
+
+/**
+ * Where the file's non-blank lines start, read from the same stream the parser reads (it sees each
+ * chunk first), so that a record's byte offset gives the physical line it starts on. Offsets the
+ * parser has passed are dropped: the list holds at most the few chunks read ahead.
+ */
+class LineStarts {
+  private starts: Array<[offset: number, line: number]> = [];
+  private head = 0;
+  private offset = 0;
+  private line = 1;
+  /** The current line has only "\r" so far (a blank line is skipped by the parser). */
+  private blank = true;
+
+  constructor(source: NodeJS.ReadableStream) {
+    source.on('data', (chunk: Buffer) => this.scan(chunk));
+  }
+
+  private scan(chunk: Buffer): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (byte === 0x0a) {
+        this.line++;
+        this.blank = true;
+      } else if (this.blank && byte !== 0x0d) {
+        this.blank = false;
+        this.starts.push([this.offset + i, this.line]);
+        // the rest of the line: straight to its end
+        const end = chunk.indexOf(0x0a, i + 1);
+        if (end === -1) break;
+        i = end - 1;
+      }
+    }
+    this.offset += chunk.length;
+  }
+
+  /** The line of the first non-blank line starting at or after `offset`. */
+  lineAt(offset: number): number {
+    while (this.head < this.starts.length - 1 && this.starts[this.head]![0] < offset) this.head++;
+    if (this.head > 1024) {
+      this.starts = this.starts.slice(this.head);
+      this.head = 0;
+    }
+    const start = this.starts[this.head];
+    return start && start[0] >= offset ? start[1] : this.line;
   }
 }
 

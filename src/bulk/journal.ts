@@ -1,17 +1,30 @@
 /**
- * The journal of a bulk run: append-only JSON lines in the config folder's state, one file per
- * profile, base URL, command and input (its content hash). "sending" is written, and flushed to
- * disk, before a request goes out, and the row's outcome after; so after a crash, a kill or
- * Ctrl-C, a re-run knows which rows are finished and which may or may not have been carried out.
+ * The journal of a run that must not send anything twice (a bulk `--from` run): append-only JSON
+ * lines in the config folder's state, one file per key (profile, base URL, command, input hash,
+ * or whatever named parts a caller gives). "sending" is on disk, whole and flushed, before a
+ * request goes out, and the row's outcome after; so after a crash, a kill, Ctrl-C or a full
+ * disk, a re-run knows which rows are finished and which may or may not have been carried out.
  * One flush a row: a row's outcome reaches the disk with the next row's "sending", before that
  * row's request (fsync takes as long as a request to a local server), and the last at close.
+ *
+ * The file's lines: a header (`journal: 1`, the key, the settings, when it started), a `run`
+ * line for each later run that resumes it, and the entries. A line cut short (a crash or a full
+ * disk in the middle of a write) is "torn": at the end of the file, or followed by the `run` line
+ * of the run after it (which starts a new line, never continuing a torn one). Any other line that
+ * is not one of these is corruption: the journal is refused, not read as empty.
+ *
+ * A journal exists to finish an interrupted run: once every row has finished, `retire()` removes
+ * it, and the same input run again is a new run.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { CliError, ConfigError, ExitCode, UsageError } from '../errors.js';
 
 export type RowStatus = 'created' | 'updated' | 'deleted' | 'exists' | 'skipped' | 'failed';
 export const FINISHED: ReadonlySet<string> = new Set<RowStatus>(['created', 'updated', 'deleted', 'exists', 'skipped']);
+const STATES: ReadonlySet<string> = new Set(['sending', ...FINISHED, 'failed']);
 
 export interface Entry {
   row: number;
@@ -23,54 +36,446 @@ export interface Entry {
   error?: string;
 }
 
-export interface JournalKey {
-  profile: string;
-  baseUrl: string;
-  command: string;
-  inputHash: string;
+export interface JournalOptions {
+  /** The folder of journals. */
+  dir: string;
+  /** What names the journal: the same parts (values, in this order), the same file (e.g. profile, baseUrl, command, inputHash). */
+  key: Record<string, string>;
+  /**
+   * What the run sends besides its input, by the names people give them (`--description`): an
+   * unfinished journal is resumed only with the same settings, else the run is refused.
+   */
+  settings: Record<string, string>;
+  /** Start over: an earlier journal of this key is discarded (once the lock is held). */
+  restart: boolean;
+  /** What the run is, for the lock and messages: `link add --from q.csv`. */
+  label: string;
+  /**
+   * For tests only (LINKCTL_TEST_JOURNAL_FAIL_AFTER): the writer fails with ENOSPC once this many
+   * bytes have been written in this run, after writing the part of the line that still fits.
+   */
+  failAfterBytes?: number;
 }
 
+/** The journal's folder could not take a line: a full disk, above all. Exit 1; what was done stands. */
+export class JournalWriteError extends CliError {
+  constructor(
+    message: string,
+    hint: string,
+    override readonly cause: NodeJS.ErrnoException,
+  ) {
+    super(message, ExitCode.api, hint);
+  }
+}
+
+/** Locks this process holds, by path: a lock naming our own pid is ours only if it is in here. */
+const HELD = new Map<string, string>();
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? 'error';
+const causeOf = (error: unknown) => {
+  const e = error as NodeJS.ErrnoException;
+  return e.code ? `${e.code}: ${(e.message.match(/^\w+: ([^,]+)/) ?? [])[1] ?? e.message}` : String(error);
+};
+
 export class Journal {
-  private fd: number;
   /** The last entry of each row from earlier runs. */
   readonly previous = new Map<number, Entry>();
+  /**
+   * A torn line whose row cannot be read: the first row after this one (0: any) that the earlier
+   * run had not finished may or may not have been sent. The caller records that row as "sending"
+   * before it does anything else with it, so that the next run does not have to guess again.
+   */
+  readonly tornAfter?: number;
+  readonly path: string;
+  private readonly lockPath: string;
+  private fd: number;
+  /** The file does not end with a newline (a torn line): the next write starts a new line. */
+  private needsNewline = false;
+  private written = 0;
+  private broken?: JournalWriteError;
+  private closed = false;
 
-  constructor(
-    dir: string,
-    key: JournalKey,
-    restart: boolean,
+  private constructor(
+    private readonly options: JournalOptions,
+    path: string,
+    lockPath: string,
+    fd: number,
+    read: { previous: Map<number, Entry>; tornAfter?: number; needsNewline: boolean },
   ) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const name = createHash('sha256').update(JSON.stringify([key.profile, key.baseUrl, key.command, key.inputHash])).digest('hex').slice(0, 32);
-    const path = join(dir, `${name}.jsonl`);
-    if (restart) rmSync(path, { force: true });
-    if (existsSync(path)) {
-      for (const line of readFileSync(path, 'utf8').split('\n')) {
-        if (!line.trim()) continue;
-        try {
-          const entry = JSON.parse(line) as Entry;
-          if (typeof entry.row === 'number') this.previous.set(entry.row, entry);
-        } catch {
-          // A line cut short by a crash: the row's "sending" before it still stands.
-        }
-      }
-    }
-    this.fd = openSync(path, 'a', 0o600);
-    if (!this.previous.size) this.append({ journal: 1, profile: key.profile, baseUrl: key.baseUrl, command: key.command, input: key.inputHash, started: new Date().toISOString() });
+    this.path = path;
+    this.lockPath = lockPath;
+    this.fd = fd;
+    this.previous = read.previous;
+    this.tornAfter = read.tornAfter;
+    this.needsNewline = read.needsNewline;
   }
 
-  /** "sending" is flushed at once (with the outcome before it); an outcome with the next flush. */
+  /**
+   * Takes the lock (a second run on the same journal is refused, naming the first), reads what
+   * earlier runs recorded, and opens the file to append. Nothing is sent before this returns.
+   */
+  static open(options: JournalOptions): Journal {
+    const { dir } = options;
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw unwritable(dir, error);
+    }
+    // The parts' values in the caller's order (for --from: the same names as the journals of earlier versions, which are resumed).
+    const name = createHash('sha256').update(JSON.stringify(Object.values(options.key))).digest('hex').slice(0, 32);
+    const path = join(dir, `${name}.jsonl`);
+    const lockPath = join(dir, `${name}.lock`);
+    acquireLock(lockPath, options.label);
+    let fd: number | undefined;
+    try {
+      // O_NOFOLLOW: a symlink planted where the journal goes is refused, never followed (lstat where the flag does not exist).
+      if (!NOFOLLOW) refuseSymlink(path);
+      try {
+        fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | NOFOLLOW, 0o600);
+      } catch (error) {
+        if (codeOf(error) === 'ELOOP') refuseSymlink(path, true);
+        throw unwritable(path, error);
+      }
+      if (!fstatSync(fd).isFile()) throw new ConfigError(`the bulk journal ${path} is not a regular file`, `remove it, or set LINKCTL_CONFIG_DIR to another folder`);
+      if (options.restart) ftruncateSync(fd, 0);
+      const read = readJournal(fd, path, options);
+      if (read.mismatch) {
+        if (read.previous.size || read.tornAfter !== undefined) throw read.mismatch;
+        ftruncateSync(fd, 0); // a journal with no rows: nothing to resume, so it starts over with these settings
+        read.empty = true;
+        read.needsNewline = false;
+      }
+      const journal = new Journal(options, path, lockPath, fd, read);
+      const now = new Date().toISOString();
+      if (read.empty) journal.append({ journal: 1, ...options.key, settings: options.settings, started: now });
+      else journal.append({ run: now, pid: process.pid });
+      return journal;
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      releaseLock(lockPath);
+      throw error;
+    }
+  }
+
+  /** "sending" is on disk, whole, when this returns (with the outcome before it); an outcome with the next flush. */
   record(entry: Entry): void {
     this.append(entry, entry.state === 'sending');
   }
 
   private append(value: unknown, flush = true): void {
-    writeSync(this.fd, `${JSON.stringify(value)}\n`);
-    if (flush) fsyncSync(this.fd);
+    if (this.broken) throw this.broken;
+    const line = Buffer.from(`${this.needsNewline ? '\n' : ''}${JSON.stringify(value)}\n`);
+    try {
+      let done = 0;
+      while (done < line.length) done += this.write(line.subarray(done));
+      this.needsNewline = false;
+      if (flush) fsyncSync(this.fd);
+    } catch (error) {
+      // Part of the line may be on disk: whatever comes next (this run's or the next) starts a new line.
+      this.needsNewline = true;
+      const where = this.options.dir;
+      this.broken = new JournalWriteError(
+        `cannot write the journal in ${where} (${causeOf(error)})`,
+        codeOf(error) === 'ENOSPC' ? `free some space there (or set LINKCTL_CONFIG_DIR), then run the same command again: it goes on where this run stopped` : `check the folder, then run the same command again: it goes on where this run stopped`,
+        error as NodeJS.ErrnoException,
+      );
+      throw this.broken;
+    }
   }
 
+  /** One write, checked: the count of bytes the system took is what moves on. */
+  private write(bytes: Buffer): number {
+    const limit = this.options.failAfterBytes;
+    if (limit !== undefined && this.written + bytes.length > limit) {
+      const fits = Math.max(0, limit - this.written);
+      if (fits) this.written += writeSync(this.fd, bytes, 0, fits);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    }
+    const n = writeSync(this.fd, bytes);
+    if (n <= 0) throw Object.assign(new Error('EIO: the system took no bytes of the journal line, write'), { code: 'EIO' });
+    this.written += n;
+    return n;
+  }
+
+  /** Flushes and closes; the journal stays for the next run to go on from. */
   close(): void {
-    fsyncSync(this.fd);
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (!this.broken) fsyncSync(this.fd);
+    } catch {
+      // The last outcome may not be on disk: the next run finds its row "sending" and looks it up.
+    }
     closeSync(this.fd);
+    releaseLock(this.lockPath);
+  }
+
+  /** Every row has finished: the journal has done its work and is removed; the input run again is a new run. */
+  retire(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // Already gone; nothing to resume either way.
+    }
+    releaseLock(this.lockPath);
+  }
+}
+
+// ---------------------------------------------------------------- reading
+
+interface Read {
+  previous: Map<number, Entry>;
+  tornAfter?: number;
+  needsNewline: boolean;
+  empty: boolean;
+  mismatch?: CliError;
+}
+
+function readAll(fd: number): Buffer {
+  const size = fstatSync(fd).size;
+  const buffer = Buffer.alloc(size);
+  let at = 0;
+  while (at < size) {
+    const n = readSync(fd, buffer, at, size - at, at);
+    if (n <= 0) break;
+    at += n;
+  }
+  return buffer.subarray(0, at);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readJournal(fd: number, path: string, options: JournalOptions): Read {
+  const text = readAll(fd).toString('utf8');
+  const read: Read = { previous: new Map(), needsNewline: text !== '' && !text.endsWith('\n'), empty: text.trim() === '' };
+  if (read.empty) return read;
+  const lines = text.split('\n');
+  if (!read.needsNewline) lines.pop(); // the empty string after the last newline
+  const corrupt = (index: number, what: string) =>
+    new ConfigError(
+      `the bulk journal ${path} is corrupt (line ${index + 1}: ${what}), so it cannot tell which rows were sent`,
+      `check what the earlier run did on the server, then run with --restart to start over (rows it finished are then sent again; --if-exists decides what happens to those that exist)`,
+    );
+  let lastRow = 0;
+  let headerSeen = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      const last = i === lines.length - 1 && read.needsNewline;
+      const beforeRun = !last && i + 1 < lines.length && /^\{"run":/.test(lines[i + 1]!);
+      if (!last && !beforeRun) throw corrupt(i, line.trim() ? 'not a journal entry' : 'an empty line');
+      // Torn: its row, when the line got that far, may or may not have been sent; else the next one after the last whole entry.
+      const row = /^\{"row":(\d+),/.exec(line);
+      if (row) read.previous.set(Number(row[1]), { row: Number(row[1]), state: 'sending' });
+      else (read as { tornAfter?: number }).tornAfter = lastRow;
+      continue;
+    }
+    if (!isObject(value)) throw corrupt(i, 'not a journal entry');
+    if (i === 0) {
+      if (value.journal !== 1) throw corrupt(i, 'not the header of a linkctl journal');
+      headerSeen = true;
+      // A journal of an earlier version has no settings: it is resumed as it is.
+      const changed = isObject(value.settings) ? changedSettings(value.settings as Record<string, string>, options.settings) : undefined;
+      if (changed) {
+        read.mismatch = new UsageError(
+          `an unfinished run of ${options.label} (started ${String(value.started)}) was made with other flags: ${changed}; going on with different flags would send its rows differently`,
+          `run it again with the same flags to finish it, or add --restart to start over with these (rows it finished are then sent again; --if-exists decides what happens to those that exist)`,
+        );
+      }
+      continue;
+    }
+    if (typeof value.run === 'string') continue;
+    if (typeof value.row !== 'number' || !Number.isInteger(value.row) || value.row < 1 || typeof value.state !== 'string' || !STATES.has(value.state)) throw corrupt(i, 'not a journal entry');
+    read.previous.set(value.row, value as unknown as Entry);
+    lastRow = value.row;
+    // The run after a torn line whose row could not be read recorded that row first: it is no longer a guess.
+    if (read.tornAfter !== undefined && value.row > read.tornAfter) delete (read as { tornAfter?: number }).tornAfter;
+  }
+  if (!headerSeen) throw corrupt(0, 'not the header of a linkctl journal');
+  return read;
+}
+
+/** The settings that differ, as people give them (`--description "first" (now "second")`); undefined when none. */
+function changedSettings(before: Record<string, string>, now: Record<string, string>): string | undefined {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort();
+  const show = (v: string | undefined) => (v === undefined ? 'not given' : JSON.stringify(v));
+  const changed = names.filter((n) => before[n] !== now[n]).map((n) => `${n} ${show(before[n])} (now ${show(now[n])})`);
+  return changed.length ? changed.join(', ') : undefined;
+}
+
+function refuseSymlink(path: string, known = false): void {
+  let link = known;
+  if (!link) {
+    try {
+      link = lstatSync(path).isSymbolicLink();
+    } catch {
+      return; // absent: created below
+    }
+  }
+  if (link) throw new ConfigError(`the bulk journal ${path} is a symbolic link; linkctl does not follow links where it keeps its state`, `remove the link, then run again`);
+}
+
+function unwritable(path: string, error: unknown): CliError {
+  const code = codeOf(error);
+  if (code === 'ENOSPC') {
+    return new JournalWriteError(`cannot write the journal in ${path} (${causeOf(error)}); nothing was sent`, 'free some space there (or set LINKCTL_CONFIG_DIR), then run again', error as NodeJS.ErrnoException);
+  }
+  return new ConfigError(`cannot use the bulk journal ${path} (${causeOf(error)}); nothing was sent`, 'check the owner and permissions of the config folder, or set LINKCTL_CONFIG_DIR to a folder you can write');
+}
+
+// ---------------------------------------------------------------- the lock
+
+interface LockInfo {
+  pid: number;
+  host: string;
+  started: string;
+  /** When the holder process started, by the kernel's clock (Linux): a live pid that started at another time is a reused pid. */
+  procStart?: string;
+  what: string;
+  /** Which lock this is: released only by the process that holds this token. */
+  token: string;
+}
+
+/** A lock whose content is unreadable and older than this was left by a process that died while writing it. */
+const HALF_WRITTEN_STALE_MS = 2000;
+
+/**
+ * One run per journal. The lock is a file beside it, created with O_EXCL (`wx`): creation is
+ * atomic on every local filesystem and on NFSv3+, needs no native module (Node has no flock),
+ * and the file says who holds it (pid, host, start time, command) so that a refusal names the
+ * other process. A lock is stale when its process is gone: the pid is dead, or alive but running
+ * something else (a pid reused after a reboot). Stale locks are taken over at once, never
+ * waited on. A lock from another host cannot be checked and is respected; the message says how
+ * to remove it.
+ */
+function acquireLock(lockPath: string, what: string): void {
+  const info: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString(), procStart: processStart(process.pid), what, token: randomBytes(12).toString('hex') };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+      try {
+        writeSync(fd, JSON.stringify(info));
+      } finally {
+        closeSync(fd);
+      }
+      HELD.set(lockPath, info.token);
+      return;
+    } catch (error) {
+      if (codeOf(error) !== 'EEXIST') throw unwritable(lockPath, error);
+    }
+    const text = readLock(lockPath);
+    if (text === undefined) continue; // released in the meantime
+    const holder = parseLock(text);
+    if (holder ? holderAlive(holder, lockPath) : Date.now() - mtime(lockPath) < HALF_WRITTEN_STALE_MS) {
+      const who = holder ? `pid ${holder.pid}${holder.host !== info.host ? ` on ${holder.host}` : ''}, started ${holder.started}${holder.what ? `: ${holder.what}` : ''}` : 'a process that is just starting';
+      throw new UsageError(
+        `another linkctl is running the same file (${who}); nothing was sent`,
+        `wait for it to finish, then run again: it goes on from where that run stops. If that process is gone${holder && holder.host !== info.host ? ` (it ran on ${holder.host})` : ''}, remove ${lockPath}`,
+      );
+    }
+    // Stale: moved aside (atomic) and removed only if it is still the lock judged stale, not one a racing run just took.
+    const aside = `${lockPath}.${randomBytes(6).toString('hex')}.stale`;
+    try {
+      renameSync(lockPath, aside);
+    } catch {
+      continue; // another run took it over first
+    }
+    if (readLock(aside) !== text) {
+      try {
+        renameSync(aside, lockPath); // a racing run's fresh lock: put back
+      } catch {
+        // it will find its lock gone at release: harmless
+      }
+      continue;
+    }
+    try {
+      unlinkSync(aside);
+    } catch {
+      // gone already
+    }
+  }
+  throw new UsageError(`could not take the lock ${lockPath}: other runs of the same file keep taking it`, 'run one at a time');
+}
+
+function readLock(path: string): string | undefined {
+  try {
+    const fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
+    try {
+      return readAll(fd).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return undefined;
+    if (codeOf(error) === 'ELOOP') throw new ConfigError(`the lock ${path} is a symbolic link; linkctl does not follow links where it keeps its state`, 'remove the link, then run again');
+    throw unwritable(path, error);
+  }
+}
+
+function parseLock(text: string): LockInfo | undefined {
+  try {
+    const value = JSON.parse(text) as LockInfo;
+    return isObject(value) && Number.isInteger(value.pid) && typeof value.host === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function mtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function holderAlive(holder: LockInfo, lockPath: string): boolean {
+  if (holder.host !== hostname()) return true; // cannot be checked from here
+  if (holder.pid === process.pid) return HELD.get(lockPath) === holder.token;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if (codeOf(error) !== 'EPERM') return false; // ESRCH: no such process
+  }
+  // Alive: the holder, or a pid reused since (after a reboot, say), which Linux tells by its start time.
+  const started = holder.procStart === undefined ? undefined : processStart(holder.pid);
+  return started === undefined || started === holder.procStart;
+}
+
+/** A process's start time in clock ticks since boot (field 22 of /proc/PID/stat); undefined without /proc. */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function releaseLock(lockPath: string): void {
+  const token = HELD.get(lockPath);
+  HELD.delete(lockPath);
+  if (!token) return;
+  const text = readLockQuietly(lockPath);
+  if (text !== undefined && parseLock(text)?.token !== token) return; // not ours any more
+  try {
+    unlinkSync(lockPath);
+  } catch {
+    // gone already
+  }
+}
+
+function readLockQuietly(path: string): string | undefined {
+  try {
+    return readLock(path);
+  } catch {
+    return undefined;
   }
 }

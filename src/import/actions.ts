@@ -1,9 +1,10 @@
 /** `linkctl import FORMAT FILE`: another shortener's export as an account file. The conversion is in ./convert.ts. */
 import { closeSync, createReadStream, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { checkWrite, moveIntoPlace, privateTempPath, readablePath, writeError } from '../files/access.js';
 import { toInt } from '../http/envelope.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import type { Result } from '../output/types.js';
@@ -11,7 +12,8 @@ import { FORMATS, mappedFormat, type FormatName } from './formats.js';
 import { survey, write, type ImportOptions } from './convert.js';
 
 export async function importLinks(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  const [name, input] = args as [FormatName, string];
+  const [name, given] = args as [FormatName, string];
+  const input = readablePath(ctx, given, 'INPUT');
   if (name !== 'csv' && opts.map !== undefined) throw new UsageError(`--map is for \`linkctl import csv\`; a ${FORMATS[name].label} export has known columns`);
   const format = name === 'csv' ? mappedFormat(opts.map as string | undefined) : FORMATS[name];
   try {
@@ -31,13 +33,14 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   for (const note of surveyed.skipped) ctx.warn(`note: ${note}`);
 
   // The file is written beside its target (or in the temp folder for stdout) and appears whole or not at all.
-  const target = opts.file !== undefined && opts.file !== '-' ? String(opts.file) : undefined;
-  const temp = target ? join(dirname(target), `.${basename(target)}.${process.pid}.tmp`) : join(tmpdir(), `linkctl-import-${process.pid}-${Date.now()}.yaml`);
+  const written = opts.file !== undefined && opts.file !== '-' ? await checkWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force) }) : undefined;
+  const target = written?.target;
+  const temp = target ? privateTempPath(dirname(target), `.${basename(target)}`) : privateTempPath(tmpdir(), 'linkctl-import');
   let fd: number;
   try {
     fd = openSync(temp, 'wx', 0o600);
   } catch (error) {
-    throw new UsageError(`--file: cannot write ${target ?? temp} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw writeError(error, '--file', target ?? temp);
   }
   let done: Awaited<ReturnType<typeof write>>;
   try {
@@ -52,7 +55,8 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
     }, (message) => ctx.warn(`note: ${message}`));
     writeSync(fd, buffer);
     closeSync(fd);
-    if (target) renameSync(temp, target);
+    if (target && ctx.globals.dryRun) unlinkSync(temp);
+    else if (target) moveIntoPlace(temp, target, '--file', written!.replace);
   } catch (error) {
     try {
       closeSync(fd);
@@ -60,14 +64,24 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
       // closed already
     }
     unlinkSync(temp);
-    throw error;
+    throw writeError(error, '--file', target ?? temp);
+  }
+  if (target) {
+    try {
+      unlinkSync(temp); // linked into place, or renamed
+    } catch {
+      // renamed
+    }
   }
   const summary = { links: done.links, renamed: done.renamed, skipped: done.skipped };
+  if (target && ctx.globals.dryRun) {
+    return { kind: 'message', message: `dry run: would import ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}; nothing was written`, json: { dryRun: true, file: opts.file, ...summary } };
+  }
   if (target) {
     return {
       kind: 'message',
-      message: `Imported ${done.links} link${done.links === 1 ? '' : 's'} from ${input} to ${target}${summary.renamed || summary.skipped ? ` (${summary.renamed} renamed, ${summary.skipped} left out)` : ''}; next: linkctl plan -f ${target}`,
-      json: { file: target, ...summary },
+      message: `Imported ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}${summary.renamed || summary.skipped ? ` (${summary.renamed} renamed, ${summary.skipped} left out)` : ''}; next: linkctl plan -f ${opts.file}`,
+      json: { file: opts.file, ...summary },
     };
   }
   // stdout: the file itself, whatever the output format, streamed from the temp file, which is

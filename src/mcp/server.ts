@@ -7,13 +7,13 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { buildProgram, main } from '../cli.js';
 import type { Context } from '../context.js';
 import type { IO } from '../io.js';
 import { VERSION } from '../version.js';
 import { FULL_READ } from '../http/pages.js';
+import { LineTransport } from './lines.js';
 import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, toolsOf, type Mode, type Tool } from './tools.js';
 
 interface Run {
@@ -22,8 +22,11 @@ interface Run {
   stderr: string;
 }
 
-/** Serves until the client closes stdin (returns) or Ctrl-C (the signal; returns too). */
-export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
+/**
+ * Serves until the client closes stdin (returns) or Ctrl-C (the signal; returns too). Tools read
+ * and write local files only inside `root` (never in the config folder); none when it is null.
+ */
+export async function serveMcp(ctx: Context, mode: Mode, root: string | null = null): Promise<void> {
   const quiet = { write: () => true };
   const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: empty(), env: {} }, () => async () => undefined);
   const every = toolsOf(program);
@@ -40,6 +43,7 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
       stdin: empty(),
       env: ctx.io.env,
       signal: ctx.io.signal,
+      files: { root },
       ...session,
     };
     const code = await main([...globals, ...argv], io);
@@ -132,7 +136,8 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
     return { content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
   }
 
-  const transport = new StdioServerTransport(ctx.io.stdin as unknown as Readable, ctx.io.stdout as unknown as Writable);
+  // Our own line reader in front of the SDK: an oversized or malformed line is answered, and the server goes on.
+  const transport = new LineTransport(ctx.io.stdin as unknown as Readable, ctx.io.stdout as unknown as Writable, (message) => ctx.warn(message));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     const stdin = ctx.io.stdin as unknown as Readable;

@@ -204,3 +204,48 @@ describe('apply after a lost answer', () => {
     }
   });
 });
+
+describe('a file is data: ${env:NAME} only in secret fields', () => {
+  it('a description reading ${env:SECRET_TOKEN} exported from one server arrives literally on another; the secret is never sent or printed', async () => {
+    const token = 'tok-9f3a-very-secret-value';
+    const made = await runMain(['link', 'add', 'https://example.com/env-literal', '--alias', 'env-literal', '--description', '${env:SECRET_TOKEN}'], { env: envOf(a) });
+    expect(made.code, made.stderr).toBe(0);
+    const file = join(dir, 'literal.yaml');
+    const exported = await runMain(['export', '--file', file], { env: envOf(a) });
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('description: "$${env:SECRET_TOKEN}"'); // escaped: a literal, not a reference
+
+    const env = { ...envOf(b), SECRET_TOKEN: token };
+    const plan = await runMain(['plan', '-f', file], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    const r = await runMain(['apply', '-f', file, '--yes', '--debug'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const post = b.requests.find((q) => q.method === 'POST' && (q.body as { custom?: string }).custom === 'env-literal');
+    expect((post!.body as { description: string }).description).toBe('${env:SECRET_TOKEN}');
+    expect(b.requests.some((q) => q.rawBody.includes(token))).toBe(false);
+    expect(plan.stdout + plan.stderr + r.stdout + r.stderr).not.toContain(token);
+    // Read back from the server, the description is the literal text, and the file still matches (a round trip).
+    expect((await runMain(['plan', '-f', file], { env })).stdout).toMatch(/^No changes/);
+  });
+
+  it('a reference outside a secret field is text, checked as such (a url); a secret is checked after substitution and never printed, --debug included', async () => {
+    const url = join(dir, 'env-url.yaml');
+    writeFileSync(url, 'version: 1\nlinks:\n  - alias: env-url\n    url: ${env:TARGET}\n');
+    const refused = await runMain(['apply', '-f', url, '--yes'], { env: { ...envOf(b), TARGET: 'https://example.com/from-env' } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/env-url\.yaml:4:10: links\[0\]\.url: url must be a URL starting with http:\/\/ or https:\/\/, got "\$\{env:TARGET\}"/);
+    expect(refused.stderr).not.toContain('https://example.com/from-env');
+    expect(changes(b)).toEqual([]);
+
+    const secret = join(dir, 'env-secret.yaml');
+    writeFileSync(secret, 'version: 1\nlinks:\n  - alias: env-secret\n    url: https://example.com/env-secret\n    password: ${env:LINK_PASSWORD}\n    description: "$${env:LINK_PASSWORD} is not a reference"\n');
+    const password = 'pw-7781-do-not-print';
+    const r = await runMain(['apply', '-f', secret, '--yes', '--debug', '--json'], { env: { ...envOf(b), LINK_PASSWORD: password } });
+    expect(r.code, r.stderr).toBe(0);
+    const post = b.requests.find((q) => q.method === 'POST' && (q.body as { custom?: string }).custom === 'env-secret');
+    expect(post!.body).toMatchObject({ password, description: '${env:LINK_PASSWORD} is not a reference' });
+    expect(r.stderr).toContain('[debug]');
+    expect(r.stdout + r.stderr).not.toContain(password);
+  });
+});

@@ -4,7 +4,7 @@
  * whatever happens to the process or the connection (the sandbox records every request).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
@@ -24,6 +24,13 @@ function file(name: string, text: string): string {
   return path;
 }
 
+/** A config folder of the test's own, and the journals (and locks) left in its state. */
+function ownState() {
+  const configDir = join(files, `config-${++n}`);
+  mkdirSync(configDir);
+  const dir = join(configDir, 'state', 'bulk');
+  return { env: { ...fx.env, LINKCTL_CONFIG_DIR: configDir }, dir, journals: () => (existsSync(dir) ? readdirSync(dir) : []) };
+}
 const posts = (path: string) => fx.sandbox.requests.filter((r) => r.method === 'POST' && r.path === path);
 const parseCsv = (text: string) => {
   const [head, ...rows] = text.trimEnd().split('\n');
@@ -57,6 +64,28 @@ describe('link add --from', () => {
     expect(r.stderr).toContain('bad.csv:5: --public is true or false');
     expect(r.stderr).not.toContain('bad.csv:2');
     expect(r.stderr).toContain('3 of 4 rows are not valid; nothing was sent');
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('a header naming a column twice is refused, naming it: exit 2, nothing sent', async () => {
+    const twice = file('twice.csv', 'url,alias,description,alias\nhttps://example.com/t,one,text,two\n');
+    const r = await runMain(['link', 'add', '--from', twice], { env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('twice.csv:1: the header names "alias" more than once; each column once');
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('names the physical line a row starts on when a quoted cell holds line breaks (CRLF or LF)', async () => {
+    for (const eol of ['\r\n', '\n']) {
+      // Line 2-4: a description over three lines; line 5 blank; line 6 bad; line 7 a quoted break again; line 9 bad.
+      const text = ['url,description', 'https://example.com/a,"one', 'two', 'three"', '', 'ftp://bad-6,x', 'https://example.com/b,"x', 'y"', 'ftp://bad-9,z', ''].join(eol);
+      const csv = file('breaks.csv', text);
+      const r = await runMain(['link', 'add', '--from', csv], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('breaks.csv:6: --url must start with http:// or https://');
+      expect(r.stderr).toContain('breaks.csv:9: --url must start with http:// or https://');
+      expect(r.stderr).toContain('2 of 4 rows are not valid');
+    }
     expect(fx.sandbox.requests).toEqual([]);
   });
 
@@ -106,21 +135,45 @@ describe('link add --from', () => {
     expect(posts('/api/url/add').length - postsBefore).toBe(2);
   });
 
-  it('a re-run of a finished file sends nothing and reports each row again; --restart starts over', async () => {
+  it('a finished run retires its journal: the file run again is a new run, where --if-exists decides', async () => {
+    const { env, journals } = ownState();
     const csv = file('again.csv', 'url,description\nhttps://example.com/r1,again 1\nhttps://example.com/r2,again 2\n');
-    const first = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
+    const first = await runCli(['link', 'add', '--from', csv, '--json'], { env });
     expect(first.code).toBe(0);
-    const before = fx.sandbox.requests.length;
-    const again = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
+    expect(journals()).toEqual([]); // retired: nothing left to resume
+    const created = JSON.parse(first.stdout) as Array<{ status: string; id: number }>;
+    // A new run: each row is looked at again; the one read of the account's links finds both, so no POST is sent.
+    const again = await runCli(['link', 'add', '--from', csv, '--if-exists', 'return', '--json'], { env });
     expect(again.code).toBe(0);
-    expect(fx.sandbox.requests.length).toBe(before);
-    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
-    expect(again.stderr).toContain('2 finished in an earlier run, not sent again');
-    // Run again from the start: the links exist, which one read of the account's links shows (no create is sent).
-    const restart = await runCli(['link', 'add', '--from', csv, '--restart', '--if-exists', 'return', '--json'], { env: fx.env });
-    expect(restart.code).toBe(0);
-    expect((JSON.parse(restart.stdout) as Array<{ status: string }>).map((x) => x.status)).toEqual(['exists', 'exists']);
+    expect(again.stderr).not.toContain('finished in an earlier run');
+    expect((JSON.parse(again.stdout) as Array<{ status: string; id: number }>).map((x) => [x.status, x.id])).toEqual(created.map((x) => ['exists', x.id]));
     expect(posts('/api/url/add')).toHaveLength(2);
+    expect(journals()).toEqual([]);
+  });
+
+  it('a run with a failed row keeps its journal: the next run sends only that row; --restart starts over', async () => {
+    const { env, journals } = ownState();
+    const csv = file('resume.csv', 'url,alias\nhttps://example.com/res-1,res-taken\nhttps://example.com/res-2,res-new\n');
+    await runCli(['link', 'add', 'https://example.com/holder', '--alias', 'res-taken'], { env });
+    const first = await runCli(['link', 'add', '--from', csv, '--json'], { env });
+    expect(first.code).toBe(1);
+    expect((JSON.parse(first.stdout) as Array<{ status: string }>).map((x) => x.status)).toEqual(['failed', 'created']);
+    expect(journals()).toHaveLength(1);
+    await runCli(['link', 'delete', String((JSON.parse((await runCli(['link', 'list', '--search', 'holder', '--json'], { env })).stdout) as Array<{ id: number }>)[0]!.id), '--yes'], { env });
+    const before = posts('/api/url/add').length;
+    const again = await runCli(['link', 'add', '--from', csv, '--json'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('1 finished in an earlier run, not sent again');
+    expect(posts('/api/url/add').slice(before).map((p) => (p.body as { url: string }).url)).toEqual(['https://example.com/res-1']);
+    expect(journals()).toEqual([]);
+    // --restart ignores a kept journal: every row is sent.
+    await runCli(['link', 'add', 'https://example.com/holder-2', '--alias', 'res-taken'], { env });
+    const csv2 = file('restart.csv', 'url,alias\nhttps://example.com/rs-1,res-taken\nhttps://example.com/rs-2,rs-new\n');
+    expect((await runCli(['link', 'add', '--from', csv2, '--json'], { env })).code).toBe(1);
+    const sentBefore = posts('/api/url/add').length;
+    const restart = await runCli(['link', 'add', '--from', csv2, '--restart', '--if-exists', 'return', '--json'], { env });
+    expect(posts('/api/url/add').length - sentBefore).toBe(2);
+    expect(restart.stderr).not.toContain('finished in an earlier run');
   });
 
   it('--if-exists skip on a finished file sends no POST, even ignoring the journal', async () => {

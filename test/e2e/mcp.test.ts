@@ -5,7 +5,8 @@
  * (or the other way round) fails here.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Command } from 'commander';
@@ -408,4 +409,110 @@ describe('the key', () => {
     for (const seen of [...s.seen, s.stderr()]) expect(seen).not.toContain(KEY);
     expect(s.seen.join('\n')).not.toContain('[debug]'); // the trace is the operator's, not the agent's
   });
+});
+
+describe('local files', () => {
+  it('without --root a tool reads and writes no file; nothing is sent', async () => {
+    const dir = tempDir();
+    const data = join(dir, 'data.json');
+    writeFileSync(data, '"from a file"');
+    const s = await connect(['--allow-writes']);
+    const read = await s.call('qr_add', { type: 'text', name: 'x', dataJson: `@${data}` });
+    expect(read.isError).toBe(true);
+    expect(text(read)).toContain(`--data-json ${data}: this MCP server reads no local files`);
+    expect(text(read)).toContain('linkctl mcp --root DIR');
+    const written = await s.call('export', { file: join(dir, 'account.yaml') });
+    expect(written.isError).toBe(true);
+    expect(text(written)).toContain('this MCP server writes no local files');
+    const saved = await s.call('qr_download', { id: 1 });
+    expect(saved.isError).toBe(true);
+    expect(readdirSync(dir)).toEqual(['data.json']);
+    expect(changes()).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with --root DIR: inside it, yes (relative paths are inside it); outside it, in the config folder or through a symlink, no', async () => {
+    const dir = tempDir();
+    const files = join(dir, 'files');
+    const config = join(dir, 'config');
+    mkdirSync(files);
+    mkdirSync(config);
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { default: { apiKey: 'sk_live_IN_CONFIG_0000' } } }));
+    writeFileSync(join(files, 'data.json'), '"from a file"');
+    symlinkSync(join(config, 'config.json'), join(files, 'innocent.json'));
+    const s = await connect(['--allow-writes', '--root', dir], { ...env(), LINKCTL_CONFIG_DIR: config });
+
+    const saved = await s.call('qr_download', { id: 1, file: 'files/menu.png' });
+    expect(saved.isError, text(saved)).toBeFalsy();
+    expect(saved.structuredContent).toMatchObject({ file: join(realpathSync(dir), 'files', 'menu.png'), type: 'png' });
+    expect(existsSync(join(files, 'menu.png'))).toBe(true);
+    const read = await s.call('qr_add', { type: 'text', name: 'from-file', dataJson: '@files/data.json', dryRun: true });
+    expect(read.isError, text(read)).toBeFalsy();
+    expect(text(read)).toContain('from a file');
+
+    for (const [call, args, message] of [
+      ['export', { file: '/etc/linkctl-test.yaml' }, 'outside the folder this MCP server may write'],
+      ['export', { file: '../outside.yaml' }, 'outside the folder this MCP server may write'],
+      ['export', { file: 'config/stolen.yaml' }, "inside linkctl's config folder, which holds keys"],
+      ['qr_add', { type: 'text', name: 'x', dataJson: '@config/config.json' }, "inside linkctl's config folder, which holds keys"],
+      ['qr_add', { type: 'text', name: 'x', dataJson: '@files/innocent.json' }, "inside linkctl's config folder, which holds keys"],
+      ['qr_add', { type: 'text', name: 'x', dataJson: '@/etc/passwd' }, 'outside the folder this MCP server may read'],
+      ['qr_download', { id: 1, file: 'files/menu.png' }, 'exists; linkctl does not replace a file unless told to'],
+    ] as const) {
+      const r = await s.call(call, args);
+      expect(r.isError, `${call} ${JSON.stringify(args)}`).toBe(true);
+      expect(text(r)).toContain(message);
+      expect(text(r)).not.toContain('IN_CONFIG');
+    }
+    expect(existsSync('/etc/linkctl-test.yaml')).toBe(false);
+    expect(existsSync(join(config, 'stolen.yaml'))).toBe(false);
+    expect(changes()).toEqual([]);
+    const forced = await s.call('qr_download', { id: 1, file: 'files/menu.png', force: true });
+    expect(forced.isError, text(forced)).toBeFalsy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('--root must be a folder, and not the config folder: exit 2', async () => {
+    const r = await runMain(['mcp', '--root', configDir], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--root ${configDir}: inside linkctl's config folder, which holds keys`);
+    const missing = await runMain(['mcp', '--root', join(configDir, 'nope')], { env: env() });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('not a folder (ENOENT)');
+  });
+});
+
+describe('messages the SDK would choke on', () => {
+  it('a 30 MB message, a line that is not JSON and JSON that is not JSON-RPC each get an error; the server goes on serving', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { env: cleanEnv(env()), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const line = (m: unknown) => `${JSON.stringify(m)}\n`;
+    child.stdin.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    child.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    child.stdin.write('this is not JSON\n');
+    child.stdin.write(line({ hello: 'world', id: 5 }));
+    // 30 MB, written in pieces as a client would stream it; its id comes first, as SDK clients write it.
+    child.stdin.write(`{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"qr_list","arguments":{"search":"`);
+    const mb = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 30; i++) child.stdin.write(mb);
+    child.stdin.write('"}}}\n');
+    // A big message whose only "id" in its first bytes is a tool argument's: answered with id null, not that id.
+    child.stdin.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"link_get","arguments":{"id":7,"x":"${'y'.repeat(5 * 1024 * 1024)}"}},"id":9}\n`);
+    child.stdin.end(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'qr_get', arguments: { id: 1 } } }));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    const answers = stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string }; result?: { isError?: boolean } });
+    const byId = (id: unknown) => answers.filter((a) => a.id === id);
+    expect(byId(1)[0]!.result).toBeDefined();
+    expect(answers.filter((a) => a.id === null).map((a) => a.error!.code)).toEqual([-32700, -32600]);
+    expect(byId(5)[0]!.error!.code).toBe(-32600);
+    expect(byId('big')[0]!.error).toMatchObject({ code: -32600, message: expect.stringMatching(/over the limit of 4194304 bytes \(4 MiB\)/) });
+    expect(byId(7)).toEqual([]);
+    expect(byId(2)[0]!.result!.isError).toBeFalsy(); // still serving after all of that
+    expect(answers).toHaveLength(6);
+    expect(stderr).toContain('mcp: a message of 31457');
+  }, 30_000);
 });

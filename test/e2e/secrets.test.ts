@@ -52,7 +52,7 @@ const MINIMAL: Record<string, Entry> = {
   'qr add': { args: ['--type', 'text', '--data', 'hello'] },
   'qr update': { args: ['1', '--type', 'text', '--data', 'hello again'] },
   'qr delete': { args: ['1'] },
-  'qr download': { args: ['1', '--file', join(DOWNLOADS, 'qr.png')] },
+  'qr download': { args: ['1', '--file', join(DOWNLOADS, 'qr.png'), '--force'] /* run by two describes: the second replaces the first's file */ },
   'link list': { args: [] },
   'link get': { args: ['1'] },
   'link add': { args: ['https://example.com/new', '--password-stdin'], stdin: LINK_PASSWORD, secrets: [LINK_PASSWORD] },

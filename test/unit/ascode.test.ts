@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { linkFlags, specs } from '../../src/ascode/model.js';
 import { buildSchema } from '../../src/ascode/schema.js';
-import { readAccountFile } from '../../src/ascode/file.js';
+import { escapeLiteral, readAccountFile } from '../../src/ascode/file.js';
 import { runMain, tempDir, useSandbox } from '../helpers.js';
 import { applyPlan, makePlan, readState } from '../../src/ascode/engine.js';
 import { NetworkError } from '../../src/errors.js';
@@ -152,6 +152,15 @@ describe('the YAML export writes', () => {
       expect(parse(`k: ${yamlScalar(s)}\n`)).toEqual({ k: s });
     }), { numRuns: 500 });
     expect(yamlScalar('Spring launch')).toBe('Spring launch');
+  });
+
+  it('a literal `${` is escaped as `$${` and reads back as it was: text is never a reference outside a secret field', () => {
+    const dollars = fc.string({ unit: fc.constantFrom('$', '{', '}', 'env:', 'X', ' ') });
+    fc.assert(fc.property(fc.oneof(dollars, fc.string()), (s) => {
+      const text = `version: 1\nlinks:\n  - alias: x\n    url: https://example.com\n    description: ${yamlScalar(escapeLiteral(s))}\n`;
+      expect(readAccountFile(text, 'f.yaml', { env: { X: 'resolved' } }).file.links![0]!.description).toBe(s);
+    }), { numRuns: 500 });
+    expect(escapeLiteral('${env:X}')).toBe('$${env:X}');
     expect(yamlScalar('https://example.com/a?b=c')).toBe('https://example.com/a?b=c');
   });
 });

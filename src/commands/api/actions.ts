@@ -2,7 +2,6 @@
  * `linkctl api METHOD PATH`: a raw request through the same client as every other command
  * (key, retries, rate limit, redirects, dry-run, typed errors), printing the answer as JSON.
  */
-import { readFileSync } from 'node:fs';
 import type { Query } from '../../http/client.js';
 import { allPages } from '../../http/pages.js';
 import type { Context } from '../../context.js';
@@ -11,6 +10,7 @@ import type { Rec, Result } from '../../output/types.js';
 import { positiveInt } from '../../validate.js';
 import type { ActionInput } from '../shared/define.js';
 import type { ApiMethod } from './types.js';
+import { readUserFile } from '../../files/access.js';
 
 /** A -F (typed, reads @file and @-) or -f (raw string) field, as parsed by the definition. */
 type Field = { key: string; value: string; raw?: boolean };
@@ -68,9 +68,10 @@ async function fieldValues(ctx: Context, fields: Field[]): Promise<Array<{ key: 
       text = await ctx.readStdin();
     } else {
       try {
-        text = readFileSync(value.slice(1), 'utf8');
+        text = readUserFile(ctx, value.slice(1), `--field ${key}`);
       } catch (error) {
-        throw new UsageError(`--field ${key}: cannot read ${value.slice(1)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'use -f (--raw-field) to send a value that starts with @ as it is');
+        if (error instanceof UsageError && !error.hint) throw new UsageError(error.message, 'use -f (--raw-field) to send a value that starts with @ as it is');
+        throw error;
       }
     }
     values.push({ key, text, json: text });
@@ -84,11 +85,7 @@ async function readInput(ctx: Context, source: string): Promise<unknown> {
     if (ctx.io.stdin.isTTY) ctx.warn('reading the JSON body from stdin; end it with Ctrl-D');
     text = await ctx.readStdin();
   } else {
-    try {
-      text = readFileSync(source, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--input: cannot read ${source} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+    text = readUserFile(ctx, source, '--input');
   }
   try {
     return JSON.parse(text);

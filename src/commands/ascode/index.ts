@@ -1,6 +1,6 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import { Option, type Command } from 'commander';
-import { enumOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
+import { enumOption, forceOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
 import { positiveInt } from '../../validate.js';
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
@@ -14,6 +14,7 @@ export function register(program: Command, bind: Bind): void {
       .command('export')
       .description('Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)')
       .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
+      .addOption(forceOption())
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')

@@ -1,6 +1,6 @@
 /** `import`: another shortener's export as an account file. Flags and help only; the work is in src/import/, loaded when the command runs. */
 import type { Command } from 'commander';
-import { enumArgument, enumOption, withExamples, type Bind } from '../shared/define.js';
+import { enumArgument, enumOption, forceOption, withExamples, type Bind } from '../shared/define.js';
 import { FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
 
 /** Each format's columns, from the definitions the parser uses, so the help cannot drift from them. */
@@ -42,6 +42,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--tags-to <kind>', "what the source's tags become: each link's first tag its campaign, every tag a channel, or comments only", TAGS_TO).default('none'))
       .addOption(enumOption('--on-collision <action>', 'a link that cannot keep its alias: fail (exit 2, nothing written), suffix (alias-2, ...), skip (left out)', ON_COLLISION).default('fail'))
       .option('--keep-domains', "read the account's branded domains (one request) and keep each link's domain where the account has it")
+      .addOption(forceOption())
       .addHelpText('after', formatsHelp())
       .action(bind(load, 'importLinks')),
     [

@@ -4,7 +4,7 @@ import { NetworkError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg, qrTerminal, type Ecc } from '../../qr/render.js';
-import { writeFileAtomic } from '../../files/atomic.js';
+import { prepareWrite } from '../../files/access.js';
 
 const FILE_ONLY = ['size', 'foreground', 'background'] as const;
 
@@ -26,6 +26,8 @@ export async function qr(ctx: Context, { args, opts }: ActionInput): Promise<Res
     if (stray.length) throw new UsageError(`${stray.map((k) => `--${k}`).join(', ')} apply to image files: add --file NAME.png or NAME.svg`);
   }
   ctx.checkOutput();
+  // Checked before anything is asked of the server: an existing file without --force, a path an MCP server may not write.
+  const out = file === undefined ? undefined : await prepareWrite(ctx, file, { flag: '--file', force: Boolean(opts.force) });
   const url = await shortUrlOf(ctx, args[0] as number | undefined, opts.short as string | undefined);
   const ecc = (opts.ecc ?? 'M') as Ecc;
   const matrix = qrMatrix(url, ecc);
@@ -52,13 +54,13 @@ export async function qr(ctx: Context, { args, opts }: ActionInput): Promise<Res
     const scale = Math.floor(size / side);
     if (scale < 1) throw new UsageError(`--size ${size} is too small for this code: it needs at least ${side} pixels (${matrix.size} modules + margin)`);
     pixels = scale * side;
-    writeFileAtomic(file!, qrPng(matrix, { scale, margin, foreground, background }));
-  } else {
-    writeFileAtomic(file!, qrSvg(matrix, { size, margin, foreground, background }));
   }
+  const image = format === 'png' ? qrPng(matrix, { scale: pixels / side, margin, foreground, background }) : qrSvg(matrix, { size, margin, foreground, background });
+  const what = `${out!.path} (${format.toUpperCase()}, ${pixels}x${pixels} px, error correction ${ecc}): ${url}`;
+  if (!out!.write(image)) return { kind: 'message', message: `dry run: would save ${what}; nothing was written`, json: { dryRun: true, file: out!.path, format, url, ecc, size: pixels, margin } };
   return {
     kind: 'message',
-    message: `Saved ${file} (${format.toUpperCase()}, ${pixels}x${pixels} px, error correction ${ecc}): ${url}`,
-    json: { file, format, url, ecc, size: pixels, margin },
+    message: `Saved ${what}`,
+    json: { file: out!.path, format, url, ecc, size: pixels, margin },
   };
 }

@@ -9,6 +9,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)')
       .option('--allow-writes', 'also list the tools that create and change (add, update, assign)')
       .option('--allow-deletes', 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true')
+      .option('--root <dir>', 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none')
       .addHelpText(
         'after',
         [
@@ -16,6 +17,8 @@ export function register(program: Command, bind: Bind): void {
           'One tool per command (qr_list, link_add, channel_assign, ...), with the command\'s own',
           'validation, dry runs (dryRun: true), confirmations (confirm: true), pacing and redaction.',
           'Global options such as --profile, --base-url and --sandbox apply to every call.',
+          'Tools read and write local files only inside --root DIR (never the config folder), and none without it.',
+          'Messages over 4 MiB get a JSON-RPC error (-32600), lines that are not JSON -32700; the server goes on.',
           'Configuration for Claude Desktop, Claude Code and Cursor: see the README and AGENTS.md.',
         ].join('\n'),
       )

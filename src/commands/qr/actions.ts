@@ -3,7 +3,6 @@
  * (the shapes are in real-servers.md: a string for link, text, phone and email; an object
  * for sms, wifi, vcard and an email with subject or body).
  */
-import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
@@ -14,6 +13,7 @@ import { create, readOne, update as updateOne } from '../../model/model.js';
 import { qr as QR, qrBody } from '../../model/qr.js';
 import { statsResult } from '../shared/stats.js';
 import type { QrType } from './types.js';
+import { readUserFile } from '../../files/access.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -40,15 +40,8 @@ const DATA_FLAGS: Record<QrType, string[]> = {
 const ALL_DATA_FLAGS = [...new Set(Object.values(DATA_FLAGS).flat())];
 const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-function readDataJson(raw: string): unknown {
-  let text = raw;
-  if (raw.startsWith('@')) {
-    try {
-      text = readFileSync(raw.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(`--data-json: cannot read ${raw.slice(1)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
+function readDataJson(ctx: Context, raw: string): unknown {
+  const text = raw.startsWith('@') ? readUserFile(ctx, raw.slice(1), '--data-json') : raw;
   try {
     return JSON.parse(text);
   } catch {
@@ -57,11 +50,11 @@ function readDataJson(raw: string): unknown {
 }
 
 /** The `data` field for a type, from the flags given; undefined when no data flag was given. */
-export function buildData(type: QrType | undefined, opts: Rec): unknown {
+export function buildData(ctx: Context, type: QrType | undefined, opts: Rec): unknown {
   const given = ALL_DATA_FLAGS.filter((key) => opts[key] !== undefined);
   if (opts.dataJson !== undefined) {
     if (given.length) throw new UsageError(`--data-json replaces the other data flags; drop ${given.map(flagName).join(', ')}`);
-    return readDataJson(String(opts.dataJson));
+    return readDataJson(ctx, String(opts.dataJson));
   }
   if (!given.length) return undefined;
   if (!type) throw new UsageError('--type is needed with data flags, so that the data gets the shape of its type');
@@ -134,7 +127,7 @@ const CREATED_COLUMNS: Column[] = [{ key: 'id', header: 'ID' }, { key: 'link', h
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const type = opts.type as QrType;
-  const data = buildData(type, opts);
+  const data = buildData(ctx, type, opts);
   if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
   const json = qrBody({ type, data, name: opts.name, ...styleFields(opts) });
   const client = await ctx.client();
@@ -144,7 +137,7 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
-  const data = buildData(opts.type, opts);
+  const data = buildData(ctx, opts.type, opts);
   const style = styleFields(opts);
   if (data === undefined && Object.keys(style).length === 0) {
     throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo');

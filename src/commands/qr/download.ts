@@ -1,11 +1,10 @@
 // `qr download`: saves the image a QR code's `link` URL serves, after checking it is one.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { CliError, NetworkError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { writeFileAtomic } from '../../files/atomic.js';
+import { prepareWrite, userFolder, type PreparedWrite } from '../../files/access.js';
 
 type Kind = 'png' | 'svg' | 'jpg';
 const TYPES: Record<Kind, RegExp> = { png: /^image\/png\b/i, svg: /^image\/svg\+xml\b/i, jpg: /^image\/jpe?g\b/i };
@@ -25,7 +24,11 @@ const slug = (name: unknown) => (typeof name === 'string' ? name : '').toLowerCa
 
 interface Saved { id: number; file: string; type: Kind; bytes: number; url: string }
 
-async function downloadOne(ctx: Context, id: number, file: string | undefined, dir: string): Promise<Saved> {
+/** The extensions that name an image kind: a --file with one of them must hold that kind. */
+const EXTENSIONS: Record<string, Kind> = { '.png': 'png', '.svg': 'svg', '.jpg': 'jpg', '.jpeg': 'jpg' };
+
+/** Saves one code's image: into `out` (a --file checked before anything was read), else a name made from the code in `dir`. */
+async function downloadOne(ctx: Context, id: number, out: PreparedWrite | undefined, dir: string, force: boolean): Promise<Saved & { written: boolean }> {
   const client = await ctx.client();
   const body = await (await ctx.reader()).readOne('qr', id);
   const details = (body.details ?? {}) as Record<string, unknown>;
@@ -39,10 +42,16 @@ async function downloadOne(ctx: Context, id: number, file: string | undefined, d
     throw new NetworkError(`QR code ${id}: ${got.url} answered ${what}; nothing was saved`,
       'this server may show the code on a page rather than serve an image: open the URL in a browser, or draw the code locally with `linkctl link qr --short URL --file code.png`');
   }
-  const target = file ?? join(dir, `qr-${id}${slug(details.name) ? `-${slug(details.name)}` : ''}.${type}`);
-  if (file && !new RegExp(`\\.${type === 'jpg' ? 'jpe?g' : type}$`, 'i').test(file)) ctx.warn(`note: ${file} holds a ${type.toUpperCase()} image`);
-  writeFileAtomic(target, got.bytes);
-  return { id, file: target, type, bytes: got.bytes.length, url: got.url };
+  if (out) {
+    const named = EXTENSIONS[extname(out.path).toLowerCase()];
+    if (named && named !== type) {
+      throw new UsageError(`--file ${out.path} names a${named === 'svg' ? 'n' : ''} ${named.toUpperCase()} file, but QR code ${id}'s image is a${type === 'svg' ? 'n' : ''} ${type.toUpperCase()}; nothing was saved`, `name the file .${type}, or leave --file out (the name then follows the image)`);
+    }
+    if (!named) ctx.warn(`note: ${out.path} holds a ${type.toUpperCase()} image`);
+  }
+  const target = out ?? (await prepareWrite(ctx, join(dir, `qr-${id}${slug(details.name) ? `-${slug(details.name)}` : ''}.${type}`), { flag: 'the image file', force }));
+  const written = target.write(got.bytes);
+  return { id, file: target.path, type, bytes: got.bytes.length, url: got.url, written };
 }
 
 function idsFromStdin(text: string): number[] {
@@ -63,26 +72,28 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
   if (from !== undefined && from !== '-') throw new UsageError(`--from must be "-" (ids on stdin, one a line), got "${from}"`);
   if (from !== undefined && opts.file !== undefined) throw new UsageError('--file names one file: with --from -, give a folder with --dir');
   if (id !== undefined && opts.dir !== undefined) throw new UsageError('--dir is for --from -; for one code give --file (or nothing: it is saved here)');
-  const dir = (opts.dir as string | undefined) ?? '.';
+  const force = Boolean(opts.force);
   ctx.checkOutput();
 
   if (id !== undefined) {
-    const saved = await downloadOne(ctx, id, opts.file as string | undefined, dir);
-    return { kind: 'message', message: `Saved ${saved.file} (${saved.type.toUpperCase()}, ${saved.bytes} bytes)`, json: saved };
+    // Checked before anything is read: an existing --file without --force, a path an MCP server may not write.
+    const out = opts.file === undefined ? undefined : await prepareWrite(ctx, String(opts.file), { flag: '--file', force });
+    const { written, ...saved } = await downloadOne(ctx, id, out, '.', force);
+    const what = `${saved.file} (${saved.type.toUpperCase()}, ${saved.bytes} bytes)`;
+    if (!written) return { kind: 'message', message: `dry run: would save ${what}; nothing was written`, json: { dryRun: true, ...saved } };
+    return { kind: 'message', message: `Saved ${what}`, json: saved };
   }
   const ids = idsFromStdin(await ctx.readStdin());
   if (ids.length === 0) throw new UsageError('--from -: stdin held no ids; pipe them in, e.g. `linkctl qr list --quiet | linkctl qr download --from - --dir codes`');
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw new UsageError(`--dir ${dir}: cannot create the folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const dir = userFolder(ctx, (opts.dir as string | undefined) ?? '.', '--dir');
   const saved: Saved[] = [];
   const failed: { id: number; error: string }[] = [];
   let exitCode = 0;
   for (const each of ids) {
     try {
-      saved.push(await downloadOne(ctx, each, undefined, dir));
+      const { written, ...one } = await downloadOne(ctx, each, undefined, dir, force);
+      if (!written) ctx.warn(`dry run: would save ${one.file}`);
+      saved.push(one);
     } catch (error) {
       if (!(error instanceof CliError) || error.exitCode === 130) throw error;
       ctx.warn(`linkctl: ${error.message}`); // the message names the id (`QR code 99: ...`)

@@ -1,6 +1,6 @@
 /** `qr`: QR codes. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { bulkOptions, deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { positiveInt } from '../../validate.js';
 import { QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
 
@@ -79,7 +79,8 @@ export function register(program: Command, bind: Bind): void {
       .option('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)')
       .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
       .option('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)')
-      .addHelpText('after', '\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. For a QR code of a short link made locally, see `linkctl link qr`.')
+      .addOption(forceOption())
+      .addHelpText('after', '\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A --file named .png, .svg or .jpg for another kind of image is exit 2 and no file.\nFor a QR code of a short link made locally, see `linkctl link qr`.')
       .action(bind(() => import('./download.js'), 'download')),
     [
       'linkctl qr download 1',

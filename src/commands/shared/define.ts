@@ -147,6 +147,11 @@ export type BulkFormat = (typeof BULK_FORMATS)[number];
  * An option whose value is one of a list. The list is validated by `oneOf` (exit 2 naming the
  * allowed values) and kept on the option as `argChoices`, where help and completion read it.
  */
+/** `--force` of every command that writes a file: the one definition (the rule is in src/files/access.ts). */
+export function forceOption(): Option {
+  return new Option('--force', 'replace the file if it exists (without it: a question on a terminal, a refusal elsewhere)');
+}
+
 export function enumOption(flags: string, description: string, values: readonly string[]): Option {
   const flag = flags.split(/[ ,]+/).find((f) => f.startsWith('--')) ?? flags;
   return new Option(flags, description).choices(values).argParser((v: string) => oneOf(flag, v, values));

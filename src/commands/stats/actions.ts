@@ -339,6 +339,8 @@ export async function top(ctx: Context, { opts }: ActionInput): Promise<Result> 
 
 export async function report(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const by: Period = opts.by ?? 'day';
+  // Checked before any work: an existing page is replaced only with --force (or a yes at a terminal).
+  const out = opts.html === '-' ? undefined : await (await import('../../files/access.js')).prepareWrite(ctx, String(opts.html), { flag: '--html', force: Boolean(opts.force) });
   const chosen = await choose(ctx, opts, by, opts.since ?? '90d');
   const { history, source, window } = chosen;
   try {
@@ -361,13 +363,11 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
       generated: iso(now(ctx.env)),
       uniqueNote: UNIQUE_NOTE,
     });
-    if (opts.html === '-') return { kind: 'text', text: html };
-    if (ctx.globals.dryRun) {
+    if (!out) return { kind: 'text', text: html };
+    if (!out.write(html)) {
       ctx.warn('dry run: nothing was written');
-      return { kind: 'message', message: `Would write ${opts.html}: ${plural(series.length, 'chart')}, ${plural(snapshots.length, 'snapshot')}.`, json: { dryRun: true, file: opts.html, charts: series.length } };
+      return { kind: 'message', message: `Would write ${out.path}: ${plural(series.length, 'chart')}, ${plural(snapshots.length, 'snapshot')}.`, json: { dryRun: true, file: out.path, charts: series.length } };
     }
-    const { writeFileAtomic } = await import('../../files/atomic.js');
-    writeFileAtomic(opts.html, html, '--html');
     return { kind: 'message', message: `Wrote ${opts.html}: ${plural(series.length, 'chart')}, ${plural(moved.length, 'mover')}, ${plural(snapshots.length, 'snapshot')}.`, json: { file: opts.html, charts: series.length, movers: moved.length, snapshots: snapshots.length } };
   } finally {
     await history.close();

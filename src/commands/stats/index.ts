@@ -1,6 +1,6 @@
 /** `stats`: click history. Flags and help only; the work is in ./actions.ts and src/history/, loaded when a command runs. */
 import type { Command } from 'commander';
-import { enumOption, many, withExamples, type Bind } from '../shared/define.js';
+import { enumOption, forceOption, many, withExamples, type Bind } from '../shared/define.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
 
@@ -74,6 +74,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Write one self-contained HTML page: totals, a line chart per selection, the top movers')
       .requiredOption('--html <file>', 'the page to write (- for stdout)')
       .addOption(enumOption('--by <period>', 'period of each point (default day)', PERIODS))
+      .addOption(forceOption())
       .action(bind(load, 'report')),
     ['linkctl stats report --since 90d --html report.html', 'linkctl stats report --campaign "Spring launch" --top 5 --html spring.html'],
   );
