@@ -71,12 +71,12 @@ _linkctl_spec() {
     'linkctl export') cmds='' flags='--file --force --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes -h --help' vflags='-f --file --max-deletes' ;;
-    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains -h --help' vflags='--file --map --tags-to --on-collision' ;;
+    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --force -h --help' vflags='--file --map --tags-to --on-collision' ;;
     'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
     'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
-    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
+    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
     'linkctl check') cmds='' flags='--qr --details --expiring --concurrency --deadline --fail-on --since-last -h --help' vflags='--expiring --concurrency --deadline --fail-on' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
