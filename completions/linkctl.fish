@@ -255,9 +255,9 @@ function __linkctl_data --argument-names key
         case 'linkctl stats report|vflags'
             printf '%s\n' '--since' '--until' '--account' '--link' '--campaign' '--qr' '--top' '--db' '--html' '--by'
         case 'linkctl check|flags'
-            printf '%s\t%s\n' '--qr' 'also check QR codes whose data is a URL (one image download a code, read locally)' '--details' 'also read each link\'s details, one request a link, for its expiry and its geo and device targets (slow: paced by the API\'s rate limit)' '--expiring' 'with --details: report links expiring within this long, e.g. 14d, 2w (default 14d)' '--concurrency' 'destinations checked at a time (default 8, at most 32); never more than 2 at a time per host' '--deadline' 'stop the whole check after this long, e.g. 90s, 10m (default 10m); what was not checked by then is reported unchecked' '--fail-on' 'exit 1 when a result matches one of these names, comma-separated (see below)' '--since-last' 'show only what changed since the previous check of this account: newly broken, fixed, changed' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '--qr' 'also check QR codes whose data is a URL (one image download a code, read locally)' '--details' 'also read each link\'s details, one request a link, for its expiry and its geo and device targets (slow: paced by the API\'s rate limit)' '--expiring' 'with --details: report links expiring within this long, e.g. 14d, 2w (default 14d)' '--concurrency' 'destinations checked at a time (default 8, at most 32); never more than 2 at a time per host' '--deadline' 'stop the whole check after this long, e.g. 90s, 10m (default 10m); what was not checked by then is reported unchecked' '--fail-on' 'exit 1 when a result matches one of these names, comma-separated (see below)' '--since-last' 'show only what changed since the previous check of this account: newly broken, fixed, changed' '-h' 'show help' '--help' 'show help'
         case 'linkctl check|vflags'
-            printf '%s\n' '--expiring' '--concurrency' '--deadline' '--fail-on'
+            printf '%s\n' '--db' '--expiring' '--concurrency' '--deadline' '--fail-on'
         case 'linkctl api|flags'
             printf '%s\t%s\n' '-F' 'a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable' '--field' 'a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable' '-f' 'a string body field, sent as given (a query parameter with GET); repeatable' '--raw-field' 'a string body field, sent as given (a query parameter with GET); repeatable' '--input' 'the request body: a file of JSON, or - to read it from stdin' '--paginate' 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record' '-h' 'show help' '--help' 'show help'
         case 'linkctl api|vflags'
@@ -396,6 +396,8 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl stats report --by'
             printf '%s\n' 'hour' 'day' 'week' 'month'
+        case 'linkctl check --db'
+            echo @files
         case 'linkctl api --input'
             echo @files
         case 'linkctl api #0'

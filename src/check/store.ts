@@ -1,47 +1,18 @@
 /**
  * Where `check` keeps its results between runs, so that `--since-last` can say what broke and
- * what was fixed: an SQLite file (`check.db` in linkctl's state folder) through libsql, whose
- * prebuilt binaries install from the npm registry alone. Two tables, a schema version in
- * `PRAGMA user_version`, and the latest KEEP_RUNS runs of each account.
- *
- * When the click-history database of issue 21 lands, these tables move into its migrations and
- * this file keeps only `saveRun` / `previousRun` on top of it.
+ * what was fixed: two tables of the click-history database (migration 20 in
+ * src/history/schema.ts), so the same SQLite file or PostgreSQL database (`--db`, LINKCTL_DB)
+ * holds both, and CI keeps one. Runs are kept per source (server and account, as snapshots
+ * are), the latest KEEP_RUNS of each.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { ConfigError } from '../errors.js';
+import type { History, SourceRef } from '../history/store.js';
 import type { Hop } from './probe.js';
 import type { Status } from './statuses.js';
 
-export const SCHEMA_VERSION = 1;
 /** Runs kept per account: enough history to look back on, small enough that a daily cron stays small. */
 export const KEEP_RUNS = 30;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS check_runs (
-  id INTEGER PRIMARY KEY,
-  account TEXT NOT NULL,          -- base URL and profile: whose links these are
-  started_at TEXT NOT NULL,       -- ISO 8601, UTC
-  finished_at TEXT NOT NULL,
-  options TEXT NOT NULL           -- JSON: qr, details, expiring
-);
-CREATE INDEX IF NOT EXISTS check_runs_account ON check_runs (account, id);
-CREATE TABLE IF NOT EXISTS check_results (
-  run_id INTEGER NOT NULL REFERENCES check_runs (id) ON DELETE CASCADE,
-  subject TEXT NOT NULL,          -- link:12, link:12 geo:canada, qr:3
-  link INTEGER,
-  qr INTEGER,
-  target TEXT,
-  destination TEXT NOT NULL,
-  status TEXT NOT NULL,
-  code INTEGER,
-  chain TEXT NOT NULL,            -- JSON [{url, code}]
-  error TEXT,
-  findings TEXT NOT NULL,         -- JSON [{kind, detail}]
-  checked_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS check_results_run ON check_results (run_id);
-`;
+/** Result rows per INSERT: 13 parameters each, well inside both databases' limits. */
+const BATCH = 200;
 
 export interface StoredResult {
   subject: string;
@@ -58,84 +29,92 @@ export interface StoredResult {
 }
 
 export interface RunInfo {
-  account: string;
   startedAt: string;
   finishedAt: string;
+  profile?: string;
   options: Record<string, unknown>;
 }
 
-type Database = import('libsql').Database;
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 export class CheckStore {
-  private constructor(private readonly db: Database, readonly file: string) {}
+  constructor(readonly history: History) {}
 
-  /** Opens (or creates) the database file; a file that is not one of ours is an error naming it, and is left alone. */
-  static async open(file: string): Promise<CheckStore> {
-    const { default: Database } = await import('libsql');
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    let db: Database | undefined;
-    try {
-      db = new Database(file, { timeout: 5000 }); // another check writing: wait for it rather than fail
-      db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;');
-      const version = Number((db.prepare('PRAGMA user_version').get() as { user_version?: unknown }).user_version ?? 0);
-      if (version > SCHEMA_VERSION) throw new ConfigError(`${file} was written by a newer linkctl (schema ${version}; this one knows ${SCHEMA_VERSION})`, 'upgrade linkctl, or give this run another state folder');
-      if (version === 0) {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-        if (tables.some((t) => !t.name.startsWith('check_'))) throw new ConfigError(`${file} is another program's SQLite database; linkctl leaves it alone`, 'move it away, or give linkctl another state folder (LINKCTL_CONFIG_DIR)');
-        db.exec(`BEGIN; ${SCHEMA} PRAGMA user_version = ${SCHEMA_VERSION}; COMMIT;`);
+  /**
+   * Opens (or creates) the history database and brings it to this linkctl's schema. A file or
+   * database that is not linkctl's, or a damaged one, is an error naming it (exit 7), nothing
+   * written: `check` opens it before sending anything.
+   */
+  static async open(ctx: { env: Record<string, string | undefined> }, db?: string): Promise<CheckStore> {
+    const { openHistory } = await import('../history/store.js');
+    return new CheckStore(await openHistory(ctx, { db, create: true }));
+  }
+
+  /** The database, as messages name it. */
+  get where(): string {
+    return this.history.db.where;
+  }
+
+  /** The results of the latest run for the source, by subject; undefined when it has none. */
+  previousRun(source: SourceRef): Promise<{ finishedAt: string; results: Map<string, StoredResult> } | undefined> {
+    const { db } = this.history;
+    return db.read(async () => {
+      const [run] = await db.all(
+        `SELECT r.id, r.finished_at FROM check_runs r JOIN sources s ON s.id = r.source_id
+         WHERE s.base_url = ? AND s.account = ? ORDER BY r.id DESC LIMIT 1`,
+        [source.baseUrl, source.account],
+      );
+      if (!run) return undefined;
+      const rows = await db.all('SELECT subject, link, qr, target, destination, status, code, chain, error, findings, checked_at FROM check_results WHERE run_id = ? ORDER BY seq', [run[0]]);
+      const results = new Map<string, StoredResult>();
+      for (const [subject, link, qr, target, destination, status, code, chain, error, findings, checkedAt] of rows) {
+        results.set(String(subject), {
+          subject: String(subject),
+          link: num(link),
+          qr: num(qr),
+          target: str(target),
+          destination: String(destination),
+          status: String(status) as Status,
+          code: num(code),
+          chain: parseJson(chain, []),
+          error: str(error),
+          findings: parseJson(findings, []),
+          checkedAt: String(checkedAt),
+        });
       }
-      return new CheckStore(db, file);
-    } catch (error) {
-      db?.close();
-      if (error instanceof ConfigError) throw error;
-      const code = (error as { code?: string }).code;
-      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new ConfigError(`${file} is not a linkctl check database (${code}); nothing was written to it`, 'move the file away and run the check again to start a new history');
-      throw new ConfigError(`cannot open the check history ${file}: ${(error as Error).message}`);
-    }
+      return { finishedAt: String(run[1]), results };
+    });
   }
 
-  /** The results of the latest run for `account`, by subject; undefined when it has none. */
-  previousRun(account: string): { finishedAt: string; results: Map<string, StoredResult> } | undefined {
-    const run = this.db.prepare('SELECT id, finished_at FROM check_runs WHERE account = ? ORDER BY id DESC LIMIT 1').get(account) as { id: number; finished_at: string } | undefined;
-    if (!run) return undefined;
-    const rows = this.db.prepare('SELECT * FROM check_results WHERE run_id = ?').all(run.id) as Array<Record<string, unknown>>;
-    const results = new Map<string, StoredResult>();
-    for (const row of rows) {
-      results.set(String(row.subject), {
-        subject: String(row.subject),
-        link: row.link === null ? null : Number(row.link),
-        qr: row.qr === null ? null : Number(row.qr),
-        target: row.target === null ? null : String(row.target),
-        destination: String(row.destination),
-        status: String(row.status) as Status,
-        code: row.code === null ? null : Number(row.code),
-        chain: parseJson(row.chain, []),
-        error: row.error === null ? null : String(row.error),
-        findings: parseJson(row.findings, []),
-        checkedAt: String(row.checked_at),
-      });
-    }
-    return { finishedAt: run.finished_at, results };
-  }
-
-  /** Saves one run in one transaction, and forgets runs of the account beyond the latest KEEP_RUNS. */
-  saveRun(run: RunInfo, results: readonly StoredResult[]): void {
-    const insertRun = this.db.prepare('INSERT INTO check_runs (account, started_at, finished_at, options) VALUES (?, ?, ?, ?)');
-    const insertResult = this.db.prepare(
-      'INSERT INTO check_results (run_id, subject, link, qr, target, destination, status, code, chain, error, findings, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    const prune = this.db.prepare('DELETE FROM check_runs WHERE account = ? AND id NOT IN (SELECT id FROM check_runs WHERE account = ? ORDER BY id DESC LIMIT ?)');
-    this.db.transaction(() => {
-      const runId = insertRun.run(run.account, run.startedAt, run.finishedAt, JSON.stringify(run.options)).lastInsertRowid;
-      for (const r of results) {
-        insertResult.run(runId, r.subject, r.link, r.qr, r.target, r.destination, r.status, r.code, JSON.stringify(r.chain), r.error, JSON.stringify(r.findings), r.checkedAt);
+  /** Saves one run in one write transaction, and forgets the source's runs beyond the latest KEEP_RUNS. Returns the run's id. */
+  saveRun(source: SourceRef, run: RunInfo, results: readonly StoredResult[]): Promise<number> {
+    const { db } = this.history;
+    return db.write(async () => {
+      const sourceId = await this.history.sourceId(source);
+      const [[runId]] = (await db.all(
+        'INSERT INTO check_runs (source_id, started_at, finished_at, profile, options) VALUES (?, ?, ?, ?, ?) RETURNING id',
+        [sourceId, run.startedAt, run.finishedAt, run.profile ?? null, JSON.stringify(run.options)],
+      )) as [[number]];
+      for (let i = 0; i < results.length; i += BATCH) {
+        const batch = results.slice(i, i + BATCH);
+        await db.run(
+          `INSERT INTO check_results (run_id, seq, subject, link, qr, target, destination, status, code, chain, error, findings, checked_at) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+          batch.flatMap((r, j) => [runId, i + j, r.subject, r.link, r.qr, r.target, r.destination, r.status, r.code, JSON.stringify(r.chain), r.error, JSON.stringify(r.findings), r.checkedAt]),
+        );
       }
-      prune.run(run.account, run.account, KEEP_RUNS);
-    }).immediate();
+      // The oldest run kept; everything of this source before it goes (results first: they point at their run).
+      const [oldest] = await db.all('SELECT id FROM check_runs WHERE source_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?', [sourceId, KEEP_RUNS - 1]);
+      if (oldest) {
+        await db.run('DELETE FROM check_results WHERE run_id IN (SELECT id FROM check_runs WHERE source_id = ? AND id < ?)', [sourceId, oldest[0]]);
+        await db.run('DELETE FROM check_runs WHERE source_id = ? AND id < ?', [sourceId, oldest[0]]);
+      }
+      return Number(runId);
+    });
   }
 
-  close(): void {
-    this.db.close();
+  close(): Promise<void> {
+    return this.history.close();
   }
 }
 

@@ -107,6 +107,45 @@ JOIN sources src ON src.id = i.source_id
 JOIN snapshots s ON s.id = c.snapshot_id;
 `,
   },
+  {
+    // Issue 22 (src/check/store.ts): each `linkctl check` run, kept per source like snapshots,
+    // so that `--since-last` works from a laptop's file or a team's PostgreSQL alike. The
+    // latest 30 runs of a source are kept (deleted by the code, not by a cascade: SQLite
+    // enforces no foreign keys unless asked).
+    version: 20,
+    name: 'link health: check runs and their results',
+    sql: `
+-- options: JSON {qr, details, expiringMs}; profile: the linkctl profile that ran it (for people).
+CREATE TABLE check_runs (
+  id {{id}},
+  source_id INTEGER NOT NULL REFERENCES sources (id),
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL,
+  profile TEXT,
+  options TEXT NOT NULL
+);
+CREATE INDEX check_runs_by_source ON check_runs (source_id, id);
+
+-- One row per checked subject, in the run's order (seq). subject: link:12, link:12 geo:canada,
+-- qr:3 (what --since-last compares by); chain: JSON [{url, code}]; findings: JSON [{kind, detail}].
+CREATE TABLE check_results (
+  run_id BIGINT NOT NULL REFERENCES check_runs (id),
+  seq INTEGER NOT NULL,
+  subject TEXT NOT NULL,
+  link BIGINT,
+  qr BIGINT,
+  target TEXT,
+  destination TEXT NOT NULL,
+  status TEXT NOT NULL,
+  code INTEGER,
+  chain TEXT NOT NULL,
+  error TEXT,
+  findings TEXT NOT NULL,
+  checked_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+){{compact}};
+`,
+  },
 ];
 
 const TOKENS: Record<Dialect, Record<string, string>> = {

@@ -179,8 +179,8 @@ export class History {
     return this.db.close();
   }
 
-  /** The source's row id, created on first use. Inside a write transaction. */
-  private async sourceId(source: SourceRef): Promise<number> {
+  /** The source's row id, created on first use. Inside a write transaction (link health keys its runs on it too). */
+  async sourceId(source: SourceRef): Promise<number> {
     await this.db.run('INSERT INTO sources (base_url, account, name) VALUES (?, ?, ?) ON CONFLICT (base_url, account) DO NOTHING', [source.baseUrl, source.account, source.name ?? null]);
     const [row] = await this.db.all('SELECT id, name FROM sources WHERE base_url = ? AND account = ?', [source.baseUrl, source.account]);
     if (source.name !== undefined && row![1] !== source.name) await this.db.run('UPDATE sources SET name = ? WHERE id = ?', [source.name, row![0]]);

@@ -77,7 +77,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   plan: 'read',
   import: 'read', // reads a file, and with --keep-domains the account's domains; --file writes: OPTION_ACCESS
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
-  // Reads the account and requests only its own destinations (no URL argument); the run is kept in the local check history.
+  // Reads the account and requests only its own destinations (no URL argument); the run is kept in the click-history database.
   check: 'read',
 };
 

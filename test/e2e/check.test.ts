@@ -1,8 +1,10 @@
 /**
  * `linkctl check` against links in the sandbox that point at servers this test starts on
  * 127.0.0.1 (check-servers.ts): one classification a test, the account checks, what reaches a
- * destination (nothing of the user's), request counts, --since-last, --deadline, proxies, and
- * `sandbox serve`, whose seeded links point at example hosts that cannot be reached here.
+ * destination (nothing of the user's), request counts, --since-last (with the runs in the
+ * click-history database: an SQLite file, or PostgreSQL when this machine can start one),
+ * --deadline, proxies, and `sandbox serve`, whose seeded links point at example hosts that
+ * cannot be reached here.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox, type RunResult } f
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState, timestamp } from '../../src/sandbox/state.js';
 import { hasOpenssl, makeCertificates, refusedPort, startHttp, startHttps, type Certificates, type Destinations } from './check-servers.js';
+import { pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
 
 interface CheckRecord {
   link: number | null;
@@ -33,10 +36,21 @@ interface CheckRecord {
 const fx = useSandbox();
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** POSTs to the sandbox's API directly (not counted against the check: tests look at what came after). */
+/**
+ * Calls the sandbox's API directly (not counted against the check: tests look at what came
+ * after), each call on a connection of its own: a kept-alive one may be closed by the server
+ * while a test waits (for a database server to start) and fail the next call.
+ */
 async function api(sandbox: Sandbox, method: string, path: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${sandbox.url}/api/${path}`, { method, headers: { Authorization: `Bearer ${sandbox.key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = (await r.json()) as any;
+  const { request } = await import('node:http');
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = request(`${sandbox.url}/api/${path}`, { method, agent: false, headers: { Authorization: `Bearer ${sandbox.key}`, 'Content-Type': 'application/json' } }, (res) => {
+      let data = '';
+      res.setEncoding('utf8').on('data', (d: string) => (data += d)).on('end', () => resolve(data)).on('error', reject);
+    });
+    req.on('error', reject).end(body === undefined ? undefined : JSON.stringify(body));
+  });
+  const json = JSON.parse(text) as any;
   if (json.error) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
   return json;
 }
@@ -122,8 +136,8 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
     expect(run.stderr).toMatch(/^checked 21 destinations of 22 links in [\d.]+ s: .*; --fail-on matched 1\d\n$/m);
   });
 
-  it('reads the account once: the link list and the domain list, pages of 1,000 (no campaign list: no link is in one)', () => {
-    expect(apiSeen).toEqual(['GET /api/urls?limit=1000&page=1', 'GET /api/domains?limit=1000&page=1']);
+  it('reads the account once: who it is (the history keeps runs per account), the link list and the domain list, pages of 1,000 (no campaign list: no link is in one)', () => {
+    expect(apiSeen).toEqual(['GET /api/account?', 'GET /api/urls?limit=1000&page=1', 'GET /api/domains?limit=1000&page=1']);
   });
 
   it('ok: HTTPS answering 200 with no redirect, one HEAD', () => {
@@ -270,9 +284,9 @@ describe('account checks and --details (a sandbox read from a state file made he
     expect(records.find((x) => x.target)).toMatchObject({ link: 8, alias: 'targeted', target: 'geo:canada', destination: `${http.origin}/notfound`, status: 'client-error', code: 404 });
     // 8 links, 9 destinations (each link's own plus the target), all on one host: requested once each
     expect(records).toHaveLength(9);
-    // the account once (links, domains, campaigns), then one details request a link
+    // the account once (who it is, links, domains, campaigns), then one details request a link
     expect(apiRequests(sandbox, 0)).toEqual([
-      'GET /api/urls?limit=1000&page=1', 'GET /api/domains?limit=1000&page=1', 'GET /api/campaigns?limit=1000&page=1',
+      'GET /api/account?', 'GET /api/urls?limit=1000&page=1', 'GET /api/domains?limit=1000&page=1', 'GET /api/campaigns?limit=1000&page=1',
       ...[8, 7, 6, 5, 4, 3, 2, 1].map((id) => `GET /api/url/${id}?`), // in the list's order, newest first
     ]);
     expect(r.stderr).toMatch(/--fail-on matched 1$/m);
@@ -315,7 +329,7 @@ describe('options, history and limits', () => {
     const configDir = tempDir();
     const first = await runMain(['check', '--since-last', '--json', '--fail-on', 'broken'], { env: env(configDir) });
     expect(first.code).toBe(1);
-    expect(first.stderr).toMatch(/no earlier check of this account: every broken destination is new/);
+    expect(first.stderr).toMatch(/no earlier check of this account in .*history\.db: every broken destination is new/);
     expect(parse(first).map((r) => [r.alias, r.change, r.previous])).toEqual([['two', 'newly-broken', null]]);
 
     http.toggles.set('one', 500).set('two', 200);
@@ -413,7 +427,7 @@ describe('options, history and limits', () => {
     expect(parse(r)).toEqual([expect.objectContaining({ link: null, qr: id, shorturl: expect.stringMatching(/\/qr\/\w+$/), destination: `${http.origin}/fail`, status: 'server-error', code: 500 })]);
     // the lists once, then one image a QR code (3 codes: ours, the seeded text and wifi codes)
     const paths = fx.sandbox.requests.slice(before).map((x) => x.path.replace(/\/qr\/\w+$/, '/qr/IMAGE'));
-    expect(paths).toEqual(['/api/urls', '/api/domains', '/api/qr', '/qr/IMAGE', '/qr/IMAGE', '/qr/IMAGE']);
+    expect(paths).toEqual(['/api/account', '/api/urls', '/api/domains', '/api/qr', '/qr/IMAGE', '/qr/IMAGE', '/qr/IMAGE']);
     expect(r.stderr).toMatch(/checked 1 destination of 0 links and 3 QR codes/);
   });
 
@@ -424,6 +438,7 @@ describe('options, history and limits', () => {
       const list = (key: string, records: unknown[]) => JSON.stringify({ error: 0, data: { result: records.length, perpage: 1000, currentpage: 1, maxpage: 1, [key]: records } });
       const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       const path = (req.url ?? '').split('?')[0];
+      if (path === '/api/account') return void res.end(JSON.stringify({ error: 0, data: { id: 9, username: 'poster' } }));
       if (path === '/api/urls') return void res.end(list('urls', []));
       if (path === '/api/domains') return void res.end(list('domains', []));
       if (path === '/api/qr') return void res.end(list('qrs', [{ id: 5, link: `${origin}/images/5.svg`, scans: 0, name: 'Poster', date: '2025-01-01 00:00:00' }]));
@@ -441,19 +456,86 @@ describe('options, history and limits', () => {
     })]);
   });
 
-  it('the history is an SQLite file in the state folder that other runs read; a file that is not one is an error naming it, left alone', async () => {
+  it('runs are kept in the click-history database: history.db in the state folder by default; a file that is not one is an error naming it, left alone, nothing sent', async () => {
     const configDir = tempDir();
     const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
     mkdirSync(join(configDir, 'state'), { recursive: true });
-    const file = join(configDir, 'state', 'check.db');
+    const file = join(configDir, 'state', 'history.db');
     writeFileSync(file, 'not a database '.repeat(100));
     await withoutSeededLinks(fx.sandbox);
     const before = fx.sandbox.requests.length;
     const r = await runMain(['check', '--json'], { env: env(configDir) });
     expect(r.code).toBe(7);
     expect(fx.sandbox.requests.length).toBe(before); // said before anything is sent
-    expect(r.stderr).toContain(`linkctl: ${file} is not a linkctl check database (SQLITE_NOTADB); nothing was written to it`);
+    expect(r.stderr).toContain(`linkctl: ${file} is not a linkctl click-history database (not an SQLite file); nothing was written to it\n`);
     expect(readFileSync(file, 'utf8')).toBe('not a database '.repeat(100));
+  });
+
+  it('--db (or LINKCTL_DB): the file `stats` keeps its snapshots in; runs are kept per account with the snapshots\' sources, --since-last reads them back', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    http.toggles.set('shared', 404);
+    await addLink(fx.sandbox, `${http.origin}/toggle/shared`, 'shared');
+    const db = join(tempDir(), 'team.db');
+    const snapshot = await runMain(['stats', 'snapshot', '-q', '--db', db], { env: env() });
+    expect(snapshot.code, snapshot.stderr).toBe(0);
+    const first = await runMain(['check', '--since-last', '--json', '--db', db], { env: env() }); // another state folder: only the database is shared
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`no earlier check of this account in ${db}: every broken destination is new`);
+    http.toggles.set('shared', 200);
+    const second = await runMain(['check', '--since-last', '--json'], { env: { ...env(), LINKCTL_DB: db } });
+    expect(second.code, second.stderr).toBe(0);
+    expect(parse(second).map((x) => [x.alias, x.change, x.previous])).toEqual([['shared', 'fixed', 'client-error']]);
+
+    const { openHistory } = await import('../../src/history/store.js');
+    const history = await openHistory({ env: {} }, { db });
+    try {
+      // one source (the sandbox's account, as the snapshot found it), its snapshot and both runs
+      expect(await history.db.all('SELECT id, base_url, account FROM sources')).toEqual([[1, fx.sandbox.url, '1']]);
+      expect(await history.db.all('SELECT source_id, count(*) FROM check_runs GROUP BY source_id')).toEqual([[1, 2]]);
+      expect(await history.db.all('SELECT count(*) FROM snapshots')).toEqual([[1]]);
+      expect(await history.db.all('SELECT r.id, c.subject, c.status, c.code FROM check_results c JOIN check_runs r ON r.id = c.run_id ORDER BY r.id, c.seq')).toEqual([
+        [1, 'link:3', 'client-error', 404],
+        [2, 'link:3', 'insecure', 200],
+      ]);
+    } finally {
+      await history.close();
+    }
+  });
+});
+
+describe.skipIf(pgSkipReason)(`check --since-last with the history in PostgreSQL${pgSkipReason ? ` (skipped: ${pgSkipReason})` : ''}`, () => {
+  let cluster: Cluster | undefined;
+  let http: Destinations | undefined;
+  beforeAll(async () => {
+    [cluster, http] = await Promise.all([startCluster(), startHttp()]);
+  }, 120_000);
+  afterAll(async () => {
+    await http?.close();
+    cluster?.stop();
+  });
+
+  it('the previous run is read from the database, whichever machine ran it; the runs are rows of linkctl.check_runs', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    http!.toggles.set('pgone', 200).set('pgtwo', 500);
+    for (const name of ['pgone', 'pgtwo']) await addLink(fx.sandbox, `${http!.origin}/toggle/${name}`, name);
+    const db = cluster!.url;
+    // Two state folders: two machines with one database.
+    const laptop = { ...fx.env, LINKCTL_CONFIG_DIR: tempDir() };
+    const ci = { ...fx.env, LINKCTL_CONFIG_DIR: tempDir() };
+    const first = await runMain(['check', '--since-last', '--json', '--fail-on', 'broken', '--db', db], { env: laptop });
+    expect(first.code, first.stderr).toBe(1);
+    expect(parse(first).map((r) => [r.alias, r.change])).toEqual([['pgtwo', 'newly-broken']]);
+
+    http!.toggles.set('pgone', 404).set('pgtwo', 200);
+    const second = await runMain(['check', '--since-last', '--json', '--fail-on', 'broken'], { env: { ...ci, LINKCTL_DB: db } });
+    expect(second.code, second.stderr).toBe(1);
+    expect(parse(second).map((r) => [r.alias, r.status, r.change, r.previous]).sort()).toEqual([
+      ['pgone', 'client-error', 'newly-broken', 'insecure'],
+      ['pgtwo', 'insecure', 'fixed', 'server-error'],
+    ]);
+    const runs = await sql<{ account: string; runs: number; results: number }>(db,
+      'SELECT s.account, count(DISTINCT r.id)::int AS runs, count(c.seq)::int AS results FROM linkctl.check_runs r JOIN linkctl.sources s ON s.id = r.source_id JOIN linkctl.check_results c ON c.run_id = r.id GROUP BY s.account');
+    expect(runs).toEqual([{ account: '1', runs: 2, results: 4 }]);
   });
 });
 

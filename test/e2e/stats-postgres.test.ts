@@ -1,93 +1,27 @@
 /**
  * `--db postgres://...` against a real PostgreSQL server that this file starts in a temporary
- * folder (Debian's `postgresql`: initdb and pg_ctl, run as the `postgres` user when the tests
- * run as root, as initdb refuses root) and stops. Skipped, saying why, when there is none.
+ * folder and stops (test/postgres.ts). Skipped, saying why, when there is none.
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runMain, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
-
-interface PgClient {
-  connect(): Promise<void>;
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
-  end(): Promise<void>;
-}
-const { Client } = createRequire(import.meta.url)('pg') as { Client: new (config: object) => PgClient };
-
-/** initdb and pg_ctl: on PATH, or in Debian's /usr/lib/postgresql/<version>/bin (newest first). */
-function pgBin(): string | undefined {
-  const fromPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
-  if (fromPath) return join(fromPath, '..');
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
-  return versions[0] ? join(root, versions[0], 'bin') : undefined;
-}
-
-const bin = pgBin();
-const root = process.getuid?.() === 0;
-const postgresUser = root ? spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }) : undefined;
-const why = !bin
-  ? 'PostgreSQL is not installed (initdb not found; .ci/run installs Debian\'s postgresql)'
-  : root && (postgresUser?.status !== 0 || spawnSync('sh', ['-c', 'command -v runuser']).status !== 0)
-    ? 'running as root without a postgres user and runuser to run initdb as'
-    : undefined;
-
-/** Runs a PostgreSQL program (as the postgres user when we are root). */
-function pg(program: string, args: string[]): void {
-  const [command, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(bin!, program), ...args]] : [join(bin!, program), args];
-  const r = spawnSync(command, argv, { encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) throw new Error(`${program} ${args.join(' ')} exited ${r.status}: ${r.stderr}${r.stdout}`);
-}
-
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => resolve(port));
-  });
-});
+import { runCli, runMain, useSandbox, type SandboxFixture } from '../helpers.js';
+import { freePort, pgSkipReason as why, sql, startCluster, type Cluster } from '../postgres.js';
 
 describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : ''}`, () => {
   const fx = useSandbox();
+  let cluster: Cluster | undefined;
   let dir: string;
   let url: string;
-  let port: number;
 
   beforeAll(async () => {
-    dir = tempDir('linkctl-pg-');
-    chmodSync(dir, 0o755);
-    if (root) chownSync(dir, Number(postgresUser!.stdout.trim()), -1);
-    port = await freePort();
-    pg('initdb', ['-D', join(dir, 'data'), '-U', 'linkctl', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-    pg('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, 'start']);
-    url = `postgres://linkctl@127.0.0.1:${port}/postgres`;
+    cluster = await startCluster();
+    ({ dir, url } = cluster);
   }, 120_000);
-  afterAll(() => {
-    try {
-      if (dir) pg('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
-    } finally {
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  afterAll(() => cluster?.stop());
 
   const stats = (db: string, now: string, args: string[]) => runMain(['stats', ...args, '--db', db], { env: { ...fx.env, LINKCTL_NOW: now } });
   async function visit(sandbox: SandboxFixture, alias: string, n: number) {
     for (let i = 0; i < n; i++) await fetch(`${sandbox.sandbox.url}/${alias}`, { redirect: 'manual', headers: { 'User-Agent': `pg-test/${i}/${Math.random()}` } });
-  }
-  async function sql<T = Record<string, unknown>>(database: string, text: string, values: unknown[] = []): Promise<T[]> {
-    const client = new Client({ connectionString: database });
-    await client.connect();
-    try {
-      return (await client.query(text, values)).rows as T[];
-    } finally {
-      await client.end();
-    }
   }
 
   it('the same snapshots give the same series in PostgreSQL as in the SQLite file, from the same tables', async () => {
@@ -112,7 +46,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     expect(JSON.parse(top!).map((m: { alias: string }) => m.alias)).toEqual(['spring-sale']);
 
     const tables = await sql<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'linkctl' ORDER BY table_name");
-    expect(tables.map((t) => t.table_name)).toEqual(['click_changes', 'counts', 'detail_counts', 'detail_reads', 'items', 'meta', 'schema_migrations', 'snapshots', 'sources']);
+    expect(tables.map((t) => t.table_name)).toEqual(['check_results', 'check_runs', 'click_changes', 'counts', 'detail_counts', 'detail_reads', 'items', 'meta', 'schema_migrations', 'snapshots', 'sources']);
     const changes = await sql(url, "SELECT taken_at, clicks, clicks_change FROM linkctl.click_changes WHERE alias = 'docs' ORDER BY taken_at");
     expect(changes).toEqual([{ taken_at: '2025-06-01T06:00:00.000Z', clicks: '57', clicks_change: null }, { taken_at: '2025-06-02T06:00:00.000Z', clicks: '60', clicks_change: '3' }]);
   });
@@ -128,7 +62,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     });
     expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 6]);
     expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 6 });
-    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 1 });
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 2 }); // click history and link health
   }, 120_000);
 
   it('a schema "linkctl" of something else is refused, nothing written; an unreachable server is exit 6 without the password', async () => {

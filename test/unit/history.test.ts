@@ -9,7 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openHistory, type HistoryRecord, type History, type SourceRef } from '../../src/history/store.js';
 import { computeSeries, sparkline, type SeriesSpec } from '../../src/history/series.js';
 import { DAY, parseSince, periodLabel, periodStart, periodsBetween } from '../../src/history/time.js';
-import { MIGRATIONS, migrate, type Migration } from '../../src/history/schema.js';
+import { MIGRATIONS, migrate } from '../../src/history/schema.js';
+import { iso } from '../../src/history/time.js';
+import { CheckStore, KEEP_RUNS, type StoredResult } from '../../src/check/store.js';
+import type { Status } from '../../src/check/statuses.js';
 import { tempDir } from '../helpers.js';
 
 const dir = tempDir('linkctl-history-');
@@ -142,18 +145,53 @@ describe('the API for other features', () => {
     }
   });
 
-  it('link health (issue 22) adds its tables as a migration: applied once, recorded, and a newer database is refused', async () => {
-    const h = await fresh();
+  it('link health (issue 22) is migration 20: a history file of a linkctl before it gains its tables, and a linkctl without it refuses the file', async () => {
+    const file = join(dir, `h${++files}.db`);
+    const clickHistoryOnly = MIGRATIONS.filter((m) => m.version < 20);
+    const older = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
     try {
-      const health: Migration = { version: 20, name: 'link health results', sql: 'CREATE TABLE check_runs (id {{id}}, started_at TEXT NOT NULL);' };
-      expect(await migrate(h.db, [...MIGRATIONS, health])).toEqual([20]);
-      expect(await migrate(h.db, [...MIGRATIONS, health])).toEqual([]);
-      await h.db.run('INSERT INTO check_runs (started_at) VALUES (?)', ['2025-06-01T06:00:00.000Z']);
-      expect(await h.db.all('SELECT id, started_at FROM check_runs')).toEqual([[1, '2025-06-01T06:00:00.000Z']]);
-      // a linkctl that does not know version 20 must not use this database
-      await expect(migrate(h.db, MIGRATIONS)).rejects.toThrow(/schema versions this linkctl does not know \(20\): it was written by a newer linkctl/);
+      // the file as the linkctl before link health left it: a snapshot, no check tables
+      await older.db.run('DELETE FROM schema_migrations WHERE version >= 20');
+      await older.db.exec('DROP TABLE check_results; DROP TABLE check_runs;');
+      await older.snapshot({ source: SOURCE, at: T0, records: [link(1, 10)] });
+    } finally {
+      await older.close();
+    }
+    const h = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
+    try {
+      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20]);
+      expect(await h.db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'check_%' ORDER BY name")).toEqual([['check_results'], ['check_runs']]);
+      expect(await h.db.all('SELECT count(*) FROM snapshots')).toEqual([[1]]); // nothing of the history lost
+      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20\): it was written by a newer linkctl/);
     } finally {
       await h.close();
+    }
+  });
+
+  it('link health runs: kept per source, the latest 30 of each; the previous run read back by source with its results in order', async () => {
+    const h = await fresh();
+    const store = new CheckStore(h);
+    try {
+      const result = (n: number, status: Status): StoredResult => ({
+        subject: `link:${n}`, link: n, qr: null, target: null, destination: `https://example.com/${n}`, status, code: status === 'ok' ? 200 : 404,
+        chain: [{ url: `https://example.com/${n}`, code: status === 'ok' ? 200 : 404 }], error: status === 'ok' ? null : 'HTTP 404', findings: [], checkedAt: iso(T0),
+      });
+      const other = { ...SOURCE, account: '8' };
+      await store.saveRun(other, { startedAt: iso(T0), finishedAt: iso(T0), options: {} }, [result(1, 'ok')]);
+      const runs: number[] = [];
+      for (let i = 0; i < KEEP_RUNS + 2; i++) {
+        runs.push(await store.saveRun(SOURCE, { startedAt: iso(T0 + i), finishedAt: iso(T0 + i), profile: 'work', options: { qr: false } }, [result(1, i % 2 ? 'client-error' : 'ok'), result(2, 'ok')]));
+      }
+      const kept = (await h.db.all('SELECT r.id FROM check_runs r JOIN sources s ON s.id = r.source_id WHERE s.account = ? ORDER BY r.id', ['7'])).map((r) => r[0]);
+      expect(kept).toEqual(runs.slice(2)); // the two oldest are gone
+      expect(await h.db.all('SELECT count(*) FROM check_results WHERE run_id IN (?, ?)', [runs[0], runs[1]])).toEqual([[0]]);
+      expect((await store.previousRun(other))?.results.size).toBe(1); // the other account's run is untouched
+      const previous = await store.previousRun(SOURCE);
+      expect(previous?.finishedAt).toBe(iso(T0 + KEEP_RUNS + 1));
+      expect([...previous!.results.values()]).toEqual([result(1, 'client-error'), result(2, 'ok')]);
+      expect(await store.previousRun({ ...SOURCE, baseUrl: 'https://elsewhere.example.com' })).toBeUndefined();
+    } finally {
+      await store.close();
     }
   });
 });

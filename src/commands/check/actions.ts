@@ -1,9 +1,8 @@
 /**
  * `linkctl check`: reads the account once, runs the account checks, checks each distinct
- * destination once (src/check/probe.ts), stores the run (src/check/store.ts) and returns one
- * record per link destination (and per QR code with --qr).
+ * destination once (src/check/probe.ts), stores the run in the click-history database
+ * (src/check/store.ts) and returns one record per link destination (and per QR code with --qr).
  */
-import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
@@ -13,15 +12,14 @@ import { addDetails, findDuplicates, findMissingCampaigns, findUnknownDomains, l
 import type { AccountReader } from '../../model/reader.js';
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
 import { BROKEN, GROUP_ORDER, STATUS_HELP, FINDING_HELP, type Status } from '../../check/statuses.js';
-import { stateDir } from '../../config/paths.js';
 import type { CheckStore } from '../../check/store.js';
+import { readAccount } from '../../history/read.js';
 
 const DEFAULT_CONCURRENCY = 8;
 const PER_HOST = 2;
 const DEFAULT_DEADLINE_MS = 10 * 60_000;
 const DEFAULT_EXPIRING_MS = 14 * 86_400_000;
 const GC_EVERY = 250;
-export const CHECK_DB = 'check.db';
 
 /** The options of a run, parsed: nothing is sent before this passes. */
 export interface CheckRequest {
@@ -174,21 +172,22 @@ export async function check(ctx: Context, { opts }: ActionInput): Promise<Result
   const tty = ctx.format === 'table' && Boolean(ctx.io.stdout.isTTY);
   ctx.checkOutput(tty ? TABLE_COLUMNS : COLUMNS);
   const started = Date.now();
-  // The history first: a file that cannot be used is said before anything is sent, not after a long check.
+  // The history first: a database that cannot be used is said before anything is sent, not after a long check.
   const { CheckStore } = await import('../../check/store.js');
-  const store = await CheckStore.open(join(stateDir(ctx.env), CHECK_DB));
+  const store = await CheckStore.open(ctx, opts.db);
   try {
     return await run(ctx, request, store, tty, started);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: boolean, started: number): Promise<Result> {
   const reader = await ctx.reader();
   const { client } = reader;
-  const account = ctx.sandboxMode ? 'sandbox' : `${ctx.settings().profile.value} ${client.base.href}`;
   const warn = (line: string) => ctx.warn(line);
+  // Whose runs these are (one request): the history keeps them per server and account, as it keeps snapshots.
+  const source = await readAccount(ctx);
 
   // Everything the run reads of the account, each list once (the run's reader).
   const links: CheckedLink[] = (await reader.all('links')).map(linkOf);
@@ -224,12 +223,13 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: 
   // Stored for the next --since-last, compared with the previous run first.
   let shown: CheckRecord[] = records;
   if (request.sinceLast) {
-    const previous = store.previousRun(account);
-    if (!previous) warn('no earlier check of this account: every broken destination is new');
+    const previous = await store.previousRun(source);
+    if (!previous) warn(`no earlier check of this account in ${store.where}: every broken destination is new`);
     shown = changesSince(records, previous?.results);
   }
-  store.saveRun(
-    { account, startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), options: { qr: request.qr, details: request.details, expiringMs: request.expiringMs } },
+  await store.saveRun(
+    source,
+    { startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), profile: ctx.settings().profile.value, options: { qr: request.qr, details: request.details, expiringMs: request.expiringMs } },
     records.map((r) => ({ ...r, subject: subjectOf(r) })),
   );
 

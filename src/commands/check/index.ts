@@ -1,7 +1,7 @@
 /** `check`: link health. Flags and help only; the work is in ./actions.ts, loaded when it runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { withExamples, type Bind } from '../shared/define.js';
+import { dbOption, withExamples, type Bind } from '../shared/define.js';
 import { duration, positiveInt } from '../../validate.js';
 import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, STATUS_HELP, STATUSES } from '../../check/statuses.js';
 
@@ -28,8 +28,7 @@ const list = (help: Record<string, string>, names: readonly string[]) => names.m
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
-    program
-      .command('check')
+    dbOption(program.command('check'))
       .description("Check every link's destination (and with --qr, what printed QR codes lead to): broken, redirected, insecure")
       .option('--qr', 'also check QR codes whose data is a URL (one image download a code, read locally)')
       .option('--details', "also read each link's details, one request a link, for its expiry and its geo and device targets (slow: paced by the API's rate limit)")
@@ -55,9 +54,10 @@ export function register(program: Command, bind: Bind): void {
           'Findings about a link (no request to its destination):',
           ...list(FINDING_HELP, FINDINGS),
           '',
-          'The account is read once: the link list, the domain and campaign lists (and with --qr the',
-          'QR list plus each code\'s image): about 3 requests for up to 1,000 links. --details adds one',
-          'request a link. Results are kept in check.db in the state folder, for --since-last.',
+          'The account is read once: who it is, the link list, the domain and campaign lists (and with',
+          '--qr the QR list plus each code\'s image): about 4 requests for up to 1,000 links. --details',
+          'adds one request a link. Each run is kept in the click-history database (--db, the one',
+          '`linkctl stats` uses), the last 30 of each account, for --since-last.',
           'Exit codes: 0, or 1 when a result matches --fail-on (with --since-last: a change matches).',
         ].join('\n'),
       )
@@ -67,6 +67,7 @@ export function register(program: Command, bind: Bind): void {
       'linkctl check --qr',
       'linkctl check --fail-on broken,redirect-offsite --json > health.json',
       'linkctl check --since-last',
+      'linkctl check --since-last --db postgres://linkctl@db.example.com/marketing',
       'linkctl check --details --expiring 30d --fail-on expiring,broken',
       'linkctl check -o csv --deadline 5m --concurrency 4 > health.csv',
     ],

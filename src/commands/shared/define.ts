@@ -24,6 +24,14 @@ export function withExamples(command: Command, lines: string[]): Command {
   return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
+/**
+ * `--db`: every command that reads or writes the click-history database takes it (`stats`,
+ * `check`, `import --with-clicks`). Not a tool parameter (src/mcp/tools.ts, NOT_FOR_TOOLS).
+ */
+export function dbOption(command: Command): Command {
+  return command.option('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)');
+}
+
 export function paginationOptions(command: Command): Command {
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))

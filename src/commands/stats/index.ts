@@ -1,13 +1,8 @@
 /** `stats`: click history. Flags and help only; the work is in ./actions.ts and src/history/, loaded when a command runs. */
 import type { Command } from 'commander';
-import { enumOption, forceOption, many, withExamples, type Bind } from '../shared/define.js';
+import { dbOption, enumOption, forceOption, many, withExamples, type Bind } from '../shared/define.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
-
-/** `--db`: every command that reads or writes the history database takes it (link health too). */
-export function dbOption(command: Command): Command {
-  return command.option('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)');
-}
 
 const text = (flag: string) => (v: string) => nonEmpty(flag, v).trim();
 
