@@ -3,7 +3,8 @@
  * message as documented, or the channel itself on real servers).
  */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
+import type { Body } from '../../api/envelope.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, forEachId, idList, listAction, listResult, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
@@ -57,14 +58,22 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   return { kind: 'record', record: withoutError(body), columns: COLUMNS };
 }
 
+/** Real servers refuse an item already in the channel; the wanted state holds, so that is success. */
+const ALREADY_IN_CHANNEL = /already added to the selected channel/i;
+
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
   const [channelId, type] = args as [number, ChannelItemType];
   const client = await ctx.client();
+  const label = (itemId: number) => `Item ${itemId} (${ITEM_PATH_TYPE[type]})`;
   // No body: everything is in the path. Servers store an unknown type as a link, so the type was checked before.
-  return forEachId(ctx, idList(args[2]), {
-    send: (itemId) => client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` }),
-    label: (itemId) => `Item ${itemId} (${ITEM_PATH_TYPE[type]})`,
-    done: 'assigned',
-    summary: `items not added to channel ${channelId}`,
-  });
+  const send = async (itemId: number): Promise<Body> => {
+    try {
+      const body = await client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` });
+      return { ...body, status: 'assigned' };
+    } catch (error) {
+      if (!(error instanceof ApiError && ALREADY_IN_CHANNEL.test(error.message))) throw error;
+      return { error: 0, message: `This item is already in channel ${channelId}; nothing changed.`, status: 'exists' };
+    }
+  };
+  return forEachId(ctx, idList(args[2]), { send, label, done: 'assigned', summary: `items not added to channel ${channelId}` });
 }

@@ -118,7 +118,8 @@ export async function forEachId(
       const body = await how.send(id);
       const message = typeof body.message === 'string' && body.message ? body.message : `${how.done}.`;
       lines.push(`${how.label(id)}: ${message}`);
-      json.push({ id, [how.done]: true, message });
+      // `status` when the action tells apart what it changed from what already held (channel assign: `exists`)
+      json.push({ id, [how.done]: true, message, ...(typeof body.status === 'string' ? { status: body.status } : {}) });
     } catch (error) {
       if (!(error instanceof CliError) || error.exitCode === ExitCode.auth || error.exitCode === ExitCode.interrupted) throw error;
       ctx.warn(`linkctl: ${error.message}`);
