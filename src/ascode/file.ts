@@ -113,6 +113,8 @@ function readKind(kind: Kind, node: Node | null, fail: Fail, errorCount: () => n
         return fail(item, path, error.message);
       }
     }
+    // a key field reported already (an alias too short) gives no key to compare
+    if (spec.key.some((name) => given.has(name))) return;
     const key = keyMatch(keyOf(kind, record));
     const position = at(item.range?.[0]);
     if (seen.has(key)) return fail(item, path, `duplicate ${spec.noun} "${keyOf(kind, record)}" (also at ${seen.get(key)})`);

@@ -5,6 +5,7 @@
 // product's 7.6 code does (real-servers.md, last section). `plan` and `version` emulate an
 // account whose plan lacks features and a 6.x server.
 import { randomBytes } from 'node:crypto';
+import type { Plan } from '../commands/sandbox/types.js';
 import {
   indexOfId, insert, slugFor, timestamp, zeroStats,
   type Campaign, type Channel, type ChannelItem, type Collection, type Link, type LinkOptions, type Qr, type State, type Stats,
@@ -30,8 +31,7 @@ export function htmlPage(status: number): Raw {
 const emptyBody = () => new Raw(200, '');
 export const JSON_TYPE = 'application/json';
 
-/** `pro` has every feature; `basic` lacks those that real servers drop silently (see PLAN_FEATURES). */
-export type Plan = 'pro' | 'basic';
+export type { Plan };
 /** `7.6` is the product's current code; `6` a 6.x server (no lookup by short URL, negative X-RateLimit-Remaining). */
 export type ServerVersion = '7.6' | '6';
 export interface Env { state: State; quirks: boolean; base: string; plan: Plan; version: ServerVersion }

@@ -20,6 +20,8 @@ export interface SandboxOptions {
   quirks?: boolean;
   /** `basic`: an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types. */
   plan?: Plan;
+  /** Host names answered besides the loopback ones (a test that reaches the sandbox under another name). */
+  hosts?: string[];
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7.6. */
   version?: ServerVersion;
   seed?: { links?: number; qrs?: number };
@@ -112,12 +114,14 @@ function validFault(f: unknown): f is Fault {
  * is a specific one. A request without `Host` (HTTP/1.0) comes from no browser.
  */
 const LOOPBACK_HOST = /^(localhost|[a-z0-9.-]+\.localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
-export function hostAllowed(host: string | undefined, listenHost: string): boolean {
+export function hostAllowed(host: string | undefined, listenHost: string, extra: readonly string[] = []): boolean {
   if (host === undefined) return true;
   if (LOOPBACK_HOST.test(host)) return true;
+  const name = host.toLowerCase().replace(/:\d{1,5}$/, '');
+  if (extra.some((h) => h.toLowerCase() === name)) return true;
   if (['', '0.0.0.0', '::', '[::]'].includes(listenHost)) return false;
   const listen = listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost;
-  return host.toLowerCase().replace(/:\d{1,5}$/, '') === listen.toLowerCase();
+  return name === listen.toLowerCase();
 }
 const wrongHost = (host: string) => ({
   error: 1,
@@ -308,7 +312,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    if (!hostAllowed(req.headers.host, options.host ?? '127.0.0.1')) return send(res, json(403, wrongHost(req.headers.host!), { Connection: 'close' }));
+    if (!hostAllowed(req.headers.host, options.host ?? '127.0.0.1', options.hosts)) return send(res, json(403, wrongHost(req.headers.host!), { Connection: 'close' }));
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname.startsWith('/__sandbox/')) return admin(req, res, url.pathname);
 

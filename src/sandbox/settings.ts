@@ -1,9 +1,7 @@
 // How `sandbox serve` flags and the LINKCTL_SANDBOX_* environment values become sandbox
 // options. Loaded only with the sandbox (`sandbox` commands, `--sandbox`).
 import { UsageError } from '../errors.js';
-import type { Plan } from './routes.js';
-
-export const PLANS: readonly Plan[] = ['pro', 'basic'];
+import { PLANS, type Plan } from '../commands/sandbox/types.js';
 export type RateLimit = { limit: number; windowSeconds: number } | null;
 
 /** `N/SECONDS` or `off`; `name` is the flag or environment variable, for the message. */
@@ -18,7 +16,7 @@ export function parseRateLimit(raw: string, name = '--rate-limit'): RateLimit {
 
 export function parsePlan(raw: string, name = '--plan'): Plan {
   const plan = raw.trim().toLowerCase();
-  if (!(PLANS as string[]).includes(plan)) {
+  if (!(PLANS as readonly string[]).includes(plan)) {
     throw new UsageError(`${name} must be one of ${PLANS.join(', ')}; got "${raw}"`, 'basic emulates an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types');
   }
   return plan as Plan;

@@ -3,7 +3,7 @@
 // unnoticed. The facts are quoted (shortened) in the test names, in the section's order.
 import { describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import { hostAllowed, type Sandbox } from '../../src/sandbox/server.js';
 import { call, get, useSandbox } from './helpers.js';
 
 const start = useSandbox();
@@ -340,5 +340,14 @@ describe('DNS rebinding: the sandbox answers only requests addressed to a loopba
     for (const host of ['localhost.example', '128.0.0.1', '10.0.0.1', 'example.localhost.evil']) {
       expect((await withHost(sb, '/api/account', host)).status, host).toBe(403);
     }
+  });
+
+  it('answers the address given with --host too, but no name when it listens on every address', () => {
+    expect(hostAllowed('192.168.1.5:8787', '192.168.1.5')).toBe(true);
+    expect(hostAllowed('[fd00::5]:8787', 'fd00::5')).toBe(true);
+    expect(hostAllowed('192.168.1.5:8787', '0.0.0.0')).toBe(false);
+    expect(hostAllowed('rebind.example', '::')).toBe(false);
+    expect(hostAllowed('sandbox.test:80', '127.0.0.1', ['sandbox.test'])).toBe(true);
+    expect(hostAllowed(undefined, '127.0.0.1')).toBe(true); // HTTP/1.0 without Host: no browser sends that
   });
 });

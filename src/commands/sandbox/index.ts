@@ -1,7 +1,7 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
 import { enumOption, withExamples, type Bind } from '../shared/define.js';
-import { PLANS } from '../../sandbox/settings.js';
+import { PLANS } from './types.js';
 import { positiveInt } from '../../validate.js';
 
 export function register(program: Command, bind: Bind): void {
