@@ -150,7 +150,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
 }
 
 async function report(error: unknown, io: IO, context: Context | undefined, argv: string[]): Promise<number> {
-  const { DryRun } = context ? await import('./api/client.js') : { DryRun: undefined };
+  const { DryRun } = context ? await import('./http/client.js') : { DryRun: undefined };
   // Messages may quote a server or a file: control characters and bidi overrides are shown as escapes.
   const { safeStringify, safeText } = await import('./output/safe-text.js');
   if (DryRun && error instanceof DryRun) {

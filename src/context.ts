@@ -2,7 +2,8 @@
  * What an action gets: the streams, the global options, and lazily, the settings and the API
  * client. Everything about terminals (spinner, prompts, colour) is decided here, once.
  */
-import type { ApiClient } from './api/client.js';
+import type { ApiClient } from './http/client.js';
+import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import type { Format } from './output/types.js';
@@ -56,10 +57,10 @@ export class Context {
   /** Rate-limit waits so far, and what the last one was (bulk progress shows them). */
   waits = 0;
   /**
-   * What the rows of one `--from` run share (row contexts inherit it): a command's lookups made
-   * once for the whole file instead of once a row, e.g. `link add`'s links by destination.
+   * What the whole run shares, row contexts of `--from` included (they inherit this object): the
+   * account reader, so every lookup of the run is answered from one read of each collection.
    */
-  readonly shared = new Map<string, unknown>();
+  private readonly run: { reader?: Promise<AccountReader> } = {};
   lastWait?: string;
 
   constructor(
@@ -154,6 +155,15 @@ export class Context {
     return this.clientCache;
   }
 
+  /** The run's account reader (src/model/reader.ts): each collection read at most once per run. */
+  reader(): Promise<AccountReader> {
+    this.run.reader ??= (async () => {
+      const [{ AccountReader }, client] = await Promise.all([import('./model/reader.js'), this.client()]);
+      return new AccountReader(client, { status: (text) => this.status(text) });
+    })();
+    return this.run.reader;
+  }
+
   private async createClient(): Promise<ApiClient> {
     const { configDir } = await import('./config/paths.js');
     let baseUrl: string;
@@ -203,7 +213,7 @@ export class Context {
 
   /** A client for an explicit base URL and key (`auth login` checks a key before saving it). */
   async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
-    const { ApiClient } = await import('./api/client.js');
+    const { ApiClient } = await import('./http/client.js');
     return new ApiClient({
       baseUrl,
       apiKey,

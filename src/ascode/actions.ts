@@ -32,9 +32,9 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   if (opts.schema) return { kind: 'raw', json: buildSchema() };
   // --json (-o json) asks for JSON on stdout: the file is then written as JSON, unless --format says otherwise.
   const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
-  const client = await ctx.client();
-  const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
-  if (opts.details) await addDetails(client, state.links, (what) => ctx.status(`reading: ${what}`));
+  const reader = await ctx.reader();
+  const state = await readState(reader, KINDS);
+  if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
   const text = format === 'json' ? `${JSON.stringify({ $schema: schemaLocation(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
   if (opts.file && opts.file !== '-') {
     writeAtomically(String(opts.file), text);
@@ -141,21 +141,21 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
     }
   }
   const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
-  const client = await ctx.client();
+  const reader = await ctx.reader();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
-  const state = await readState(client, kinds, (what) => ctx.status(`reading: ${what}`));
+  const state = await readState(reader, kinds);
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
   const byKey = new Map(state.links.map((c) => [keyMatch(keyOf('links', c.record)), c]));
   const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).map((r) => byKey.get(keyMatch(keyOf('links', r)))).filter((c) => c !== undefined);
-  await addDetails(client, needed, (what) => ctx.status(`reading: ${what}`));
+  await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`));
   const keys = new Map(KINDS.map((k) => [k, new Set(state[k].map((c) => keyMatch(keyOf(k, c.record))))]));
   const dangling = referenceErrors(file, where, (kind, key) => keys.get(kind)!.has(keyMatch(key)));
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune));
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
-  return { client, state, plan };
+  return { reader, state, plan };
 }
 
 export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -172,14 +172,14 @@ export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result>
 }
 
 export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const { client, state, plan } = await load(ctx, opts, true);
+  const { reader, state, plan } = await load(ctx, opts, true);
   if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 } } };
   ctx.warn(formatPlan(plan));
   const deletes = plan.changes.filter((c) => c.action === 'delete').length;
   await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
   const applied = { created: 0, updated: 0, deleted: 0 };
   try {
-    await applyPlan(client, plan, state, (what) => ctx.status(what), applied);
+    await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied);
   } catch (error) {
     // A partial result says so: what was done stays done, and plan shows what is left.
     if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);

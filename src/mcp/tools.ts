@@ -88,7 +88,7 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
  * a file or stdin and streams a result per row: a tool call creates one record.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

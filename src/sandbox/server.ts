@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerVersion } from './routes.js';
 import { publicPage, type Visit } from './visits.js';
-import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type State } from './state.js';
+import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 
 export interface SandboxOptions {
@@ -24,7 +24,7 @@ export interface SandboxOptions {
   hosts?: string[];
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7.6. */
   version?: ServerVersion;
-  seed?: { links?: number; qrs?: number };
+  seed?: ExtraSeed;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }

@@ -11,7 +11,8 @@ import { readAccountFile } from '../../src/ascode/file.js';
 import { runMain, tempDir, useSandbox } from '../helpers.js';
 import { applyPlan, makePlan, readState } from '../../src/ascode/engine.js';
 import { NetworkError } from '../../src/errors.js';
-import type { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/http/client.js';
+import { AccountReader } from '../../src/model/reader.js';
 import { yamlScalar } from '../../src/ascode/actions.js';
 import fc from 'fast-check';
 import { parse } from 'yaml';
@@ -134,16 +135,18 @@ describe('apply never creates twice', () => {
 
   it('looks the record up by its key after an unknown outcome, and goes on with its id', async () => {
     const { client, calls } = flakyClient(true);
-    const state = await readState(client);
-    const applied = await applyPlan(client, makePlan(file, state, false), state, () => undefined);
+    const reader = new AccountReader(client);
+    const state = await readState(reader);
+    const applied = await applyPlan(reader, { warn: () => undefined }, makePlan(file, state, false), state, () => undefined);
     expect(applied).toEqual({ created: 1, updated: 0, deleted: 0 });
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
   });
 
   it('reports the unknown outcome when the lookup does not find it, without sending it again', async () => {
     const { client, calls } = flakyClient(false);
-    const state = await readState(client);
-    await expect(applyPlan(client, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
+    const reader = new AccountReader(client);
+    const state = await readState(reader);
+    await expect(applyPlan(reader, { warn: () => undefined }, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
   });
 });

@@ -28,7 +28,7 @@ export function paginationOptions(command: Command): Command {
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
     .option('--page <n>', 'page to show (default 1)', (v) => positiveInt('--page', v))
-    .option('--all', 'fetch every page, in order, at the pace the rate limit allows (100 a page unless --limit)');
+    .option('--all', 'fetch every page, in order, at the pace the rate limit allows: pages of 1,000 records, larger while the server answers quickly (--limit sets the page size)');
 }
 
 /** Adds `<parent> list` with the shared pagination options. */
@@ -66,7 +66,7 @@ export function isRepeatable(option: Option): boolean {
 }
 
 /** Options of the command itself that are not columns of a bulk input. */
-const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'help', 'password', 'password-stdin']);
+const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'verify', 'help', 'password', 'password-stdin']);
 
 export interface BulkColumn {
   name: string;
