@@ -65,7 +65,7 @@ export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Re
 const bareShort = (url: string) => url.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').replace(/^[^/]+/, (host) => host.toLowerCase());
 
 /**
- * `link get --short`: 7.6 answers `?short=` exactly as `GET api/url/:id` does, so that answer
+ * `link get --short`: 7.6 answers `?short=` exactly as the single read of a link does, so that answer
  * is shown as it is (one request). 6.x servers ignore `short` and answer the first page of
  * the list: the link is looked for there (then read by its id), and otherwise the server
  * cannot look it up by short URL.
