@@ -7,7 +7,7 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, applyPlan, formatPlan, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
+import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 
@@ -45,12 +45,20 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   return { kind: 'text', text };
 }
 
-/** The account as the file's data, records sorted by key so that two exports compare line by line. */
+/**
+ * The account as the file's data, records sorted by key so that two exports compare line by line.
+ * Records whose name repeats on the server (two QR codes named "Menu") carry their id, so that
+ * apply can tell them apart.
+ */
 function toFile(state: State): Rec {
   const file: Rec = { version: 1 };
+  const index = indexState(state);
   for (const kind of KINDS) {
     const key = specs()[kind].key;
-    file[kind] = state[kind].map((c) => c.record).sort((a, b) => {
+    const withId = 'id' in specs()[kind].fields;
+    const records = state[kind].map((c) => (withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? { ...c.record, id: c.id } : c.record));
+    file[kind] = records.sort((a, b) => {
+      if (String(a[key[0]!] ?? '').toLowerCase() === String(b[key[0]!] ?? '').toLowerCase() && a.id !== undefined && b.id !== undefined) return Number(a.id) - Number(b.id);
       for (const k of [...key].reverse()) {
         const x = String(a[k] ?? '');
         const y = String(b[k] ?? '');
@@ -140,20 +148,22 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
       throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   }
+  (await import('../memory.js')).keepMemoryFlat(); // a file of many records, an account of many links
   const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
+  text = ''; // 18 MB for 200,000 links: not kept while the account is read
   const reader = await ctx.reader();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
   const state = await readState(reader, kinds);
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
-  const byKey = new Map(state.links.map((c) => [keyMatch(keyOf('links', c.record)), c]));
-  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).map((r) => byKey.get(keyMatch(keyOf('links', r)))).filter((c) => c !== undefined);
+  const index = indexState(state);
+  const links = index.get('links')!;
+  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
   await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`));
-  const keys = new Map(KINDS.map((k) => [k, new Set(state[k].map((c) => keyMatch(keyOf(k, c.record))))]));
-  const dangling = referenceErrors(file, where, (kind, key) => keys.get(kind)!.has(keyMatch(key)));
+  const dangling = referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key)));
   if (dangling.length) throw fileError(dangling);
-  const plan = makePlan(file, state, Boolean(opts.prune));
+  const plan = makePlan(file, state, Boolean(opts.prune), index);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
   return { reader, state, plan };
 }

@@ -17,7 +17,7 @@ import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
 import { updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
 import type { AccountReader } from '../model/reader.js';
 import { keyMatch, noSlash, refIds, text } from '../model/values.js';
-import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
+import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 export interface Current {
   record: Rec;
@@ -134,7 +134,42 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }
 
-export function makePlan(file: AccountFile, state: State, prune: boolean): Plan {
+/** The server's records of each kind by natural key (a key may name several: two QR codes named "Menu"). */
+export type StateIndex = Map<Kind, Map<string, Current[]>>;
+
+export function indexState(state: State): StateIndex {
+  const index: StateIndex = new Map();
+  for (const kind of KINDS) {
+    const byKey = new Map<string, Current[]>();
+    for (const c of state[kind]) {
+      const key = keyMatch(keyOf(kind, c.record));
+      const have = byKey.get(key);
+      if (have) have.push(c);
+      else byKey.set(key, [c]);
+    }
+    index.set(kind, byKey);
+  }
+  return index;
+}
+
+/**
+ * The server record a file record stands for: the one with its key, or, when several share the
+ * key, the one with its `id`. Several and no id (or an id none of them has) is a mistake in the
+ * file that plan refuses, naming the ids: guessing would change or delete the wrong one.
+ */
+function match(kind: Kind, record: Rec, candidates: Current[] | undefined): Current | undefined {
+  if (!candidates?.length) return undefined;
+  if (candidates.length === 1 && (record.id === undefined || record.id === candidates[0]!.id)) return candidates[0];
+  const byId = candidates.find((c) => c.id === record.id);
+  if (byId) return byId;
+  const ids = candidates.map((c) => c.id).join(', ');
+  throw new UsageError(
+    `${specs()[kind].noun} "${keyOf(kind, record)}" ${record.id !== undefined ? `(id ${String(record.id)} in the file) ` : ''}is ambiguous: the server has ${candidates.length} ${candidates.length === 1 ? 'record' : 'records'} of that name, with id ${ids}`,
+    `give each such record its \`id:\` in the file (\`linkctl export\` writes them where names repeat), or rename the ${specs()[kind].noun}s in the web interface`,
+  );
+}
+
+export function makePlan(file: AccountFile, state: State, prune: boolean, index = indexState(state)): Plan {
   const changes: Change[] = [];
   const deletes: Change[] = [];
   const notes: string[] = [];
@@ -142,22 +177,22 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
     const wanted = file[kind];
     if (wanted === undefined) continue;
     const spec = specs()[kind];
-    const current = new Map(state[kind].map((c) => [keyMatch(keyOf(kind, c.record)), c]));
-    const matched = new Set<string>();
+    const current = index.get(kind)!;
+    const matched = new Set<Current>();
     for (const record of wanted) {
       const key = keyOf(kind, record);
-      const found = current.get(keyMatch(key));
-      const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f));
+      const found = match(kind, record, current.get(keyMatch(key)));
+      const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f) && f !== 'id');
       if (kind === 'qr' && (record.type === undefined || record.data === undefined)) {
         if (!found) notes.push(`QR code "${key}" is a reference only (no type and data) and does not exist on the server; apply leaves it out`);
-        if (found) matched.add(keyMatch(key));
+        if (found) matched.add(found);
         continue;
       }
       if (!found) {
         changes.push({ action: 'create', kind, key, record, unreadable: unreadable.length ? unreadable : undefined });
         continue;
       }
-      matched.add(keyMatch(key));
+      matched.add(found);
       const fields: FieldChange[] = [];
       const cannot = unreadableOn.get(found.record) ?? [];
       for (const field of spec.readable) {
@@ -181,7 +216,7 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
       if (fields.length) changes.push({ action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined });
     }
     if (prune) {
-      for (const [k, c] of current) if (!matched.has(k)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
+      for (const c of state[kind]) if (!matched.has(c)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
     }
   }
   const privateAfter = changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.record?.public === undefined && c.fields?.some((f) => f.field !== 'channels'));
@@ -333,13 +368,7 @@ async function createOnce(send: () => Promise<Rec>, lookup: () => Promise<Rec | 
  */
 export function linkBody(record: Rec, idOf: (kind: Kind, name: string) => number): Rec {
   const opts: Rec = {};
-  const fields = specs().links.fields;
-  for (const option of linkFlags()) {
-    const flag = option.long!.slice(2);
-    const attribute = option.attributeName();
-    const entry = Object.entries(fields).find(([, f]) => f.flags?.includes(option.long!) || Object.values(f.properties ?? {}).some((p) => p.flags?.includes(option.long!)));
-    if (!entry || flag === 'channel') continue;
-    const [name, field] = entry;
+  for (const { flag, attribute, name, field } of linkFieldFlags()) {
     let value = record[name];
     if (value === undefined) continue;
     if (field.properties) value = (value as Rec)[flag.replace(/^.*-/, '')];
@@ -355,6 +384,18 @@ export function linkBody(record: Rec, idOf: (kind: Kind, name: string) => number
   const body = bodyFromOptions(opts);
   if (typeof record.password === 'string') body.password = record.password;
   return body;
+}
+
+let fieldFlags: Array<{ flag: string; attribute: string; name: string; field: Field }> | undefined;
+
+/** Each `link add` flag with the file field it comes from (channels aside: applyPlan sends them), worked out once. */
+function linkFieldFlags() {
+  fieldFlags ??= linkFlags().flatMap((option) => {
+    const flag = option.long!.slice(2);
+    const entry = Object.entries(specs().links.fields).find(([, f]) => f.flags?.includes(option.long!) || Object.values(f.properties ?? {}).some((p) => p.flags?.includes(option.long!)));
+    return !entry || flag === 'channel' ? [] : [{ flag, attribute: option.attributeName(), name: entry[0], field: entry[1] }];
+  });
+  return fieldFlags;
 }
 
 function resourceBody(kind: Kind, r: Rec): Rec {

@@ -27,54 +27,99 @@ export function fullReadRequests(count: number): number {
   }
 }
 
+/** An id as a Map key: a number when it is one (no string for each of 100,000 ids). */
+type IdKey = number | string;
+const idKey = (id: unknown): IdKey | undefined => (id === undefined || id === null || id === '' ? undefined : (toInt(id) ?? String(id)));
+
+/**
+ * An index from a key to the ids of the records that have it. Nearly every key has one record, so
+ * the entry is that id, and a list only for the few keys shared (a Set per key would double the
+ * memory of a 200,000-link read).
+ */
+class Index {
+  private readonly map = new Map<string, IdKey | IdKey[]>();
+
+  add(key: string, id: IdKey): void {
+    const have = this.map.get(key);
+    if (have === undefined) this.map.set(key, id);
+    else if (Array.isArray(have)) {
+      if (!have.includes(id)) have.push(id);
+    } else if (have !== id) this.map.set(key, [have, id]);
+  }
+
+  delete(key: string, id: IdKey): void {
+    const have = this.map.get(key);
+    if (have === id) this.map.delete(key);
+    else if (Array.isArray(have)) {
+      const rest = have.filter((x) => x !== id);
+      if (rest.length === 1) this.map.set(key, rest[0]!);
+      else this.map.set(key, rest);
+    }
+  }
+
+  get(key: string): IdKey[] {
+    const have = this.map.get(key);
+    return have === undefined ? [] : Array.isArray(have) ? have : [have];
+  }
+}
+
 /** What is known of one kind: records by id, indexed by natural key (and destination for links). */
 class Known {
-  readonly byId = new Map<string, Rec>();
+  readonly byId = new Map<IdKey, Rec>();
   /** Records without an id (real servers append system domains with `"id": null`). */
   readonly anonymous: Rec[] = [];
-  readonly byKey = new Map<string, Set<string>>();
-  readonly byDestination = new Map<string, Set<string>>();
+  readonly byKey = new Index();
+  /** Built on first use (adding links by destination): a plan of 200,000 links never needs it. */
+  private destinations?: Index;
 
   constructor(private readonly model: Model) {}
+
+  get byDestination(): Index {
+    if (!this.destinations) {
+      this.destinations = new Index();
+      for (const [id, record] of this.byId) if (typeof record.longurl === 'string') this.destinations.add(destinationKey(record.longurl), id);
+    }
+    return this.destinations;
+  }
 
   get records(): Rec[] {
     return [...this.byId.values(), ...this.anonymous];
   }
 
   put(record: Rec): void {
-    const id = record.id === undefined || record.id === null || record.id === '' ? undefined : String(record.id);
+    const id = idKey(record.id);
     if (id === undefined) {
       this.anonymous.push(record);
       return;
     }
     this.drop(id);
     this.byId.set(id, record);
-    this.index(this.byKey, this.keyOf(record), id);
-    if (this.model.kind === 'links' && typeof record.longurl === 'string') this.index(this.byDestination, destinationKey(record.longurl), id);
+    const key = this.keyOf(record);
+    if (key !== undefined) this.byKey.add(key, id);
+    if (this.destinations && typeof record.longurl === 'string') this.destinations.add(destinationKey(record.longurl), id);
   }
 
-  drop(id: string): void {
+  drop(id: IdKey): void {
     const old = this.byId.get(id);
     if (!old) return;
     this.byId.delete(id);
-    this.byKey.get(this.keyOf(old) ?? '')?.delete(id);
-    if (typeof old.longurl === 'string') this.byDestination.get(destinationKey(old.longurl))?.delete(id);
+    const key = this.keyOf(old);
+    if (key !== undefined) this.byKey.delete(key, id);
+    if (this.destinations && typeof old.longurl === 'string') this.destinations.delete(destinationKey(old.longurl), id);
   }
 
-  find(index: Map<string, Set<string>>, key: string): Rec[] {
-    return [...(index.get(key) ?? [])].map((id) => this.byId.get(id)!).filter(Boolean);
+  find(index: Index, key: string): Rec[] {
+    return index.get(key).map((id) => this.byId.get(id)!).filter(Boolean);
+  }
+
+  get(id: unknown): Rec | undefined {
+    const key = idKey(id);
+    return key === undefined ? undefined : this.byId.get(key);
   }
 
   keyOf(record: Rec): string | undefined {
     const key = this.model.key(record);
     return key === undefined ? undefined : keyMatch(key);
-  }
-
-  private index(index: Map<string, Set<string>>, key: string | undefined, id: string): void {
-    if (key === undefined) return;
-    let ids = index.get(key);
-    if (!ids) index.set(key, (ids = new Set()));
-    ids.add(id);
   }
 }
 
@@ -204,11 +249,12 @@ export class AccountReader {
   async byId(kind: Kind, id: number | string, alias?: string): Promise<Rec | undefined> {
     const known = this.of(kind);
     if (!this.complete.has(kind)) {
-      if (known.byId.has(String(id))) return known.byId.get(String(id));
+      const have = known.get(id);
+      if (have) return have;
       if (kind === 'links' && alias !== undefined) await this.byKey(kind, alias);
       else await this.load(kind);
     }
-    return this.of(kind).byId.get(String(id));
+    return this.of(kind).get(id);
   }
 
   private async search(kind: Kind, name: string, query: Query): Promise<void> {
@@ -289,7 +335,8 @@ export class AccountReader {
 
   /** A record the run deleted. */
   forget(kind: Kind, id: number | string): void {
-    this.of(kind).drop(String(id));
+    const key = idKey(id);
+    if (key !== undefined) this.of(kind).drop(key);
     this.details.delete(`${kind}:${String(id)}`);
   }
 }

@@ -25,7 +25,7 @@ export const flag = (v: unknown): boolean => v === true || v === 1 || v === '1' 
 export const noSlash = (v: string): string => v.replace(/\/+$/, '');
 
 /** Keys (aliases, names, domains) compare without case: servers treat them that way. */
-export const keyMatch = (key: string): string => key.toLowerCase();
+export const keyMatch = (key: string): string => (/[A-Z]/.test(key) ? key.toLowerCase() : key); // the same string when it is lower case already: no copy per record
 
 /** An id a record holds (`3`, `"3"`, or the first of `[3, 4]`); 0, null, false and '' mean none. */
 export function refId(value: unknown): number | undefined {
