@@ -86,7 +86,7 @@ export function register(program: Command, bind: Bind): void {
       .command('get')
       .description('Show a short link and its click statistics, by id or by short URL')
       .argument('[id]', 'link id', (v) => positiveInt('ID', v))
-      .option('--short <url>', 'find the link by its short URL (scheme optional: go.example.com/abc) instead of its id; one more request', shortArg)
+      .option('--short <url>', 'find the link by its short URL (scheme optional: go.example.com/abc) instead of its id (on 6.x servers, one more request)', shortArg)
       .action(bind(load, 'get')),
     ['linkctl link get 1', 'linkctl link get --short https://go.example.com/docs', 'linkctl link get --short go.example.com/docs', 'linkctl link get 1 --json'],
   );
