@@ -23,7 +23,7 @@ _linkctl_spec() {
     'linkctl qr list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl qr get') cmds='' flags='-h --help' vflags='' ;;
     'linkctl qr add') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format --stop-on-error --restart -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format' ;;
-    'linkctl qr update') cmds='' flags='--type --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo -h --help' vflags='--type --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo' ;;
+    'linkctl qr update') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo' ;;
     'linkctl qr delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
     'linkctl qr download') cmds='' flags='--file --from --dir --force -h --help' vflags='--file --from --dir' ;;
     'linkctl qr help') cmds='' flags='' vflags='' ;;
@@ -82,7 +82,7 @@ _linkctl_spec() {
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks -h --help' vflags='--port --host --state --key --rate-limit' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --plan -h --help' vflags='--port --host --state --key --rate-limit --plan' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
@@ -154,6 +154,7 @@ _linkctl_values() {
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
     'linkctl sandbox serve --state') vals=@files ;;
+    'linkctl sandbox serve --plan') vals='pro basic' ;;
     'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;
     'linkctl mcp --root') vals=@files ;;

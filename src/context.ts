@@ -211,7 +211,9 @@ export class Context {
         baseUrl = running.url;
         apiKey = SANDBOX_KEY;
       } else {
-        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env) });
+        const { sandboxEnvironment } = await import('./sandbox/settings.js');
+        // no rate limit and every feature unless LINKCTL_SANDBOX_RATE_LIMIT / LINKCTL_SANDBOX_PLAN ask otherwise
+        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), ...sandboxEnvironment(this.env) });
         this.cleanups.push(() => sandbox.close());
         baseUrl = sandbox.url;
         apiKey = sandbox.key;

@@ -125,3 +125,12 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
 export function sent(sandbox: Sandbox) {
   return sandbox.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, body: r.body }));
 }
+
+/**
+ * A 6.x server, for linkctl tests where 6.x differs from 7.6: the sandbox in real-server shapes,
+ * ignoring `?short=` (it answers the first page of the list instead) and letting
+ * X-RateLimit-Remaining go negative (pass a `rateLimit` to see it).
+ */
+export function useSixServer(options: SandboxOptions = {}): SandboxFixture {
+  return useSandbox({ ...options, quirks: true, version: '6' });
+}

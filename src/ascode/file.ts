@@ -323,6 +323,8 @@ function readRecord(kind: Kind, item: Node, state: ReadState): void {
       return fail(item, path, error.message);
     }
   }
+  // a key field reported already (an alias too short) gives no key to compare
+  if (spec.key.some((name) => given.has(name))) return;
   const key = identity(kind, record);
   const position = state.pos(item.range?.[0]);
   let seen = state.seen.get(kind);

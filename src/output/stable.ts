@@ -10,6 +10,8 @@ import { toInt } from '../http/envelope.js';
 const INTEGER_KEYS = new Set(['id', 'clicks', 'uniqueclicks', 'uniqueClicks', 'scans', 'views', 'result', 'perpage', 'currentpage', 'maxpage', 'nextpage', 'prevpage']);
 /** Objects whose values are counts: `topCountries: {"Canada": "31"}`, `socialCount`. */
 const COUNT_MAPS = /^(top[A-Z]\w*|socialCount)$/;
+/** Lists of ids: a link's `channel` (7.6 sends `["1", "2"]`). */
+const ID_LIST_KEYS = new Set(['channel']);
 /** Documented booleans that some servers send as 0/1. */
 const BOOLEAN_KEYS = new Set(['public', 'starred']);
 
@@ -20,7 +22,7 @@ function toBool(value: unknown): unknown {
 }
 
 export function stableJson(value: unknown, key?: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => stableJson(v));
+  if (Array.isArray(value)) return value.map((v) => (key !== undefined && ID_LIST_KEYS.has(key) ? (toInt(v) ?? v) : stableJson(v)));
   if (value && typeof value === 'object') {
     const counts = key !== undefined && COUNT_MAPS.test(key);
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, counts ? (toInt(v) ?? v) : stableJson(v, k)]));

@@ -1,12 +1,17 @@
 // API routes of the sandbox. Handlers are plain functions from a request context to a
 // reply; server.ts does transport, auth, rate limiting and faults. `quirks` switches
-// from the documented shapes (link-api.md) to what real servers send (real-servers.md).
+// from the documented shapes (link-api.md) to what real servers send (real-servers.md);
+// where the document says nothing (short links, error messages), both modes answer as the
+// product's 7.6 code does (real-servers.md, last section). `plan` and `version` emulate an
+// account whose plan lacks features and a 6.x server.
+import { randomBytes } from 'node:crypto';
+import type { Plan } from '../commands/sandbox/types.js';
 import {
   indexOfId, insert, slugFor, timestamp, zeroStats,
   type Campaign, type Channel, type ChannelItem, type Collection, type Link, type LinkOptions, type Qr, type State, type Stats,
 } from './state.js';
 
-/** A non-JSON answer (HTML page, empty body). */
+/** A non-JSON answer (HTML page, empty body), or JSON text that JSON.stringify cannot write (`1.0`). */
 export class Raw {
   constructor(readonly status: number, readonly body: string, readonly contentType = 'text/html; charset=UTF-8') {}
 }
@@ -24,8 +29,12 @@ export function htmlPage(status: number): Raw {
   return new Raw(status, `<!DOCTYPE html>\n<html><head><title>${title}</title></head><body><h1>${title}</h1><p>The server could not handle this request.</p></body></html>\n`);
 }
 const emptyBody = () => new Raw(200, '');
+export const JSON_TYPE = 'application/json';
 
-export interface Env { state: State; quirks: boolean; base: string }
+export type { Plan };
+/** `7.6` is the product's current code; `6` a 6.x server (no lookup by short URL, negative X-RateLimit-Remaining). */
+export type ServerVersion = '7.6' | '6';
+export interface Env { state: State; quirks: boolean; base: string; plan: Plan; version: ServerVersion }
 interface Ctx extends Env {
   params: Record<string, string>;
   ids: Record<string, number>;
@@ -33,6 +42,38 @@ interface Ctx extends Env {
   query: Record<string, string>;
   body: Json;
 }
+
+// ---------------------------------------------------------------- messages
+
+/** The product's 7.6 messages (real-servers.md, last section); the document has no catalogue of errors. */
+export const MESSAGES = {
+  channelNotFound: 'Channel not found. Please try again.',
+  domainNotFound: 'Domain not found. Please try again.',
+  pixelNotFound: 'Pixel not found. Please try again.',
+  campaignNotFound: 'Campaign not found. Please try again.',
+  campaignAssignLinkNotFound: 'Link not found. Please try again.',
+  channelAssignLinkNotFound: 'Link does not exist. Please try again.',
+  channelAssignQrNotFound: 'QR Code does not exist. Please try again.',
+  alreadyInChannel: 'This item is already added to the selected channel.',
+  slugTaken: 'This slug is currently not available. Please choose another one.',
+  pixelType: 'Pixel provider is currently not supported.',
+  pixelTag: 'Please enter valid id.',
+  domainInvalid: 'A valid domain name is required.',
+  domainUsed: 'The domain has been already used.',
+  campaignName: 'Campaign name cannot be empty and must have at least 2 characters.',
+  channelName: 'Channel name cannot be empty and must have at least 2 characters.',
+  missingUrl: 'Missing required parameter: url',
+  invalidUrl: 'Please enter a valid URL.',
+  aliasShort: 'Custom alias must be at least 3 characters.',
+  aliasTaken: 'That alias is taken. Please choose another one.',
+  qrInvalid: 'Invalid QR format or missing data.',
+  qrUnnamed: 'Via API',
+  shortInvalid: 'Invalid short url. Please try again.',
+  shortUnknown: 'You do not have the permission to access this short url.',
+  accountUnchanged: 'No changes were done to the account.',
+  linkNotFound: 'Link does not exist.',
+  qrNotFound: 'QR does not exist.',
+} as const;
 
 // ---------------------------------------------------------------- helpers
 
@@ -62,6 +103,8 @@ const minLength = (v: unknown, n: number, message: string): string =>
   typeof v === 'string' && v.trim().length >= n ? v.trim() : fail(message);
 /** How real servers rewrite aliases and slugs: `bad alias!` becomes `bad-alias`. */
 const slugify = (s: string) => s.trim().replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+/** A host as links and domains are compared: no scheme, no trailing slash, lower case. */
+const bareHost = (u: string) => u.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase();
 
 function paging(query: Record<string, string>) {
   const int = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s.trim()) ? Number(s) : 0);
@@ -86,18 +129,36 @@ function list<T>(ctx: Ctx, key: string, items: readonly T[], render: (item: T) =
     },
   };
 }
+/**
+ * The product computes the link list's `maxpage` as a float, which PHP writes `1.0`; JSON.stringify
+ * cannot, so the text is written here (keys cannot occur unescaped inside JSON strings).
+ */
+const withFloatMaxpage = (reply: Json): Raw =>
+  new Raw(200, JSON.stringify(reply).replace(/"maxpage":(\d+),/, '"maxpage":$1.0,'), JSON_TYPE);
 
-function renderStats(ctx: Ctx, s: Stats = zeroStats()): Json {
+/** Statistics of a QR code on real servers: counts of the top tables as strings, `[]` when empty. */
+function qrStats(ctx: Ctx, s: Stats = zeroStats()): Json {
   const top = (o: Record<string, number>) => {
     const entries = Object.entries(o);
     return ctx.quirks && entries.length === 0 ? [] : Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
   };
   const { linkedin, ...social } = s.socialCount;
   return {
-    clicks: num(ctx, s.clicks), uniqueClicks: num(ctx, s.uniqueClicks),
+    // 7.6 sends data.clicks and data.uniqueClicks as integers
+    clicks: s.clicks, uniqueClicks: s.uniqueClicks,
     topCountries: top(s.topCountries), topReferrers: top(s.topReferrers), topBrowsers: top(s.topBrowsers), topOs: top(s.topOs),
     socialCount: ctx.quirks ? { ...social, linkedin } : social,
   };
+}
+/**
+ * Statistics of a link as 7.6 sends them (`GET /api/url/:id`, `?short=`): every count an
+ * integer, and the `top*` tables absent when the link has no visits. (The referrer rules are
+ * applied when a visit is counted: visits.ts.) Documented mode keeps the QR code's shape.
+ */
+function linkStats(ctx: Ctx, s: Stats = zeroStats()): Json {
+  if (!ctx.quirks) return qrStats(ctx, s);
+  const tops = s.clicks > 0 ? { topCountries: s.topCountries, topReferrers: s.topReferrers, topBrowsers: s.topBrowsers, topOs: s.topOs } : {};
+  return { clicks: s.clicks, uniqueClicks: s.uniqueClicks, ...tops, socialCount: { ...s.socialCount } };
 }
 
 // ---------------------------------------------------------------- routing
@@ -127,11 +188,11 @@ const unassign = (type: ChannelItem['type']) => (state: State, id: number) => {
 
 const QR_TYPES = ['text', 'vcard', 'link', 'email', 'phone', 'sms', 'wifi'];
 const qrUrl = (ctx: Ctx, q: Qr) => `${ctx.base}/qr/${q.slug}`;
-const qrType = (v: unknown): string =>
-  typeof v === 'string' && QR_TYPES.includes(v) ? v : fail(`Invalid QR type. Allowed types: ${QR_TYPES.join(', ')}.`);
+const qrType = (v: unknown): string => (typeof v === 'string' && QR_TYPES.includes(v) ? v : fail(MESSAGES.qrInvalid));
+const noData = (data: unknown) => data === undefined || data === null || data === '';
 
 function qrData(ctx: Ctx, type: string, data: unknown): unknown {
-  if (data === undefined || data === null || data === '') fail('QR data is required.');
+  if (noData(data)) fail(MESSAGES.qrInvalid);
   const invalid = (type === 'link' && !isHttpUrl(data))
     || (type === 'phone' && !(typeof data === 'string' && /^\+?[\d\s().-]+$/.test(data)))
     || (type === 'wifi' && !isObject(data));
@@ -152,27 +213,28 @@ const qrRoutes = [
   route('GET /api/qr', (ctx) => list(ctx, 'qrs', ctx.state.qrs, (q) =>
     ({ id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, q.scans), name: q.name, date: q.date }))),
   route('GET /api/qr/:id', (ctx) => {
-    const q = must(ctx, ctx.state.qrs, 'QR does not exist.');
-    const details = { id: q.id, link: qrUrl(ctx, q), scans: q.scans, name: q.name, [ctx.quirks ? 'data' : 'date']: q.date };
+    const q = must(ctx, ctx.state.qrs, MESSAGES.qrNotFound);
+    // 7.6 sends details.id and details.scans as stored: strings on most databases
+    const details = { id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, q.scans), name: q.name, [ctx.quirks ? 'data' : 'date']: q.date };
     const noStats = ctx.quirks && ['text', 'sms', 'wifi'].includes(q.type);
-    return noStats ? { error: 0, details } : { error: 0, details, data: renderStats(ctx, q.stats) };
+    return noStats ? { error: 0, details } : { error: 0, details, data: qrStats(ctx, q.stats) };
   }),
   route('POST /api/qr/add', (ctx) => {
     const type = qrType(ctx.body.type);
     const data = qrData(ctx, type, ctx.body.data);
-    const name = optString(ctx.body.name, 'name') ?? '';
+    const name = optString(ctx.body.name, 'name') || MESSAGES.qrUnnamed;
     const q = insert(ctx.state, 'qrs', (id) => ({ id, type, data, name, slug: slugFor(id), scans: 0, date: timestamp(), ...qrStyle(ctx.body) }));
     return { error: 0, id: q.id, link: qrUrl(ctx, q) };
   }),
   route('PUT /api/qr/:id/update', (ctx) => {
-    const q = must(ctx, ctx.state.qrs, 'QR does not exist.');
-    const type = ctx.body.type === undefined ? q.type : qrType(ctx.body.type);
-    const data = qrData(ctx, type, ctx.body.data);
-    const name = optString(ctx.body.name, 'name');
-    Object.assign(q, { type, data, ...qrStyle(ctx.body) }, name === undefined ? {} : { name });
+    const q = must(ctx, ctx.state.qrs, MESSAGES.qrNotFound);
+    // `type` and `name` are ignored: the API cannot change them. `data` is optional on 7.6
+    // (required by the document) and read as data of the code's own type.
+    const data = ctx.quirks && noData(ctx.body.data) ? undefined : qrData(ctx, q.type, ctx.body.data);
+    Object.assign(q, data === undefined ? {} : { data }, qrStyle(ctx.body));
     return ok('QR has been updated successfully.');
   }),
-  deleteRoute('DELETE /api/qr/:id/delete', 'qrs', 'QR does not exist.',
+  deleteRoute('DELETE /api/qr/:id/delete', 'qrs', MESSAGES.qrNotFound,
     (ctx) => (ctx.quirks ? 'QR has been deleted successfully.' : 'QR Code has been deleted successfully.'), unassign('qr')),
 ];
 
@@ -190,18 +252,21 @@ function redirects(ctx: Ctx) {
 
 const PIXEL_TYPES = ['gtmpixel', 'gapixel', 'fbpixel', 'adwordspixel', 'linkedinpixel', 'twitterpixel', 'adrollpixel',
   'quorapixel', 'pinterest', 'bing', 'snapchat', 'reddit', 'tiktok'];
-const pixelTag = (v: unknown) => minLength(v, 3, 'Pixel tag must be at least 3 characters.');
+const pixelTag = (v: unknown) => minLength(v, 3, MESSAGES.pixelTag);
 
 const miscRoutes = [
   route('GET /api/account', (ctx) => {
     const { planid, ...documented } = ctx.state.account;
-    return { error: 0, data: ctx.quirks ? { ...documented, planid, expires: null } : documented };
+    const basic = ctx.plan === 'basic';
+    const data = basic ? { ...documented, status: 'free' } : documented;
+    return { error: 0, data: ctx.quirks ? { ...data, planid: basic ? 1 : planid, expires: null } : data };
   }),
   route('PUT /api/account/update', (ctx) => {
     const email = optString(ctx.body.email, 'email');
     const password = optString(ctx.body.password, 'password');
+    if ((email === undefined || email === ctx.state.account.email) && !password) fail(MESSAGES.accountUnchanged);
     if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) fail('Please enter a valid email.');
-    if (password !== undefined && password.length < 5) fail('Password must be at least 5 characters.');
+    if (password && password.length < 5) fail('Password must be at least 5 characters.');
     if (email !== undefined) ctx.state.account.email = email; // the password is not kept: nothing reads it back
     return ok('Account has been successfully updated.');
   }),
@@ -213,56 +278,61 @@ const miscRoutes = [
       (d) => (d.id === null ? d : { ...d, id: num(ctx, d.id) }));
   }),
   route('POST /api/domain/add', (ctx) => {
-    const domain = isHttpUrl(ctx.body.domain) ? ctx.body.domain.replace(/\/+$/, '') : fail('Please enter a valid domain name starting with http:// or https://.');
+    const domain = isHttpUrl(ctx.body.domain) ? ctx.body.domain.replace(/\/+$/, '') : fail(MESSAGES.domainInvalid);
     const extra = redirects(ctx);
-    if (ctx.state.domains.some((d) => d.domain.toLowerCase() === domain.toLowerCase())) fail('This domain has already been added.');
+    if (ctx.state.domains.some((d) => d.domain.toLowerCase() === domain.toLowerCase())) fail(MESSAGES.domainUsed);
     const d = insert(ctx.state, 'domains', (id) => ({ id, domain, redirectroot: '', redirect404: '', ...extra }));
     return { error: 0, id: ctx.quirks ? String(d.id) : d.id };
   }),
   route('PUT /api/domain/:id/update', (ctx) => {
-    const d = must(ctx, ctx.state.domains, 'Domain does not exist.', ctx.id, true);
+    const d = must(ctx, ctx.state.domains, MESSAGES.domainNotFound, ctx.id, true);
     Object.assign(d, redirects(ctx));
     return ok('Domain has been updated successfully.');
   }),
-  deleteRoute('DELETE /api/domain/:id/delete', 'domains', 'Domain does not exist.', () => 'Domain has been deleted successfully.'),
+  deleteRoute('DELETE /api/domain/:id/delete', 'domains', MESSAGES.domainNotFound, () => 'Domain has been deleted successfully.'),
 
   route('GET /api/overlay', (ctx) => list(ctx, ctx.quirks ? 'overlay' : 'cta', ctx.state.overlays, (o) => ({ ...o, id: num(ctx, o.id) }))),
   route('GET /api/splash', (ctx) => list(ctx, 'splash', ctx.state.splash, (s) => s)),
 
   route('GET /api/pixels', (ctx) => list(ctx, 'pixels', ctx.state.pixels, (p) => ({ ...p, id: num(ctx, p.id) }))),
   route('POST /api/pixel/add', (ctx) => {
-    const type = typeof ctx.body.type === 'string' && PIXEL_TYPES.includes(ctx.body.type)
-      ? ctx.body.type : fail(`Invalid pixel type. Allowed types: ${PIXEL_TYPES.join(', ')}.`);
+    const type = typeof ctx.body.type === 'string' && PIXEL_TYPES.includes(ctx.body.type) ? ctx.body.type : fail(MESSAGES.pixelType);
     const name = minLength(ctx.body.name, 1, 'Pixel name is required.');
     const tag = pixelTag(ctx.body.tag);
     const p = insert(ctx.state, 'pixels', (id) => ({ id, type, name, tag, date: timestamp() }));
     return { error: 0, id: ctx.quirks ? String(p.id) : p.id };
   }),
   route('PUT /api/pixel/:id/update', (ctx) => {
-    const p = must(ctx, ctx.state.pixels, 'Pixel does not exist.', ctx.id, true);
+    const p = must(ctx, ctx.state.pixels, MESSAGES.pixelNotFound, ctx.id, true);
     const tag = pixelTag(ctx.body.tag);
     const name = optString(ctx.body.name, 'name');
     Object.assign(p, { tag }, name ? { name } : {});
     return ok('Pixel has been updated successfully.');
   }),
-  deleteRoute('DELETE /api/pixel/:id/delete', 'pixels', 'Pixel does not exist.', () => 'Pixel has been deleted successfully.',
+  deleteRoute('DELETE /api/pixel/:id/delete', 'pixels', MESSAGES.pixelNotFound, () => 'Pixel has been deleted successfully.',
     (state, id) => { for (const l of state.links) if (l.pixels?.includes(id)) l.pixels = l.pixels.filter((p) => p !== id); }),
 ];
 
 // ---------------------------------------------------------------- campaigns and channels
 
-const CAMPAIGN_NOT_FOUND = 'Campaign not found. Please try again.';
-const campaignName = (v: unknown) => minLength(v, 2, 'Campaign name must be at least 2 characters.');
+const campaignName = (v: unknown) => minLength(v, 2, MESSAGES.campaignName);
 function campaignSlug(ctx: Ctx, v: unknown, self?: number): string | null | undefined {
   const raw = optString(v, 'slug');
   if (raw === undefined) return undefined;
   const slug = slugify(raw);
   if (!slug) return null;
-  if (ctx.state.campaigns.some((c) => c.id !== self && c.slug === slug)) fail('That slug is taken. Please choose another one.');
+  if (ctx.state.campaigns.some((c) => c.id !== self && c.slug === slug)) fail(MESSAGES.slugTaken);
   return slug;
 }
+/** 7.6 gives a campaign created without a slug a random one. */
+function randomSlug(ctx: Ctx): string {
+  for (;;) {
+    const slug = randomBytes(5).readUInt32BE(0).toString(36);
+    if (!ctx.state.campaigns.some((c) => c.slug === slug)) return slug;
+  }
+}
 function campaignView(ctx: Ctx, c: Campaign) {
-  const list = `${ctx.base}/u/${ctx.state.account.username}/${c.slug ?? c.id}`;
+  const list = `${ctx.base}/u/${ctx.state.account.username}/${c.slug ? `${c.slug}-${c.id}` : c.id}`;
   return {
     id: c.id, name: c.name, public: c.public,
     rotator: c.slug ? `${ctx.base}/r/${c.slug}` : false,
@@ -275,12 +345,11 @@ function campaignReply(ctx: Ctx, c: Campaign): Json {
   return { error: 0, ...rest, [ctx.quirks ? 'campaign' : 'domain']: name };
 }
 
-const CHANNEL_NOT_FOUND = 'Channel does not exist.';
 const ITEM_TYPES = ['links', 'bio', 'qr'];
 function channelFields(ctx: Ctx, requireName: boolean) {
   const b = ctx.body;
   const fields: Partial<Omit<Channel, 'id' | 'items'>> = {};
-  if (requireName || b.name !== undefined) fields.name = minLength(b.name, 2, 'Channel name must be at least 2 characters.');
+  if (requireName || b.name !== undefined) fields.name = minLength(b.name, 2, MESSAGES.channelName);
   const description = optString(b.description, 'description');
   if (description !== undefined) fields.description = description;
   const color = optString(b.color, 'color');
@@ -290,8 +359,9 @@ function channelFields(ctx: Ctx, requireName: boolean) {
   return fields;
 }
 const channelView = ({ id, name, description, color, starred }: Channel) => ({ id, name, description, color, starred });
+const inChannel = (ch: Channel, type: ChannelItem['type'], id: number) => ch.items.some((it) => it.type === type && it.id === id);
 function addToChannel(ch: Channel, type: ChannelItem['type'], id: number) {
-  if (!ch.items.some((it) => it.type === type && it.id === id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
+  if (!inChannel(ch, type, id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
 }
 function itemView(ctx: Ctx, it: ChannelItem) {
   const base = { type: it.type, id: it.id };
@@ -313,29 +383,30 @@ const groupRoutes = [
   route('POST /api/campaign/add', (ctx) => {
     const name = campaignName(ctx.body.name);
     if (ctx.state.campaigns.some((c) => c.name.toLowerCase() === name.toLowerCase())) fail('You already have a campaign with that name.');
-    const slug = campaignSlug(ctx, ctx.body.slug) ?? null;
+    const slug = campaignSlug(ctx, ctx.body.slug) ?? randomSlug(ctx);
     const c = insert(ctx.state, 'campaigns', (id) => ({ id, name, slug, public: optBool(ctx.body.public) ?? false, views: 0 }));
     return campaignReply(ctx, c);
   }),
   route('PUT /api/campaign/:id/update', (ctx) => {
-    const c = must(ctx, ctx.state.campaigns, CAMPAIGN_NOT_FOUND);
-    const name = campaignName(ctx.body.name);
+    const c = must(ctx, ctx.state.campaigns, MESSAGES.campaignNotFound);
+    // the document requires the name; 7.6 keeps the old one when none is sent
+    const name = ctx.quirks && ctx.body.name === undefined ? c.name : campaignName(ctx.body.name);
     const slug = campaignSlug(ctx, ctx.body.slug, c.id);
     const pub = optBool(ctx.body.public);
     Object.assign(c, { name }, slug === undefined ? {} : { slug }, pub === undefined ? {} : { public: pub });
     return campaignReply(ctx, c);
   }),
   route('POST /api/campaign/:campaignid/assign/:linkid', (ctx) => {
-    const c = must(ctx, ctx.state.campaigns, CAMPAIGN_NOT_FOUND, ctx.ids.campaignid);
-    must(ctx, ctx.state.links, 'Link does not exist.', ctx.ids.linkid).campaign = c.id;
+    const c = must(ctx, ctx.state.campaigns, MESSAGES.campaignNotFound, ctx.ids.campaignid);
+    must(ctx, ctx.state.links, MESSAGES.campaignAssignLinkNotFound, ctx.ids.linkid).campaign = c.id;
     return ok('Link successfully added to the campaign.');
   }),
-  deleteRoute('DELETE /api/campaign/:id/delete', 'campaigns', CAMPAIGN_NOT_FOUND, () => 'Campaign has been deleted successfully.',
+  deleteRoute('DELETE /api/campaign/:id/delete', 'campaigns', MESSAGES.campaignNotFound, () => 'Campaign has been deleted successfully.',
     (state, id) => { for (const l of state.links) if (l.campaign === id) delete l.campaign; }),
 
   route('GET /api/channels', (ctx) => list(ctx, 'channels', ctx.state.channels, channelView)),
   route('GET /api/channel/:id', (ctx) =>
-    list(ctx, 'items', must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND).items, (it) => itemView(ctx, it))),
+    list(ctx, 'items', must(ctx, ctx.state.channels, MESSAGES.channelNotFound).items, (it) => itemView(ctx, it))),
   route('POST /api/channel/add', (ctx) => {
     const fields = { description: '', color: '#000000', starred: false, ...channelFields(ctx, true) } as Omit<Channel, 'id' | 'items'>;
     if (ctx.state.channels.some((ch) => ch.name.toLowerCase() === fields.name.toLowerCase())) fail('You already have a channel with this name.');
@@ -343,29 +414,31 @@ const groupRoutes = [
     return { error: 0, ...channelView(ch) };
   }),
   route('PUT /api/channel/:id/update', (ctx) => {
-    const ch = must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND);
+    const ch = must(ctx, ctx.state.channels, MESSAGES.channelNotFound);
     Object.assign(ch, channelFields(ctx, false));
     return ctx.quirks ? { error: 0, ...channelView(ch) } : ok('Channel has been updated successfully.');
   }),
   route('POST /api/channel/:channelid/assign/:type/:itemid', (ctx) => {
-    const ch = must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND, ctx.ids.channelid);
+    const ch = must(ctx, ctx.state.channels, MESSAGES.channelNotFound, ctx.ids.channelid);
     let type = ctx.params.type!;
     if (!ITEM_TYPES.includes(type)) {
       if (!ctx.quirks) fail('Invalid item type. Allowed types: links, bio, qr.');
       type = 'links'; // real servers do not check the type and store the item as a link
     }
-    if (type === 'links') must(ctx, ctx.state.links, 'Link does not exist.', ctx.ids.itemid);
-    if (type === 'qr') must(ctx, ctx.state.qrs, 'QR does not exist.', ctx.ids.itemid);
-    addToChannel(ch, type as ChannelItem['type'], ctx.ids.itemid!);
+    const itemId = ctx.ids.itemid!;
+    if (type === 'links') must(ctx, ctx.state.links, MESSAGES.channelAssignLinkNotFound, itemId);
+    if (type === 'qr') must(ctx, ctx.state.qrs, MESSAGES.channelAssignQrNotFound, itemId);
+    // an error, though the wanted state holds
+    if (inChannel(ch, type as ChannelItem['type'], itemId)) fail(MESSAGES.alreadyInChannel);
+    addToChannel(ch, type as ChannelItem['type'], itemId);
     return ok(ctx.quirks ? 'Link successfully added to the channel.' : 'Item successfully added to the channel.');
   }),
   // the items live inside the channel, so deleting it unassigns them
-  deleteRoute('DELETE /api/channel/:id/delete', 'channels', CHANNEL_NOT_FOUND, () => 'Channel has been deleted successfully.'),
+  deleteRoute('DELETE /api/channel/:id/delete', 'channels', MESSAGES.channelNotFound, () => 'Channel has been deleted successfully.'),
 ];
 
 // ---------------------------------------------------------------- short links
 
-const LINK_NOT_FOUND = 'Link does not exist.';
 const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
 
 function targets(key: string, field: string) {
@@ -374,48 +447,77 @@ function targets(key: string, field: string) {
     : fail(`${key} must be a list of {${field}, link}.`));
 }
 const text = (key: string) => (v: unknown) => optString(v, key)!;
+/**
+ * The user's branded domain that `v` names (scheme and case aside). Anything else (a typo,
+ * someone else's domain, the site itself) is silently the default domain, as on 7.6: undefined.
+ */
+function userDomain(ctx: Ctx, v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const host = bareHost(v);
+  return ctx.state.domains.find((d) => bareHost(d.domain) === host)?.domain;
+}
 type Parsers = { [K in keyof LinkOptions]-?: (v: unknown, ctx: Ctx) => LinkOptions[K] };
 const OPTION_PARSERS: Parsers = {
-  type: text('type'), password: text('password'), status: text('status'), // not checked by real servers either
-  domain: (v) => (isHttpUrl(v) ? v.replace(/\/+$/, '') : fail('domain must be a URL starting with http:// or https://.')),
+  // checked first, in the product's order (then the alias, then the duplicate check)
   expiry: (v) => {
     const s = optString(v, 'expiry')!;
     const t = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(s) ? Date.parse(`${s.replace(' ', 'T')}Z`) : NaN;
     return t > Date.now() ? s : fail('The expiry date must be a date in the future (YYYY-MM-DD HH:MM:SS).');
   },
+  domain: (v, ctx) => userDomain(ctx, v),
+  type: text('type'), password: text('password'), status: text('status'), // not checked by real servers either
   geotarget: targets('geotarget', 'location'), devicetarget: targets('devicetarget', 'device'),
   languagetarget: targets('languagetarget', 'language'),
   metatitle: text('metatitle'), metadescription: text('metadescription'), metaimage: text('metaimage'), description: text('description'),
   pixels: (v, ctx) => (Array.isArray(v) ? v : fail('pixels must be a list of pixel ids.'))
-    .map((p) => must(ctx, ctx.state.pixels, 'Pixel does not exist.', Number(p)).id),
-  campaign: (v, ctx) => must(ctx, ctx.state.campaigns, CAMPAIGN_NOT_FOUND, Number(v)).id,
+    .map((p) => must(ctx, ctx.state.pixels, MESSAGES.pixelNotFound, Number(p)).id),
+  campaign: (v, ctx) => must(ctx, ctx.state.campaigns, MESSAGES.campaignNotFound, Number(v)).id,
   deeplink: (v) => (isObject(v) && !Array.isArray(v) ? v : fail('deeplink must be an object {auto, apple, google}.')),
   parameters: (v) => (Array.isArray(v) ? v : fail('parameters must be a list of {name, value}.')),
 };
 const OPTION_KEYS = Object.keys(OPTION_PARSERS) as (keyof LinkOptions)[];
+const EARLY_KEYS: (keyof LinkOptions)[] = ['expiry', 'domain'];
+const LATER_KEYS = OPTION_KEYS.filter((k) => !EARLY_KEYS.includes(k));
+type Options = Partial<Record<keyof LinkOptions, unknown>>;
 
-/** Options present in the body; an explicit null or '' maps to undefined, meaning "clear it". */
-function linkOptions(ctx: Ctx): Partial<Record<keyof LinkOptions, unknown>> {
-  const out: Partial<Record<keyof LinkOptions, unknown>> = {};
-  for (const key of OPTION_KEYS) {
-    const v = ctx.body[key];
+/** The options among `keys` present in the body; an explicit null or '' maps to undefined, meaning "clear it". */
+function linkOptions(ctx: Ctx, body: Json, keys: readonly (keyof LinkOptions)[]): Options {
+  const out: Options = {};
+  for (const key of keys) {
+    const v = body[key];
     if (v === undefined) continue;
     // `"domain": false` is how some clients say "the default domain"
     out[key] = v === null || v === '' || (key === 'domain' && v === false) ? undefined : OPTION_PARSERS[key](v, ctx);
   }
   return out;
 }
-function applyOptions(l: Link, opts: Partial<Record<keyof LinkOptions, unknown>>) {
+function applyOptions(l: Link, opts: Options) {
   const rec = l as unknown as Record<string, unknown>;
   for (const [key, v] of Object.entries(opts)) if (v === undefined) delete rec[key]; else rec[key] = v;
   if (typeof opts.metatitle === 'string') l.title = opts.metatitle;
 }
 
-function claimAlias(ctx: Ctx, v: unknown, self?: number): string | undefined {
-  const alias = slugify(optString(v, 'custom') ?? '');
+/** Body fields that an account without the feature loses silently (`custom` is the alias). */
+const PLAN_FIELDS = ['geotarget', 'devicetarget', 'languagetarget', 'expiry', 'parameters', 'pixels', 'deeplink', 'custom'];
+/** The body as the product reads it for the account's plan: `basic` drops, without a word, what it lacks. */
+function withinPlan(ctx: Ctx): Json {
+  if (ctx.plan !== 'basic') return ctx.body;
+  const body = { ...ctx.body };
+  for (const key of PLAN_FIELDS) delete body[key];
+  // frame, splash (an id) and overlay-N redirects; a direct one is in every plan
+  if (body.type !== undefined && body.type !== null && body.type !== '' && body.type !== 'direct') delete body.type;
+  return body;
+}
+
+function claimAlias(ctx: Ctx, v: unknown, domain: string | undefined, self?: number): string | undefined {
+  const raw = optString(v, 'custom')?.trim() ?? '';
+  if (!raw) return undefined;
+  if (raw.length < 3) fail(MESSAGES.aliasShort);
+  const alias = slugify(raw);
   if (!alias) return undefined;
+  // an alias is unique on its domain
   const lower = alias.toLowerCase();
-  if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower)) fail('That alias is taken. Please choose another one.');
+  if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower && l.domain === domain)) fail(MESSAGES.aliasTaken);
   return alias;
 }
 function freeAlias(ctx: Ctx, id: number): string {
@@ -424,18 +526,31 @@ function freeAlias(ctx: Ctx, id: number): string {
   while (taken.has(slugFor(id, salt))) salt++;
   return slugFor(id, salt);
 }
-const channelOf = (ctx: Ctx) =>
-  (ctx.body.channel === undefined || ctx.body.channel === null || ctx.body.channel === ''
-    ? undefined : must(ctx, ctx.state.channels, CHANNEL_NOT_FOUND, Number(ctx.body.channel)));
-const longUrl = (v: unknown) => (isHttpUrl(v) ? v : fail(v === undefined || v === '' ? 'Missing url parameter.' : 'Please enter a valid URL.'));
 
+/** What must match for 7.6 to return an existing link instead of a new one (besides destination, domain and a given alias). */
+const DUPLICATE_KEYS = ['geotarget', 'devicetarget', 'languagetarget', 'deeplink', 'pixels', 'parameters', 'password', 'type'] as const;
+function duplicateOf(ctx: Ctx, url: string, domain: string | undefined, alias: string | undefined, opts: Options): Link | undefined {
+  const norm = (key: string, v: unknown) => (v === undefined || (Array.isArray(v) && v.length === 0) || (key === 'type' && v === 'direct') ? null : v);
+  const same = (key: string, a: unknown, b: unknown) => JSON.stringify(norm(key, a)) === JSON.stringify(norm(key, b));
+  return ctx.state.links.find((l) => l.longurl === url && l.domain === domain
+    && (alias === undefined || l.alias.toLowerCase() === alias.toLowerCase())
+    && DUPLICATE_KEYS.every((key) => same(key, l[key], opts[key])));
+}
+
+const channelOf = (ctx: Ctx, body: Json) =>
+  (body.channel === undefined || body.channel === null || body.channel === ''
+    ? undefined : must(ctx, ctx.state.channels, MESSAGES.channelNotFound, Number(body.channel)));
+const longUrl = (v: unknown) => (isHttpUrl(v) ? v : fail(v === undefined || v === null || v === '' ? MESSAGES.missingUrl : MESSAGES.invalidUrl));
+
+/** A link's item of `GET /api/urls` (7.6: integer id, string counts, channel ids as strings). */
 function linkItem(ctx: Ctx, l: Link) {
+  const channels = ctx.state.channels.filter((ch) => inChannel(ch, 'links', l.id)).map((ch) => ch.id);
   return {
-    id: num(ctx, l.id), alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title,
+    id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title,
     description: l.description ?? '', clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
     // real servers name the site itself as the domain of a link on the default domain
     domain: l.domain ?? (ctx.quirks ? ctx.base : null), campaign: l.campaign ?? null,
-    channel: ctx.state.channels.filter((ch) => ch.items.some((it) => it.type === 'links' && it.id === l.id)).map((ch) => ch.id),
+    channel: ctx.quirks ? channels.map(String) : channels,
     date: l.date,
   };
 }
@@ -444,52 +559,68 @@ function location(ctx: Ctx, l: Link) {
   return Object.fromEntries(l.geotarget.map((t) =>
     (ctx.quirks ? [t.location!.toLowerCase(), { all: t.link }] : [t.location!, t.link])));
 }
+/** `GET /api/url/:id`, and (7.6) the answer to `GET /api/urls?short=`: no domain, campaign or channel. */
+function linkDetail(ctx: Ctx, l: Link): Json {
+  const device = ctx.quirks || !l.devicetarget?.length ? null : Object.fromEntries(l.devicetarget.map((t) => [t.device!, t.link]));
+  return {
+    error: 0, id: l.id,
+    details: {
+      id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title, description: l.description ?? '',
+      location: location(ctx, l), device, expiry: l.expiry ?? null, date: l.date,
+    },
+    data: linkStats(ctx, l.stats),
+  };
+}
+
+/**
+ * The link a `?short=` URL names; its scheme is optional. Links on the default domain match by
+ * alias on any loopback address: the embedded sandbox (--sandbox) gets a new port every run, so
+ * a short URL printed by an earlier run names another port.
+ */
+function byShortUrl(ctx: Ctx, short: string): Link {
+  let url: URL | undefined;
+  try { url = new URL(/^https?:\/\//i.test(short) ? short : `http://${short}`); } catch { /* answered below */ }
+  const host = url?.hostname ?? '';
+  const urlLike = url && !/\s/.test(short) && (host.includes('.') || host === 'localhost' || host.startsWith('[')) && url.pathname.length > 1;
+  if (!url || !urlLike) fail(MESSAGES.shortInvalid);
+  let alias = url!.pathname.slice(1).replace(/\/+$/, '');
+  try { alias = decodeURIComponent(alias); } catch { /* as it is */ }
+  const where = url!.host.toLowerCase();
+  const local = where === bareHost(ctx.base) || /^(127\.0\.0\.1|localhost)(:\d+)?$/.test(where);
+  return ctx.state.links.find((l) => l.alias === alias && (l.domain ? bareHost(l.domain) === where : local)) ?? fail(MESSAGES.shortUnknown);
+}
 
 const linkRoutes = [
   route('GET /api/urls', (ctx) => {
     const { short, q, order } = ctx.query;
-    if (short !== undefined) {
-      // real servers accept the short URL without its scheme too
-      const bare = (u: string) => u.replace(/\/+$/, '').replace(/^https?:\/\//i, '');
-      const alias = bare(short).split('/').pop();
-      // Links on the default domain match by alias alone: the embedded sandbox (--sandbox) gets a
-      // new port every run, so a short URL printed by an earlier run names another port.
-      const l = ctx.state.links.find((x) => x.alias === alias && (x.domain ? bare(shortUrl(ctx, x)) === bare(short) : /^(https?:\/\/)?(127\.0\.0\.1|localhost)(:\d+)?\//.test(short) || bare(shortUrl(ctx, x)) === bare(short)));
-      return l ? { error: 0, data: linkItem(ctx, l) } : fail(LINK_NOT_FOUND);
-    }
+    // 6.x servers ignore `short` and answer the list
+    if (short !== undefined && ctx.version !== '6') return linkDetail(ctx, byShortUrl(ctx, short));
     let links = ctx.state.links;
     if (q) {
+      // LIKE %q% over the destination, the alias and the title
       const needle = q.toLowerCase();
-      links = links.filter((l) => [l.alias, l.longurl, l.title, l.description ?? ''].some((s) => s.toLowerCase().includes(needle)));
+      links = links.filter((l) => [l.alias, l.longurl, l.title].some((s) => s.toLowerCase().includes(needle)));
     }
-    if (order === 'click') {
-      // sorted copy, ties by id descending, so paging stays stable
-      const byClicks = [...links].sort((a, b) => b.clicks - a.clicks || b.id - a.id);
-      return list(ctx, 'urls', byClicks, (l) => linkItem(ctx, l), false);
-    }
-    return list(ctx, 'urls', links, (l) => linkItem(ctx, l));
+    // by clicks: a sorted copy, ties newest first, so paging stays stable
+    const reply = order === 'click'
+      ? list(ctx, 'urls', [...links].sort((a, b) => b.clicks - a.clicks || b.id - a.id), (l) => linkItem(ctx, l), false)
+      : list(ctx, 'urls', links, (l) => linkItem(ctx, l));
+    return ctx.quirks ? withFloatMaxpage(reply) : reply;
   }),
-  route('GET /api/url/:id', (ctx) => {
-    const l = must(ctx, ctx.state.links, LINK_NOT_FOUND);
-    const device = ctx.quirks || !l.devicetarget?.length ? null : Object.fromEntries(l.devicetarget.map((t) => [t.device!, t.link]));
-    return {
-      error: 0, id: l.id,
-      details: {
-        id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title, description: l.description ?? '',
-        location: location(ctx, l), device, expiry: l.expiry ?? null, date: l.date,
-      },
-      data: renderStats(ctx, l.stats),
-    };
-  }),
+  route('GET /api/url/:id', (ctx) => linkDetail(ctx, must(ctx, ctx.state.links, MESSAGES.linkNotFound))),
   route('POST /api/url/add', (ctx) => {
-    const url = longUrl(ctx.body.url);
-    const alias = claimAlias(ctx, ctx.body.custom);
-    if (ctx.quirks && alias === undefined) {
-      const existing = ctx.state.links.find((l) => l.longurl === url);
+    const body = withinPlan(ctx);
+    // the product's order: URL, expiry, domain, alias, then the duplicate check
+    const url = longUrl(body.url);
+    const early = linkOptions(ctx, body, EARLY_KEYS);
+    const domain = early.domain as string | undefined;
+    const alias = claimAlias(ctx, body.custom, domain);
+    const opts: Options = { ...early, ...linkOptions(ctx, body, LATER_KEYS) };
+    const channel = channelOf(ctx, body);
+    if (ctx.quirks) {
+      const existing = duplicateOf(ctx, url, domain, alias, opts);
       if (existing) return { error: 0, id: existing.id, shorturl: shortUrl(ctx, existing) };
     }
-    const opts = linkOptions(ctx);
-    const channel = channelOf(ctx);
     const l = insert(ctx.state, 'links', (id) =>
       ({ id, alias: alias ?? freeAlias(ctx, id), longurl: url, title: '', clicks: 0, uniqueclicks: 0, date: timestamp() }));
     applyOptions(l, opts);
@@ -497,24 +628,29 @@ const linkRoutes = [
     return { error: 0, id: l.id, shorturl: shortUrl(ctx, l) };
   }),
   route('PUT /api/url/:id/update', (ctx) => {
-    const l = must(ctx, ctx.state.links, LINK_NOT_FOUND);
-    const url = ctx.body.url === undefined ? undefined : longUrl(ctx.body.url);
-    const alias = claimAlias(ctx, ctx.body.custom, l.id);
-    const opts = linkOptions(ctx);
-    const channel = channelOf(ctx);
+    const l = must(ctx, ctx.state.links, MESSAGES.linkNotFound);
+    const body = withinPlan(ctx);
+    const url = body.url === undefined ? undefined : longUrl(body.url);
+    const early = linkOptions(ctx, body, EARLY_KEYS);
+    // real servers replace: without `domain` the link goes to the default domain
+    const domain = 'domain' in early || ctx.quirks ? early.domain as string | undefined : l.domain;
+    const alias = claimAlias(ctx, body.custom, domain, l.id);
+    const opts: Options = { ...early, ...linkOptions(ctx, body, LATER_KEYS) };
+    const channel = channelOf(ctx, body);
     if (ctx.quirks) {
-      // real servers replace: every option not sent is cleared and the link turns private
+      // every option not sent is cleared and the link turns private
       for (const key of OPTION_KEYS) delete l[key];
       l.status = 'private';
-      if (ctx.body.metatitle === undefined) l.title = ''; // the title is the metatitle field, replaced like the rest
+      if (body.metatitle === undefined) l.title = ''; // the title is the metatitle field, replaced like the rest
     }
     applyOptions(l, opts);
     if (url !== undefined) l.longurl = url;
     if (alias !== undefined) l.alias = alias;
+    // adds to that channel, leaving the others
     if (channel) addToChannel(channel, 'links', l.id);
     return { error: 0, id: l.id, [ctx.quirks ? 'shorturl' : 'short']: shortUrl(ctx, l) };
   }),
-  deleteRoute('DELETE /api/url/:id/delete', 'links', LINK_NOT_FOUND, () => 'Link has been successfully deleted.', unassign('links')),
+  deleteRoute('DELETE /api/url/:id/delete', 'links', MESSAGES.linkNotFound, () => 'Link has been successfully deleted.', unassign('links')),
 ];
 
 const routes: Route[] = [...miscRoutes, ...qrRoutes, ...groupRoutes, ...linkRoutes];

@@ -5,7 +5,9 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface RunningSandbox { url: string; pid: number; stateFile: string; quirks: boolean }
+import type { Plan } from './routes.js';
+
+export interface RunningSandbox { url: string; pid: number; stateFile: string; quirks: boolean; plan?: Plan }
 
 export const runningFile = (configDir: string) => join(configDir, 'sandbox-serve.json');
 export const defaultStateFile = (configDir: string) => join(configDir, 'sandbox-state.json');

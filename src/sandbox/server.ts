@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { dispatch, htmlPage, Raw, type Reply } from './routes.js';
+import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerVersion } from './routes.js';
 import { publicPage, type Visit } from './visits.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type State } from './state.js';
 import { ConfigError } from '../errors.js';
@@ -13,10 +13,17 @@ export interface SandboxOptions {
   port?: number;
   stateFile?: string;
   key?: string;
+  /** Requests per window per key; none by default (`{limit: 30, windowSeconds: 60}` is a real server's default). */
   rateLimit?: { limit: number; windowSeconds: number } | null;
   rateLimitHeaders?: boolean;
   /** Real-server shapes (real-servers.md), the default; false = the documented shapes of link-api.md. */
   quirks?: boolean;
+  /** `basic`: an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types. */
+  plan?: Plan;
+  /** Host names answered besides the loopback ones (a test that reaches the sandbox under another name). */
+  hosts?: string[];
+  /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7.6. */
+  version?: ServerVersion;
   seed?: ExtraSeed;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
@@ -52,7 +59,6 @@ export interface Sandbox {
 const MAX_BODY = 1024 * 1024;
 const FAULT_KINDS = new Set<Fault['kind']>(['html', 'empty', 'truncated', 'reset-before-body', 'reset-after-body', 'hang',
   'redirect', 'over-limit', 'http-429', 'garbage-ratelimit-headers']);
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Answer { status: number; headers: Record<string, string>; body: string | Buffer }
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer =>
@@ -101,13 +107,36 @@ function validFault(f: unknown): f is Fault {
   return true;
 }
 
+/**
+ * The sandbox's key is published, so no web page may reach it: a page whose host name is made
+ * to resolve to 127.0.0.1 (DNS rebinding) still sends its own name in `Host`. Only loopback
+ * names and addresses are answered, plus the address the sandbox was told to listen on when it
+ * is a specific one. A request without `Host` (HTTP/1.0) comes from no browser.
+ */
+const LOOPBACK_HOST = /^(localhost|[a-z0-9.-]+\.localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
+export function hostAllowed(host: string | undefined, listenHost: string, extra: readonly string[] = []): boolean {
+  if (host === undefined) return true;
+  if (LOOPBACK_HOST.test(host)) return true;
+  const name = host.toLowerCase().replace(/:\d{1,5}$/, '');
+  if (extra.some((h) => h.toLowerCase() === name)) return true;
+  if (['', '0.0.0.0', '::', '[::]'].includes(listenHost)) return false;
+  const listen = listenHost.includes(':') && !listenHost.startsWith('[') ? `[${listenHost}]` : listenHost;
+  return name === listen.toLowerCase();
+}
+const wrongHost = (host: string) => ({
+  error: 1,
+  message: `The sandbox answers only requests addressed to localhost, 127.0.0.1 or [::1], not to "${host.slice(0, 100)}": its key is published, so other host names are refused (a web page could otherwise reach it by DNS rebinding).`,
+});
+
 /** Fixed window per key. Expiry is judged on the monotonic clock; Date.now() only names the window end in headers. */
 interface Window { end: number; endMono: number; used: number; attempts: number }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const quirks = options.quirks ?? true;
   const key = options.key ?? SANDBOX_KEY;
-  const limits = options.rateLimit === undefined ? { limit: 30, windowSeconds: 60 } : options.rateLimit;
+  const limits = options.rateLimit ?? null;
+  const plan = options.plan ?? 'pro';
+  const version = options.version ?? '7.6';
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
   const stateFile = options.stateFile;
 
@@ -173,13 +202,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     w.attempts++;
     const allowed = w.used < limits.limit;
     if (allowed) w.used++; // rejected requests are not processed, so they do not use up the allowance
-    const remaining = limits.limit - w.attempts; // 6.x servers let this go negative
+    const remaining = limits.limit - w.attempts; // 6.x servers let this go negative; 7.6 stops at 0
     return {
       allowed,
       retryAfter: Math.max(1, Math.ceil((w.endMono - mono) / 1000)),
       headers: sendLimitHeaders ? {
         'X-RateLimit-Limit': String(limits.limit),
-        'X-RateLimit-Remaining': String(quirks ? remaining : Math.max(0, remaining)),
+        'X-RateLimit-Remaining': String(quirks && version === '6' ? remaining : Math.max(0, remaining)),
         'X-RateLimit-Reset': String(w.end),
       } : {},
     };
@@ -193,7 +222,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
     const mutates = method !== 'GET' && method !== 'HEAD';
     const run = () => {
-      const reply = dispatch({ state, quirks, base }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+      const reply = dispatch({ state, quirks, base, plan, version }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
       if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
       return reply;
     };
@@ -283,6 +312,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    if (!hostAllowed(req.headers.host, options.host ?? '127.0.0.1', options.hosts)) return send(res, json(403, wrongHost(req.headers.host!), { Connection: 'close' }));
     const url = new URL(req.url ?? '/', 'http://sandbox');
     if (url.pathname.startsWith('/__sandbox/')) return admin(req, res, url.pathname);
 

@@ -122,7 +122,8 @@ export function seedState(extra: ExtraSeed = {}): State {
         stats: {
           clicks: 128, uniqueClicks: 97,
           topCountries: { 'United States': 54, Canada: 31, Germany: 22, France: 13, Japan: 8 },
-          topReferrers: { direct: 61, 'https://www.google.com': 38, 'https://www.facebook.com': 21, 'https://t.co': 8 },
+          // Facebook, Twitter and Instagram visits are counted in socialCount only (7.6)
+          topReferrers: { 'Direct, email and other': 44, 'https://www.google.com': 38, 'https://www.linkedin.com': 3 },
           topBrowsers: { Chrome: 70, Safari: 41, Firefox: 12, Edge: 5 },
           topOs: { iOS: 52, Android: 44, Windows: 21, 'Mac OS X': 11 },
           socialCount: { facebook: 21, twitter: 8, instagram: 14, linkedin: 3 },
@@ -130,7 +131,7 @@ export function seedState(extra: ExtraSeed = {}): State {
       },
       {
         id: 2, type: 'text', data: 'Hello from the sandbox', name: 'Greeting', slug: slugFor(2), scans: 7, date: day(3),
-        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topReferrers: { direct: 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
+        stats: { ...zeroStats(), clicks: 7, uniqueClicks: 6, topCountries: { Canada: 7 }, topReferrers: { 'Direct, email and other': 7 }, topBrowsers: { Safari: 7 }, topOs: { iOS: 7 } },
       },
       {
         id: 3, type: 'wifi', data: { ssid: 'Guest', pass: 'welcome123', encryption: 'WPA' }, name: 'Office wifi',
@@ -156,7 +157,7 @@ export function seedState(extra: ExtraSeed = {}): State {
         clicks: 57, uniqueclicks: 40, date: day(1), campaign: 1, status: 'public',
         stats: {
           ...zeroStats(), clicks: 57, uniqueClicks: 40, topCountries: { 'United States': 30, India: 27 },
-          topReferrers: { direct: 57 }, topBrowsers: { Chrome: 40, Firefox: 17 }, topOs: { Windows: 35, Linux: 22 },
+          topReferrers: { 'Direct, email and other': 57 }, topBrowsers: { Chrome: 40, Firefox: 17 }, topOs: { Windows: 35, Linux: 22 },
         },
       },
       {
@@ -164,7 +165,8 @@ export function seedState(extra: ExtraSeed = {}): State {
         uniqueclicks: 11, date: day(8), status: 'public',
         stats: {
           ...zeroStats(), clicks: 12, uniqueClicks: 11, topCountries: { Canada: 5, 'United States': 7 },
-          topReferrers: { direct: 8, 'https://t.co': 4 }, topBrowsers: { Safari: 7, Chrome: 5 }, topOs: { iOS: 7, Windows: 5 },
+          topReferrers: { 'Direct, email and other': 8 }, topBrowsers: { Safari: 7, Chrome: 5 }, topOs: { iOS: 7, Windows: 5 },
+          socialCount: { facebook: 0, twitter: 4, instagram: 0, linkedin: 0 },
         },
         geotarget: [{ location: 'Canada', link: 'https://example.ca/spring-sale' }],
         devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }],

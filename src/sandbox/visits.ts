@@ -28,9 +28,11 @@ const COUNTRIES: Record<string, string> = {
   FR: 'France', BE: 'Belgium', NL: 'Netherlands', ES: 'Spain', PT: 'Portugal', IT: 'Italy', JP: 'Japan', IN: 'India',
   BR: 'Brazil', MX: 'Mexico', AU: 'Australia', NZ: 'New Zealand', CN: 'China', KR: 'South Korea', SE: 'Sweden', PL: 'Poland',
 };
+/** Country names as the product shows them: capitalised words ("united states" is "United States"). */
+const capitalised = (name: string) => name.toLowerCase().replace(/(^|[\s-])(\p{L})/gu, (_, sep: string, c: string) => sep + c.toUpperCase());
 function countryOf(v: Visit): string | undefined {
   const hook = v.query.country?.trim();
-  if (hook) return COUNTRIES[hook.toUpperCase()] ?? hook;
+  if (hook) return COUNTRIES[hook.toUpperCase()] ?? capitalised(hook);
   const region = /^[a-z]{2,3}-([a-z]{2})\b/i.exec(v.headers['accept-language']?.trim() ?? '')?.[1];
   return region ? COUNTRIES[region.toUpperCase()] : undefined;
 }
@@ -62,6 +64,16 @@ function destination(l: Link, v: Visit): string {
 
 const bump = (o: Record<string, number>, key: string) => { o[key] = (o[key] ?? 0) + 1; };
 
+/** What 7.6 calls a visit without a referrer (or with one that is not a URL). */
+export const DIRECT = 'Direct, email and other';
+/** Referrers that 7.6 counts in `socialCount` and leaves out of `topReferrers`; LinkedIn is counted in both. */
+const SOCIAL: Array<[RegExp, 'facebook' | 'twitter' | 'instagram' | 'linkedin', boolean]> = [
+  [/(^|\.)(facebook\.com|fb\.com|fb\.me)$/, 'facebook', true],
+  [/(^|\.)(twitter\.com|t\.co|x\.com)$/, 'twitter', true],
+  [/(^|\.)instagram\.com$/, 'instagram', true],
+  [/(^|\.)linkedin\.com$/, 'linkedin', false],
+];
+
 function count(l: Link & { visitors?: string[] }, v: Visit) {
   const ua = v.headers['user-agent'] ?? '';
   const visitor = createHash('sha256').update(`${v.remote}\n${ua}`).digest('hex').slice(0, 16);
@@ -69,11 +81,19 @@ function count(l: Link & { visitors?: string[] }, v: Visit) {
   if (unique) l.visitors = [...(l.visitors ?? []), visitor];
   const stats = l.stats ? { ...l.stats } : zeroStats();
   const { os, browser } = agentOf(ua);
-  let referrer = 'direct';
-  try { if (v.headers.referer) referrer = new URL(v.headers.referer).origin; } catch { /* not a URL: direct */ }
+  let referrer: URL | undefined;
+  try { if (v.headers.referer) referrer = new URL(v.headers.referer); } catch { /* not a URL: direct */ }
+  const social = referrer && SOCIAL.find(([host]) => host.test(referrer.hostname.toLowerCase()));
   stats.clicks++;
   if (unique) stats.uniqueClicks++;
-  for (const [table, key] of [['topCountries', countryOf(v) ?? 'Unknown'], ['topReferrers', referrer], ['topBrowsers', browser], ['topOs', os]] as const) {
+  if (social) stats.socialCount = { ...stats.socialCount, [social[1]]: stats.socialCount[social[1]] + 1 };
+  const tables: Array<[keyof Pick<typeof stats, 'topCountries' | 'topReferrers' | 'topBrowsers' | 'topOs'>, string | undefined]> = [
+    ['topCountries', countryOf(v) ?? 'Unknown'],
+    ['topReferrers', social?.[2] ? undefined : referrer?.origin ?? DIRECT],
+    ['topBrowsers', browser], ['topOs', os],
+  ];
+  for (const [table, key] of tables) {
+    if (key === undefined) continue;
     stats[table] = { ...stats[table] };
     bump(stats[table], key);
   }
@@ -87,7 +107,8 @@ const passwordForm = (alias: string, wrong: boolean) => page(wrong ? 401 : 200, 
   '<label>Password <input type="password" name="password" autofocus></label> <button type="submit">Continue</button></form>');
 
 function shortLink(state: State, alias: string, v: Visit): PageAnswer | undefined {
-  const l = state.links.find((x) => x.alias === alias);
+  // an alias is unique per domain: the sandbox serves the default one, then any other
+  const l = state.links.find((x) => x.alias === alias && !x.domain) ?? state.links.find((x) => x.alias === alias);
   if (!l) return undefined;
   if (l.expiry && Date.parse(`${l.expiry.replace(' ', 'T')}Z`) <= Date.now()) return page(410, 'This link has expired', '');
   if (l.password) {

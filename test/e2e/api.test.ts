@@ -126,7 +126,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['api', 'POST', 'pixel/add', '-f', 'type=nope', '-f', 'name=X', '-f', 'tag=abc'], { env: fx.env });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^linkctl: Invalid pixel type/);
+      expect(r.stderr).toMatch(/^linkctl: Pixel provider is currently not supported\./);
     });
 
     it('exits 3 when the key is rejected (HTTP 403), without printing the key', async () => {

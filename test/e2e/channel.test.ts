@@ -114,12 +114,12 @@ for (const quirks of [false, true]) {
     });
 
     it.each([
-      [['channel', 'items', '999'], /Channel does not exist/],
-      [['channel', 'update', '999', '--name', 'Ghost'], /Channel does not exist/],
-      [['channel', 'delete', '999', '--yes'], /Channel does not exist/],
-      [['channel', 'assign', '999', 'link', '1'], /Channel does not exist/],
-      [['channel', 'assign', '1', 'links', '999'], /Link does not exist/],
-      [['channel', 'assign', '1', 'qr', '999'], /QR does not exist/],
+      [['channel', 'items', '999'], /Channel not found\. Please try again\./],
+      [['channel', 'update', '999', '--name', 'Ghost'], /Channel not found/],
+      [['channel', 'delete', '999', '--yes'], /Channel not found/],
+      [['channel', 'assign', '999', 'link', '1'], /Channel not found/],
+      [['channel', 'assign', '1', 'links', '999'], /Link does not exist\. Please try again\./],
+      [['channel', 'assign', '1', 'qr', '999'], /QR Code does not exist\. Please try again\./],
     ])('%j exits 4 for an unknown id', async (args, message) => {
       const r = await runCli(args, { env: fx.env });
       expect(r.code).toBe(4);
@@ -129,6 +129,31 @@ for (const quirks of [false, true]) {
     });
   });
 }
+
+describe('channel assign of an item already in the channel (real servers answer an error; the wanted state holds)', () => {
+  const fx = useSandbox();
+
+  it('is success with status `exists`, for one id and for many', async () => {
+    const one = await runCli(['channel', 'assign', '1', 'link', '1', '--json'], { env: fx.env });
+    expect(one.stderr).toBe('');
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ message: 'link 1 was already in channel 1.', status: 'exists' });
+    const plain = await runCli(['channel', 'assign', '1', 'link', '1'], { env: fx.env });
+    expect([plain.code, plain.stdout]).toEqual([0, 'link 1 was already in channel 1.\n']);
+
+    const many = await runCli(['channel', 'assign', '1', 'link', '1', '2', '--json'], { env: fx.env });
+    expect(many.stderr).toBe('');
+    expect(many.code).toBe(0);
+    expect(JSON.parse(many.stdout)).toEqual([
+      { id: 1, assigned: true, status: 'exists', message: 'link 1 was already in channel 1.' },
+      { id: 2, assigned: true, message: 'Link successfully added to the channel.' },
+    ]);
+    // one request per id, none repeated
+    expect(sent(fx.sandbox).map((r) => r.path)).toEqual([
+      '/api/channel/1/assign/links/1', '/api/channel/1/assign/links/1', '/api/channel/1/assign/links/1', '/api/channel/1/assign/links/2',
+    ]);
+  });
+});
 
 describe('channel input validation (nothing is sent)', () => {
   const fx = useSandbox({ quirks: true });

@@ -49,7 +49,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['domain', 'add', 'https://go.example.com'], { env: fx.env });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe('linkctl: This domain has already been added.\n');
+      expect(r.stderr).toBe('linkctl: The domain has been already used.\n');
     });
 
     it('updates the redirects of a domain', async () => {
@@ -71,7 +71,7 @@ for (const quirks of [false, true]) {
         expect(r.stderr).toMatch(/hint: domain 99 may not exist \(see `linkctl domain list`\), or the server did not accept a redirect URL\n$/);
       } else {
         expect(r.code).toBe(4);
-        expect(r.stderr).toBe('linkctl: branded domain 99: Domain does not exist.\n');
+        expect(r.stderr).toBe('linkctl: branded domain 99: Domain not found. Please try again.\n');
       }
       expect(sent(fx.sandbox)).toHaveLength(1);
     });

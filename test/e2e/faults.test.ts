@@ -123,12 +123,13 @@ describe.concurrent('retries', () => {
   it('PUT is retried after a reset that lost the answer (it is idempotent)', async (t) => {
     const { sandbox, env } = await setup(t);
     sandbox.injectFault({ kind: 'reset-after-body' });
-    const r = await runCli(['qr', 'update', '1', '--type', 'text', '--data', 'again'], { env });
+    // code 2 is a text code (servers read the data as the code's own type)
+    const r = await runCli(['qr', 'update', '2', '--type', 'text', '--data', 'again'], { env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(sent(sandbox).map((s) => [s.method, s.path, s.body])).toEqual([
-      ['PUT', '/api/qr/1/update', { type: 'text', data: 'again' }],
-      ['PUT', '/api/qr/1/update', { type: 'text', data: 'again' }],
+      ['PUT', '/api/qr/2/update', { type: 'text', data: 'again' }],
+      ['PUT', '/api/qr/2/update', { type: 'text', data: 'again' }],
     ]);
   });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
+import { runCli, runMain, sent, tempDir, useSandbox, useSixServer } from '../helpers.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
 
 /** What the update clears unless given again, as the refusal and the dry run name it. */
@@ -75,18 +75,15 @@ for (const quirks of [false, true]) {
       expect(body.data.topCountries).toEqual({ 'United States': 30, India: 27 });
     });
 
-    it('finds a link by its full short URL, or without its scheme, showing what `link get ID` shows', async () => {
+    it('finds a link by its full short URL (one request: 7.6 answers as GET api/url/ID), or without its scheme, showing what `link get ID` shows', async () => {
       const short = `${fx.sandbox.url}/docs`;
       const r = await runCli(['link', 'get', '--short', short, '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { short }, body: undefined }]);
       const byId = await runCli(['link', 'get', '1', '--json'], { env: fx.env });
       expect(JSON.parse(r.stdout)).toEqual(JSON.parse(byId.stdout));
       expect(JSON.parse(r.stdout).details).toMatchObject({ id: 1, alias: 'docs', shorturl: short });
-      expect(sent(fx.sandbox).slice(0, 2)).toEqual([
-        { method: 'GET', path: '/api/urls', query: { short }, body: undefined },
-        { method: 'GET', path: '/api/url/1', query: {}, body: undefined },
-      ]);
       const bare = short.replace(/^http:\/\//, '');
       const s = await runCli(['link', 'get', '--short', bare], { env: fx.env });
       expect(s.code).toBe(0);
@@ -100,7 +97,11 @@ for (const quirks of [false, true]) {
       expect(r.stderr).toBe('linkctl: link 99: Link does not exist.\n');
       const s = await runCli(['link', 'get', '--short', 'https://nowhere.example/docs'], { env: fx.env });
       expect(s.code).toBe(4);
-      expect(s.stderr).toBe('linkctl: short URL https://nowhere.example/docs: Link does not exist.\n');
+      // 7.6 says "You do not have the permission to access this short url.": not a bad key (exit 3), an unknown link
+      expect(s.stderr).toBe(
+        'linkctl: short URL https://nowhere.example/docs: no link of this account has this short URL (the server says: You do not have the permission to access this short url.)\n' +
+          'hint: see `linkctl link list --search ALIAS`\n',
+      );
     });
 
     it('adds a link with every option mapped to the API fields', async () => {
@@ -397,6 +398,33 @@ describe('link update of a link whose expiry has passed (the --sandbox state fil
   });
 });
 
+describe('link get --short on a 6.x server (it ignores `short` and answers the first page of the list)', () => {
+  const fx = useSixServer();
+
+  it('finds the link on that page and reads it by id', async () => {
+    const short = `${fx.sandbox.url}/docs`;
+    const r = await runCli(['link', 'get', '--short', short, '--json'], { env: fx.env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).details).toMatchObject({ id: 1, alias: 'docs', shorturl: short });
+    expect(sent(fx.sandbox)).toEqual([
+      { method: 'GET', path: '/api/urls', query: { short }, body: undefined },
+      { method: 'GET', path: '/api/url/1', query: {}, body: undefined },
+    ]);
+  });
+
+  it('says that this server cannot look up by short URL when the link is not there (exit 1), pointing at the id', async () => {
+    const r = await runCli(['link', 'get', '--short', 'https://go.example.com/elsewhere'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'linkctl: short URL https://go.example.com/elsewhere: this server cannot look up a link by short URL (it answered the list of links instead, as 6.x servers do, and the link is not on its first page)\n' +
+        "hint: use the link's id: `linkctl link get ID`; `linkctl link list --search ALIAS` shows it\n",
+    );
+    expect(fx.sandbox.requests).toHaveLength(1);
+  });
+});
+
 describe('link password prompt (in-process, pretending a terminal)', () => {
   const fx = useSandbox();
 
@@ -434,6 +462,8 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--pixel', 'abc'], /--pixel must be a positive integer/],
     [['link', 'add', url, '--meta-image', 'og.png'], /--meta-image must be a URL starting with http/],
     [['link', 'add', url, '--param', '=x'], /--param must be KEY=VALUE/],
+    [['link', 'add', url, '--alias', 'ab'], /--alias must have at least 3 characters, got "ab"\nhint: servers refuse shorter aliases/],
+    [['link', 'update', '1', '--alias', ' x '], /--alias must have at least 3 characters/],
     [['link', 'get'], /give a link id or --short URL \(one of them\)/],
     [['link', 'get', '1', '--short', 'https://go.example.com/x'], /give a link id or --short URL \(one of them\)/],
     [['link', 'get', 'abc'], /ID must be a positive integer/],

@@ -66,8 +66,9 @@ async function startProxy(credentials?: string): Promise<Proxy> {
   };
 }
 
-const fx = useSandbox();
 const FAKE_HOST = 'linkctl-sandbox.test';
+// the sandbox answers loopback names only (DNS rebinding): this one is declared
+const fx = useSandbox({ hosts: [FAKE_HOST] });
 /** The sandbox under a name only the proxy resolves; plain http to a non-loopback name needs --insecure-http. */
 const viaProxy = () => ({ ...fx.env, LINKCTL_BASE_URL: `http://${FAKE_HOST}:${fx.sandbox.port}` });
 const INSECURE = '--insecure-http';

@@ -76,7 +76,7 @@ for (const quirks of [false, true]) {
         expect(r.stdout).toMatch(/^Created +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/m); // read from details.data
       } else {
         expect(r.stdout).toMatch(/Top countries\n {2}Canada +█+ 7\n/);
-        expect(r.stdout).toMatch(/Top referrers\n {2}direct +█+ 7\n/);
+        expect(r.stdout).toMatch(/Top referrers\n {2}Direct, email and other +█+ 7\n/);
       }
     });
 
@@ -124,6 +124,10 @@ describe('qr input validation (nothing is sent)', () => {
     [['qr', 'get', 'abc'], /ID must be a positive integer/],
     [['qr', 'get', '0'], /ID must be a positive integer/],
     [['qr', 'update', '3'], /nothing to change/],
+    // real servers ignore a new name or type and answer success: refused before sending
+    [['qr', 'update', '3', '--name', 'Menu'], /--name: the API cannot rename a QR code \(servers ignore a new name and still answer success\)\nhint: to change a code's name or type, delete it and create it again/],
+    [['qr', 'update', '3', '--type', 'text', '--data', 'x', '--name', 'Menu'], /--name: the API cannot rename a QR code/],
+    [['qr', 'update', '3', '--type', 'text'], /--type text alone changes nothing: the API cannot change a code's type \(servers ignore it\); --type only shapes the data flags\nhint: to change a code's name or type, delete it/],
     [['qr', 'update', '3', '--foreground', '#000000'], /needs the code's data with every update/],
     [['qr', 'list', '--limit', '-5'], /--limit must be a positive integer|error: option/],
   ])('%j exits 2', async (args, message) => {

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runCli, tempDir } from '../helpers.js';
 
@@ -37,7 +38,19 @@ describe('--sandbox (embedded emulator, state in the config folder)', () => {
     expect(await ids({ LINKCTL_SANDBOX_QUIRKS: '1' })).toEqual(['1']);
     expect(await ids({ LINKCTL_SANDBOX_DOCUMENTED: '1' })).toEqual([1]);
     const status = await runCli(['sandbox', 'status', '--json'], { env: { LINKCTL_CONFIG_DIR: dir, LINKCTL_SANDBOX_DOCUMENTED: '1' } });
-    expect(JSON.parse(status.stdout)).toEqual({ serve: false, baseUrl: null, pid: null, quirks: false, stateFile: join(dir, 'sandbox-state.json') });
+    expect(JSON.parse(status.stdout)).toEqual({ serve: false, baseUrl: null, pid: null, quirks: false, plan: 'pro', stateFile: join(dir, 'sandbox-state.json') });
+  });
+
+  it('takes the plan and a rate limit from LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT (none by default)', async () => {
+    const env = { LINKCTL_CONFIG_DIR: tempDir() };
+    const account = await runCli(['--sandbox', 'api', 'GET', 'api/account'], { env: { ...env, LINKCTL_SANDBOX_PLAN: 'basic' } });
+    expect(JSON.parse(account.stdout).data).toMatchObject({ status: 'free', planid: 1 });
+    // link add sends two requests (a lookup, then the POST): the second is over a limit of 1
+    const limited = await runCli(['--sandbox', 'link', 'add', 'https://example.com/paced', '--max-wait', '1'], { env: { ...env, LINKCTL_SANDBOX_RATE_LIMIT: '1/60' } });
+    expect(limited.code).toBe(5);
+    const bad = await runCli(['--sandbox', 'qr', 'list'], { env: { ...env, LINKCTL_SANDBOX_PLAN: 'gold' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^linkctl: LINKCTL_SANDBOX_PLAN must be one of pro, basic; got "gold"\nhint: /);
   });
 
   it('needs no key or base URL, and says so in auth status', async () => {
@@ -72,7 +85,7 @@ describe('sandbox serve', () => {
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(quirks).toBe(true);
     for (let i = 0; i < 50 && !server.stderr().includes('Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes\)/);
+    expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes, pro plan, rate limit 2\/60 s\)/);
     const env = { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: tempDir() };
 
     const list = await runCli(['qr', 'list', '--json'], { env });
@@ -91,10 +104,22 @@ describe('sandbox serve', () => {
 
   it('answers as real servers do by default, in the documented shapes with --documented; --quiet logs nothing', async ({ onTestFinished }) => {
     const real = serve(['--state', join(tempDir(), 'a.json')], {});
-    const doc = serve(['--documented', '--quiet', '--state', join(tempDir(), 'b.json')], {});
+    const doc = serve(['--documented', '--quiet', '--plan', 'basic', '--state', join(tempDir(), 'b.json')], {});
     onTestFinished(() => { real.child.kill('SIGKILL'); doc.child.kill('SIGKILL'); });
     const [r, d] = [await real.ready, await doc.ready];
     expect([r.quirks, d.quirks]).toEqual([true, false]);
+    // no rate limit unless asked; the plan as asked
+    expect([r, d]).toMatchObject([{ plan: 'pro', rateLimit: null }, { plan: 'basic', rateLimit: null }]);
+    // its key is published: a request addressed to another host name (DNS rebinding) is refused
+    const rebound = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      const { port } = new URL(r.baseUrl);
+      request({ host: '127.0.0.1', port, path: '/api/account', headers: { Host: `rebind.example:${port}`, Authorization: `Bearer ${r.key}` } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode, body }));
+      }).on('error', reject).end();
+    });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body).message).toMatch(/^The sandbox answers only requests addressed to localhost, 127\.0\.0\.1 or \[::1\], not to "rebind\.example:\d+"/);
     const ids = async (baseUrl: string) => {
       const out = await runCli(['api', 'GET', 'api/pixels'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: r.key, LINKCTL_CONFIG_DIR: tempDir() } });
       return JSON.parse(out.stdout).data.pixels.map((p: { id: unknown }) => p.id);

@@ -50,7 +50,7 @@ const MINIMAL: Record<string, Entry> = {
   'qr list': { args: [] },
   'qr get': { args: ['1'] },
   'qr add': { args: ['--type', 'text', '--data', 'hello'] },
-  'qr update': { args: ['1', '--type', 'text', '--data', 'hello again'] },
+  'qr update': { args: ['2', '--type', 'text', '--data', 'hello again'] },
   'qr delete': { args: ['1'] },
   'qr download': { args: ['1', '--file', join(DOWNLOADS, 'qr.png'), '--force'] /* run by two describes: the second replaces the first's file */ },
   'link list': { args: [] },

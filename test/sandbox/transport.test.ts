@@ -11,6 +11,7 @@ describe('auth', () => {
     ['missing', null],
     ['wrong key', 'Bearer nope'],
     ['not Bearer', `Basic ${SANDBOX_KEY}`],
+    ['bare (no Bearer)', SANDBOX_KEY],
   ])('answers 403 JSON for a %s key', async (_, auth) => {
     const sb = await start();
     const r = await call(sb, 'GET', '/api/account', undefined, auth);
@@ -68,8 +69,14 @@ describe('errors outside the JSON envelope', () => {
 });
 
 describe('rate limit', () => {
-  it('sends the default headers: 30 per 60 s, reset in whole seconds', async () => {
+  it('has no limit by default, as --sandbox and `sandbox serve` have', async () => {
     const sb = await start({ rateLimit: undefined });
+    const r = await get(sb, '/api/account');
+    expect([r.json.error, r.headers.get('x-ratelimit-limit')]).toEqual([0, null]);
+  });
+
+  it('sends a real server\'s default headers: 30 per 60 s, reset in whole seconds', async () => {
+    const sb = await start({ rateLimit: { limit: 30, windowSeconds: 60 } });
     const before = Math.floor(Date.now() / 1000);
     const r = await get(sb, '/api/account');
     expect(r.headers.get('x-ratelimit-limit')).toBe('30');
@@ -105,14 +112,16 @@ describe('rate limit', () => {
     expect(Number(after.headers.get('x-ratelimit-reset'))).toBe(reset + 1);
   });
 
-  it('quirks: remaining goes negative', async () => {
-    const sb = await start({ quirks: true, rateLimit: { limit: 1, windowSeconds: 60 } });
-    await get(sb, '/api/account');
-    const r1 = await get(sb, '/api/account');
-    const r2 = await get(sb, '/api/account');
-    expect(r1.json.error).toBe(429);
-    expect([r1.headers.get('x-ratelimit-remaining'), r2.headers.get('x-ratelimit-remaining')]).toEqual(['-1', '-2']);
-    expect(r2.json['Retry-After']).toBeGreaterThanOrEqual(58);
+  it('remaining stops at 0 (7.6), and goes negative on a 6.x server', async () => {
+    for (const [version, expected] of [['7.6', ['0', '0']], ['6', ['-1', '-2']]] as const) {
+      const sb = await start({ quirks: true, version, rateLimit: { limit: 1, windowSeconds: 60 } });
+      await get(sb, '/api/account');
+      const r1 = await get(sb, '/api/account');
+      const r2 = await get(sb, '/api/account');
+      expect(r1.json.error).toBe(429);
+      expect([r1.headers.get('x-ratelimit-remaining'), r2.headers.get('x-ratelimit-remaining')], version).toEqual(expected);
+      expect(r2.json['Retry-After']).toBeGreaterThanOrEqual(58);
+    }
   });
 
   it('can limit without headers, and be switched off', async () => {
@@ -197,7 +206,7 @@ describe('faults', () => {
   });
 
   it('garbage rate-limit headers on an otherwise normal answer', async () => {
-    const sb = await start({ rateLimit: undefined });
+    const sb = await start({ rateLimit: { limit: 30, windowSeconds: 60 } });
     sb.injectFault({ kind: 'garbage-ratelimit-headers' });
     const r = await call(sb, 'POST', '/api/channel/add', { name: 'Garbage' });
     expect(r.json.error).toBe(0);

@@ -74,13 +74,19 @@ describe('invalid account files', () => {
   });
 
   it('reports every mistake at once', () => {
-    expect(() => readAccountFile(`${HEAD}links:\n  - alias: a\n    url: nope\n  - alias: b\n    url: https://x.example\n    geo: {Canada: ftp://x}\n`, 'f.yaml')).toThrow(
+    expect(() => readAccountFile(`${HEAD}links:\n  - alias: aaa\n    url: nope\n  - alias: bbb\n    url: https://x.example\n    geo: {Canada: ftp://x}\n`, 'f.yaml')).toThrow(
       /f\.yaml:6:10: links\[0\]\.url: url must be a URL starting with http:\/\/ or https:\/\/, got "nope"\n {2}f\.yaml:9:19: links\[1\]\.geo\.Canada: --geo must start/,
     );
   });
 
+  it('refuses aliases under 3 characters, as servers do, without calling them duplicates', () => {
+    const read = () => readAccountFile(`${HEAD}links:\n  - alias: ab\n    url: https://x.example/1\n  - alias: b\n    url: https://x.example/2\n`, 'f.yaml');
+    expect(read).toThrow('the file is not valid:\n  f.yaml:5:12: links[0].alias: --alias must have at least 3 characters, got "ab"\n  f.yaml:7:12: links[1].alias: --alias must have at least 3 characters, got "b"');
+    expect(read).not.toThrow(/duplicate/);
+  });
+
   it('reads JSON too, and resolves ${env:NAME} only when asked', () => {
-    const text = JSON.stringify({ version: 1, links: [{ alias: 'x', url: 'https://example.com', password: '${env:P}' }] });
+    const text = JSON.stringify({ version: 1, links: [{ alias: 'xyz', url: 'https://example.com', password: '${env:P}' }] });
     expect(readAccountFile(text, 'f.json').file.links![0]!.password).toBe('${env:P}');
     expect(readAccountFile(text, 'f.json', { env: { P: 'secret' } }).file.links![0]!.password).toBe('secret');
   });

@@ -3,8 +3,8 @@
  * how creates and updates are made safe live in the model (src/model/links.ts, link-writes.ts).
  */
 import type { Context } from '../../context.js';
-import { NetworkError, UsageError } from '../../errors.js';
-import { toInt } from '../../http/envelope.js';
+import { ApiError, AuthError, NetworkError, NotFoundError, UsageError } from '../../errors.js';
+import { toInt, type Body } from '../../http/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
@@ -54,22 +54,46 @@ const DETAIL_COLUMNS: Column[] = [
 ];
 
 export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  let id = args[0] as number | undefined;
+  const id = args[0] as number | undefined;
   const short = opts.short as string | undefined;
   if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
-  const client = await ctx.client();
-  if (short !== undefined) {
-    // `?short=` gives the link's list item; the details and statistics are read by its id, so both ways show the same.
-    const body = await client.request('GET', LINKS.list, { query: { short }, expect: ['data'], about: `short URL ${short}` });
-    const record = body.data;
-    const found = record && typeof record === 'object' && !Array.isArray(record) ? toInt((record as Rec).id) : undefined;
-    if (found === undefined) {
-      throw new NetworkError(`the server's answer to the short URL lookup ${short} is ${Array.isArray(record) || Object.values((record as Rec) ?? {}).some(Array.isArray) ? 'a list' : 'not a link'}, not one link`, 'run again with --debug to see the answer');
-    }
-    id = found;
-  }
-  const body = await (await ctx.reader()).readOne('links', id!);
+  const body = short !== undefined ? await getByShortUrl(ctx, short) : await (await ctx.reader()).readOne('links', id!);
   return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
+}
+
+/** A short URL as servers compare them: without scheme, trailing slash or case in the host. */
+const bareShort = (url: string) => url.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').replace(/^[^/]+/, (host) => host.toLowerCase());
+
+/**
+ * `link get --short`: 7.6 answers `?short=` exactly as the single read of a link does, so that answer
+ * is shown as it is (one request). 6.x servers ignore `short` and answer the first page of
+ * the list: the link is looked for there (then read by its id), and otherwise the server
+ * cannot look it up by short URL.
+ */
+async function getByShortUrl(ctx: Context, short: string): Promise<Body> {
+  let body: Body;
+  try {
+    body = await (await ctx.client()).request('GET', LINKS.list, { query: { short }, about: `short URL ${short}` });
+  } catch (error) {
+    // 7.6 answers an unknown short URL with "You do not have the permission to access this short url.": no such link, not a bad key
+    if (error instanceof AuthError && /access this short url/i.test(error.message)) {
+      throw new NotFoundError(`short URL ${short}: no link of this account has this short URL (the server says: ${error.message})`, 'see `linkctl link list --search ALIAS`');
+    }
+    throw error;
+  }
+  if (body.details && typeof body.details === 'object' && !Array.isArray(body.details)) return body;
+  const data = body.data as Rec | undefined;
+  const items = data && typeof data === 'object' && Array.isArray(data.urls) ? (data.urls as unknown[]) : undefined;
+  if (!items) throw new NetworkError(`the server's answer to the short URL lookup ${short} is neither a link nor a list of links`, 'run again with --debug to see the answer');
+  const found = items.find((r): r is Rec => Boolean(r) && typeof r === 'object' && typeof shortUrlOf(r as Rec) === 'string' && bareShort(shortUrlOf(r as Rec) as string) === bareShort(short));
+  const foundId = found ? toInt(found.id) : undefined;
+  if (foundId === undefined) {
+    throw new ApiError(
+      `short URL ${short}: this server cannot look up a link by short URL (it answered the list of links instead, as 6.x servers do, and the link is not on its first page)`,
+      'use the link\'s id: `linkctl link get ID`; `linkctl link list --search ALIAS` shows it',
+    );
+  }
+  return (await ctx.reader()).readOne('links', foundId);
 }
 
 // ---------------------------------------------------------------- add and update

@@ -11,6 +11,12 @@ const VERIFY_HELP = 'with --from: read each link back after writing it and repor
 /** A short URL, with or without its scheme (real servers accept both). */
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
+/** A custom alias: servers refuse one shorter than 3 characters ("Custom alias must be at least 3 characters."). */
+export function alias(raw: string): string {
+  if (raw.trim().length < 3) throw new UsageError(`--alias must have at least 3 characters, got "${raw}"`, 'servers refuse shorter aliases; leave --alias out to get a generated one');
+  return raw;
+}
+
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
 const target = (flag: string) => (raw: string) => {
   const { key, value } = keyValue(flag, raw);
@@ -33,7 +39,7 @@ export function expiry(raw: string): string {
 export function linkOptions(command: Command): Command {
   const id = (flag: string) => (v: string) => positiveInt(flag, v);
   return command
-    .option('--alias <alias>', 'custom alias (servers rewrite invalid characters: "a b!" becomes "a-b")')
+    .option('--alias <alias>', 'custom alias, at least 3 characters (servers rewrite invalid characters: "a b!" becomes "a-b")', alias)
     .option('--domain <url>', 'branded domain to use, e.g. https://go.example.com', (v) => httpUrl('--domain', v))
     .addOption(enumOption('--redirect <type>', 'redirect type', REDIRECT_TYPES))
     .option('--splash <id>', 'show this custom splash page before redirecting', id('--splash'))
@@ -72,7 +78,7 @@ export function register(program: Command, bind: Bind): void {
     'linkctl link list --search docs',
     'linkctl link list --order clicks --limit 10',
   ])
-    .option('--search <text>', 'only links whose alias, URL, title or description contains this')
+    .option('--search <text>', 'only links whose alias, destination or title contains this (servers search parts of words)')
     .addOption(enumOption('--order <order>', 'sort order, newest or most clicked first', LINK_ORDERS));
 
   withExamples(
@@ -80,7 +86,7 @@ export function register(program: Command, bind: Bind): void {
       .command('get')
       .description('Show a short link and its click statistics, by id or by short URL')
       .argument('[id]', 'link id', (v) => positiveInt('ID', v))
-      .option('--short <url>', 'find the link by its short URL (scheme optional: go.example.com/abc) instead of its id; one more request', shortArg)
+      .option('--short <url>', 'find the link by its short URL (scheme optional: go.example.com/abc) instead of its id (on 6.x servers, one more request)', shortArg)
       .action(bind(load, 'get')),
     ['linkctl link get 1', 'linkctl link get --short https://go.example.com/docs', 'linkctl link get --short go.example.com/docs', 'linkctl link get 1 --json'],
   );

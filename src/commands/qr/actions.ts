@@ -135,10 +135,17 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
   return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
 }
 
+/** Why `qr update` refuses a new name, or a type with nothing else: real servers ignore both and still answer success. */
+const CANNOT_CHANGE_HINT = 'to change a code\'s name or type, delete it and create it again (`linkctl qr delete ID` then `linkctl qr add`)';
+
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
+  if (opts.name !== undefined) throw new UsageError('--name: the API cannot rename a QR code (servers ignore a new name and still answer success)', CANNOT_CHANGE_HINT);
   const data = buildData(ctx, opts.type, opts);
   const style = styleFields(opts);
+  if (opts.type !== undefined && data === undefined) {
+    throw new UsageError(`--type ${String(opts.type)} alone changes nothing: the API cannot change a code's type (servers ignore it); --type only shapes the data flags`, CANNOT_CHANGE_HINT);
+  }
   if (data === undefined && Object.keys(style).length === 0) {
     throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo');
   }

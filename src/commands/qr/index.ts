@@ -64,7 +64,8 @@ export function register(program: Command, bind: Bind): void {
         .command('update')
         .description('Change a QR code: its data (with --type) and/or its style')
         .argument('<id>', 'QR code id', (v) => positiveInt('ID', v))
-        .addOption(enumOption('--type <type>', 'code type (needed with data flags)', QR_TYPES)),
+        .addOption(enumOption('--type <type>', 'the code\'s own type, which gives the data flags their shape (the API cannot change a type)', QR_TYPES))
+        .option('--name <name>', 'refused: the API cannot rename a code (servers ignore it); delete and re-create it instead'),
     ).action(bind(load, 'update')),
     ['linkctl qr update 1 --type link --data https://example.com/new', "linkctl qr update 1 --type link --data https://example.com/menu --background '#ffffff' --foreground 'rgb(0,0,0)'"],
   );

@@ -10,6 +10,7 @@ import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
 import { simulateVisits } from '../../sandbox/visits.js';
+import { parsePlan, parseRateLimit, sandboxEnvironment } from '../../sandbox/settings.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -18,15 +19,11 @@ function stateFile(ctx: Context, given: unknown): string {
   return join(dir, 'sandbox-state.json');
 }
 
-export function parseRateLimit(raw: string): { limit: number; windowSeconds: number } | null {
-  if (raw === 'off' || raw === 'none') return null;
-  const match = /^(\d{1,6})\/(\d{1,6})$/.exec(raw.trim());
-  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`--rate-limit must be N/SECONDS such as 30/60, or off; got "${raw}"`);
-  return { limit: Number(match[1]), windowSeconds: Number(match[2]) };
-}
-
 export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const rateLimit = parseRateLimit(String(opts.rateLimit));
+  // flags over LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT; no limit and every feature by default
+  const fromEnv = sandboxEnvironment(ctx.env);
+  const rateLimit = opts.rateLimit === undefined ? fromEnv.rateLimit : parseRateLimit(String(opts.rateLimit));
+  const plan = opts.plan === undefined ? fromEnv.plan : parsePlan(String(opts.plan));
   if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md');
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
   const file = stateFile(ctx, opts.state);
@@ -41,6 +38,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       rateLimit,
       rateLimitHeaders: opts.rateLimitHeaders !== false,
       quirks,
+      plan,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });
   } catch (err) {
@@ -51,12 +49,13 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   }
   const dir = configDir(ctx.env);
   const shared = file === defaultStateFile(dir) && sandbox.key === SANDBOX_KEY;
-  const unannounce = shared ? announce(dir, { url: sandbox.url, pid: process.pid, stateFile: file, quirks }) : () => {};
+  const unannounce = shared ? announce(dir, { url: sandbox.url, pid: process.pid, stateFile: file, quirks, plan }) : () => {};
   try {
     // A server in the foreground has to say where it is before it returns, so this action writes
     // its address itself; everything else goes through the output layer.
-    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, rateLimit })}\n`);
-    ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'})\n` +
+    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit })}\n`);
+    const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
+    ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit})\n` +
       `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
       (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
       'press Ctrl-C to stop');
@@ -79,15 +78,16 @@ export async function status(ctx: Context): Promise<Result> {
   if (running) {
     return {
       kind: 'message',
-      message: `--sandbox uses the running \`sandbox serve\` at ${running.url} (pid ${running.pid}, ${mode(running.quirks)}, state ${running.stateFile})`,
-      json: { serve: true, baseUrl: running.url, pid: running.pid, quirks: running.quirks, stateFile: running.stateFile },
+      message: `--sandbox uses the running \`sandbox serve\` at ${running.url} (pid ${running.pid}, ${mode(running.quirks)}, ${running.plan ?? 'pro'} plan, state ${running.stateFile})`,
+      json: { serve: true, baseUrl: running.url, pid: running.pid, quirks: running.quirks, plan: running.plan ?? 'pro', stateFile: running.stateFile },
     };
   }
   const quirks = sandboxQuirks(ctx.env);
+  const { plan } = sandboxEnvironment(ctx.env);
   return {
     kind: 'message',
-    message: `no \`sandbox serve\` is running on this config folder: --sandbox starts an embedded sandbox for each command (${mode(quirks)}, state ${defaultStateFile(dir)}); its URLs answer only while that command runs`,
-    json: { serve: false, baseUrl: null, pid: null, quirks, stateFile: defaultStateFile(dir) },
+    message: `no \`sandbox serve\` is running on this config folder: --sandbox starts an embedded sandbox for each command (${mode(quirks)}, ${plan} plan, state ${defaultStateFile(dir)}); its URLs answer only while that command runs`,
+    json: { serve: false, baseUrl: null, pid: null, quirks, plan, stateFile: defaultStateFile(dir) },
   };
 }
 

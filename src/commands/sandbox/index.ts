@@ -1,6 +1,7 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
-import { withExamples, type Bind } from '../shared/define.js';
+import { enumOption, withExamples, type Bind } from '../shared/define.js';
+import { PLANS } from './types.js';
 import { positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
 
@@ -22,14 +23,16 @@ export function register(program: Command, bind: Bind): void {
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)')
       .option('--key <key>', 'the API key it accepts (default: the sandbox key)')
-      .option('--rate-limit <n/seconds>', 'requests per window per key, e.g. 30/60, or "off"', '30/60')
+      .option('--rate-limit <n/seconds>', 'requests per window per key: 30/60 is a real server\'s default (default: off, or LINKCTL_SANDBOX_RATE_LIMIT)')
       .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
       .option('--documented', 'answer in the documented shapes of link-api.md instead of as real servers do')
       .option('--quirks', 'answer as real servers do (the default; kept for scripts)')
+      .addOption(enumOption('--plan <plan>', 'the account\'s plan: pro has every feature; basic lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types, which are dropped silently as real servers do (default: pro, or LINKCTL_SANDBOX_PLAN)', PLANS))
       .action(bind(load, 'serve')),
     [
       'linkctl sandbox serve',
       'linkctl sandbox serve --port 0 --rate-limit 5/2 --documented',
+      'linkctl sandbox serve --rate-limit 30/60 --plan basic   # pace and plan of a real server',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
   );

@@ -1,0 +1,33 @@
+// How `sandbox serve` flags and the LINKCTL_SANDBOX_* environment values become sandbox
+// options. Loaded only with the sandbox (`sandbox` commands, `--sandbox`).
+import { UsageError } from '../errors.js';
+import { PLANS, type Plan } from '../commands/sandbox/types.js';
+export type RateLimit = { limit: number; windowSeconds: number } | null;
+
+/** `N/SECONDS` or `off`; `name` is the flag or environment variable, for the message. */
+export function parseRateLimit(raw: string, name = '--rate-limit'): RateLimit {
+  if (raw === 'off' || raw === 'none') return null;
+  const match = /^(\d{1,6})\/(\d{1,6})$/.exec(raw.trim());
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+    throw new UsageError(`${name} must be N/SECONDS such as 30/60, or off; got "${raw}"`, '30/60 is a real server\'s default; the sandbox has no limit unless asked');
+  }
+  return { limit: Number(match[1]), windowSeconds: Number(match[2]) };
+}
+
+export function parsePlan(raw: string, name = '--plan'): Plan {
+  const plan = raw.trim().toLowerCase();
+  if (!(PLANS as readonly string[]).includes(plan)) {
+    throw new UsageError(`${name} must be one of ${PLANS.join(', ')}; got "${raw}"`, 'basic emulates an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types');
+  }
+  return plan as Plan;
+}
+
+/** LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT: the embedded sandbox's, and `sandbox serve`'s defaults. */
+export function sandboxEnvironment(env: Record<string, string | undefined>): { plan: Plan; rateLimit: RateLimit } {
+  const plan = env.LINKCTL_SANDBOX_PLAN;
+  const rateLimit = env.LINKCTL_SANDBOX_RATE_LIMIT;
+  return {
+    plan: plan ? parsePlan(plan, 'LINKCTL_SANDBOX_PLAN') : 'pro',
+    rateLimit: rateLimit ? parseRateLimit(rateLimit, 'LINKCTL_SANDBOX_RATE_LIMIT') : null,
+  };
+}
