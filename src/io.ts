@@ -29,4 +29,9 @@ export interface IO {
    * call): the API client reads and updates it, so pacing carries from one call to the next.
    */
   pacing?: { remaining?: number; resetAtMs?: number };
+  /**
+   * Makes the process leave the terminal's modes alone when it exits (src/run.ts): for a
+   * long-running command that never reads the terminal (`sandbox serve`), often run with `&`.
+   */
+  releaseTerminal?: () => void;
 }

@@ -29,6 +29,8 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
   const file = stateFile(ctx, opts.state);
   const quiet = Boolean(ctx.globals.quiet);
+  // A server is often started with `&`: it must not reset the terminal's modes when it stops.
+  ctx.io.releaseTerminal?.();
   let sandbox;
   try {
     sandbox = await startSandbox({

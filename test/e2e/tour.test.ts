@@ -1,0 +1,111 @@
+/**
+ * The README's tour as a person runs it: an interactive bash on a pseudo-terminal (util-linux
+ * `script`, else python3's pty module), with `linkctl` on PATH, each line typed once the prompt
+ * is back. What it guards: a `sandbox serve` in the background must leave the terminal's modes
+ * as the shell had them (Node restores at exit the modes it found at start-up, which for a
+ * background job are the line editor's, without echo: nodejs/node#35536).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, tempDir } from '../helpers.js';
+
+const has = (command: string, args: string[]) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
+const hasScript = has('script', ['--version']);
+const hasPython = !hasScript && has('python3', ['-c', 'import pty']);
+const hasBash = has('bash', ['--version']);
+const noPty = !hasBash ? 'bash is not installed' : !hasScript && !hasPython ? 'neither util-linux `script` nor python3 (pty module) is installed to make a pseudo-terminal' : '';
+
+const PROMPT = '[tour]$ ';
+/** python3's pty.spawn copies our stdin to the terminal and the terminal to our stdout, as `script` does. */
+const PY_PTY = 'import pty, sys; pty.spawn(sys.argv[1:])';
+
+/** An interactive bash on a pseudo-terminal; `type` sends a line once the prompt is back and resolves with what the line printed. */
+function ptyShell(env: Record<string, string>, rcfile: string) {
+  const shell = ['bash', '--noprofile', '--rcfile', rcfile, '-i'];
+  const child = hasScript
+    ? spawn('script', ['-qec', shell.map((a) => `'${a}'`).join(' '), '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn('python3', ['-c', PY_PTY, ...shell], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let seen = 0;
+  let waiter: (() => void) | undefined;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+    waiter?.();
+  });
+  /** Resolves with the terminal's text up to `text`, once it has appeared. */
+  const shown = (text: string, timeoutMs: number) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; the terminal showed: ${JSON.stringify(output.slice(seen))}`)), timeoutMs);
+      waiter = () => {
+        const at = output.indexOf(text, seen);
+        if (at < 0) return;
+        const before = output.slice(seen, at);
+        seen = at + text.length;
+        clearTimeout(timer);
+        waiter = undefined;
+        resolve(before);
+      };
+      waiter();
+    });
+  return {
+    ready: () => shown(PROMPT, 10_000),
+    /** Waits, typing nothing, until `text` shows (a background job's output). */
+    waitFor: (text: string) => shown(text, 10_000),
+    /** Types `line` and Enter; resolves with the terminal's text up to the next prompt (the echoed line included). */
+    async type(line: string, timeoutMs = 20_000): Promise<string> {
+      child.stdin.write(`${line}\r`);
+      return (await shown(PROMPT, timeoutMs)).replace(/\u001b\[\?2004[hl]/g, '').replace(/\r\n/g, '\n');
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.on('close', () => resolve());
+        child.stdin.write('exit\r');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }),
+  };
+}
+
+/** The terminal's local modes from `stty -a`: whether echo and canonical input are on. */
+const modes = (stty: string) => ({ echo: /(^|[\s;])echo([\s;]|$)/m.test(stty), icanon: /(^|[\s;])icanon([\s;]|$)/m.test(stty) });
+
+describe.skipIf(Boolean(noPty))(`a terminal after the tour${noPty ? ` (skipped: ${noPty})` : ''}`, () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let rcfile: string;
+  beforeAll(() => {
+    dir = tempDir('linkctl-tour-');
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    // `linkctl` as an installed one is: a program on PATH, so `kill %1` reaches node itself.
+    writeFileSync(join(bin, 'linkctl'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+    chmodSync(join(bin, 'linkctl'), 0o755);
+    env = cleanEnv({ PATH: `${bin}:${process.env.PATH}`, LINKCTL_CONFIG_DIR: join(dir, 'config'), TERM: 'xterm' });
+    // The prompt from an rc file of its own: a non-interactive bash between us and the shell (a python shim) drops PS1 from the environment.
+    rcfile = join(dir, 'bashrc');
+    writeFileSync(rcfile, `PS1='${PROMPT}'\nHISTFILE=/dev/null\n`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps echo on after `sandbox serve &` ... `kill %1`', async () => {
+    const shell = ptyShell(env, rcfile);
+    try {
+      await shell.ready();
+      expect(modes(await shell.type('stty -a'))).toEqual({ echo: true, icanon: true });
+      // The job starts once the shell is back at its prompt, with its line editor's modes (no
+      // echo) on the terminal: what a person typing the next line gives, here every time.
+      const started = await shell.type('(sleep 0.3; exec linkctl sandbox serve --port 0 --quiet) &');
+      expect(started).toMatch(/^\[1\] \d+/m);
+      await shell.waitFor('{"baseUrl":"http://127.0.0.1:');
+      expect(await shell.type('linkctl sandbox status')).toMatch(/--sandbox uses the running `sandbox serve`/);
+      // Killed while the shell runs a command: whatever the job restores at exit stays, and the
+      // shell's line editor takes it as the terminal's own for every later command.
+      const after = await shell.type('kill %1; while kill -0 $! 2>/dev/null; do sleep 0.05; done; stty -a');
+      expect(modes(after)).toEqual({ echo: true, icanon: true });
+      expect(modes(await shell.type('stty -a'))).toEqual({ echo: true, icanon: true });
+    } finally {
+      await shell.close();
+    }
+  });
+});
