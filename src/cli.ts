@@ -3,7 +3,7 @@
  * Start-up loads commander and the command definitions only; every action, the API layer,
  * conf, chalk, ora, cli-table3 and the sandbox are imported when a command runs.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
@@ -11,6 +11,7 @@ import { VERSION } from './version.js';
 import { seconds } from './validate.js';
 import { FORMATS, type Format } from './output/types.js';
 import { enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
+import { wrapped } from './commands/shared/help-text.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -71,6 +72,29 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/** The widest term column: at 60 columns its descriptions get 28 (commander wraps nothing under 20, minWidthToWrap). */
+const TERM_COLUMN = 28;
+
+/**
+ * Help that fits 60 columns. The term column is at most TERM_COLUMN wide: a longer term (`assign
+ * <channel-id> <type> <item-id...>`) gets a line of its own, its description under the column.
+ * The usage line wraps under itself. Neither depends on the width, so the build-time templates
+ * (src/help-templates.ts) hold them as they are, with markers for the wrapping.
+ */
+const NARROW_HELP: Partial<Help> = {
+  padWidth(command: Command, helper: Help): number {
+    return Math.min(Help.prototype.padWidth.call(this, command, helper), TERM_COLUMN);
+  },
+  formatItem(term: string, termWidth: number, description: string, helper: Help): string {
+    if (term.length <= termWidth || !description) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    return `  ${term}\n${Help.prototype.formatItem.call(this, '', termWidth, description, helper)}`;
+  },
+  styleUsage(this: Help, usage: string): string {
+    const prefix = 'Usage: '.length;
+    return this.boxWrap(usage, (this.helpWidth ?? 80) - prefix).replace(/\n/g, `\n${' '.repeat(prefix)}`);
+  },
+};
+
 export function buildProgram(io: IO, bind: Bind): Command {
   const program = new Command('linkctl');
   program
@@ -88,7 +112,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
       outputError: (s, write) => write(usageError(s)),
     })
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20 })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20, ...NARROW_HELP })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
@@ -106,7 +130,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('--insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .addHelpText(
       'after',
-      `\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR,\n  HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`,
+      wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
     );
   registerCommands(program, bind);
   return program;

@@ -1,6 +1,7 @@
 /** `api`: any request, for endpoints linkctl does not wrap. Flags and help only; the work is in ./actions.ts. */
 import type { Command } from 'commander';
 import { enumArgument, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { keyValue } from '../../validate.js';
 import { METHODS } from './types.js';
 
@@ -37,7 +38,7 @@ export function register(program: Command, bind: Bind): void {
     ])
     .option('--input <file>', 'the request body: a file of JSON, or - to read it from stdin')
     .option('--paginate', 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record')
-    .addHelpText('after', HELP)
+    .addHelpText('after', wrapped(HELP))
     .action(bind(load, 'request'));
   withExamples(command, [
     'linkctl api GET /api/account',

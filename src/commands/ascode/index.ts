@@ -1,6 +1,7 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import { Option, type Command } from 'commander';
 import { enumOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
 const accountFile = () => new Option('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
@@ -37,7 +38,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Make the account match a file: create and change records (and delete with --prune), in dependency order')
       .addOption(accountFile())
       .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
-      .addHelpText('after', '\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.')
+      .addHelpText('after', wrapped('\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.'))
       .action(bind(load, 'apply')),
     ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
   );

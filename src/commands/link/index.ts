@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
 import { bulkOptions, deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
@@ -87,12 +88,12 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--if-exists <what>', 'when the URL was already shortened (real servers then return the existing link unchanged)', IF_EXISTS_VALUES))
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'linkctl looks up the links of the long URL before creating (one more request), so it knows',
           'when the server answers with an existing link instead of a new one. Then --if-exists:',
-          ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(7)} ${IF_EXISTS[v]}`),
-        ].join('\n'),
+          ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(6)}  ${IF_EXISTS[v]}`),
+        ].join('\n')),
       )
       .action(bind(load, 'add')), ['linkctl link add --from links.csv -o csv > results.csv', 'linkctl link add --from links.ndjson --if-exists skip']),
     [
@@ -114,7 +115,7 @@ export function register(program: Command, bind: Bind): void {
     )
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'Real servers replace every option of a link on update. linkctl reads the link',
           'first (GET api/url/ID, then its list item by short URL or search: two or three',
@@ -125,7 +126,7 @@ export function register(program: Command, bind: Bind): void {
           'servers, public or private) would be cleared, so the update is confirmed like a',
           'delete: a terminal asks [y/N] naming it; a script needs --yes. Give those',
           'options again, or --clear each, and no confirmation is needed.',
-        ].join('\n'),
+        ].join('\n')),
       )
       .action(bind(load, 'update')), ['linkctl link update --from changes.csv --yes']),
     [
@@ -150,7 +151,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--ecc <level>', 'error correction: L 7%, M 15%, Q 25%, H 30% of the code can be damaged', ['L', 'M', 'Q', 'H']))
       .option('--foreground <color>', 'colour of the modules in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--foreground', v))
       .option('--background <color>', 'colour of the background in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--background', v))
-      .addHelpText('after', '\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.')
+      .addHelpText('after', wrapped('\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.'))
       .action(bind(() => import('./qr.js'), 'qr')),
     [
       'linkctl link qr 1',

@@ -1,6 +1,7 @@
 /** `mcp`: linkctl as a Model Context Protocol server for AI agents. The server (and the SDK) load only when it runs. */
 import type { Command } from 'commander';
 import { withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
@@ -11,13 +12,13 @@ export function register(program: Command, bind: Bind): void {
       .option('--allow-deletes', 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true')
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'One tool per command (qr_list, link_add, channel_assign, ...), with the command\'s own',
           'validation, dry runs (dryRun: true), confirmations (confirm: true), pacing and redaction.',
           'Global options such as --profile, --base-url and --sandbox apply to every call.',
           'Configuration for Claude Desktop, Claude Code and Cursor: see the README and AGENTS.md.',
-        ].join('\n'),
+        ].join('\n')),
       )
       .action(bind(() => import('./actions.js'), 'serve')),
     ['linkctl mcp', 'linkctl mcp --profile work --allow-writes', 'linkctl --sandbox mcp --allow-writes --allow-deletes'],

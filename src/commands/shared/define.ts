@@ -6,6 +6,7 @@ import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { Result } from '../../output/types.js';
 import { oneOf, positiveInt } from '../../validate.js';
+import { wrapped } from './help-text.js';
 
 export interface ActionInput {
   /** Positional arguments after commander's parsing (validators applied). */
@@ -21,7 +22,7 @@ export type Loader = () => Promise<ActionModule>;
 export type Bind = (load: Loader, name: string) => (...args: unknown[]) => Promise<void>;
 
 export function withExamples(command: Command, lines: string[]): Command {
-  return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+  return command.addHelpText('after', wrapped(`\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`));
 }
 
 export function paginationOptions(command: Command): Command {
@@ -94,8 +95,9 @@ function columnsHelp(command: Command): string {
   const lines = bulkColumns(command).map((c) => {
     const what = c.argument ? `${c.argument.description || c.name}${c.argument.required ? ' (required)' : ''}` : (c.option!.description ?? '').replace(/ \(repeatable\)$/, '');
     const kind = c.flag ? ' [true/false]' : c.repeatable ? ' [;-separated in CSV, an array in JSON]' : '';
-    return `  ${c.name.padEnd(18)} ${what}${kind}`;
+    return `  ${c.name.padEnd(17)}  ${what}${kind}`;
   });
+  // Wrapped at the terminal's width by `wrapped` (src/commands/shared/help-text.ts): prose joins, items hang.
   return [
     '',
     'Bulk input (--from FILE, or - for stdin): CSV with a header row, NDJSON, or a JSON array of objects;',
@@ -119,7 +121,7 @@ export function bulkOptions(command: Command, examples: string[] = []): Command 
       for (const argument of command.registeredArguments) (argument as { required: boolean }).required = false;
       for (const option of command.options) option.mandatory = false;
     });
-  command.addHelpText('after', () => `${columnsHelp(command)}${examples.length ? `\n\nBulk examples:\n${examples.map((l) => `  $ ${l}`).join('\n')}` : ''}\n`);
+  command.addHelpText('after', wrapped(() => `${columnsHelp(command)}${examples.length ? `\n\nBulk examples:\n${examples.map((l) => `  $ ${l}`).join('\n')}` : ''}\n`));
   return command;
 }
 
