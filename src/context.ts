@@ -30,6 +30,23 @@ export interface GlobalOptions {
 }
 
 const SPINNER_DELAY_MS = 150;
+/** How often a shown spinner's text is computed again (a wait's countdown, bulk progress). */
+const SPINNER_REFRESH_MS = 250;
+
+/** What the API client reported during this run: the requests, the waits, the rate limit as announced. */
+export interface Traffic {
+  /** Requests started (attempts: a retry counts again). */
+  requests: number;
+  /** Rate-limit waits so far, and their time in all. */
+  waits: number;
+  waitedMs: number;
+  /** The wait under way: when it ends and why. */
+  wait?: { endsAtMs: number; reason: string };
+  /** The X-RateLimit-* headers of the last answer that had them (`limit` when announced). */
+  rate?: { limit?: number; remaining: number; resetAtMs: number };
+  /** The window's length, measured at the first answer of a window (remaining = limit - 1). */
+  windowMs?: number;
+}
 
 export function truthy(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
@@ -51,16 +68,17 @@ export class Context {
   private spinnerTimer?: NodeJS.Timeout;
   private pending = 0;
   private statusText = 'Working';
-  private waitText?: string;
+  /** A line that stays on the terminal until cleared (bulk progress): shown again after any other message. */
+  private lasting?: () => string;
+  private refreshTimer?: NodeJS.Timeout;
   private closed = false;
-  /** Rate-limit waits so far, and what the last one was (bulk progress shows them). */
-  waits = 0;
+  /** What the client reported (bulk progress reads it for its ETA). */
+  readonly traffic: Traffic = { requests: 0, waits: 0, waitedMs: 0 };
   /**
    * What the rows of one `--from` run share (row contexts inherit it): a command's lookups made
    * once for the whole file instead of once a row, e.g. `link add`'s links by destination.
    */
   readonly shared = new Map<string, unknown>();
-  lastWait?: string;
 
   constructor(
     readonly io: IO,
@@ -107,7 +125,8 @@ export class Context {
         isTTY: stream.isTTY,
         columns: stream.columns,
         write: (chunk: string) => {
-          this.pauseSpinner();
+          // stdout to a file leaves the terminal's line alone (`link add --from big.csv > out.csv`).
+          if (stream === this.io.stderr || stream.isTTY) this.pauseSpinner();
           return stream.write(chunk);
         },
       };
@@ -136,17 +155,45 @@ export class Context {
     return this.settingsCache;
   }
 
-  /** A line for the person at the terminal (stderr, never stdout). */
+  /** A line for the person at the terminal (stderr, never stdout); a spinner or progress line is cleared first. */
   warn(message: string): void {
     this.pauseSpinner();
     // Warnings and --debug lines quote servers and files: made safe for the terminal here, once.
     this.io.stderr.write(`${safeText(message, true)}\n`);
+    if (this.lasting) void this.showSpinner();
   }
 
   /** Progress text: the spinner's on a terminal, nothing elsewhere. */
   status(text: string): void {
     this.statusText = text;
     this.updateSpinner();
+  }
+
+  /**
+   * A progress line that stays on a terminal (bulk runs) until `undefined` ends it: shown at once,
+   * computed again every SPINNER_REFRESH_MS (so it moves through rate-limit waits), and drawn
+   * again after any other message. Returns false where there is no such line (not a terminal,
+   * CI, --quiet, --debug): the caller writes whole lines instead.
+   */
+  lastingStatus(text: (() => string) | undefined): boolean {
+    if (!text) {
+      this.lasting = undefined;
+      this.pauseSpinner();
+      return true;
+    }
+    if (!this.spinnerAllowed) return false;
+    this.lasting = text;
+    void this.showSpinner();
+    return true;
+  }
+
+  /** The wait under way, as people read it (`waiting 42 s: the rate-limit window is used up`), counting down. */
+  waitNote(): string | undefined {
+    const wait = this.traffic.wait;
+    if (!wait) return undefined;
+    const seconds = Math.max(0, (wait.endsAtMs - Date.now()) / 1000);
+    if (seconds <= 0) return undefined;
+    return `waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${wait.reason}`;
   }
 
   client(): Promise<ApiClient> {
@@ -214,7 +261,8 @@ export class Context {
       rate: this.io.pacing,
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${line}`) : undefined,
-        wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),
+        wait: (seconds, reason) => this.waiting(seconds, reason),
+        rate: (rate) => this.noteRate(rate),
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
         changed: () => this.io.onChange?.(),
@@ -222,13 +270,27 @@ export class Context {
     });
   }
 
+  /**
+   * A spinner (or progress line) on stderr: a terminal that says how wide it is (ora divides by
+   * the width: a pseudo-terminal of 0 columns would make it clear lines without end), not CI, and
+   * data that does not share it (a table, or any format going elsewhere than the terminal).
+   */
   private get spinnerAllowed(): boolean {
-    return Boolean(this.io.stderr.isTTY) && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && this.format === 'table' && !this.globals.quiet && !this.globals.debug;
+    const dataElsewhere = this.format === 'table' || !this.io.stdout.isTTY;
+    const sized = (this.io.stderr.columns ?? 0) > 0;
+    return Boolean(this.io.stderr.isTTY) && sized && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && dataElsewhere && !this.globals.quiet && !this.globals.debug;
+  }
+
+  private noteRate(rate: { limit?: number; remaining: number; resetAtMs: number }): void {
+    // The first answer of a window: its reset is one window length away.
+    if (rate.limit !== undefined && rate.remaining === rate.limit - 1) this.traffic.windowMs = Math.max(0, rate.resetAtMs - Date.now());
+    this.traffic.rate = rate;
   }
 
   private requestStarted(): void {
     this.pending++;
-    this.waitText = undefined;
+    this.traffic.requests++;
+    this.traffic.wait = undefined;
     this.updateSpinner();
     if (!this.spinnerAllowed || this.spinner || this.spinnerTimer) return;
     // Only requests that take a while get a spinner: quick commands never load ora.
@@ -242,28 +304,38 @@ export class Context {
     this.pending = Math.max(0, this.pending - 1);
   }
 
-  /** A rate-limit wait: on a terminal the spinner says so at once; elsewhere a line on stderr for long ones. */
-  private waiting(text: string, seconds: number): void {
-    this.waits++;
-    this.lastWait = text;
+  /**
+   * A rate-limit wait: on a terminal the spinner says so at once and counts down; elsewhere a line
+   * on stderr for long ones. The client's pacing knows the window ends then: nothing remains in it.
+   */
+  private waiting(seconds: number, reason: string): void {
+    const endsAtMs = Date.now() + seconds * 1000;
+    this.traffic.waits++;
+    this.traffic.waitedMs += seconds * 1000;
+    this.traffic.wait = { endsAtMs, reason };
+    if (this.traffic.rate) this.traffic.rate = { ...this.traffic.rate, remaining: 0, resetAtMs: endsAtMs };
     if (!this.spinnerAllowed) {
-      if (seconds >= 1) this.warn(text);
+      if (seconds >= 1) this.warn(this.waitNote() ?? `waiting: ${reason}`);
       return;
     }
-    this.waitText = text;
     if (this.spinner) this.updateSpinner();
     else void this.showSpinner();
   }
 
   private async showSpinner(): Promise<void> {
     const { default: ora } = await import('ora');
-    if (this.spinner || this.closed) return;
+    // Still wanted once ora has loaded: a request under way, a wait, or a lasting line.
+    if (this.spinner || this.closed || !(this.pending > 0 || this.lasting || this.waitNote())) return;
     // isEnabled: the decision is made above, once; ora's own test reads process.env, not ours.
     this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true }).start();
+    this.refreshTimer ??= setInterval(() => this.updateSpinner(), SPINNER_REFRESH_MS);
+    this.refreshTimer.unref?.();
   }
 
   private spinnerText(): string {
-    const text = this.waitText ? `${this.statusText}; ${this.waitText}` : this.statusText;
+    const status = this.lasting?.() ?? this.statusText;
+    const wait = this.waitNote();
+    const text = wait ? `${status}; ${wait}` : status;
     // One line: a spinner that wraps cannot redraw itself.
     const width = (this.io.stderr.columns || 80) - 3;
     return text.length > width ? `${text.slice(0, width - 1)}…` : text;
@@ -276,6 +348,8 @@ export class Context {
   private pauseSpinner(): void {
     if (this.spinnerTimer) clearTimeout(this.spinnerTimer);
     this.spinnerTimer = undefined;
+    clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
     this.spinner?.stop();
     this.spinner = undefined;
   }
@@ -332,6 +406,7 @@ export class Context {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.lasting = undefined;
     this.pauseSpinner();
     for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }

@@ -29,6 +29,8 @@ export interface ClientEvents {
   debug?(line: string): void;
   /** A wait for the rate limit is about to start. */
   wait?(seconds: number, reason: string): void;
+  /** An answer carried usable X-RateLimit-* headers: what is left of the window, and the limit when announced. */
+  rate?(state: { limit?: number; remaining: number; resetAtMs: number }): void;
   requestStart?(): void;
   requestEnd?(): void;
   /** A request other than GET succeeded: the server changed something. */
@@ -367,6 +369,8 @@ export class ApiClient {
       return;
     }
     this.rate = { remaining, resetAtMs: reset * 1000 };
+    const limit = toInt(headers.get('x-ratelimit-limit'));
+    this.options.events?.rate?.({ limit: limit !== undefined && limit > 0 ? limit : undefined, remaining, resetAtMs: reset * 1000 });
   }
 
   private async waitFor(ms: number, reason: string): Promise<void> {

@@ -21,6 +21,7 @@ import { hashFile, openInput, readRows, spoolStdin, type InputFile } from './inp
 import { rowInput } from './rows.js';
 import { FINISHED, Journal, type Entry, type RowStatus } from './journal.js';
 import { canLookUp, lookUp } from './lookup.js';
+import { Progress } from '../output/progress.js';
 
 /** Thrown by the validation client at the first request: the row passed every check before it. */
 const REACHED = Symbol('reached a request');
@@ -28,7 +29,6 @@ const REACHED = Symbol('reached a request');
 const BULK_FLAGS = ['from', 'fromFormat', 'stopOnError', 'restart'];
 /** Errors that would fail every following row as well: the run stops. */
 const FATAL = [AuthError, ConfigError, InterruptedError, RateLimitError];
-const PROGRESS_EVERY_MS = 10_000;
 
 const STATUS_OF: Record<string, RowStatus> = { add: 'created', update: 'updated', remove: 'deleted' };
 
@@ -270,46 +270,4 @@ function pick(outcome: Outcome): Partial<Entry> {
   if (outcome.link !== undefined) out.link = outcome.link;
   if (outcome.error !== undefined) out.error = outcome.error;
   return out;
-}
-
-/** done/total, rate, ETA and waits: a live line on a terminal, a line every 10 s elsewhere. */
-class Progress {
-  private readonly started = Date.now();
-  private last = Date.now();
-  private readonly tty: boolean;
-  private readonly spinner: boolean;
-  private drawn = false;
-
-  constructor(
-    private readonly ctx: Context,
-    private readonly total: number,
-  ) {
-    this.tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
-    this.spinner = this.tty && ctx.format === 'table';
-  }
-
-  private text(done: number): string {
-    const seconds = (Date.now() - this.started) / 1000;
-    const rate = seconds > 0 ? done / seconds : 0;
-    const eta = rate > 0 ? Math.ceil((this.total - done) / rate) : undefined;
-    const waits = this.ctx.waits ? `, ${this.ctx.waits} rate-limit wait${this.ctx.waits === 1 ? '' : 's'}` : '';
-    return `${done}/${this.total} rows, ${rate.toFixed(1)}/s${eta !== undefined ? `, ETA ${eta < 60 ? `${eta} s` : `${Math.floor(eta / 60)} min ${eta % 60} s`}` : ''}${waits}`;
-  }
-
-  tick(done: number): void {
-    const now = Date.now();
-    if (this.spinner) this.ctx.status(this.text(done));
-    else if (this.tty && now - this.last >= 200) {
-      this.last = now;
-      this.drawn = true;
-      this.ctx.io.stderr.write(`\r\x1b[K${this.text(done)}`);
-    } else if (!this.tty && now - this.last >= PROGRESS_EVERY_MS) {
-      this.last = now;
-      this.ctx.warn(`progress: ${this.text(done)}`);
-    }
-  }
-
-  end(): void {
-    if (this.drawn) this.ctx.io.stderr.write('\r\x1b[K');
-  }
 }
