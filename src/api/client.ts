@@ -77,17 +77,19 @@ const NOT_SENT = 'interrupted before sending';
 // Not written as a URL with credentials: redaction would hide exactly the part that explains.
 const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / HTTP_PROXY, as user:password@ before the host';
 
+const BASE_URL_HINT = 'the base URL is the site root of your server, with its scheme: e.g. https://links.example.com';
+
 export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`${flag} must be an http(s) URL such as https://example.com, got "${raw}"`);
+    throw new UsageError(`${flag} must be an http(s) URL such as https://example.com, got "${raw}"`, BASE_URL_HINT);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${flag} must start with https:// or http://, got "${raw}"`);
+    throw new UsageError(`${flag} must start with https:// or http://, got "${raw}"`, BASE_URL_HINT);
   }
-  if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or fragment`);
+  if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or fragment, got "${raw}"`, BASE_URL_HINT);
   url.pathname = url.pathname.replace(/\/+$/, '') + '/';
   return url;
 }

@@ -1,7 +1,7 @@
 /** Profiles, keys and the config file, through the built CLI as a user runs it. */
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
 
 const fx = useSandbox();
@@ -67,6 +67,57 @@ describe('auth login', () => {
     );
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
     expect(Object.keys(configOf(dir).profiles).sort()).toEqual([...names].sort());
+  });
+});
+
+describe('auth login: the base URL at the prompt', () => {
+  let dir: string;
+  beforeEach(() => void (dir = tempDir()));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const first = 'Base URL (the site root, e.g. https://links.example.com): ';
+
+  it('offers https:// + a host typed without a scheme; Enter takes it', async () => {
+    const r = await runMain(['auth', 'login', '--insecure-storage', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: ['links.example.com', ''], secret: 'key-abcd-12345678' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.prompts).toEqual([first, 'Base URL [https://links.example.com]: ', 'API key: ']);
+    expect(r.stderr).toBe('"links.example.com" has no scheme. Press Enter to use https://links.example.com, or type the URL.\n');
+    expect(configOf(dir).profiles.default).toEqual({ baseUrl: 'https://links.example.com', apiKey: 'key-abcd-12345678' });
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('takes another URL typed instead of the offer, and checks the key there', async () => {
+    const hostPort = fx.sandbox.url.replace('http://', '');
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: [hostPort, fx.sandbox.url], secret: fx.sandbox.key });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.prompts).toEqual([first, `Base URL [https://${hostPort}]: `, 'API key: ']);
+    expect(configOf(dir).profiles.default.baseUrl).toBe(fx.sandbox.url);
+    expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
+  });
+
+  it('asks again after a URL that is not http(s), three tries, naming no flag', async () => {
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: ['ftp://files.example.com', '', 'https://links.example.com?x=1'], secret: 'never-asked-1234' });
+    expect(r.code).toBe(2);
+    expect(r.prompts).toEqual([first, first, first]);
+    expect(r.stderr).toBe(
+      'The base URL must start with https:// or http://, got "ftp://files.example.com". Try again.\n' +
+        'The base URL is needed: the site root of your server, e.g. https://links.example.com. Try again.\n' +
+        'linkctl: the base URL must not carry a query or fragment, got "https://links.example.com?x=1"\n' +
+        'hint: run `linkctl auth login` again and type the URL with https:// (or http://)\n',
+    );
+    expect(r.stderr).not.toMatch(/--base-url/);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('names where a bad base URL came from: the flag, LINKCTL_BASE_URL, or the profile', async () => {
+    const fromEnv = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir, LINKCTL_BASE_URL: 'links.example.com' }, stdin: 'key-abcd-12345678' });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/^linkctl: LINKCTL_BASE_URL must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: /);
+    const fromFlag = await runMain(['auth', 'login', '--with-token', '--no-verify', '--base-url', 'links.example.com'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'key-abcd-12345678' });
+    expect(fromFlag.stderr).toMatch(/^linkctl: --base-url must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: the base URL is the site root/);
+    const none = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'key-abcd-12345678' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('linkctl: a new profile needs the base URL of its server (the site root)\nhint: give it with --base-url https://links.example.com, or run `linkctl auth login` at a terminal to be asked\n');
   });
 });
 

@@ -21,13 +21,17 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
   // Without --profile, login renews the key of the profile in use (the default one).
   const name = profileName(ctx);
   const existing = readConfig(ctx.env).data.profiles[name];
-  let rawUrl = ctx.globals.baseUrl || ctx.env.LINKCTL_BASE_URL || existing?.baseUrl;
-  if (!rawUrl && !opts.withToken && ctx.interactive) {
-    const ask = ctx.io.prompt ?? (await import('../../prompt.js')).promptText(ctx.io);
-    rawUrl = await ask('Base URL (the site root, e.g. https://links.example.com): ');
-  }
-  if (!rawUrl) throw new UsageError('--base-url is required for a new profile (the site root, e.g. https://links.example.com)');
-  const baseUrl = normaliseBaseUrl(rawUrl).href.replace(/\/$/, '');
+  // A bad base URL is named where it came from: a flag, the environment, the profile (never a flag not typed).
+  const given: Array<[string | undefined, string]> = [
+    [ctx.globals.baseUrl, '--base-url'],
+    [ctx.env.LINKCTL_BASE_URL, 'LINKCTL_BASE_URL'],
+    [existing?.baseUrl, `the base URL of profile "${name}"`],
+  ];
+  const [rawUrl, source] = given.find(([value]) => value) ?? [];
+  let baseUrl: string;
+  if (rawUrl) baseUrl = normaliseBaseUrl(rawUrl, source).href.replace(/\/$/, '');
+  else if (!opts.withToken && ctx.interactive) baseUrl = await askBaseUrl(ctx);
+  else throw new UsageError('a new profile needs the base URL of its server (the site root)', 'give it with --base-url https://links.example.com, or run `linkctl auth login` at a terminal to be asked');
 
   let key: string;
   let username: string | undefined;
@@ -82,6 +86,31 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
     message: `Logged in to ${baseUrl}${username ? ` as ${username}` : ''} (profile ${name}${isDefault ? ', the default' : ''}); key ${maskKey(key)} in ${where}${opts.verify === false ? ', not checked' : ''}.`,
     json: { profile: name, baseUrl, username: username ?? null, default: isDefault, verified: opts.verify !== false, keyStore: store },
   };
+}
+
+const URL_TRIES = 3;
+
+/**
+ * The base URL typed at the prompt. A host without a scheme (`links.example.com`) is offered
+ * back as `https://links.example.com`, taken with Enter; anything else that is not an http(s)
+ * URL is asked again, up to three tries.
+ */
+async function askBaseUrl(ctx: Context): Promise<string> {
+  const ask = ctx.io.prompt ?? (await import('../../prompt.js')).promptText(ctx.io);
+  let offer: string | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const typed = (await ask(offer ? `Base URL [${offer}]: ` : 'Base URL (the site root, e.g. https://links.example.com): ')).trim();
+    const answer = typed || offer || '';
+    try {
+      if (!answer) throw new UsageError('the base URL is needed: the site root of your server, e.g. https://links.example.com');
+      return normaliseBaseUrl(answer, 'the base URL').href.replace(/\/$/, '');
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      if (attempt >= URL_TRIES) throw new UsageError(error.message, 'run `linkctl auth login` again and type the URL with https:// (or http://)');
+      offer = answer && !answer.includes('://') && URL.canParse(`https://${answer}`) ? `https://${answer}` : undefined;
+      ctx.warn(offer ? `"${answer}" has no scheme. Press Enter to use ${offer}, or type the URL.` : `${error.message[0]!.toUpperCase()}${error.message.slice(1)}. Try again.`);
+    }
+  }
 }
 
 /** Checks a key with GET /api/account; the username, when the server gives one. */
