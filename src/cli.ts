@@ -9,6 +9,7 @@ import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
 import { seconds } from './validate.js';
+import { editDistance } from './distance.js';
 import { FORMATS, type Format } from './output/types.js';
 import { enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
 import { wrapped } from './commands/shared/help-text.js';
@@ -36,7 +37,7 @@ function helpArgv(program: Command, topics: string[]): string[] {
     if (!sub) {
       const path = topics.slice(0, i + 1).join(' ');
       const names = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help').map((c) => c.name());
-      const close = names.filter((n) => n.startsWith(name.slice(0, 2)) || distance(n, name) <= 2);
+      const close = names.filter((n) => n.startsWith(name.slice(0, 2)) || editDistance(n, name) <= 2);
       const parent = topics.slice(0, i).join(' ');
       throw new UsageError(
         `unknown command "${path}"${close.length ? ` (did you mean ${close.map((n) => [parent, n].filter(Boolean).join(' ')).join(', ')}?)` : ''}`,
@@ -59,17 +60,6 @@ function commandPath(program: Command, argv: string[]): string {
     command = sub;
   }
   return path.join(' ');
-}
-
-/** Edit distance, for suggestions. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 /** The widest term column: at 60 columns its descriptions get 28 (commander wraps nothing under 20, minWidthToWrap). */

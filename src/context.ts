@@ -91,7 +91,7 @@ export class Context {
 
   get format(): Format {
     if (this.globals.json && this.globals.output && this.globals.output !== 'json') {
-      throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`);
+      throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`, 'use --json alone, or -o with the format you want');
     }
     return this.globals.output ?? (this.globals.json ? 'json' : 'table');
   }
@@ -204,6 +204,7 @@ export class Context {
   private async createClient(): Promise<ApiClient> {
     const { configDir } = await import('./config/paths.js');
     let baseUrl: string;
+    let baseUrlName: string | undefined;
     let apiKey: string;
     if (this.sandboxMode) {
       const { startSandbox, SANDBOX_KEY } = await import('./sandbox/server.js');
@@ -237,20 +238,25 @@ export class Context {
         );
       }
       baseUrl = settings.baseUrl.value;
+      baseUrlName = { flag: '--base-url', environment: 'LINKCTL_BASE_URL' }[settings.baseUrl.source as string] ?? `the base URL of profile "${settings.profile.value}"`;
       apiKey = settings.apiKey.value;
       if (!keyLooksValid(apiKey)) {
         const where = settings.apiKey.source === 'environment' ? 'LINKCTL_API_KEY' : `the key of profile "${settings.profile.value}"`;
         throw new AuthError(`${where} contains white space or control characters, which no API key has`, 'copy the key again, without line breaks');
       }
     }
-    return this.clientFor(baseUrl, apiKey);
+    return this.clientFor(baseUrl, apiKey, baseUrlName);
   }
 
-  /** A client for an explicit base URL and key (`auth login` checks a key before saving it). */
-  async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
+  /**
+   * A client for an explicit base URL and key (`auth login` checks a key before saving it).
+   * `baseUrlName` is where the URL came from, for the message if it is not a URL.
+   */
+  async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
     const { ApiClient } = await import('./api/client.js');
     return new ApiClient({
       baseUrl,
+      baseUrlName,
       apiKey,
       timeoutMs: this.globals.timeout * 1000,
       maxWaitMs: this.globals.maxWait * 1000,
@@ -370,7 +376,7 @@ export class Context {
    * account update and link add/update share; undefined when neither was given.
    */
   async password(opts: { password?: unknown; passwordStdin?: unknown }, what: string): Promise<string | undefined> {
-    if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both');
+    if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both', '--password asks on the terminal; --password-stdin reads a pipe: keep the one that fits');
     if (!opts.password && !opts.passwordStdin) return undefined;
     return this.secret(what, '--password', Boolean(opts.passwordStdin), true);
   }
@@ -384,14 +390,14 @@ export class Context {
     if (fromStdin) {
       value = (await this.readStdin()).replace(/\r?\n$/, '');
     } else {
-      if (!this.interactive) throw new UsageError(`${flag} needs a terminal to ask for ${what}; use ${flag}-stdin to read it from stdin`);
+      if (!this.interactive) throw new UsageError(`${flag} needs a terminal to ask for ${what}; use ${flag}-stdin to read it from stdin`, `e.g. printf %s "$SECRET" | linkctl ... ${flag}-stdin`);
       const ask = this.io.promptSecret ?? (await import('./prompt.js')).promptSecret(this.io);
       value = await ask(`${what[0]!.toUpperCase()}${what.slice(1)}: `);
       if (repeat && value.trim() && (await ask(`Repeat ${what.replace(/^the /, '')}: `)) !== value) {
         throw new UsageError(`the two entries of ${what} differ; nothing was changed`, 'run the command again and type the same password twice');
       }
     }
-    if (!value.trim()) throw new UsageError(`${what} must not be empty`);
+    if (!value.trim()) throw new UsageError(`${what} must not be empty`, fromStdin ? `pipe it in, e.g. printf %s "$SECRET" | linkctl ... ${flag}-stdin` : 'type it at the prompt, then Enter');
     return value;
   }
 

@@ -39,6 +39,8 @@ export interface ClientEvents {
 
 export interface ClientOptions {
   baseUrl: string;
+  /** Where the base URL came from (`--base-url`, `LINKCTL_BASE_URL`, a profile), for the message if it is not a URL. */
+  baseUrlName?: string;
   apiKey: string;
   timeoutMs: number;
   maxWaitMs: number;
@@ -133,7 +135,7 @@ export class ApiClient {
 
   constructor(private readonly options: ClientOptions) {
     this.rateState = options.rate ?? {};
-    this.base = normaliseBaseUrl(options.baseUrl);
+    this.base = normaliseBaseUrl(options.baseUrl, options.baseUrlName);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
       throw new UsageError(

@@ -150,7 +150,7 @@ function writeAtomically(path: string, text: string): void {
     } catch {
       // nothing was written
     }
-    throw new UsageError(`--file: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new UsageError(`--file: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 'check that the folder exists and that you can write there');
   }
 }
 
@@ -164,7 +164,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
     try {
       text = readFileSync(name, 'utf8');
     } catch (error) {
-      throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the path; - reads the file from stdin');
     }
   }
   const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });

@@ -55,7 +55,7 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
     status: () => undefined,
     client: validating ? async () => stub : () => ctx.client(),
     readStdin: async () => {
-      throw new UsageError('stdin cannot be read by a row: it is the --from input');
+      throw new UsageError('stdin cannot be read by a row: it is the --from input', 'put the value in the file itself, or read --from from a file rather than stdin');
     },
   });
   return row;
@@ -98,9 +98,9 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
     const path = `${command.parent!.name()} ${command.name()}`;
     const noun = command.parent!.name();
     if (args.some((a) => a !== undefined && !(Array.isArray(a) && a.length === 0))) {
-      throw new UsageError(`--from replaces the ${command.registeredArguments.map((a) => a.name().toUpperCase()).join(' ')} argument: give one or the other`);
+      throw new UsageError(`--from replaces the ${command.registeredArguments.map((a) => a.name().toUpperCase()).join(' ')} argument: give one or the other`, `drop the argument: the file's ${command.registeredArguments[0]?.name() ?? 'first'} column gives it for each row`);
     }
-    if (opts.password || opts.passwordStdin) throw new UsageError('--password and --password-stdin ask once, so they cannot be used with --from');
+    if (opts.password || opts.passwordStdin) throw new UsageError('--password and --password-stdin ask once, so they cannot be used with --from', 'set a password link by link afterwards, with `linkctl link update ID --password`');
     const linkish = noun === 'link' && name !== 'remove';
     const columns: Column[] = [
       { key: 'row', header: 'Row' },
@@ -145,10 +145,10 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           problems.push(`${where}: ${error.message}`);
         }
       }
-      if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`);
+      if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`, 'a CSV file needs a header row and at least one record under it');
       if (problems.length) {
         for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
-        throw new UsageError(`${problems.length} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was sent`);
+        throw new UsageError(`${problems.length} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was sent`, 'fix the rows listed above, then run the same command again');
       }
       if (ctx.globals.dryRun) {
         const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was sent`;

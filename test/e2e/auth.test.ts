@@ -136,7 +136,7 @@ describe('auth login at the prompt (in-process, pretending a terminal)', () => {
     const third = await runMain(['auth', 'login', '--insecure-storage', '--base-url', fx.sandbox.url], { env, tty: true, secret: ['wrong-one-0000', 'has space', fx.sandbox.key] });
     expect(third.code, third.stderr).toBe(0);
     expect(third.prompts).toEqual(['API key: ', 'API key: ', 'API key: ']);
-    expect(third.stderr).toMatch(/^linkctl: A valid API key is required.*; try again \(2 tries left\)\nlinkctl: the key contains white space.*; try again \(1 try left\)\n$/);
+    expect(third.stderr).toMatch(/^A valid API key is required.*\. Try again \(2 tries left\)\.\nThe key contains white space.*\. Try again \(1 try left\)\.\n$/);
     expect(configOf(dir).profiles.default.apiKey).toBe(fx.sandbox.key);
 
     const other = tempDir();
@@ -176,7 +176,10 @@ describe.skipIf(process.platform !== 'linux')('without a system keychain (Linux 
     const dir = tempDir();
     const r = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: fx.sandbox.key });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^linkctl: no system keychain to store the key in \\(.+\\); it is saved in ${join(dir, 'config.json')} \\(mode 0600\\) instead\n$`));
+    // A calm sentence, not an error: no `linkctl:`, no D-Bus message (that is for --debug).
+    expect(r.stderr).toBe(`There is no system keychain here, so the key is saved in ${join(dir, 'config.json')}, which only you can read.\n`);
+    const debug = await runCli(['auth', 'login', '--with-token', '--debug', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: tempDir() }, stdin: fx.sandbox.key });
+    expect(debug.stderr).toMatch(/^\[debug\] keychain: .+\n/m);
     expect(r.stdout).toMatch(/in the config file\.\n$/);
     expect(configOf(dir).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: fx.sandbox.key });
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
@@ -216,11 +219,25 @@ describe('auth status, switch and logout', () => {
     return { dir, env };
   }
 
+  it('says where each value came from in plain words', async () => {
+    const { env } = await loggedIn();
+    const r = await runMain(['auth', 'status'], { env: env, tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Profile {3}default, the default profile$/m);
+    expect(r.stdout).toMatch(new RegExp(`^Base URL {2}${fx.sandbox.url}, saved in the profile$`, 'm'));
+    expect(r.stdout).toMatch(/^Key {7}\*{4}\w{4}, saved in the config file$/m);
+    expect(r.stdout).not.toMatch(/\(from /);
+    const chosen = await runMain(['auth', 'status', '--no-verify', '--profile', 'work', '--base-url', 'https://other.example.com'], { env: { ...env, LINKCTL_API_KEY: 'env-key-00001111' }, tty: true });
+    expect(chosen.stdout).toMatch(/^Profile {3}work, chosen with --profile$/m);
+    expect(chosen.stdout).toMatch(/^Base URL {2}https:\/\/other\.example\.com, given with --base-url$/m);
+    expect(chosen.stdout).toMatch(/^Key {7}\*{4}1111, from LINKCTL_API_KEY$/m);
+  });
+
   it('shows every profile, the active one, masked keys and where values came from', async () => {
     const { env } = await loggedIn();
     const r = await runCli(['auth', 'status'], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)} \\(from profile, in the config file\\)$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)}, saved in the config file$`, 'm'));
     // The list of profiles is for people: on stderr in a pipe, keys masked too, and where each lives.
     expect(r.stderr).toMatch(/^\* default .* \*{4}\w{4} in the config file {2}\(default\)$/m);
     expect(r.stderr).toMatch(/^ {2}work .*\*{4}WXYZ in the config file$/m);

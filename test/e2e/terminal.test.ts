@@ -160,7 +160,7 @@ describe('on a terminal', () => {
     it('Ctrl-D at the empty prompt is an empty key: exit 2, nothing saved or sent', async () => {
       const r = await login('\u0004');
       expect(r.code).toBe(2);
-      expect(plain(r.output)).toBe('API key: \r\nlinkctl: API key must not be empty\r\n');
+      expect(plain(r.output)).toBe('API key: \r\nlinkctl: API key must not be empty\r\nhint: type it at the prompt, then Enter\r\n');
       expect(existsSync(config.file)).toBe(false);
       expect(sent(fx.sandbox)).toEqual([]);
     });

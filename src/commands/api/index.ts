@@ -30,11 +30,11 @@ export function register(program: Command, bind: Bind): void {
     .argument('<path>', 'API path, e.g. /api/urls or urls?limit=5')
     .option('-F, --field <key=value>', 'a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable', (v: string, previous: Field[] = []) => [
       ...previous,
-      keyValue('--field', v),
+      keyValue('--field', v, 'limit=5'),
     ])
     .option('-f, --raw-field <key=value>', 'a string body field, sent as given (a query parameter with GET); repeatable', (v: string, previous: Field[] = []) => [
       ...previous,
-      { ...keyValue('--raw-field', v), raw: true },
+      { ...keyValue('--raw-field', v, 'alias=spring'), raw: true },
     ])
     .option('--input <file>', 'the request body: a file of JSON, or - to read it from stdin')
     .option('--paginate', 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record')

@@ -14,8 +14,10 @@ function profileName(ctx: Context): string {
 
 const KEY_TRIES = 3;
 
-/** How `auth status` names where a key came from. */
-const KEY_SOURCES: Record<string, string> = { profile: 'profile, in the config file', keychain: 'profile, in the system keychain', environment: 'environment' };
+/** How `auth status` says where each value came from, in words (the sources stay as data in --json). */
+const PROFILE_FROM: Record<string, string> = { flag: 'chosen with --profile', environment: 'chosen with LINKCTL_PROFILE', profile: 'the default profile', default: 'none chosen, so "default"' };
+const BASE_URL_FROM: Record<string, string> = { flag: 'given with --base-url', environment: 'from LINKCTL_BASE_URL', profile: 'saved in the profile' };
+const KEY_FROM: Record<string, string> = { environment: 'from LINKCTL_API_KEY', profile: 'saved in the config file', keychain: 'saved in the system keychain' };
 
 export async function login(ctx: Context, { opts }: ActionInput): Promise<Result> {
   // Without --profile, login renews the key of the profile in use (the default one).
@@ -37,21 +39,21 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
   let username: string | undefined;
   if (opts.withToken) {
     key = (await ctx.readStdin()).trim();
-    if (!key) throw new UsageError('--with-token: stdin was empty; pipe the key in, e.g. `echo "$KEY" | linkctl auth login --with-token`');
-    if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
+    if (!key) throw new UsageError('--with-token: stdin was empty; pipe the key in, e.g. `echo "$KEY" | linkctl auth login --with-token`', 'pipe the key in: echo "$KEY" | linkctl auth login --with-token');
+    if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again', 'copy the key again from the developer page, without line breaks');
     if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
   } else {
-    if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token');
+    if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token', 'echo "$KEY" | linkctl auth login --with-token');
     // At the prompt, a mistyped or rejected key can be typed again.
     for (let attempt = 1; ; attempt++) {
       key = (await ctx.secret('API key', '--with-token', false)).trim();
       try {
-        if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
+        if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again', 'copy the key again from the developer page, without line breaks');
         if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
         break;
       } catch (error) {
         if (attempt >= KEY_TRIES || !(error instanceof UsageError || error instanceof AuthError)) throw error;
-        ctx.warn(`linkctl: ${error.message}; try again (${KEY_TRIES - attempt} ${KEY_TRIES - attempt === 1 ? 'try' : 'tries'} left)`);
+        ctx.warn(`${error.message[0]!.toUpperCase()}${error.message.slice(1).replace(/\.$/, '')}. Try again (${KEY_TRIES - attempt} ${KEY_TRIES - attempt === 1 ? 'try' : 'tries'} left).`);
       }
     }
     // Typed at the prompt over a different key: ask first (--with-token replaces, as gh does, so CI can log in again).
@@ -78,7 +80,11 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
   // A key that moves back to the file leaves no copy in the keychain.
   if (store === 'file' && existing?.keyStore === 'keychain') forget(ctx, name);
   const path = readConfig(ctx.env).path;
-  if (noKeychain !== undefined) ctx.warn(`linkctl: no system keychain to store the key in (${noKeychain}); it is saved in ${path} (mode 0600) instead`);
+  if (noKeychain !== undefined) {
+    // The keychain library's own words (a D-Bus message on Linux) are for --debug only.
+    if (ctx.globals.debug) ctx.warn(`[debug] keychain: ${noKeychain}`);
+    ctx.warn(`There is no system keychain here, so the key is saved in ${path}, which only you can read.`);
+  }
   const isDefault = saved.defaultProfile === name;
   const where = store === 'keychain' ? 'the system keychain' : 'the config file';
   return {
@@ -102,7 +108,7 @@ async function askBaseUrl(ctx: Context): Promise<string> {
     const typed = (await ask(offer ? `Base URL [${offer}]: ` : 'Base URL (the site root, e.g. https://links.example.com): ')).trim();
     const answer = typed || offer || '';
     try {
-      if (!answer) throw new UsageError('the base URL is needed: the site root of your server, e.g. https://links.example.com');
+      if (!answer) throw new UsageError('the base URL is needed: the site root of your server, e.g. https://links.example.com', 'type the site root of your server');
       return normaliseBaseUrl(answer, 'the base URL').href.replace(/\/$/, '');
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
@@ -135,7 +141,8 @@ function forget(ctx: Context, name: string): void {
     deleteKeychain(ctx.env, name);
   } catch (error) {
     if (!(error instanceof KeychainUnavailable)) throw error;
-    ctx.warn(`linkctl: could not remove the key of profile "${name}" from the system keychain (${error.message})`);
+    if (ctx.globals.debug) ctx.warn(`[debug] keychain: ${error.message}`);
+    ctx.warn(`The key of profile "${name}" could not be removed from the system keychain. If the keychain still lists it, remove it there.`);
   }
 }
 
@@ -194,9 +201,9 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     kind: 'record',
     record,
     columns: [
-      { key: 'profile', header: 'Profile', show: (r) => `${r.profile} (from ${r.profileSource})` },
-      { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlSource})` : '(none)') },
-      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key} (from ${KEY_SOURCES[String(r.keySource)] ?? r.keySource})` : '(none)') },
+      { key: 'profile', header: 'Profile', show: (r) => `${r.profile}, ${PROFILE_FROM[String(r.profileSource)] ?? `from ${r.profileSource}`}` },
+      { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl}, ${BASE_URL_FROM[String(r.baseUrlSource)] ?? `from ${r.baseUrlSource}`}` : 'none') },
+      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key}, ${KEY_FROM[String(r.keySource)] ?? `from ${r.keySource}`}` : 'none') },
       { key: 'keyStatus', header: 'Status' },
     ],
     json: { active: record, profiles },

@@ -12,7 +12,7 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, firstOf, listAction, removeAction, withoutError, type Resource } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
-import type { Clearable, IfExists, LinkOrder } from './types.js';
+import { oneLink, type Clearable, type IfExists, type LinkOrder } from './types.js';
 import { readTargets, updateLink, withNamedReferences } from './update.js';
 export { planLinkUpdate, updateLink, readLink } from './update.js';
 
@@ -63,7 +63,7 @@ const DETAIL_COLUMNS: Column[] = [
 export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   let id = args[0] as number | undefined;
   const short = opts.short as string | undefined;
-  if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
+  oneLink(id, short, 'get');
   const client = await ctx.client();
   if (short !== undefined) {
     // `?short=` gives the link's list item; the details and statistics are read by its id, so both ways show the same.
@@ -93,8 +93,8 @@ async function bodyFromFlags(ctx: Context, opts: Rec): Promise<Rec> {
 /** The body of `POST api/url/add` from the options of `link add` (by their attribute names), without the password. */
 export function bodyFromOptions(opts: Rec): Rec {
   const redirects = (['redirect', 'splash', 'overlay'] as const).filter((k) => opts[k] !== undefined);
-  if (redirects.length > 1) throw new UsageError(`${redirects.map((k) => `--${k}`).join(' and ')} each set the redirect type; give one of them`);
-  if (opts.public && opts.private) throw new UsageError('--public and --private contradict each other; give one of them');
+  if (redirects.length > 1) throw new UsageError(`${redirects.map((k) => `--${k}`).join(' and ')} each set the redirect type; give one of them`, '--splash ID and --overlay ID set the redirect type themselves: drop --redirect');
+  if (opts.public && opts.private) throw new UsageError('--public and --private contradict each other; give one of them', 'drop one of them');
   const pairs = (flag: string, name: string) => (opts[flag] as Array<{ key: string; value: string }> | undefined)?.map(({ key, value }) => ({ [name]: key, link: value }));
   const apple = opts.deeplinkApple as string | undefined;
   const google = opts.deeplinkGoogle as string | undefined;
@@ -228,7 +228,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const clear = new Set((opts.clear as Clearable[] | undefined) ?? []);
   const given = await bodyFromFlags(ctx, opts);
   if (opts.url !== undefined) given.url = opts.url;
-  if (Object.keys(given).length === 0 && clear.size === 0) throw new UsageError('nothing to change: give --url, --clear or an option to set (see --help)');
+  if (Object.keys(given).length === 0 && clear.size === 0) throw new UsageError('nothing to change: give --url, --clear or an option to set (see --help)', 'e.g. linkctl link update 42 --description "Spring 2027"');
   const client = await ctx.client();
   return createdResult(await updateLink(ctx, client, id, given, clear));
 }

@@ -10,8 +10,8 @@ import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } f
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
-const target = (flag: string) => (raw: string) => {
-  const { key, value } = keyValue(flag, raw);
+const target = (flag: string, sample: string) => (raw: string) => {
+  const { key, value } = keyValue(flag, raw, sample);
   return { key: nonEmpty(flag, key.trim()), value: httpUrl(flag, value) };
 };
 
@@ -21,9 +21,9 @@ export function expiry(raw: string): string {
   const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(value);
   const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
   if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 19).replace('T', ' ') !== value) {
-    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`);
+    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`, 'e.g. --expiry "2027-06-30 23:59:59" (quoted: it has a space)');
   }
-  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`);
+  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`, 'give a later date and time, or leave the link without --expiry');
   return value;
 }
 
@@ -39,9 +39,9 @@ export function linkOptions(command: Command): Command {
     .option('--password', 'protect the link with a password, asked for on the terminal')
     .option('--password-stdin', 'read the password from stdin')
     .option('--expiry <datetime>', 'expiry, "YYYY-MM-DD HH:MM:SS" in the future', expiry)
-    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo')))
-    .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device')))
-    .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language')))
+    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo', 'Canada=https://example.ca')))
+    .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device', 'iPhone=https://apps.apple.com/app/x')))
+    .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language', 'fr=https://example.com/fr')))
     .option('--meta-title <text>', 'title shown in link previews')
     .option('--meta-description <text>', 'description shown in link previews')
     .option('--meta-image <url>', 'image shown in link previews', (v) => httpUrl('--meta-image', v))
@@ -51,14 +51,14 @@ export function linkOptions(command: Command): Command {
     .option('--campaign <id>', 'add the link to this campaign', id('--campaign'))
     .option('--public', 'show the link on public pages')
     .option('--private', 'keep the link private')
-    .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v)))
+    .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v, 'utm_source=newsletter')))
     .option('--deeplink-apple <url>', 'App Store deep link', (v) => httpUrl('--deeplink-apple', v))
     .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v));
 }
 
 /** A quiet zone in modules, 0-99. */
 function margin(raw: string): number {
-  if (!/^\d{1,2}$/.test(raw.trim())) throw new UsageError(`--margin must be a whole number of modules from 0 to 99, got "${raw}"`);
+  if (!/^\d{1,2}$/.test(raw.trim())) throw new UsageError(`--margin must be a whole number of modules from 0 to 99, got "${raw}"`, 'e.g. --margin 4');
   return Number(raw);
 }
 

@@ -19,13 +19,13 @@ function stateFile(ctx: Context, given: unknown): string {
 export function parseRateLimit(raw: string): { limit: number; windowSeconds: number } | null {
   if (raw === 'off' || raw === 'none') return null;
   const match = /^(\d{1,6})\/(\d{1,6})$/.exec(raw.trim());
-  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`--rate-limit must be N/SECONDS such as 30/60, or off; got "${raw}"`);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`--rate-limit must be N/SECONDS such as 30/60, or off; got "${raw}"`, 'e.g. --rate-limit 30/60 (30 requests a minute), or --rate-limit off');
   return { limit: Number(match[1]), windowSeconds: Number(match[2]) };
 }
 
 export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const rateLimit = parseRateLimit(String(opts.rateLimit));
-  if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md');
+  if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md', 'drop --quirks: real-server shapes are the default');
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
   const file = stateFile(ctx, opts.state);
   const quiet = Boolean(ctx.globals.quiet);
