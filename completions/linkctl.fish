@@ -5,7 +5,7 @@
 
 # __linkctl_data 'PATH|cmds' (sub-commands; an alias is alias=name), 'PATH|subs' and 'PATH|flags'
 # (word, tab, description), 'PATH|vflags' (flags taking a value), and the values of a flag
-# ('PATH --flag') or positional argument ('PATH #N', from 0): words, @profiles or @files.
+# ('PATH --flag') or positional argument ('PATH #N', from 0): words, @profiles, @files or @dirs.
 function __linkctl_data --argument-names key
     switch $key
         case 'linkctl|cmds'
@@ -274,8 +274,10 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl qr delete --from-format'
             printf '%s\n' 'csv' 'ndjson' 'json'
-        case 'linkctl qr download --dir'
+        case 'linkctl qr download --file'
             echo @files
+        case 'linkctl qr download --dir'
+            echo @dirs
         case 'linkctl link list --order'
             printf '%s\n' 'date' 'clicks'
         case 'linkctl link add --redirect'
@@ -298,6 +300,8 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl link delete --from-format'
             printf '%s\n' 'csv' 'ndjson' 'json'
+        case 'linkctl link qr --file'
+            echo @files
         case 'linkctl link qr --ecc'
             printf '%s\n' 'L' 'M' 'Q' 'H'
         case 'linkctl domain add --from'
@@ -336,8 +340,18 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl pixel delete --from-format'
             printf '%s\n' 'csv' 'ndjson' 'json'
+        case 'linkctl export --file'
+            echo @files
         case 'linkctl export --format'
             printf '%s\n' 'yaml' 'json'
+        case 'linkctl plan -f'
+            echo @files
+        case 'linkctl plan --file'
+            echo @files
+        case 'linkctl apply -f'
+            echo @files
+        case 'linkctl apply --file'
+            echo @files
         case 'linkctl api --input'
             echo @files
         case 'linkctl api #0'
@@ -422,6 +436,8 @@ function __linkctl_complete
             set vals (command linkctl __complete profiles 2>/dev/null)
         case @files
             set vals (__fish_complete_path "$cur")
+        case @dirs
+            set vals (__fish_complete_directories "$cur")
     end
     for v in $vals
         test -n "$v"; and printf '%s%s\n' $pre $v

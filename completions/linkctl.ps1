@@ -87,7 +87,7 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
     }
 
     # The values of a flag ('PATH --flag') or positional argument ('PATH #N', from 0):
-    # words, @profiles (asked of linkctl) or @files.
+    # words, @profiles (asked of linkctl), @files or @dirs.
     function Get-LinkctlValues([string]$key) {
         switch -CaseSensitive -Wildcard ($key) {
             'linkctl auth switch #0' { return @('@profiles') }
@@ -99,7 +99,8 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl qr update --encryption' { return @('WPA', 'WEP', 'nopass') }
             'linkctl qr delete --from' { return @('@files') }
             'linkctl qr delete --from-format' { return @('csv', 'ndjson', 'json') }
-            'linkctl qr download --dir' { return @('@files') }
+            'linkctl qr download --file' { return @('@files') }
+            'linkctl qr download --dir' { return @('@dirs') }
             'linkctl link list --order' { return @('date', 'clicks') }
             'linkctl link add --redirect' { return @('direct', 'frame', 'splash') }
             'linkctl link add --if-exists' { return @('fail', 'return', 'update', 'skip') }
@@ -111,6 +112,7 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl link update --from-format' { return @('csv', 'ndjson', 'json') }
             'linkctl link delete --from' { return @('@files') }
             'linkctl link delete --from-format' { return @('csv', 'ndjson', 'json') }
+            'linkctl link qr --file' { return @('@files') }
             'linkctl link qr --ecc' { return @('L', 'M', 'Q', 'H') }
             'linkctl domain add --from' { return @('@files') }
             'linkctl domain add --from-format' { return @('csv', 'ndjson', 'json') }
@@ -130,7 +132,12 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl pixel add --from-format' { return @('csv', 'ndjson', 'json') }
             'linkctl pixel delete --from' { return @('@files') }
             'linkctl pixel delete --from-format' { return @('csv', 'ndjson', 'json') }
+            'linkctl export --file' { return @('@files') }
             'linkctl export --format' { return @('yaml', 'json') }
+            'linkctl plan -f' { return @('@files') }
+            'linkctl plan --file' { return @('@files') }
+            'linkctl apply -f' { return @('@files') }
+            'linkctl apply --file' { return @('@files') }
             'linkctl api --input' { return @('@files') }
             'linkctl api #0' { return @('GET', 'POST', 'PUT', 'DELETE') }
             'linkctl completion #0' { return @('bash', 'zsh', 'fish', 'powershell') }
@@ -188,7 +195,12 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
         if ($n -eq 0) { $entries = @($spec.subs) }
         $vals = @(Get-LinkctlValues "$key #$n")
     }
+    # Files: nothing returned lets PowerShell complete paths itself. Folders: those under what is typed.
     if ($vals.Count -eq 1 -and $vals[0] -ceq '@files') { return }
+    if ($vals.Count -eq 1 -and $vals[0] -ceq '@dirs') {
+        $parent = $cur.Substring(0, $cur.LastIndexOfAny([char[]]'/') + 1)
+        $vals = @(Get-ChildItem -Directory -Force -Path "$cur*" -ErrorAction SilentlyContinue | ForEach-Object { $parent + $_.Name })
+    }
     if ($vals.Count -eq 1 -and $vals[0] -ceq '@profiles') { $vals = @(& linkctl __complete profiles 2>$null) }
 
     foreach ($entry in $entries) {

@@ -1,6 +1,6 @@
 /** `api`: any request, for endpoints linkctl does not wrap. Flags and help only; the work is in ./actions.ts. */
 import type { Command } from 'commander';
-import { enumArgument, withExamples, type Bind } from '../shared/define.js';
+import { enumArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { keyValue } from '../../validate.js';
 import { METHODS } from './types.js';
@@ -36,7 +36,7 @@ export function register(program: Command, bind: Bind): void {
       ...previous,
       { ...keyValue('--raw-field', v, 'alias=spring'), raw: true },
     ])
-    .option('--input <file>', 'the request body: a file of JSON, or - to read it from stdin')
+    .addOption(pathOption('--input <file>', 'the request body: a file of JSON, or - to read it from stdin'))
     .option('--paginate', 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record')
     .addHelpText('after', wrapped(HELP))
     .action(bind(load, 'request'));

@@ -1,10 +1,10 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
-import { Option, type Command } from 'commander';
-import { enumOption, withExamples, type Bind } from '../shared/define.js';
+import type { Command } from 'commander';
+import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
-const accountFile = () => new Option('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
+const accountFile = () => pathOption('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('../../ascode/actions.js');
@@ -13,7 +13,7 @@ export function register(program: Command, bind: Bind): void {
     program
       .command('export')
       .description('Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)')
-      .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
+      .addOption(pathOption('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout'))
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')

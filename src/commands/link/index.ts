@@ -1,7 +1,7 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { bulkOptions, deleteCommand, enumOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, listCommand, many, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
@@ -145,7 +145,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Draw a link\'s short URL as a QR code made locally: on the terminal, or as a PNG or SVG file')
       .argument('[id]', 'link id', (v) => positiveInt('ID', v))
       .option('--short <url>', 'encode this short URL instead of looking up a link (no request sent)', (v) => httpUrl('--short', v))
-      .option('--file <path>', 'write a print-ready image instead; the format follows the extension, .png or .svg')
+      .addOption(pathOption('--file <path>', 'write a print-ready image instead; the format follows the extension, .png or .svg'))
       .option('--size <pixels>', 'image width and height (PNG: rounded down to whole pixels per module; default 1024)', (v) => positiveInt('--size', v))
       .option('--margin <modules>', 'quiet zone around the code, in modules (default 2 on the terminal, 4 in files)', margin)
       .addOption(enumOption('--ecc <level>', 'error correction: L 7%, M 15%, Q 25%, H 30% of the code can be damaged', ['L', 'M', 'Q', 'H']))

@@ -1,6 +1,6 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
-import { withExamples, type Bind } from '../shared/define.js';
+import { pathOption, withExamples, type Bind } from '../shared/define.js';
 import { positiveInt } from '../../validate.js';
 
 export function register(program: Command, bind: Bind): void {
@@ -12,7 +12,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)')
       .option('--port <port>', 'port to listen on (0 = any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), 8787)
       .option('--host <host>', 'address to listen on', '127.0.0.1')
-      .option('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)')
+      .addOption(pathOption('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)'))
       .option('--key <key>', 'the API key it accepts (default: the sandbox key)')
       .option('--rate-limit <n/seconds>', 'requests per window per key, e.g. 30/60, or "off"', '30/60')
       .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
@@ -30,7 +30,7 @@ export function register(program: Command, bind: Bind): void {
     ['linkctl sandbox status', 'linkctl sandbox status --json'],
   );
   withExamples(
-    sandbox.command('reset').description('Put the sandbox state back to its seeded records').option('--state <file>', 'state file to reset').action(bind(load, 'reset')),
+    sandbox.command('reset').description('Put the sandbox state back to its seeded records').addOption(pathOption('--state <file>', 'state file to reset')).action(bind(load, 'reset')),
     ['linkctl sandbox reset'],
   );
 }

@@ -52,6 +52,23 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
 }
 
+/** Marks an option whose value is a path on this machine; completion offers files (or folders) there. */
+const PATH_VALUE = Symbol('path value');
+export type PathKind = 'file' | 'dir';
+
+/**
+ * An option whose value is a file (or, with 'dir', a folder) on this machine: the one mark the
+ * shell completions read (src/completion/model.ts), whatever the placeholder says.
+ */
+export function pathOption(flags: string, description: string, kind: PathKind = 'file'): Option {
+  return Object.assign(new Option(flags, description), { [PATH_VALUE]: kind });
+}
+
+/** What kind of path an option takes, if it was made with `pathOption`. */
+export function pathKind(option: Option): PathKind | undefined {
+  return (option as Option & { [PATH_VALUE]?: PathKind })[PATH_VALUE];
+}
+
 /** Marks a repeatable option's parser, so that bulk input and the MCP tools know the option takes a list. */
 const REPEATABLE = Symbol('repeatable');
 
@@ -113,7 +130,7 @@ function columnsHelp(command: Command): string {
  */
 export function bulkOptions(command: Command, examples: string[] = []): Command {
   command
-    .option('--from <file>', 'run once per record of a CSV, NDJSON or JSON file (- for stdin); see the columns below')
+    .addOption(pathOption('--from <file>', 'run once per record of a CSV, NDJSON or JSON file (- for stdin); see the columns below'))
     .addOption(enumOption('--from-format <format>', 'format of --from when its extension does not say', BULK_FORMATS))
     .option('--stop-on-error', 'with --from: stop at the first row that fails')
     .option('--restart', 'with --from: ignore the journal of an earlier run on the same input and start over')
