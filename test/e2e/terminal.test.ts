@@ -14,7 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, sent, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, screen, sent, tempDir, useSandbox } from '../helpers.js';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/;
 
@@ -244,29 +244,6 @@ describe('on a terminal', () => {
     });
   });
 });
-
-/**
- * What a terminal shows once `raw` has been written to it: carriage returns, line feeds, cursor
- * to column 1 and erase to the end of the line applied; other escapes (cursor shown or hidden,
- * synchronized output) dropped.
- */
-function screen(raw: string): string[] {
-  const lines: string[] = [''];
-  let column = 0;
-  for (const token of raw.match(/\u001b\[[?0-9;]*[A-Za-z]|\r|\n|[^\u001b\r\n]+/g) ?? []) {
-    const row = lines.length - 1;
-    if (token === '\r' || token === '\u001b[1G' || token === '\u001b[G') column = 0;
-    else if (token === '\n') {
-      lines.push('');
-      column = 0;
-    } else if (token === '\u001b[0K' || token === '\u001b[K') lines[row] = lines[row]!.slice(0, column);
-    else if (!token.startsWith('\u001b')) {
-      lines[row] = lines[row]!.slice(0, column).padEnd(column) + token + lines[row]!.slice(column + token.length);
-      column += token.length;
-    }
-  }
-  return lines;
-}
 
 describe('bulk progress with stdout redirected to a file (`link add --from big.csv > out.csv`)', () => {
   const rows = (n: number) => `url\n${Array.from({ length: n }, (_, i) => `https://example.com/progress-${i + 1}`).join('\n')}\n`;

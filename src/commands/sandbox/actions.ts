@@ -56,10 +56,13 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
     // A server in the foreground has to say where it is before it returns, so this action writes
     // its address itself; everything else goes through the output layer.
     ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, rateLimit })}\n`);
-    ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'})\n` +
-      `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
-      (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
-      'press Ctrl-C to stop');
+    // --quiet: no banner and no request log (a server in the background of a terminal says nothing there).
+    if (!quiet) {
+      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'})\n` +
+        `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
+        (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
+        'press Ctrl-C to stop');
+    }
     await new Promise<void>((resolve) => {
       if (ctx.io.signal?.aborted) return resolve();
       ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });

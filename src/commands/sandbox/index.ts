@@ -9,7 +9,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     sandbox
       .command('serve')
-      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)')
+      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (nothing on stderr with --quiet)')
       .option('--port <port>', 'port to listen on (0 = any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), 8787)
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .addOption(pathOption('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)'))
