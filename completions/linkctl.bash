@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -30,8 +30,8 @@ _linkctl_spec() {
     'linkctl link') cmds='list ls=list get add update delete rm=delete qr help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
     'linkctl link get') cmds='' flags='--short -h --help' vflags='--short' ;;
-    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --if-exists --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists --from --from-format' ;;
-    'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --from --from-format --stop-on-error --restart -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
+    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --if-exists --verify --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists --from --from-format' ;;
+    'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --verify --from --from-format --stop-on-error --restart -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
     'linkctl link delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
     'linkctl link qr') cmds='' flags='--short --file --size --margin --ecc --foreground --background -h --help' vflags='--short --file --size --margin --ecc --foreground --background' ;;
     'linkctl link help') cmds='' flags='' vflags='' ;;
@@ -70,7 +70,8 @@ _linkctl_spec() {
     'linkctl splash help') cmds='' flags='' vflags='' ;;
     'linkctl export') cmds='' flags='--file --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
-    'linkctl apply') cmds='' flags='-f --file --prune -h --help' vflags='-f --file' ;;
+    'linkctl apply') cmds='' flags='-f --file --prune --max-deletes -h --help' vflags='-f --file --max-deletes' ;;
+    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains -h --help' vflags='--file --map --tags-to --on-collision' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status reset help' flags='-h --help' vflags='' ;;
@@ -136,6 +137,11 @@ _linkctl_values() {
     'linkctl plan --file') vals=@files ;;
     'linkctl apply -f') vals=@files ;;
     'linkctl apply --file') vals=@files ;;
+    'linkctl import --file') vals=@files ;;
+    'linkctl import --tags-to') vals='campaign channel none' ;;
+    'linkctl import --on-collision') vals='fail suffix skip' ;;
+    'linkctl import #0') vals='bitly shlink yourls kutt dub shortio rebrandly csv' ;;
+    'linkctl import #1') vals=@files ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
@@ -143,8 +149,8 @@ _linkctl_values() {
     'linkctl sandbox reset --state') vals=@files ;;
     *' -p') vals=@profiles ;;
     *' --profile') vals=@profiles ;;
-    *' -o') vals='table json ndjson csv tsv' ;;
-    *' --output') vals='table json ndjson csv tsv' ;;
+    *' -o') vals='table json ndjson csv tsv markdown' ;;
+    *' --output') vals='table json ndjson csv tsv markdown' ;;
     *) vals='' ;;
   esac
 }

@@ -10,8 +10,8 @@ import { redact } from './redact.js';
 import { VERSION } from './version.js';
 import { seconds } from './validate.js';
 import { editDistance } from './distance.js';
-import { FORMATS, type Format } from './output/types.js';
-import { enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
+import { DOCUMENT_FORMATS, FORMATS, type Format } from './output/types.js';
+import { documentFormats, enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
 import { wrapped } from './commands/shared/help-text.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
@@ -106,7 +106,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
-    .addOption(enumOption('-o, --output <format>', 'output format', FORMATS))
+    .addOption(enumOption('-o, --output <format>', 'output format (markdown: plan only)', [...FORMATS, ...DOCUMENT_FORMATS]))
     .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
     .option('--no-header', 'leave out the header line of table, csv and tsv output')
     .option('-q, --quiet', 'print only ids, one per line')
@@ -134,7 +134,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const command = args[args.length - 1] as Command;
     const globals = command.optsWithGlobals() as GlobalOptions;
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
-    context = new Context(io, globals);
+    context = new Context(io, globals, documentFormats(command));
     context.checkOutput();
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
@@ -164,7 +164,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
 }
 
 async function report(error: unknown, io: IO, context: Context | undefined, argv: string[]): Promise<number> {
-  const { DryRun } = context ? await import('./api/client.js') : { DryRun: undefined };
+  const { DryRun } = context ? await import('./http/client.js') : { DryRun: undefined };
   // Messages may quote a server or a file: control characters and bidi overrides are shown as escapes.
   const { safeStringify, safeText } = await import('./output/safe-text.js');
   if (DryRun && error instanceof DryRun) {

@@ -2,10 +2,11 @@
  * What an action gets: the streams, the global options, and lazily, the settings and the API
  * client. Everything about terminals (spinner, prompts, colour) is decided here, once.
  */
-import type { ApiClient } from './api/client.js';
+import type { ApiClient } from './http/client.js';
+import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
 import type { IO } from './io.js';
-import type { Format } from './output/types.js';
+import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
 import type { Column } from './output/types.js';
@@ -15,7 +16,7 @@ export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   json?: boolean;
-  output?: Format;
+  output?: Format | DocumentFormat;
   color: boolean;
   debug?: boolean;
   timeout: number;
@@ -75,14 +76,16 @@ export class Context {
   /** What the client reported (bulk progress reads it for its ETA). */
   readonly traffic: Traffic = { requests: 0, waits: 0, waitedMs: 0 };
   /**
-   * What the rows of one `--from` run share (row contexts inherit it): a command's lookups made
-   * once for the whole file instead of once a row, e.g. `link add`'s links by destination.
+   * What the whole run shares, row contexts of `--from` included (they inherit this object): the
+   * account reader, so every lookup of the run is answered from one read of each collection.
    */
-  readonly shared = new Map<string, unknown>();
+  private readonly run: { reader?: Promise<AccountReader> } = {};
 
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
+    /** The `-o` documents this command prints (`plan`: markdown). */
+    private readonly documents: readonly DocumentFormat[] = [],
   ) {}
 
   get env(): Record<string, string | undefined> {
@@ -93,7 +96,19 @@ export class Context {
     if (this.globals.json && this.globals.output && this.globals.output !== 'json') {
       throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`, 'use --json alone, or -o with the format you want');
     }
-    return this.globals.output ?? (this.globals.json ? 'json' : 'table');
+    const output = this.globals.output;
+    if (output === 'markdown') {
+      // A document only some commands print; theirs reads `document`, and messages show as text.
+      if (!this.documents.includes(output)) throw new UsageError(`-o ${output} is only for \`linkctl plan\` (a pull-request comment); here use ${FORMATS.join(', ')}`, 'e.g. -o table, or -o csv for a spreadsheet');
+      return 'table';
+    }
+    return output ?? (this.globals.json ? 'json' : 'table');
+  }
+
+  /** The document `-o` asks this command for (`plan -o markdown`), if any. */
+  get document(): DocumentFormat | undefined {
+    const output = this.globals.output;
+    return output === 'markdown' && this.documents.includes(output) ? output : undefined;
   }
 
   get sandboxMode(): boolean {
@@ -201,6 +216,15 @@ export class Context {
     return this.clientCache;
   }
 
+  /** The run's account reader (src/model/reader.ts): each collection read at most once per run. */
+  reader(): Promise<AccountReader> {
+    this.run.reader ??= (async () => {
+      const [{ AccountReader }, client] = await Promise.all([import('./model/reader.js'), this.client()]);
+      return new AccountReader(client, { status: (text) => this.status(text) });
+    })();
+    return this.run.reader;
+  }
+
   private async createClient(): Promise<ApiClient> {
     const { configDir } = await import('./config/paths.js');
     let baseUrl: string;
@@ -253,7 +277,7 @@ export class Context {
    * `baseUrlName` is where the URL came from, for the message if it is not a URL.
    */
   async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
-    const { ApiClient } = await import('./api/client.js');
+    const { ApiClient } = await import('./http/client.js');
     return new ApiClient({
       baseUrl,
       baseUrlName,

@@ -74,8 +74,14 @@ export class RateLimitError extends CliError {
 
 /** Unreachable server, timeout, redirect, non-JSON or incomplete answer, unknown outcome. */
 export class NetworkError extends CliError {
-  constructor(message: string, hint?: string) {
+  /**
+   * Set when a smaller request might succeed where this one failed: the answer was larger than
+   * linkctl reads, or did not arrive within --timeout. Full reads then ask for smaller pages.
+   */
+  reason?: 'too-large' | 'timeout';
+  constructor(message: string, hint?: string, reason?: 'too-large' | 'timeout') {
     super(message, ExitCode.network, hint);
+    if (reason) this.reason = reason;
   }
 }
 

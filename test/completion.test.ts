@@ -15,11 +15,11 @@ import { enumArgument, enumOption } from '../src/commands/shared/define.js';
 import { QR_TYPES } from '../src/commands/qr/types.js';
 import { CHANNEL_ITEM_TYPES } from '../src/commands/channel/types.js';
 import { PIXEL_TYPES } from '../src/commands/pixel/types.js';
-import { FORMATS } from '../src/output/types.js';
+import { DOCUMENT_FORMATS, FORMATS } from '../src/output/types.js';
 
 const FILES: Record<Shell, string> = { bash: 'linkctl.bash', zsh: '_linkctl', fish: 'linkctl.fish', powershell: 'linkctl.ps1' };
 const committed = (shell: Shell) => readFileSync(new URL(`../completions/${FILES[shell]}`, import.meta.url), 'utf8');
-const TOP_LEVEL = ['auth', 'account', 'qr', 'link', 'domain', 'campaign', 'channel', 'pixel', 'overlay', 'splash', 'export', 'plan', 'apply', 'api', 'completion', 'sandbox', 'mcp'];
+const TOP_LEVEL = ['auth', 'account', 'qr', 'link', 'domain', 'campaign', 'channel', 'pixel', 'overlay', 'splash', 'export', 'plan', 'apply', 'import', 'api', 'completion', 'sandbox', 'mcp'];
 
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
 
@@ -160,7 +160,7 @@ describe('linkctl completion <shell>', () => {
 
   it.each(['zsh', 'fish', 'powershell'] as const)('the %s script names every command, sub-command, enum value and the profile call', async (shell) => {
     const text = committed(shell);
-    for (const word of [...TOP_LEVEL, 'ls=list', 'rm=delete', ...QR_TYPES, ...FORMATS, ...CHANNEL_ITEM_TYPES, ...PIXEL_TYPES, '--type', '--output', '--profile']) {
+    for (const word of [...TOP_LEVEL, 'ls=list', 'rm=delete', ...QR_TYPES, ...FORMATS, ...DOCUMENT_FORMATS, ...CHANNEL_ITEM_TYPES, ...PIXEL_TYPES, '--type', '--output', '--profile']) {
       expect(text).toContain(`'${word}'`);
     }
     expect(text).toContain('linkctl __complete profiles');
@@ -237,7 +237,7 @@ describe('the bash script in a real bash', () => {
     expect(complete('qr', 'add', '--type', '=', '')).toEqual([...QR_TYPES]);
     expect(complete('qr', 'add', '--type', '=', 'w')).toEqual(['wifi']);
     expect(complete('qr', 'add', '--type=w')).toEqual(['--type=wifi']);
-    expect(complete('--output', '')).toEqual([...FORMATS]);
+    expect(complete('--output', '')).toEqual([...FORMATS, ...DOCUMENT_FORMATS]);
     expect(complete('qr', 'ls', '-o', 't')).toEqual(['table', 'tsv']);
     expect(complete('channel', 'assign', '3', '')).toEqual([...CHANNEL_ITEM_TYPES]);
     expect(complete('channel', 'assign', '3', 'qr', '')).toEqual([]);

@@ -6,11 +6,12 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, applyPlan, formatPlan, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
+import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 import { VERSION } from '../version.js';
 import { duration } from '../output/progress.js';
+import { planMarkdown } from './markdown.js';
 
 /**
  * Where an exported file says its schema is: the package's own copy (schema/ is in the package)
@@ -34,9 +35,9 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   if (opts.schema) return { kind: 'raw', json: buildSchema() };
   // --json (-o json) asks for JSON on stdout: the file is then written as JSON, unless --format says otherwise.
   const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');
-  const client = await ctx.client();
-  const state = await readState(client, KINDS, (what) => ctx.status(`reading: ${what}`));
-  if (opts.details) await addDetails(client, state.links, (what) => ctx.status(`reading: ${what}`));
+  const reader = await ctx.reader();
+  const state = await readState(reader, KINDS);
+  if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
   else if (state.links.length) ctx.warn(detailsNote(ctx, state.links.length));
   const text = format === 'json' ? `${JSON.stringify({ $schema: schemaUrl(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
   if (opts.file && opts.file !== '-') {
@@ -67,12 +68,20 @@ function detailsNote(ctx: Context, links: number): string {
   return `Targeting and expiry of the ${links} link${links === 1 ? '' : 's'} were not read: \`export --details\` reads them (${cost}).`;
 }
 
-/** The account as the file's data, records sorted by key so that two exports compare line by line. */
+/**
+ * The account as the file's data, records sorted by key so that two exports compare line by line.
+ * Records whose name repeats on the server (two QR codes named "Menu") carry their id, so that
+ * apply can tell them apart.
+ */
 function toFile(state: State): Rec {
   const file: Rec = { version: 1 };
+  const index = indexState(state);
   for (const kind of KINDS) {
     const key = specs()[kind].key;
-    file[kind] = state[kind].map((c) => c.record).sort((a, b) => {
+    const withId = 'id' in specs()[kind].fields;
+    const records = state[kind].map((c) => (withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? { ...c.record, id: c.id } : c.record));
+    file[kind] = records.sort((a, b) => {
+      if (String(a[key[0]!] ?? '').toLowerCase() === String(b[key[0]!] ?? '').toLowerCase() && a.id !== undefined && b.id !== undefined) return Number(a.id) - Number(b.id);
       for (const k of [...key].reverse()) {
         const x = String(a[k] ?? '');
         const y = String(b[k] ?? '');
@@ -167,22 +176,24 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
       throw new UsageError(`-f: cannot read ${name} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the path; - reads the file from stdin');
     }
   }
+  (await import('../memory.js')).keepMemoryFlat(); // a file of many records, an account of many links
   const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined });
-  const client = await ctx.client();
+  text = ''; // 18 MB for 200,000 links: not kept while the account is read
+  const reader = await ctx.reader();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
-  const state = await readState(client, kinds, (what) => ctx.status(`reading: ${what}`));
+  const state = await readState(reader, kinds);
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
-  const byKey = new Map(state.links.map((c) => [keyMatch(keyOf('links', c.record)), c]));
-  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).map((r) => byKey.get(keyMatch(keyOf('links', r)))).filter((c) => c !== undefined);
-  await addDetails(client, needed, (what) => ctx.status(`reading: ${what}`));
-  const keys = new Map(KINDS.map((k) => [k, new Set(state[k].map((c) => keyMatch(keyOf(k, c.record))))]));
-  const dangling = referenceErrors(file, where, (kind, key) => keys.get(kind)!.has(keyMatch(key)));
+  const index = indexState(state);
+  const links = index.get('links')!;
+  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
+  await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`));
+  const dangling = referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key)));
   if (dangling.length) throw fileError(dangling);
-  const plan = makePlan(file, state, Boolean(opts.prune));
+  const plan = makePlan(file, state, Boolean(opts.prune), index);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
-  return { client, state, plan };
+  return { reader, state, plan };
 }
 
 export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -195,18 +206,23 @@ export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result>
     throw error;
   }
   const pending = plan.changes.length > 0;
-  return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode: opts.detailedExitcode && pending ? 2 : ExitCode.ok /* like terraform: 2 = changes pending */ };
+  const exitCode = opts.detailedExitcode && pending ? 2 : ExitCode.ok; // like terraform: 2 = changes pending
+  if (ctx.document === 'markdown') return { kind: 'text', text: planMarkdown(plan), exitCode };
+  return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode };
 }
 
 export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const { client, state, plan } = await load(ctx, opts, true);
+  const { reader, state, plan } = await load(ctx, opts, true);
   if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 } } };
   ctx.warn(formatPlan(plan));
   const deletes = plan.changes.filter((c) => c.action === 'delete').length;
+  if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
+    throw new UsageError(`the plan deletes ${deletes} records, more than --max-deletes ${opts.maxDeletes}; nothing was changed`, `look at the deletions with \`linkctl plan -f ${String(opts.file)}${opts.prune ? ' --prune' : ''}\`; if they are meant, apply with a higher --max-deletes`);
+  }
   await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
   const applied = { created: 0, updated: 0, deleted: 0 };
   try {
-    await applyPlan(client, plan, state, (what) => ctx.status(what), applied);
+    await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied);
   } catch (error) {
     // A partial result says so: what was done stays done, and plan shows what is left.
     if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);

@@ -1,28 +1,23 @@
 /**
- * Plan and apply: read the account (every list, every page, paced by the API layer), turn it
- * into records shaped like the file, match by natural key, diff the readable fields, and carry
- * out the changes in dependency order, remapping names to the target's ids.
+ * Plan and apply: read the account through the run's reader (each collection once, in large
+ * pages), turn it into records shaped like the file, match by natural key, diff the readable
+ * fields, and carry out the changes in dependency order, remapping names to the target's ids.
+ * Paths, keys and bodies come from the resources' models (src/model/).
  */
-import type { ApiClient } from '../api/client.js';
-import { allPages } from '../api/pages.js';
-import { toInt } from '../api/envelope.js';
-import { NetworkError, UsageError } from '../errors.js';
-import { ALL_PAGE_SIZE, firstOf } from '../commands/shared/resource.js';
-import { bodyFromOptions } from '../commands/link/actions.js';
-import { planLinkUpdate, readLink, readTargets, withNamedReferences } from '../commands/link/update.js';
-import { linkFlags, keyMatch, keyOf, MANAGED, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
-
-/** Each kind's list: path and collection keys, as the resources' own files give them. */
-const LISTS: Record<Kind, { path: string; keys: string[]; item: string }> = {
-  domains: { path: 'api/domains', keys: ['domains'], item: 'api/domain' },
-  pixels: { path: 'api/pixels', keys: ['pixels'], item: 'api/pixel' },
-  campaigns: { path: 'api/campaigns', keys: ['campaigns'], item: 'api/campaign' },
-  channels: { path: 'api/channels', keys: ['channels'], item: 'api/channel' },
-  links: { path: 'api/urls', keys: ['urls'], item: 'api/url' },
-  qr: { path: 'api/qr', keys: ['qrs'], item: 'api/qr' },
-  overlays: { path: 'api/overlay', keys: ['cta', 'overlay'], item: 'api/overlay' },
-  splash: { path: 'api/splash', keys: ['splash'], item: 'api/splash' },
-};
+import { toInt } from '../http/envelope.js';
+import { ApiError, CliError, NetworkError, UsageError } from '../errors.js';
+import { MODELS } from '../model/index.js';
+import { create, remove, update } from '../model/model.js';
+import { campaignAssignPath, campaignBody, campaignRecord } from '../model/campaigns.js';
+import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody, channelRecord } from '../model/channels.js';
+import { domainBody, domainRecord } from '../model/domains.js';
+import { pixelBody, pixelRecord } from '../model/pixels.js';
+import { qrBody, qrRecord } from '../model/qr.js';
+import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
+import { updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
+import type { AccountReader } from '../model/reader.js';
+import { keyMatch, noSlash, refIds, text } from '../model/values.js';
+import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 export interface Current {
   record: Rec;
@@ -30,22 +25,13 @@ export interface Current {
 }
 export type State = Record<Kind, Current[]>;
 
-const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-const flag = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
-const noSlash = (v: string) => v.replace(/\/+$/, '');
+/** Kinds that links name, read whenever links are. */
+const LINKED: readonly Kind[] = ['domains', 'campaigns', 'channels', 'pixels'];
 
-/** Reads every record of the account, as file records with their ids. `progress` is told the count. */
-export async function readState(client: ApiClient, kinds: readonly Kind[] = KINDS, progress?: (what: string) => void, onPage?: (kind: Kind, records: Rec[]) => void): Promise<State> {
+/** Reads every record of the given kinds (and what links name), as file records with their ids. */
+export async function readState(reader: AccountReader, kinds: readonly Kind[] = KINDS): Promise<State> {
   const raw = {} as Record<Kind, Rec[]>;
-  for (const kind of KINDS) {
-    raw[kind] = [];
-    if (!kinds.includes(kind) && !(kind === 'domains' || kind === 'campaigns' || kind === 'channels' || kind === 'pixels')) continue;
-    for await (const page of allPages(client, { path: LISTS[kind].path, keys: LISTS[kind].keys, limit: ALL_PAGE_SIZE })) {
-      raw[kind].push(...page.records);
-      onPage?.(kind, page.records);
-      progress?.(`${raw[kind].length} ${kind}`);
-    }
-  }
+  for (const kind of KINDS) raw[kind] = kinds.includes(kind) || (kinds.includes('links') && LINKED.includes(kind)) ? await reader.all(kind) : [];
   return toRecords(raw);
 }
 
@@ -56,20 +42,17 @@ function toRecords(raw: Record<Kind, Rec[]>): State {
     const id = toInt(r.id);
     return id === undefined ? [] : [{ id, record: Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) }];
   };
-  state.domains = raw.domains.flatMap((r) => entry(r, { domain: noSlash(String(r.domain)), redirectRoot: text(r.redirectroot), redirect404: text(r.redirect404) }));
-  state.pixels = raw.pixels.flatMap((r) => entry(r, { name: r.name, type: r.type, tag: r.tag }));
-  state.campaigns = raw.campaigns.flatMap((r) => {
-    const rotator = text(r.rotator);
-    return entry(r, { name: firstOf(r, 'name', 'domain', 'campaign'), slug: rotator ? rotator.split('/').pop() : undefined, public: flag(r.public) });
-  });
-  state.channels = raw.channels.flatMap((r) => entry(r, { name: r.name, description: text(r.description), color: text(r.color), starred: flag(r.starred) }));
+  state.domains = raw.domains.flatMap((r) => entry(r, domainRecord(r)));
+  state.pixels = raw.pixels.flatMap((r) => entry(r, pixelRecord(r)));
+  state.campaigns = raw.campaigns.flatMap((r) => entry(r, campaignRecord(r)));
+  state.channels = raw.channels.flatMap((r) => entry(r, channelRecord(r)));
   const domains = new Map(state.domains.map((d) => [keyMatch(String(d.record.domain)), String(d.record.domain)]));
   const campaigns = byId('campaigns');
   const channels = byId('channels');
   state.links = raw.links.flatMap((r) => {
     const domain = text(r.domain) ? domains.get(keyMatch(noSlash(String(r.domain)))) : undefined;
     const campaign = toInt(r.campaign);
-    const inChannels = (Array.isArray(r.channel) ? r.channel : r.channel == null || r.channel === '' ? [] : [r.channel]).map((id) => channels.get(toInt(id) ?? -1)?.name).filter((n): n is string => typeof n === 'string').sort();
+    const inChannels = refIds(r.channel).map((id) => channels.get(id)?.name).filter((n): n is string => typeof n === 'string').sort();
     return entry(r, {
       alias: r.alias,
       domain,
@@ -80,7 +63,8 @@ function toRecords(raw: Record<Kind, Rec[]>): State {
       channels: inChannels.length ? inChannels : undefined,
     });
   });
-  for (const kind of ['qr', 'overlays', 'splash'] as const) state[kind] = raw[kind].flatMap((r) => entry(r, { name: r.name }));
+  state.qr = raw.qr.flatMap((r) => entry(r, qrRecord(r)));
+  for (const kind of ['overlays', 'splash'] as const) state[kind] = raw[kind].flatMap((r) => entry(r, { name: r.name }));
   return state;
 }
 
@@ -88,13 +72,13 @@ function toRecords(raw: Record<Kind, Rec[]>): State {
 export const unreadableOn = new WeakMap<Rec, string[]>();
 
 /**
- * A link's targeting and expiry, which only `GET api/url/:id` gives: one request per link, so
+ * A link's targeting and expiry, which only the link's single read gives: one request per link, so
  * only for the links that need them (`export --details`, or a file that sets these fields).
  */
-export async function addDetails(client: ApiClient, links: Current[], progress?: (what: string) => void): Promise<void> {
+export async function addDetails(reader: AccountReader, links: Current[], progress?: (what: string) => void): Promise<void> {
   let done = 0;
   for (const link of links) {
-    const read = (await client.request('GET', `api/url/${link.id}`, { expect: ['details'] })).details as Rec;
+    const read = (await reader.readOne('links', link.id)).details as Rec;
     const map = (value: unknown) => {
       const { targets } = readTargets(value);
       return targets.length ? Object.fromEntries(targets.map((t) => [t.key, t.link])) : undefined;
@@ -150,7 +134,42 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }
 
-export function makePlan(file: AccountFile, state: State, prune: boolean): Plan {
+/** The server's records of each kind by natural key (a key may name several: two QR codes named "Menu"). */
+export type StateIndex = Map<Kind, Map<string, Current[]>>;
+
+export function indexState(state: State): StateIndex {
+  const index: StateIndex = new Map();
+  for (const kind of KINDS) {
+    const byKey = new Map<string, Current[]>();
+    for (const c of state[kind]) {
+      const key = keyMatch(keyOf(kind, c.record));
+      const have = byKey.get(key);
+      if (have) have.push(c);
+      else byKey.set(key, [c]);
+    }
+    index.set(kind, byKey);
+  }
+  return index;
+}
+
+/**
+ * The server record a file record stands for: the one with its key, or, when several share the
+ * key, the one with its `id`. Several and no id (or an id none of them has) is a mistake in the
+ * file that plan refuses, naming the ids: guessing would change or delete the wrong one.
+ */
+function match(kind: Kind, record: Rec, candidates: Current[] | undefined): Current | undefined {
+  if (!candidates?.length) return undefined;
+  if (candidates.length === 1 && (record.id === undefined || record.id === candidates[0]!.id)) return candidates[0];
+  const byId = candidates.find((c) => c.id === record.id);
+  if (byId) return byId;
+  const ids = candidates.map((c) => c.id).join(', ');
+  throw new UsageError(
+    `${specs()[kind].noun} "${keyOf(kind, record)}" ${record.id !== undefined ? `(id ${String(record.id)} in the file) ` : ''}is ambiguous: the server has ${candidates.length} ${candidates.length === 1 ? 'record' : 'records'} of that name, with id ${ids}`,
+    `give each such record its \`id:\` in the file (\`linkctl export\` writes them where names repeat), or rename the ${specs()[kind].noun}s in the web interface`,
+  );
+}
+
+export function makePlan(file: AccountFile, state: State, prune: boolean, index = indexState(state)): Plan {
   const changes: Change[] = [];
   const deletes: Change[] = [];
   const notes: string[] = [];
@@ -158,22 +177,22 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
     const wanted = file[kind];
     if (wanted === undefined) continue;
     const spec = specs()[kind];
-    const current = new Map(state[kind].map((c) => [keyMatch(keyOf(kind, c.record)), c]));
-    const matched = new Set<string>();
+    const current = index.get(kind)!;
+    const matched = new Set<Current>();
     for (const record of wanted) {
       const key = keyOf(kind, record);
-      const found = current.get(keyMatch(key));
-      const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f));
+      const found = match(kind, record, current.get(keyMatch(key)));
+      const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f) && f !== 'id');
       if (kind === 'qr' && (record.type === undefined || record.data === undefined)) {
         if (!found) notes.push(`QR code "${key}" is a reference only (no type and data) and does not exist on the server; apply leaves it out`);
-        if (found) matched.add(keyMatch(key));
+        if (found) matched.add(found);
         continue;
       }
       if (!found) {
         changes.push({ action: 'create', kind, key, record, unreadable: unreadable.length ? unreadable : undefined });
         continue;
       }
-      matched.add(keyMatch(key));
+      matched.add(found);
       const fields: FieldChange[] = [];
       const cannot = unreadableOn.get(found.record) ?? [];
       for (const field of spec.readable) {
@@ -197,7 +216,7 @@ export function makePlan(file: AccountFile, state: State, prune: boolean): Plan 
       if (fields.length) changes.push({ action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined });
     }
     if (prune) {
-      for (const [k, c] of current) if (!matched.has(k)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
+      for (const c of state[kind]) if (!matched.has(c)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
     }
   }
   const privateAfter = changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.record?.public === undefined && c.fields?.some((f) => f.field !== 'channels'));
@@ -244,8 +263,13 @@ export interface Applied {
   deleted: number;
 }
 
-/** Carries out a plan. `ids` maps every kind's keys to the target's ids, and grows as records are created. */
-export async function applyPlan(client: ApiClient, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }): Promise<Applied> {
+/**
+ * Carries out a plan. `ids` maps every kind's keys to the target's ids, and grows as records are
+ * created. A link is created with its campaign and first channel in the same request (real
+ * servers honour both); further channels are assigned after every link exists.
+ */
+export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }): Promise<Applied> {
+  const client = reader.client;
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
   for (const kind of KINDS) for (const c of state[kind]) ids.set(idKey(kind, keyOf(kind, c.record)), c.id);
@@ -254,43 +278,44 @@ export async function applyPlan(client: ApiClient, plan: Plan, state: State, pro
     if (id === undefined) throw new UsageError(`${specs()[kind].noun} "${name}" does not exist on the server`, kind === 'overlays' || kind === 'splash' ? 'overlays and splash pages are made in the web interface; make it there first' : undefined);
     return id;
   };
+  // The plan's whole set of changes was confirmed once: a link update's clearing is part of it.
+  const deps = { reader, ui: { warn: (m: string) => ui.warn(m), confirm: async () => undefined }, verify: false };
   const assigns: Array<() => Promise<void>> = [];
   for (const change of plan.changes) {
     progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`);
-    const item = LISTS[change.kind].item;
+    const model = MODELS[change.kind];
     if (change.action === 'delete') {
-      await client.request('DELETE', `${item}/${change.id}/delete`);
+      await remove(client, model, change.id!);
+      reader.forget(change.kind, change.id!);
       done.deleted++;
       continue;
     }
     const record = change.record!;
     if (change.kind === 'links') {
       const body = linkBody(record, idOf);
+      const channelIds = ((record.channels as string[] | undefined) ?? []).map((c) => idOf('channels', c));
+      const have = new Set(((state.links.find((c) => c.id === change.id)?.record.channels as string[] | undefined) ?? []).map((c) => idOf('channels', c)));
+      const missing = channelIds.filter((c) => !have.has(c));
       let id = change.id;
       const changed = new Set(change.fields?.map((f) => f.field));
       if (change.action === 'create') {
-        id = await createOnce(client, 'api/url/add', { url: record.url, ...body }, async () => findLink(client, record));
+        // The first channel travels with the create; the others are assigned afterwards.
+        const json = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
+        id = await createOnce(() => withNamedReferences(reader, json, () => create(client, model, json)), async () => (await reader.fresh('links', { key: String(record.alias) })).find((r) => sameDomain(r, record)));
       } else if ([...changed].some((f) => f !== 'channels')) {
-        // The safe update of `link update`: what can be read back is sent again; the file's fields over it.
-        const given: Rec = { url: record.url, ...body };
-        const update = planLinkUpdate(await readLink(client, id!), given, new Set());
-        // The file holds the whole targeting: it replaces what was read instead of adding to it.
-        for (const field of ['geotarget', 'devicetarget', 'languagetarget']) if (given[field] !== undefined) update.body[field] = given[field];
-        await withNamedReferences(client, given, () => client.request('PUT', `${item}/${id}/update`, { json: update.body }));
+        // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
+        const given: Rec = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
+        await updateLink(deps, id!, given, new Set(), true);
       }
       ids.set(idKey('links', change.key), id!);
-      const have = new Set(((state.links.find((c) => c.id === id)?.record.channels as string[] | undefined) ?? []).map(keyMatch));
-      for (const channel of (record.channels as string[] | undefined) ?? []) {
-        if (!have.has(keyMatch(channel))) assigns.push(async () => void (await client.request('POST', `api/channel/${idOf('channels', channel)}/assign/links/${id}`)));
-      }
+      for (const channel of missing) assigns.push(() => assign(reader, channel, id!));
     } else {
       const body = resourceBody(change.kind, record);
       if (change.action === 'create') {
-        const path = `${item}/add`;
-        const id = await createOnce(client, path, body, async () => (await readState(client, [change.kind]))[change.kind].find((c) => keyMatch(keyOf(change.kind, c.record)) === keyMatch(change.key))?.id);
+        const id = await createOnce(() => create(client, model, body), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
         ids.set(idKey(change.kind, change.key), id);
       } else {
-        await client.request('PUT', `${item}/${change.id}/update`, { json: body });
+        await update(client, model, change.id!, body);
       }
     }
     if (change.action === 'create') done.created++;
@@ -300,49 +325,50 @@ export async function applyPlan(client: ApiClient, plan: Plan, state: State, pro
   return done;
 }
 
+/** A link's branded domain, as the file names it, is the one a found link is on (the site itself when none). */
+function sameDomain(found: Rec, record: Rec): boolean {
+  if (record.domain === undefined) return true;
+  return keyMatch(noSlash(String(found.domain ?? shortUrlOf(found) ?? ''))).startsWith(keyMatch(noSlash(String(record.domain))));
+}
+
+/** `channel assign`: an item already in the channel is what was wanted. */
+async function assign(reader: AccountReader, channelId: number, linkId: number): Promise<void> {
+  try {
+    await reader.client.request('POST', channelAssignPath(channelId, 'links', linkId), { about: `channel ${channelId}, link ${linkId}` });
+  } catch (error) {
+    if (!(error instanceof ApiError && ALREADY_IN_CHANNEL.test(error.message))) throw error;
+  }
+}
+
 /**
  * A create sent once: when its outcome is unknown (the connection dropped after sending), the
  * record is looked up by its key before anything else is done, so it is never created twice.
  */
-async function createOnce(client: ApiClient, path: string, json: Rec, lookup: () => Promise<number | undefined>): Promise<number> {
+async function createOnce(send: () => Promise<Rec>, lookup: () => Promise<Rec | undefined>): Promise<number> {
   try {
-    const body = await client.request('POST', path, { json, expect: ['id'] });
+    const body = await send();
     const id = toInt(body.id);
-    if (id === undefined) throw new NetworkError(`the answer to ${path} lacks the new record's id`);
+    if (id === undefined) throw new NetworkError('the answer to a create lacks the new record\'s id');
     return id;
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error;
-    const id = await lookup().catch(() => undefined);
+    const found = await lookup().catch((lookupError: unknown) => {
+      if (!(lookupError instanceof CliError)) throw lookupError;
+      return undefined;
+    });
+    const id = toInt(found?.id);
     if (id === undefined) throw error;
     return id;
   }
 }
 
-/** A link by its alias (and domain), through the list's search rather than every page of the account's links. */
-async function findLink(client: ApiClient, record: Rec): Promise<number | undefined> {
-  const alias = keyMatch(String(record.alias));
-  const domain = record.domain === undefined ? undefined : keyMatch(noSlash(String(record.domain)));
-  for await (const page of allPages(client, { path: LISTS.links.path, keys: LISTS.links.keys, query: { q: String(record.alias) }, limit: ALL_PAGE_SIZE })) {
-    // Servers give the site itself as the domain of a link on the default domain, so only a branded domain is compared.
-    const found = page.records.find((r) => keyMatch(String(r.alias)) === alias && (domain === undefined || keyMatch(noSlash(String(r.domain ?? ''))) === domain));
-    if (found) return toInt(found.id);
-  }
-  return undefined;
-}
-
 /**
  * A link record as the options of `link add` (by each flag's attribute name), turned into the
- * API body by the same code as the flags. Channels are assigned afterwards.
+ * API body by the same code as the flags. Channels are sent by applyPlan (the first with the create).
  */
 export function linkBody(record: Rec, idOf: (kind: Kind, name: string) => number): Rec {
   const opts: Rec = {};
-  const fields = specs().links.fields;
-  for (const option of linkFlags()) {
-    const flag = option.long!.slice(2);
-    const attribute = option.attributeName();
-    const entry = Object.entries(fields).find(([, f]) => f.flags?.includes(option.long!) || Object.values(f.properties ?? {}).some((p) => p.flags?.includes(option.long!)));
-    if (!entry || flag === 'channel') continue;
-    const [name, field] = entry;
+  for (const { flag, attribute, name, field } of linkFieldFlags()) {
     let value = record[name];
     if (value === undefined) continue;
     if (field.properties) value = (value as Rec)[flag.replace(/^.*-/, '')];
@@ -360,18 +386,30 @@ export function linkBody(record: Rec, idOf: (kind: Kind, name: string) => number
   return body;
 }
 
+let fieldFlags: Array<{ flag: string; attribute: string; name: string; field: Field }> | undefined;
+
+/** Each `link add` flag with the file field it comes from (channels aside: applyPlan sends them), worked out once. */
+function linkFieldFlags() {
+  fieldFlags ??= linkFlags().flatMap((option) => {
+    const flag = option.long!.slice(2);
+    const entry = Object.entries(specs().links.fields).find(([, f]) => f.flags?.includes(option.long!) || Object.values(f.properties ?? {}).some((p) => p.flags?.includes(option.long!)));
+    return !entry || flag === 'channel' ? [] : [{ flag, attribute: option.attributeName(), name: entry[0], field: entry[1] }];
+  });
+  return fieldFlags;
+}
+
 function resourceBody(kind: Kind, r: Rec): Rec {
   switch (kind) {
     case 'domains':
-      return { domain: r.domain, redirectroot: r.redirectRoot, redirect404: r.redirect404 };
+      return domainBody(r);
     case 'pixels':
-      return { type: r.type, name: r.name, tag: r.tag };
+      return pixelBody(r);
     case 'campaigns':
-      return { name: r.name, slug: r.slug, public: r.public };
+      return campaignBody(r);
     case 'channels':
-      return { name: r.name, description: r.description, color: r.color, starred: r.starred };
+      return channelBody(r);
     case 'qr':
-      return { type: r.type, data: r.data, name: r.name, background: r.background, foreground: r.foreground, logo: r.logo };
+      return qrBody(r);
     default:
       throw new Error(`internal: ${kind} is read only`);
   }

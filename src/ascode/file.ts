@@ -3,20 +3,51 @@
  * ./model.ts. Every mistake is reported as `file:line:column: where: what`, all of them at
  * once, as a UsageError (exit 2) before anything is sent.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair, type YAMLSeq } from 'yaml';
+import { blockItem } from './block-yaml.js';
 import { CliError, UsageError } from '../errors.js';
+import { collectGarbage } from '../memory.js';
 import { linkBody } from './engine.js';
-import { KINDS, keyMatch, keyOf, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
+import { identity, KINDS, keyMatch, keyOf, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
-/** Where each field of a record is, for messages about references. */
-const fieldWhere = new WeakMap<Rec, Record<string, string>>();
+/**
+ * Where each record of a file is, and each of its fields that names another record, for messages
+ * found later (a dangling reference found against the server). Kept as numbers, not text: a file
+ * of 200,000 links would otherwise hold a million position strings.
+ */
+export class Positions {
+  private readonly records = new WeakMap<Rec, number>();
+  private readonly fields = new WeakMap<Rec, Record<string, number>>();
+  constructor(readonly name: string) {}
+
+  static pack(line: number, col: number): number {
+    return line * 4096 + Math.min(col, 4095);
+  }
+
+  set(record: Rec, at: number, fields?: Record<string, number>): void {
+    this.records.set(record, at);
+    if (fields) this.fields.set(record, fields);
+  }
+
+  /** `file:line:column` of a record, or of one of its fields when known. */
+  of(record: Rec, field?: string): string {
+    const at = (field !== undefined ? this.fields.get(record)?.[field] : undefined) ?? this.records.get(record) ?? Positions.pack(1, 1);
+    return `${this.name}:${Math.floor(at / 4096)}:${at % 4096}`;
+  }
+}
+
+/**
+ * A string of its own. The parser's strings are slices of the text parsed, so keeping one keeps
+ * that text: a record's values kept that way hold every record's text (18 MB for 200,000 links).
+ */
+const detach = (s: string) => (s.length > 12 ? (` ${s}`).slice(1) : s);
 
 const ENV_REF = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 export interface ParsedFile {
   file: AccountFile;
-  /** Where each record is, `file:line:column`, for later messages (a dangling reference found against the server). */
-  where: WeakMap<Rec, string>;
+  /** Where each record is, for later messages (a dangling reference found against the server). */
+  where: Positions;
 }
 
 export interface ReadOptions {
@@ -25,46 +56,218 @@ export interface ReadOptions {
 }
 
 export function readAccountFile(text: string, name: string, options: ReadOptions = {}): ParsedFile {
+  const state: ReadState = { name, options, errors: [], where: new Positions(name), file: { version: 1 }, seen: new Map(), counts: new Map(), at: () => `${name}:1:1`, pos: () => Positions.pack(1, 1) };
+  // A file in block style (what export writes, and what people write by hand) is read one record
+  // at a time, so a file of 200,000 links never becomes one document tree; any other style whole.
+  if (!readPieces(text, state)) {
+    Object.assign(state, { errors: [], where: new Positions(name), file: { version: 1 }, seen: new Map(), counts: new Map() });
+    readWhole(text, state);
+  }
+  if (!state.errors.length) state.errors.push(...referenceErrors(state.file, state.where));
+  if (state.errors.length) throw fileError(state.errors);
+  return { file: state.file, where: state.where };
+}
+
+/** What reading a file accumulates; `at` turns an offset of the document being read into `file:line:column`, `pos` into a Positions number. */
+interface ReadState {
+  name: string;
+  options: ReadOptions;
+  errors: string[];
+  where: Positions;
+  file: AccountFile;
+  /** Keys of each kind's records so far, and where each is (duplicates are reported). */
+  seen: Map<Kind, Map<string, number>>;
+  /** Records of each kind so far (their index in messages). */
+  counts: Map<Kind, number>;
+  at: (offset?: number) => string;
+  pos: (offset?: number) => number;
+}
+
+/** Parses YAML text whose first line is line `firstLine` of the file; its errors are the file's. */
+function parseAt(text: string, firstLine: number, state: ReadState) {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  const at = (offset: number | undefined) => {
+  state.pos = (offset) => {
     const { line, col } = lines.linePos(offset ?? 0);
-    return `${name}:${line}:${col}`;
+    return Positions.pack(line + firstLine - 1, col);
   };
-  const errors: string[] = [];
-  for (const e of doc.errors) errors.push(`${at(e.pos[0])}: ${e.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'not valid YAML'}: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
-  if (errors.length) throw fileError(errors);
+  state.at = (offset) => {
+    const { line, col } = lines.linePos(offset ?? 0);
+    return `${state.name}:${line + firstLine - 1}:${col}`;
+  };
+  for (const e of doc.errors) state.errors.push(`${state.at(e.pos[0])}: ${e.code === 'DUPLICATE_KEY' ? 'duplicate key' : 'not valid YAML'}: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+  return doc;
+}
 
-  const where = new WeakMap<Rec, string>();
-  const fail = (node: Node | Pair | null | undefined, path: string, message: string) => {
-    const range = node && 'range' in node ? node.range : node && 'key' in node ? (node.key as Node | null)?.range : undefined;
-    errors.push(`${at(range?.[0])}: ${path}: ${message}`);
+/** Points `state.at` and `state.pos` at offsets of `text`, whose first line is line `firstLine` of the file. */
+function positionsIn(text: string, firstLine: number, state: ReadState): void {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  const place = (offset = 0) => {
+    let line = starts.length - 1;
+    while (line > 0 && starts[line]! > offset) line--;
+    return { line: line + firstLine, col: offset - starts[line]! + 1 };
   };
+  state.pos = (offset) => {
+    const { line, col } = place(offset);
+    return Positions.pack(line, col);
+  };
+  state.at = (offset) => {
+    const { line, col } = place(offset);
+    return `${state.name}:${line}:${col}`;
+  };
+}
+
+function failer(state: ReadState): Fail {
+  return (node, path, message) => {
+    const range = node && 'range' in node ? node.range : node && 'key' in node ? (node.key as Node | null)?.range : undefined;
+    state.errors.push(`${state.at(range?.[0])}: ${path}: ${message}`);
+  };
+}
+
+function readWhole(text: string, state: ReadState): void {
+  const doc = parseAt(text, 1, state);
+  if (state.errors.length) return;
+  const fail = failer(state);
   const root = doc.contents;
-  if (!isMap(root)) {
-    fail(root, '(top level)', 'the file must be a mapping with `version: 1` and lists such as `links:`');
-    throw fileError(errors);
-  }
-  const file: AccountFile = { version: 1 };
+  if (!isMap(root)) return fail(root, '(top level)', 'the file must be a mapping with `version: 1` and lists such as `links:`');
   let version = false;
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    const value = pair.value as Node | null;
-    if (key === 'version') {
-      version = true;
-      if (!isScalar(value) || value.value !== 1) fail(value ?? pair, 'version', 'must be 1 (the only version of the format)');
-    } else if (key === '$schema') {
-      if (!isScalar(value) || typeof value.value !== 'string') fail(value ?? pair, '$schema', 'must be a string');
-    } else if ((KINDS as readonly string[]).includes(key)) {
-      file[key as Kind] = readKind(key as Kind, value, fail, () => errors.length, where, at, options);
-    } else {
-      fail(pair, key, `unknown field; the file holds version, ${KINDS.join(', ')}`);
-    }
+    version ||= key === 'version';
+    topLevel(key, pair, state);
   }
   if (!version) fail(root, 'version', 'missing: the file must say `version: 1`');
-  if (!errors.length) errors.push(...referenceErrors(file, where));
-  if (errors.length) throw fileError(errors);
-  return { file, where };
+}
+
+/** One top-level entry: the version, `$schema`, or a kind's list (read whole). */
+function topLevel(key: string, pair: Pair, state: ReadState): void {
+  const fail = failer(state);
+  const value = pair.value as Node | null;
+  if (key === 'version') {
+    if (!isScalar(value) || value.value !== 1) fail(value ?? pair, 'version', 'must be 1 (the only version of the format)');
+  } else if (key === '$schema') {
+    if (!isScalar(value) || typeof value.value !== 'string') fail(value ?? pair, '$schema', 'must be a string');
+  } else if ((KINDS as readonly string[]).includes(key)) {
+    const kind = key as Kind;
+    state.file[kind] ??= [];
+    if (value === null || (isScalar(value) && value.value === null)) return;
+    if (!isSeq(value)) return fail(value, kind, `must be a list of ${specs()[kind].noun} records`);
+    for (const item of value.items) readRecord(kind, item as Node, state);
+  } else {
+    fail(pair, key, `unknown field; the file holds version, ${KINDS.join(', ')}`);
+  }
+}
+
+interface Piece {
+  /** The top-level key, and the line it is on. */
+  key: string;
+  line: number;
+  /** `key: value` on one line (version, `$schema`, an empty list), or the key of a block list. */
+  text: string;
+  /** Whether the key opens a block list (its value is on the lines below). */
+  list: boolean;
+}
+
+interface Item {
+  text: string;
+  line: number;
+}
+
+const TOP_KEY = /^([A-Za-z_$][\w$]*)[ \t]*:(?:[ \t]+(.*))?$/;
+const SKIPPED = /^\s*(#.*)?$/;
+/** The style of the file is not block style after all: read it whole. */
+const NOT_BLOCK = Symbol('not block style');
+
+/**
+ * A block-style file, piece by piece: each top-level entry, then each item of a list (throws
+ * NOT_BLOCK when the file is written otherwise: flow style, several documents, anything at
+ * column 0 that is not a top-level key). Lines are taken one at a time from the text, so only
+ * one item's text exists at a time.
+ */
+function* blockPieces(text: string): Generator<Piece | Item> {
+  let current: Piece | undefined;
+  let item: { lines: string[]; line: number } | undefined;
+  let indent = -1;
+  let number = 0;
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf('\n', at);
+    const line = text.slice(at, end < 0 ? text.length : end).replace(/\r$/, '');
+    at = end < 0 ? text.length : end + 1;
+    number++;
+    if (/^\S/.test(line) && !line.startsWith('#')) {
+      if (item) yield { text: `${item.lines.join('\n')}\n`, line: item.line };
+      item = undefined;
+      const m = TOP_KEY.exec(line);
+      if (!m) throw NOT_BLOCK;
+      const rest = m[2] ?? '';
+      current = { key: m[1]!, line: number, text: line, list: rest === '' || rest.startsWith('#') };
+      indent = -1;
+      yield current;
+      continue;
+    }
+    if (!current?.list) {
+      if (SKIPPED.test(line)) continue;
+      throw NOT_BLOCK; // a value over several lines that is not a list
+    }
+    const start = /^( +)-( |$)/.exec(line);
+    if (start && (indent < 0 || start[1]!.length === indent)) {
+      if (indent < 0) indent = start[1]!.length;
+      if (item) yield { text: `${item.lines.join('\n')}\n`, line: item.line };
+      item = { lines: [line], line: number };
+      continue;
+    }
+    if (item) item.lines.push(line);
+    else if (!SKIPPED.test(line)) throw NOT_BLOCK;
+  }
+  if (item) yield { text: `${item.lines.join('\n')}\n`, line: item.line };
+}
+
+/** Reads a block-style file piece by piece; false when it needs to be read whole (another style, an alias to an anchor elsewhere). */
+function readPieces(text: string, state: ReadState): boolean {
+  const keys = new Set<string>();
+  let version = false;
+  let kind: Kind | undefined;
+  let items = 0;
+  try {
+    for (const piece of blockPieces(text)) {
+      if ('key' in piece) {
+        kind = undefined;
+        if (keys.has(piece.key)) {
+          state.errors.push(`${state.name}:${piece.line}:1: duplicate key: Map keys must be unique`);
+          continue;
+        }
+        keys.add(piece.key);
+        version ||= piece.key === 'version';
+        const head = parseAt(`${piece.text}\n`, piece.line, state);
+        if (head.errors.length) continue;
+        const pair = isMap(head.contents) ? head.contents.items[0] : undefined;
+        if (!pair) return false;
+        if (piece.list && (KINDS as readonly string[]).includes(piece.key)) {
+          kind = piece.key as Kind;
+          state.file[kind] ??= [];
+        } else topLevel(piece.key, pair, state);
+        continue;
+      }
+      if (!kind) continue; // items of an unknown key, reported with the key
+      let seq = blockItem(piece.text);
+      if (seq) positionsIn(piece.text, piece.line, state);
+      else {
+        const doc = parseAt(piece.text, piece.line, state);
+        if (doc.errors.some((e) => /alias|anchor/i.test(e.message))) return false;
+        if (doc.errors.length) continue;
+        seq = doc.contents as YAMLSeq;
+      }
+      if (!isSeq(seq) || seq.items.length !== 1) return false;
+      readRecord(kind, seq.items[0] as Node, state);
+      if (++items % 10_000 === 0) collectGarbage();
+    }
+  } catch (error) {
+    if (error === NOT_BLOCK) return false;
+    throw error;
+  }
+  if (!version) state.errors.push(`${state.name}:1:1: version: missing: the file must say \`version: 1\``);
+  return true;
 }
 
 export function fileError(errors: string[]): CliError {
@@ -74,54 +277,51 @@ export function fileError(errors: string[]): CliError {
 
 type Fail = (node: Node | Pair | null | undefined, path: string, message: string) => void;
 
-function readKind(kind: Kind, node: Node | null, fail: Fail, errorCount: () => number, where: WeakMap<Rec, string>, at: (o?: number) => string, options: ReadOptions): Rec[] {
+/** One record of a kind's list, checked field by field, added to the file unless something is wrong with it. */
+function readRecord(kind: Kind, item: Node, state: ReadState): void {
   const spec = specs()[kind];
-  if (node === null || (isScalar(node) && node.value === null)) return [];
-  if (!isSeq(node)) {
-    fail(node, kind, `must be a list of ${spec.noun} records`);
-    return [];
+  const fail = failer(state);
+  const index = state.counts.get(kind) ?? 0;
+  state.counts.set(kind, index + 1);
+  const path = `${kind}[${index}]`;
+  if (!isMap(item)) return fail(item, path, `must be a mapping of ${Object.keys(spec.fields).join(', ')}`);
+  const record: Rec = {};
+  let fieldsAt: Record<string, number> | undefined;
+  const given = new Set<string>();
+  for (const pair of item.items) {
+    const name = isScalar(pair.key) ? String(pair.key.value) : '';
+    const field = spec.fields[name];
+    if (!field) {
+      fail(pair, `${path}.${name}`, `unknown field; a ${spec.noun} has ${Object.keys(spec.fields).join(', ')}`);
+      continue;
+    }
+    const before = state.errors.length;
+    const value = readValue(field, pair.value as Node | null, `${path}.${name}`, fail, state.options);
+    if (value !== undefined) record[name] = value;
+    else if (state.errors.length > before) given.add(name); // reported already: not "missing" too
+    // Only fields that name other records are reported later, after the server is read.
+    if (field.ref) (fieldsAt ??= {})[name] = state.pos((pair.value as Node | null)?.range?.[0] ?? (pair.key as Node | null)?.range?.[0]);
   }
-  const records: Rec[] = [];
-  const seen = new Map<string, string>();
-  node.items.forEach((item, index) => {
-    const path = `${kind}[${index}]`;
-    if (!isMap(item)) return fail(item as Node, path, `must be a mapping of ${Object.keys(spec.fields).join(', ')}`);
-    const record: Rec = {};
-    const fieldsAt: Record<string, string> = {};
-    const given = new Set<string>();
-    for (const pair of item.items) {
-      const name = isScalar(pair.key) ? String(pair.key.value) : '';
-      const field = spec.fields[name];
-      if (!field) {
-        fail(pair, `${path}.${name}`, `unknown field; a ${spec.noun} has ${Object.keys(spec.fields).join(', ')}`);
-        continue;
-      }
-      const before = errorCount();
-      const value = readValue(field, pair.value as Node | null, `${path}.${name}`, fail, options);
-      if (value !== undefined) record[name] = value;
-      else if (errorCount() > before) given.add(name); // reported already: not "missing" too
-      fieldsAt[name] = at((pair.value as Node | null)?.range?.[0] ?? (pair.key as Node | null)?.range?.[0]);
+  const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && record[name] === undefined && !given.has(name)).map(([name]) => name);
+  if (missing.length) return fail(item, path, `missing ${missing.join(', ')}`);
+  if (kind === 'links') {
+    // What involves several fields (redirect and splash both set the redirect type) is checked by the code that builds the request.
+    try {
+      linkBody(record, () => 1);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      return fail(item, path, error.message);
     }
-    const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && record[name] === undefined && !given.has(name)).map(([name]) => name);
-    if (missing.length) return fail(item, path, `missing ${missing.join(', ')}`);
-    if (kind === 'links') {
-      // What involves several fields (redirect and splash both set the redirect type) is checked by the code that builds the request.
-      try {
-        linkBody(record, () => 1);
-      } catch (error) {
-        if (!(error instanceof CliError)) throw error;
-        return fail(item, path, error.message);
-      }
-    }
-    const key = keyMatch(keyOf(kind, record));
-    const position = at(item.range?.[0]);
-    if (seen.has(key)) return fail(item, path, `duplicate ${spec.noun} "${keyOf(kind, record)}" (also at ${seen.get(key)})`);
-    seen.set(key, position);
-    where.set(record, position);
-    fieldWhere.set(record, fieldsAt);
-    records.push(record);
-  });
-  return records;
+  }
+  const key = identity(kind, record);
+  const position = state.pos(item.range?.[0]);
+  let seen = state.seen.get(kind);
+  if (!seen) state.seen.set(kind, (seen = new Map()));
+  const earlier = seen.get(key);
+  if (earlier !== undefined) return fail(item, path, `duplicate ${spec.noun} "${keyOf(kind, record)}" (also at ${state.name}:${Math.floor(earlier / 4096)}:${earlier % 4096})`);
+  seen.set(key, position);
+  state.where.set(record, position, fieldsAt);
+  state.file[kind]!.push(record);
 }
 
 function readValue(field: Field, node: Node | null, path: string, fail: Fail, options: ReadOptions): unknown {
@@ -131,7 +331,7 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
       fail(n, p, 'must be a string');
       return undefined;
     }
-    let value = String(n.value);
+    let value = detach(String(n.value));
     const env = ENV_REF.exec(value);
     if (field.secret && !env) {
       fail(n, p, 'a secret is given as a reference to the environment, such as ${env:PROMO_PASSWORD}, so the file holds none');
@@ -160,6 +360,9 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
     return value;
   };
   switch (field.type) {
+    case 'integer':
+      if (!isScalar(node) || typeof node.value !== 'number' || !Number.isSafeInteger(node.value) || node.value < 1) return fail(node, path, 'must be a whole number from 1');
+      return node.value;
     case 'boolean':
       if (!isScalar(node) || typeof node.value !== 'boolean') return fail(node, path, 'must be true or false');
       return node.value;
@@ -227,7 +430,7 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
  * Every reference names a record: of the file when the file has that kind's list, else of the
  * server (`known`, checked by plan once it has read the account; until then such references pass).
  */
-export function referenceErrors(file: AccountFile, where: WeakMap<Rec, string>, known?: (kind: Kind, key: string) => boolean): string[] {
+export function referenceErrors(file: AccountFile, where: Positions, known?: (kind: Kind, key: string) => boolean): string[] {
   const errors: string[] = [];
   const all = specs();
   const names = new Map<Kind, Set<string>>();
@@ -241,7 +444,7 @@ export function referenceErrors(file: AccountFile, where: WeakMap<Rec, string>, 
         const values = Array.isArray(record[name]) ? (record[name] as string[]) : [String(record[name])];
         for (const value of values) {
           if (inFile ? names.get(field.ref)!.has(keyMatch(value)) : known!(field.ref, value)) continue;
-          const at = `${fieldWhere.get(record)?.[name] ?? where.get(record)}: ${kind}[${index}].${name}: "${value}"`;
+          const at = `${where.of(record, name)}: ${kind}[${index}].${name}: "${value}"`;
           errors.push(inFile
             ? `${at} is not in the file's ${field.ref}; add it there (${all[field.ref].readOnly ? 'as a reference by name' : 'or fix the name'})`
             : `${at} names no ${all[field.ref].noun} on the server (the file has no ${field.ref} list)`);

@@ -10,13 +10,14 @@ import { domainUrl } from '../commands/domain/index.js';
 import { PIXEL_TYPES } from '../commands/pixel/types.js';
 import { QR_TYPES } from '../commands/qr/types.js';
 import { hexColor, httpUrl, nonEmpty } from '../validate.js';
+import { keyMatch } from '../model/values.js';
 
 export const KINDS = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash'] as const;
 export type Kind = (typeof KINDS)[number];
 /** Kinds apply creates and changes, in dependency order. */
 export const MANAGED: Kind[] = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr'];
 
-export type FieldType = 'string' | 'boolean' | 'map' | 'list' | 'object';
+export type FieldType = 'string' | 'integer' | 'boolean' | 'map' | 'list' | 'object';
 
 export interface Field {
   type: FieldType;
@@ -70,8 +71,11 @@ const REFERENCES: Record<string, Kind> = { pixel: 'pixels', channel: 'channels',
 const LISTS = new Set(['channel']);
 
 /** The options of `link add`, from its definition (without the destination, which is its argument). */
+let flags: readonly Option[] | undefined;
 export function linkFlags(): readonly Option[] {
-  return linkOptions(new Command('add')).options;
+  // Built once: every link record of a file goes through these (a commander Command each time would cost ~1 ms a record).
+  flags ??= linkOptions(new Command('add')).options;
+  return flags;
 }
 
 function linkFields(): Record<string, Field> {
@@ -115,6 +119,11 @@ function linkFields(): Record<string, Field> {
 
 const str = (description: string, check?: (v: string) => unknown, extra: Partial<Field> = {}): Field => ({ type: 'string', description, check, ...extra });
 const bool = (description: string): Field => ({ type: 'boolean', description });
+/**
+ * The server's id, for kinds whose names may repeat on a server (two QR codes named "Menu"):
+ * export writes it only for such records, and plan then matches them by it.
+ */
+const SAME_NAME_ID: Field = { type: 'integer', description: 'the server\'s id; only needed (and only written by export) when several records share the name' };
 
 let cache: Record<Kind, KindSpec> | undefined;
 
@@ -126,7 +135,7 @@ export function specs(): Record<Kind, KindSpec> {
     },
     pixels: {
       kind: 'pixels', noun: 'pixel', key: ['name'], readable: ['type', 'tag'],
-      fields: { name: str('the pixel name', (v) => nonEmpty('name', v), { required: true }), type: str('pixel type', undefined, { choices: PIXEL_TYPES, required: true }), tag: str('the tag or id from the ad platform', (v) => nonEmpty('tag', v, 3), { required: true }) },
+      fields: { name: str('the pixel name', (v) => nonEmpty('name', v), { required: true }), id: SAME_NAME_ID, type: str('pixel type', undefined, { choices: PIXEL_TYPES, required: true }), tag: str('the tag or id from the ad platform', (v) => nonEmpty('tag', v, 3), { required: true }) },
     },
     campaigns: {
       kind: 'campaigns', noun: 'campaign', key: ['name'], readable: ['slug', 'public'],
@@ -141,6 +150,7 @@ export function specs(): Record<Kind, KindSpec> {
       kind: 'qr', noun: 'QR code', key: ['name'], readable: [],
       fields: {
         name: str('a name for the code', (v) => nonEmpty('name', v), { required: true }),
+        id: SAME_NAME_ID,
         type: str('code type; without type and data the code is a reference only', undefined, { choices: QR_TYPES }),
         data: { type: 'object', description: 'the content: a string, or an object for sms, wifi, vcard (as `qr add --data-json`)' },
         background: str('background colour'),
@@ -161,7 +171,10 @@ export function keyOf(kind: Kind, record: Record<string, unknown>): string {
 }
 
 /** Keys compare without case: servers treat aliases and names that way. */
-export const keyMatch = (key: string) => key.toLowerCase();
+export { keyMatch };
+
+/** What tells two records of a kind apart in a file: the key, and the id when a name repeats on the server. */
+export const identity = (kind: Kind, record: Record<string, unknown>) => `${keyMatch(keyOf(kind, record))}${record.id !== undefined ? `#${String(record.id)}` : ''}`;
 
 export type Rec = Record<string, unknown>;
 export type AccountFile = { version: 1 } & Partial<Record<Kind, Rec[]>>;

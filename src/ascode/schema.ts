@@ -7,6 +7,8 @@ function fieldSchema(field: Field): Record<string, unknown> {
   switch (field.type) {
     case 'boolean':
       return { type: 'boolean', description };
+    case 'integer':
+      return { type: 'integer', minimum: 1, description };
     case 'string':
       if (field.secret) return { type: 'string', description, pattern: '^\\$\\{env:[A-Za-z_][A-Za-z0-9_]*\\}$' };
       return { ...name, description, ...(field.choices ? { enum: [...field.choices] } : {}) };

@@ -15,7 +15,9 @@ import type { Context } from '../context.js';
 import { AuthError, ConfigError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import type { Column, Rec, Result } from '../output/types.js';
 import { bulkColumns, type Action, type ActionInput, type ActionModule, type BulkFormat } from '../commands/shared/define.js';
-import { firstOf } from '../commands/shared/resource.js';
+import { firstOf } from '../model/values.js';
+import { AccountReader } from '../model/reader.js';
+import type { ApiClient } from '../http/client.js';
 import { stateDir } from '../config/paths.js';
 import { hashFile, openInput, readRows, spoolStdin, type InputFile } from './input.js';
 import { rowInput } from './rows.js';
@@ -54,6 +56,8 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
     checkOutput: () => undefined,
     status: () => undefined,
     client: validating ? async () => stub : () => ctx.client(),
+    // A row being checked reads nothing either: its reader stops at the first request too.
+    reader: validating ? async () => new AccountReader(stub as ApiClient) : () => ctx.reader(),
     readStdin: async () => {
       throw new UsageError('stdin cannot be read by a row: it is the --from input', 'put the value in the file itself, or read --from from a file rather than stdin');
     },
@@ -65,7 +69,7 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
  * What a row runs: `<name>Row` when the actions module has one (a command whose outcome is more
  * than "done", e.g. a link that already existed), else the command's own action.
  */
-export type RowAction = (ctx: Context, input: ActionInput) => Promise<{ status?: RowStatus; record: Rec }>;
+export type RowAction = (ctx: Context, input: ActionInput) => Promise<{ status?: RowStatus; record: Rec; problems?: string[] }>;
 
 function rowAction(module: ActionModule, name: string): RowAction {
   const own = module[`${name}Row`];
@@ -83,8 +87,11 @@ function givenId(input: ActionInput): unknown {
   return Array.isArray(first) && first.length === 1 ? first[0] : first;
 }
 
-function outcomeOf({ status, record }: { status?: RowStatus; record: Rec }, fallback: RowStatus, input: ActionInput): Outcome {
-  return { status: status ?? fallback, id: record.id ?? givenId(input), shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
+/** A row's outcome; what the server did differently from what was asked (another domain, dropped options) is its error. */
+function outcomeOf({ status, record, problems }: { status?: RowStatus; record: Rec; problems?: string[] }, fallback: RowStatus, input: ActionInput): Outcome {
+  const outcome: Outcome = { status: status ?? fallback, id: record.id ?? givenId(input), shorturl: firstOf(record, 'shorturl', 'short'), link: record.link };
+  if (problems?.length) outcome.error = problems.join('; ');
+  return outcome;
 }
 
 function errorText(error: unknown): string {
@@ -111,6 +118,8 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
     ];
     ctx.checkOutput(columns);
     const base = Object.fromEntries(Object.entries(opts).filter(([k]) => !BULK_FLAGS.includes(k)));
+    // Rows read their link back only with --verify (a single command always does): one more request a row.
+    if (command.options.some((o) => o.long === '--verify')) base.verify = Boolean(opts.verify);
     const spec = bulkColumns(command);
     const known = spec.map((c) => c.name);
     const bare = spec.length === 1 && spec[0]!.argument ? spec[0]!.name : undefined;
@@ -159,6 +168,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
 
       // ------------------------------------------------ 2. run, one row at a time, journaled
       const client = await ctx.client();
+      const reader = await ctx.reader();
       const journal = new Journal(
         join(state, 'bulk'),
         {
@@ -183,6 +193,8 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         let earlier = 0;
         let done = 0;
         let stoppedAt: number | undefined;
+        /** Rows done, but not as asked (an error beside a status other than failed). */
+        let differed = 0;
         const progress = new Progress(ctx, total);
         try {
           for await (const raw of readRows(input, known, bare)) {
@@ -198,6 +210,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             done++;
             if (done % 5000 === 0) collectGarbage();
             counts.set(outcome.status, (counts.get(outcome.status) ?? 0) + 1);
+            if (outcome.error && outcome.status !== 'failed') differed++;
             progress.tick(done);
             yield [{ row: raw.line, status: outcome.status, id: outcome.id ?? null, ...(linkish ? { shorturl: outcome.shorturl ?? null } : path === 'qr add' ? { link: outcome.link ?? null } : {}), error: outcome.error ?? null }];
             if (outcome.status === 'failed' && opts.stopOnError) {
@@ -210,10 +223,11 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           journal.close();
           cleanup();
           const parts = [...counts].map(([status, n]) => `${n} ${status}`);
-          const failed = counts.get('failed') ?? 0;
+          const failed = (counts.get('failed') ?? 0) + differed;
           ctx.warn(
             `${input.label}: ${done} of ${total} row${total === 1 ? '' : 's'} done${parts.length ? ` (${parts.join(', ')})` : ''}` +
               `${earlier ? `; ${earlier} finished in an earlier run, not sent again` : ''}` +
+              `${differed ? `; ${differed} not as asked (see their error)` : ''}` +
               `${stoppedAt !== undefined ? `; stopped at row ${stoppedAt} (--stop-on-error), ${total - done} not attempted` : done < total ? `; ${total - done} not attempted` : ''}`,
           );
           result.exitCode = failed > 0 || done < total ? 1 : 0;
@@ -227,7 +241,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         if (unknownBefore && canLookUp(path)) {
           let found: Rec | null | undefined;
           try {
-            found = await lookUp(client, path, input);
+            found = await lookUp(reader, path, input);
           } catch (error) {
             if (FATAL.some((type) => error instanceof type)) throw error;
             return { status: 'failed', error: `the earlier run may or may not have created it, and looking it up failed: ${errorText(error)}` };
@@ -245,7 +259,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             if (unknownBefore && name === 'remove' && error instanceof NotFoundError) return record({ status: 'deleted', id: givenId(input) });
             const unknown = error instanceof NetworkError && /may or may not have been created/.test(error.message);
             if (unknown && canLookUp(path) && attempt === 1) {
-              const found: Rec | null | undefined = await lookUp(client, path, input).catch(() => undefined);
+              const found: Rec | null | undefined = await lookUp(reader, path, input).catch(() => undefined);
               if (found) return record({ status, id: found.id, shorturl: firstOf(found, 'shorturl', 'short'), link: found.link });
               if (found === null) continue; // provably absent: send again, once
             }

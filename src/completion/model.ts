@@ -77,6 +77,7 @@ function argOf(argument: Argument, path: string): Arg {
   let values: Values | undefined;
   if (argument.argChoices?.length) values = { kind: 'choices', choices: argument.argChoices };
   else if (PROFILE_ARGUMENTS.some((p) => p.path === path && p.argument === name)) values = { kind: 'profiles' };
+  else if (pathKind(argument)) values = { kind: pathKind(argument) === 'dir' ? 'dirs' : 'files' };
   return { name, variadic: argument.variadic, values };
 }
 

@@ -13,7 +13,7 @@ import { buildProgram, main } from '../cli.js';
 import type { Context } from '../context.js';
 import type { IO } from '../io.js';
 import { VERSION } from '../version.js';
-import { ALL_PAGE_SIZE } from '../commands/shared/resource.js';
+import { FULL_READ } from '../http/pages.js';
 import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, inToolTerms, toolsOf, type Mode, type Tool } from './tools.js';
 
 interface Run {
@@ -99,7 +99,8 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
 
   /** `all: true`, bounded: pages in order until an empty one, or ALL_CAP records. */
   async function allRecords(tool: Tool, args: Record<string, unknown>): Promise<CallToolResult> {
-    const limit = Number(args.limit ?? ALL_PAGE_SIZE);
+    // Pages as large as a full read's first, which is also where `all` stops: one request for up to ALL_CAP records.
+    const limit = Number(args.limit ?? Math.min(FULL_READ.first, ALL_CAP));
     const records: unknown[] = [];
     let previousFirst: string | undefined;
     let truncated = false;
@@ -123,6 +124,7 @@ export async function serveMcp(ctx: Context, mode: Mode): Promise<void> {
         records.length = ALL_CAP;
         break;
       }
+      if (got.length < limit) break; // a short page is the last one
     }
     const structured = truncated
       ? { records, truncated, next: { page: next, limit }, note: `all stops at ${ALL_CAP.toLocaleString('en')} records; there may be more: ask for page ${next} with limit ${limit} and on` }

@@ -69,6 +69,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS
   export: 'read', // likewise --file
   plan: 'read',
+  import: 'read', // reads a file, and with --keep-domains the account's domains; --file writes: OPTION_ACCESS
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
 };
 
@@ -79,6 +80,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
 export const OPTION_ACCESS: Record<string, Access> = {
   'apply --prune': 'delete',
   'export --file': 'write',
+  'import --file': 'write',
   'link qr --file': 'write',
 };
 
@@ -88,7 +90,7 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
  * a file or stdin and streams a result per row: a tool call creates one record.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

@@ -104,7 +104,8 @@ export async function render(result: Result, options: OutputOptions, streams: St
     return;
   }
   if (result.kind === 'text') {
-    out(result.text);
+    if (typeof result.text === 'string') out(result.text);
+    else for await (const piece of result.text) await writeAndDrain(streams.stdout, piece);
     return;
   }
   if (result.kind === 'message') {

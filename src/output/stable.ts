@@ -4,7 +4,7 @@
  * documented integer fields are numbers and documented booleans are booleans; everything else
  * stays as the API sent it.
  */
-import { toInt } from '../api/envelope.js';
+import { toInt } from '../http/envelope.js';
 
 /** Documented integer fields: ids, counts, page numbers. */
 const INTEGER_KEYS = new Set(['id', 'clicks', 'uniqueclicks', 'uniqueClicks', 'scans', 'views', 'result', 'perpage', 'currentpage', 'maxpage', 'nextpage', 'prevpage']);

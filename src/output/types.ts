@@ -57,8 +57,8 @@ export type Result = (
       json: unknown;
     }
   | { kind: 'raw'; json: unknown }
-  /** A document written as it is (an exported account file), whatever the output format. */
-  | { kind: 'text'; text: string }
+  /** A document written as it is (an exported account file), whatever the output format; streamed when given in pieces. */
+  | { kind: 'text'; text: string | AsyncIterable<string> }
 ) & {
   /** Exit with this code after printing (for example `auth status` without a valid key). */
   exitCode?: number;
@@ -66,3 +66,10 @@ export type Result = (
 
 export type Format = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
 export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+/**
+ * Output formats that are a document of one command rather than a way to show any result:
+ * `plan -o markdown` (a pull-request comment). A command prints one only if it says so
+ * (`documentFormats` in src/commands/shared/define.ts); every other command refuses it.
+ */
+export type DocumentFormat = 'markdown';
+export const DOCUMENT_FORMATS: readonly DocumentFormat[] = ['markdown'];

@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { dispatch, htmlPage, Raw, type Reply } from './routes.js';
 import { publicPage, type Visit } from './visits.js';
-import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type State } from './state.js';
+import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 
 export interface SandboxOptions {
@@ -17,7 +17,7 @@ export interface SandboxOptions {
   rateLimitHeaders?: boolean;
   /** Real-server shapes (real-servers.md), the default; false = the documented shapes of link-api.md. */
   quirks?: boolean;
-  seed?: { links?: number; qrs?: number };
+  seed?: ExtraSeed;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }

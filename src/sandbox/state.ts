@@ -93,8 +93,20 @@ export function insert<K extends Collection>(state: State, coll: K, make: (id: n
 const SEED_DAY = Date.UTC(2025, 0, 10, 12, 0, 0);
 const day = (n: number, h = 0) => timestamp(SEED_DAY + n * 86_400_000 + h * 3_600_000);
 
-/** The fixed demo account plus `extra` generated links and QR codes (for big-account benchmarks). */
-export function seedState(extra: { links?: number; qrs?: number } = {}): State {
+/** What a big-account seed adds to the demo account (benchmarks and request-count tests). */
+export interface ExtraSeed {
+  links?: number;
+  qrs?: number;
+  /** Campaigns `Campaign 1`...; every generated link is in one of them. */
+  campaigns?: number;
+  /** Channels `Channel 1`...; every 11th generated link is in one, every 110th in a second one too. */
+  channels?: number;
+  /** Leave out the demo records (an account that has nothing yet: the target of a migration). */
+  empty?: boolean;
+}
+
+/** The fixed demo account plus `extra` generated records (for big-account benchmarks). */
+export function seedState(extra: ExtraSeed = {}): State {
   const state: State = {
     version: 1,
     next: { qrs: 4, domains: 2, overlays: 4, campaigns: 2, channels: 2, splash: 3, pixels: 2, links: 3 },
@@ -159,7 +171,20 @@ export function seedState(extra: { links?: number; qrs?: number } = {}): State {
       },
     ],
   };
-  for (let i = 0; i < (extra.links ?? 0); i++) insert(state, 'links', bulkLink);
+  if (extra.empty) for (const collection of COLLECTIONS) state[collection] = [];
+  const campaigns = Array.from({ length: extra.campaigns ?? 0 }, (_, i) =>
+    insert(state, 'campaigns', (id) => ({ id, name: `Campaign ${i + 1}`, slug: `campaign-${i + 1}`, public: false, views: 0 })));
+  const channels = Array.from({ length: extra.channels ?? 0 }, (_, i) =>
+    insert(state, 'channels', (id) => ({ id, name: `Channel ${i + 1}`, description: '', color: '#000000', starred: false, items: [] as ChannelItem[] })));
+  for (let i = 0; i < (extra.links ?? 0); i++) {
+    const link = insert(state, 'links', bulkLink);
+    if (campaigns.length) link.campaign = campaigns[i % campaigns.length]!.id;
+    if (channels.length && i % 11 === 0) {
+      const date = link.date.slice(0, 10);
+      channels[i % channels.length]!.items.push({ type: 'links', id: link.id, date });
+      if (i % 110 === 0) channels[(i + 1) % channels.length]!.items.push({ type: 'links', id: link.id, date });
+    }
+  }
   for (let i = 0; i < (extra.qrs ?? 0); i++) insert(state, 'qrs', bulkQr);
   return state;
 }

@@ -55,11 +55,11 @@ const CASES: Case[] = [
   { args: ['link', 'get'], given: 'got neither', allowed: 'a link id or --short URL', hint: 'e.g. linkctl link get 42, or linkctl link get --short go.example.com/abc' },
   { args: ['link', 'get', '1', '--short', 'go.example.com/abc'], given: 'got the id 1 and --short go.example.com/abc', allowed: 'a link id or --short, not both', hint: 'e.g. linkctl link get 42' },
   { args: ['link', 'qr'], given: 'got neither', allowed: 'a link id or --short URL', hint: 'e.g. linkctl link qr 42' },
-  { args: ['link', 'add', 'https://example.com', '--public', '--private'], given: '--public and --private', allowed: 'give one of them', hint: 'drop one of them' },
+  { args: ['link', 'add', 'https://example.com', '--public', '--private'], given: '--public and --private', allowed: 'give one of them', hint: 'links are private unless --public is given' },
   { args: ['--json', '-o', 'csv', 'qr', 'list'], given: '--json and --output csv', allowed: 'give one of them', hint: 'use --json alone' },
   { args: ['qr', 'download', '1', '--dir', 'codes'], given: '--dir is for --from -', allowed: 'for one code give --file', hint: 'e.g. linkctl qr download 12 --file codes/menu.png' },
   { args: ['qr', 'add', '--type', 'wifi', '--ssid', 'Office', '--encryption', 'WPA'], given: '--encryption WPA', allowed: '--wifi-password is required', hint: '--encryption nopass for an open network' },
-  { args: ['link', 'update', '1'], given: 'nothing to change', allowed: 'give --url, --clear or an option to set', hint: 'e.g. linkctl link update 42 --description' },
+  { args: ['link', 'update', '1'], given: 'nothing to change', allowed: 'give --url, --clear or an option to set', hint: 'for example: linkctl link update 12 --url' },
   { args: ['api', 'GET', '/api/urls', '--paginate', '--input', 'x.json'], given: 'drop --input', allowed: 'GET sends no body', hint: 'e.g. linkctl api GET urls -F limit=5' },
   // commander's own usage errors
   { args: ['qr', 'list', '--nope'], given: "unknown option '--nope'", allowed: 'linkctl: ', hint: 'run `linkctl qr list --help` for usage' },

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it, type TestContext } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient } from '../../src/http/client.js';
 import { startSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, sent, tempDir, type RunResult } from '../helpers.js';
 

@@ -3,7 +3,7 @@
  * in real-server mode, with a throwaway config folder (so the seed data), `--sandbox` and `--yes`.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +58,10 @@ describe('help examples', () => {
     writeFileSync(join(dir, 'message.txt'), 'Hello');
     // An account file that matches the seed: plan and apply examples have nothing to change.
     writeFileSync(join(dir, 'account.yaml'), 'version: 1\ncampaigns:\n  - name: Spring launch\n    public: true\n');
+    // Exports for the import examples, under the names they give.
+    for (const [name, fixture] of [['bitly-links.csv', 'bitly.csv'], ['short_urls.csv', 'shlink.csv'], ['links.csv', 'links.csv'], ['links.json', 'kutt.json']]) {
+      copyFileSync(new URL(`../fixtures/import/${fixture}`, import.meta.url), join(dir, name));
+    }
     try {
       const script = `linkctl() { "${process.execPath}" "${BIN}" --sandbox --yes "$@"; }\n${line}`;
       const r = spawnSync('sh', ['-c', script], {

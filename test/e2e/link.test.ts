@@ -161,7 +161,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['link', 'add', 'https://example.org/c', '--alias', 'bad alias!', '-q'], { env: fx.env });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('3\n');
-      expect(r.stderr).toMatch(/^note: the short URL does not end with the alias asked for \("bad alias!"\)/);
+      expect(r.stderr).toBe('note: the server rewrote the alias "bad alias!" as "bad-alias" (an alias has letters, digits, - and _ only)\n');
     });
 
     it('never sends an add twice when the answer is lost, and says how to check (exit 6)', async () => {
@@ -178,10 +178,15 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe(quirks ? '' : '3\n');
     });
 
-    it('reports an API error with exit 1 (alias taken)', async () => {
+    it('fails with exit 1 naming the link that has the alias, when it goes elsewhere (issue 19: the alias is the identity)', async () => {
       const r = await runCli(['link', 'add', 'https://example.org/d', '--alias', 'docs'], { env: fx.env });
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe('linkctl: That alias is taken. Please choose another one.\n');
+      expect(r.stderr).toBe(
+        `linkctl: the alias "docs" is taken by link 1 (${fx.sandbox.url}/docs), which goes to https://example.com/docs\n` +
+          'hint: choose another --alias, or pass --if-exists update to point that link at this destination\n',
+      );
+      // The create was refused by the server; the link with the alias was then found by one search.
+      expect(sent(fx.sandbox).map((q) => `${q.method} ${q.path}`)).toEqual(['POST /api/url/add', 'GET /api/urls']);
     });
 
     it('updates by sending again what it read back, with the flags over it (--yes for what it cannot read)', async () => {
@@ -191,7 +196,8 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe(`id\t2\nshorturl\t${fx.sandbox.url}/spring-sale\n`);
       expect(sent(fx.sandbox)).toEqual([
         { method: 'GET', path: '/api/url/2', query: {}, body: undefined },
-        { method: 'GET', path: '/api/urls', query: { short: `${fx.sandbox.url}/spring-sale` }, body: undefined },
+        // The list item (domain, campaign, channel) by a search for the alias, in a page of a full read's size.
+        { method: 'GET', path: '/api/urls', query: { q: 'spring-sale', limit: '1000', page: '1' }, body: undefined },
         {
           method: 'PUT', path: '/api/url/2/update', query: {},
           body: {
@@ -204,6 +210,8 @@ for (const quirks of [false, true]) {
             status: 'public',
           },
         },
+        // Geo targeting was given, and an account's plan may lack it: the link is read back once to check.
+        { method: 'GET', path: '/api/url/2', query: {}, body: undefined },
       ]);
     });
 

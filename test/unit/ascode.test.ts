@@ -11,7 +11,8 @@ import { readAccountFile } from '../../src/ascode/file.js';
 import { runMain, tempDir, useSandbox } from '../helpers.js';
 import { applyPlan, makePlan, readState } from '../../src/ascode/engine.js';
 import { NetworkError } from '../../src/errors.js';
-import type { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/http/client.js';
+import { AccountReader } from '../../src/model/reader.js';
 import { yamlScalar } from '../../src/ascode/actions.js';
 import fc from 'fast-check';
 import { parse } from 'yaml';
@@ -128,16 +129,18 @@ describe('apply never creates twice', () => {
 
   it('looks the record up by its key after an unknown outcome, and goes on with its id', async () => {
     const { client, calls } = flakyClient(true);
-    const state = await readState(client);
-    const applied = await applyPlan(client, makePlan(file, state, false), state, () => undefined);
+    const reader = new AccountReader(client);
+    const state = await readState(reader);
+    const applied = await applyPlan(reader, { warn: () => undefined }, makePlan(file, state, false), state, () => undefined);
     expect(applied).toEqual({ created: 1, updated: 0, deleted: 0 });
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
   });
 
   it('reports the unknown outcome when the lookup does not find it, without sending it again', async () => {
     const { client, calls } = flakyClient(false);
-    const state = await readState(client);
-    await expect(applyPlan(client, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
+    const reader = new AccountReader(client);
+    const state = await readState(reader);
+    await expect(applyPlan(reader, { warn: () => undefined }, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
   });
 });
@@ -150,5 +153,53 @@ describe('the YAML export writes', () => {
     }), { numRuns: 500 });
     expect(yamlScalar('Spring launch')).toBe('Spring launch');
     expect(yamlScalar('https://example.com/a?b=c')).toBe('https://example.com/a?b=c');
+  });
+});
+
+describe('the fast reader of block-style records (src/ascode/block-yaml.ts)', () => {
+  const scalarText = fc.oneof(
+    fc.constantFrom('true', 'False', 'null', '~', '12', '-3', '1e3', '0x1A', '.5', 'yes', 'a: b', 'a #b', '#1e88e5', "'it''s'", '"q\\"uote"', '"tab\\t"', 'https://example.com/a?b=c#d', '2035-01-01 00:00:00', 'Spring launch', '- x', '[a]', '{a: 1}', '&a x', '*a', '!!str x', '|', '>'),
+    fc.string().map(yamlScalar),
+    fc.string({ unit: 'grapheme' }).map(yamlScalar),
+  );
+  const key = fc.oneof(fc.constantFrom('alias', 'url', 'title', 'Canada', 'United States', '"quoted key"'), fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/));
+  const record = fc.array(
+    fc.oneof(
+      fc.tuple(key, scalarText).map(([k, v]) => [`${k}: ${v}`]),
+      fc.tuple(key, fc.array(scalarText, { minLength: 1, maxLength: 3 })).map(([k, vs]) => [`${k}:`, ...vs.map((v) => `  - ${v}`)]),
+      fc.tuple(key, fc.array(fc.tuple(key, scalarText), { minLength: 1, maxLength: 3 })).map(([k, kvs]) => [`${k}:`, ...kvs.map(([kk, v]) => `  ${kk}: ${v}`)]),
+    ),
+    { minLength: 1, maxLength: 5 },
+  );
+
+  it('gives what the yaml package gives, or leaves the record to it', async () => {
+    const { blockItem } = await import('../../src/ascode/block-yaml.js');
+    let fast = 0;
+    fc.assert(
+      fc.property(record, (entries) => {
+        const lines = entries.flat();
+        const text = `  - ${lines[0]}\n${lines.slice(1).map((l) => `    ${l}`).join('\n')}\n`;
+        let expected: unknown;
+        try {
+          expected = parse(text, { uniqueKeys: true });
+        } catch {
+          expected = undefined; // not valid YAML: the fast reader must leave it to the yaml package
+        }
+        const got = blockItem(text);
+        if (got === undefined) return;
+        fast++;
+        expect(expected).toBeDefined();
+        expect(got.toJSON()).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(fast).toBeGreaterThan(200); // most records of export's style take the fast path
+  });
+
+  it('reads a file of exported records with the same result and positions as the yaml package', () => {
+    const text = 'version: 1\nlinks:\n  # a comment\n  - alias: promo\n    url: https://example.com/promo\n    channels:\n      - Marketing\n    geo:\n      Canada: https://example.ca\n  - alias: two\n    url: "https://example.com/it\'s"\n    colour: red\n';
+    expect(() => readAccountFile(text, 'f.yaml')).toThrow(/f\.yaml:12:5: links\[1\]\.colour: unknown field/);
+    const ok = readAccountFile(text.replace('    colour: red\n', ''), 'f.yaml').file;
+    expect(ok.links).toEqual(parse(text.replace('    colour: red\n', '')).links);
   });
 });

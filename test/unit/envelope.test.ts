@@ -1,6 +1,6 @@
 /** The answer envelope: which `error` values mean what, `expect`, and the number readers. */
 import { describe, expect, it } from 'vitest';
-import { interpretBody, retryAfterSeconds, toInt, toSeconds } from '../../src/api/envelope.js';
+import { interpretBody, retryAfterSeconds, toInt, toSeconds } from '../../src/http/envelope.js';
 import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError } from '../../src/errors.js';
 
 const failure = (body: unknown, expectFields?: string[]) => {

@@ -87,7 +87,7 @@ describe('arguments to argv', () => {
 
   it('descriptions carry the help\'s notes, without its CLI examples', () => {
     expect(tool('link_update').description).toMatch(/^Change a short link.*\(linkctl link update\)\n\nReal servers replace every option of a link on update\. linkctl reads/);
-    expect(tool('link_add').description).toContain('linkctl looks up the links of the long URL before creating');
+    expect(tool('link_add').description).toContain('A link with --alias is known by its alias (and domain)');
     for (const t of tools) expect(t.description, t.name).not.toMatch(/Examples:|\$ linkctl/);
   });
 

@@ -1,7 +1,7 @@
 /** Paging through every page: where to stop on documented and real servers, and on odd ones. */
 import { describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/api/client.js';
-import { allPages } from '../../src/api/pages.js';
+import type { ApiClient } from '../../src/http/client.js';
+import { allPages } from '../../src/http/pages.js';
 
 /** A fake client over `total` records, `perPage` a page, answering like the function given. */
 function server(answer: (page: number) => Record<string, unknown>) {

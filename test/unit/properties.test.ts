@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as validate from '../../src/validate.js';
-import { interpretBody, retryAfterSeconds, toInt, toSeconds } from '../../src/api/envelope.js';
-import { pageFromBody } from '../../src/api/pages.js';
+import { interpretBody, retryAfterSeconds, toInt, toSeconds } from '../../src/http/envelope.js';
+import { pageFromBody } from '../../src/http/pages.js';
 import { CliError, UsageError } from '../../src/errors.js';
 import { redact, REDACTED } from '../../src/redact.js';
 

@@ -4,6 +4,7 @@ import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { email } from '../../validate.js';
 import { compact, messageResult } from '../shared/resource.js';
+import { ACCOUNT_PATH, ACCOUNT_UPDATE_PATH } from '../../model/account.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -18,7 +19,7 @@ const COLUMNS: Column[] = [
 
 export async function get(ctx: Context): Promise<Result> {
   const client = await ctx.client();
-  const body = await client.request('GET', 'api/account', { expect: ['data'] });
+  const body = await client.request('GET', ACCOUNT_PATH, { expect: ['data'] });
   return { kind: 'record', record: body.data as Record<string, unknown>, columns: COLUMNS };
 }
 
@@ -29,6 +30,6 @@ export async function update(ctx: Context, { opts }: ActionInput): Promise<Resul
   }
   const client = await ctx.client();
   const password = await ctx.password(opts, 'new password');
-  const body = await client.request('PUT', 'api/account/update', { json: compact({ email: address, password }) });
+  const body = await client.request('PUT', ACCOUNT_UPDATE_PATH, { json: compact({ email: address, password }) });
   return messageResult(body, 'Account updated.');
 }

@@ -3,8 +3,8 @@
  * (key, retries, rate limit, redirects, dry-run, typed errors), printing the answer as JSON.
  */
 import { readFileSync } from 'node:fs';
-import type { Query } from '../../api/client.js';
-import { allPages } from '../../api/pages.js';
+import type { Query } from '../../http/client.js';
+import { allPages } from '../../http/pages.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Rec, Result } from '../../output/types.js';

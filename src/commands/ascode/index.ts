@@ -1,7 +1,8 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import type { Command } from 'commander';
-import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { enumOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
+import { positiveInt } from '../../validate.js';
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
 const accountFile = () => pathOption('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
@@ -22,14 +23,18 @@ export function register(program: Command, bind: Bind): void {
   );
 
   withExamples(
-    program
-      .command('plan')
-      .description('Show what `apply` would change to make the account match a file; sends no change')
-      .addOption(accountFile())
-      .option('--prune', 'also list records the file no longer has, for deletion')
-      .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
-      .action(bind(load, 'plan')),
-    ['linkctl plan -f account.yaml', 'linkctl plan -f account.yaml --detailed-exitcode', 'linkctl plan -f account.yaml --prune --json'],
+    printsDocuments(
+      program
+        .command('plan')
+        .description('Show what `apply` would change to make the account match a file; sends no change')
+        .addOption(accountFile())
+        .option('--prune', 'also list records the file no longer has, for deletion')
+        .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
+        .addHelpText('after', wrapped('\n-o markdown prints the plan as a pull-request comment: a summary line and the changes in a <details> list.'))
+        .action(bind(load, 'plan')),
+      ['markdown'],
+    ),
+    ['linkctl plan -f account.yaml', 'linkctl plan -f account.yaml --detailed-exitcode', 'linkctl plan -f account.yaml --prune --json', 'linkctl plan -f account.yaml --prune -o markdown > plan.md'],
   );
 
   withExamples(
@@ -38,8 +43,9 @@ export function register(program: Command, bind: Bind): void {
       .description('Make the account match a file: create and change records (and delete with --prune), in dependency order')
       .addOption(accountFile())
       .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
+      .option('--max-deletes <n>', 'refuse (exit 2, nothing sent) a plan that deletes more than this many records', (v) => (v.trim() === '0' ? 0 : positiveInt('--max-deletes', v)))
       .addHelpText('after', wrapped('\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.'))
       .action(bind(load, 'apply')),
-    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
   );
 }

@@ -1,3 +1,4 @@
+import { ACCOUNT_PATH } from '../../model/account.js';
 import type { Context } from '../../context.js';
 import { AuthError, CliError, ConfigError, ExitCode, UsageError } from '../../errors.js';
 import { maskKey } from '../../redact.js';
@@ -6,7 +7,7 @@ import { activeProfile, checkProfileName, keyLooksValid, storedKey } from '../..
 import { deleteKeychain, KeychainUnavailable, writeKeychain } from '../../config/keychain.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { normaliseBaseUrl } from '../../api/client.js';
+import { normaliseBaseUrl } from '../../http/client.js';
 
 function profileName(ctx: Context): string {
   return activeProfile(ctx.globals, ctx.env, readConfig(ctx.env).data).value;
@@ -119,10 +120,10 @@ async function askBaseUrl(ctx: Context): Promise<string> {
   }
 }
 
-/** Checks a key with GET /api/account; the username, when the server gives one. */
+/** Checks a key by reading the account; the username, when the server gives one. */
 async function verify(ctx: Context, baseUrl: string, key: string): Promise<string | undefined> {
   const client = await ctx.clientFor(baseUrl, key);
-  const body = await client.request('GET', 'api/account', { expect: ['data'] });
+  const body = await client.request('GET', ACCOUNT_PATH, { expect: ['data'] });
   return (body.data as Record<string, unknown>)?.username as string | undefined;
 }
 
@@ -168,7 +169,7 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
   else {
     try {
       const client = await ctx.client();
-      const body = await client.request('GET', 'api/account', { expect: ['data'] });
+      const body = await client.request('GET', ACCOUNT_PATH, { expect: ['data'] });
       const user = (body.data as Record<string, unknown>)?.username;
       check = { valid: true, detail: `valid${user ? `, user ${String(user)}` : ''}` };
     } catch (error) {

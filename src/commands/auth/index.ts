@@ -9,7 +9,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     auth
       .command('login')
-      .description('Save an API key in a profile (in the system keychain when there is one), after checking it with GET /api/account')
+      .description('Save an API key in a profile (in the system keychain when there is one), after checking it by reading the account')
       .option('--with-token', 'read the key from stdin instead of a hidden prompt')
       .option('--no-verify', 'save without checking the key against the server')
       .option('--insecure-storage', 'keep the key in the config file (mode 0600) instead of the system keychain')
@@ -34,7 +34,7 @@ export function register(program: Command, bind: Bind): void {
       .command('token')
       .description('Print the active profile\'s API key (LINKCTL_API_KEY first), and nothing else (exit 3 without one)')
       .action(bind(load, 'token')),
-    ['curl -H "Authorization: Bearer $(linkctl auth token)" https://links.example.com/api/account', 'linkctl auth token --profile ci'],
+    ['export LINK_API_KEY="$(linkctl auth token)"', 'linkctl auth token --profile ci'],
   );
 
   withExamples(auth.command('logout').description('Remove a profile and its key (the active profile by default)').action(bind(load, 'logout')), [

@@ -6,7 +6,10 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, forEachId, idList, listAction, listResult, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { forEachId, idList, listAction, listResult, messageResult, removeAction, withoutError } from '../shared/resource.js';
+import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody, channelItems, channels as CHANNEL } from '../../model/channels.js';
+import { create, update as updateOne } from '../../model/model.js';
+import { ApiError } from '../../errors.js';
 import { ITEM_PATH_TYPE, type ChannelItemType } from './types.js';
 
 const COLUMNS: Column[] = [
@@ -26,32 +29,30 @@ const ITEM_COLUMNS: Column[] = [
   { key: 'preview', header: 'Preview', optional: true },
 ];
 
-const CHANNEL: Resource = { noun: 'channel', listPath: 'api/channels', keys: ['channels'], itemPath: (id) => `api/channel/${id}`, columns: COLUMNS };
-
-export const list = listAction(CHANNEL);
-export const remove = removeAction(CHANNEL, 'Deleting a channel unassigns its items; the links, bio pages and QR codes themselves are kept.');
+export const list = listAction('channels', COLUMNS);
+export const remove = removeAction('channels', 'Deleting a channel unassigns its items; the links, bio pages and QR codes themselves are kept.');
 
 export async function items(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  const request = { path: CHANNEL.itemPath(args[0] as number), keys: ['items'], limit: opts.limit, page: opts.page };
+  const request = { ...channelItems(args[0] as number), limit: opts.limit, page: opts.page };
   return listResult(ctx, request, ITEM_COLUMNS, Boolean(opts.all));
 }
 
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const json = compact({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred ? true : undefined });
+  const json = channelBody({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred ? true : undefined });
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
-  const body = await client.request('POST', 'api/channel/add', { json, expect: ['id'], checkWith: 'linkctl channel list' });
+  const body = await create(client, CHANNEL, json);
   return { kind: 'record', record: withoutError(body), columns: COLUMNS };
 }
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   // --starred / --no-starred leave `starred` undefined when neither is given.
-  const json = compact({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred as boolean | undefined });
+  const json = channelBody({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred as boolean | undefined });
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred', 'e.g. linkctl channel update 2 --name Press');
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
-  const body = await client.request('PUT', `${CHANNEL.itemPath(id)}/update`, { json, about: `channel ${id}` });
+  const body = await updateOne(client, CHANNEL, id, json);
   // Documented: a message. Real servers: the channel as it now is.
   if (typeof body.message === 'string' && body.message) return messageResult(body, '');
   return { kind: 'record', record: withoutError(body), columns: COLUMNS };
@@ -62,7 +63,15 @@ export async function assign(ctx: Context, { args }: ActionInput): Promise<Resul
   const client = await ctx.client();
   // No body: everything is in the path. Servers store an unknown type as a link, so the type was checked before.
   return forEachId(ctx, idList(args[2]), {
-    send: (itemId) => client.request('POST', `${CHANNEL.itemPath(channelId)}/assign/${ITEM_PATH_TYPE[type]}/${itemId}`, { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` }),
+    send: async (itemId) => {
+      try {
+        return await client.request('POST', channelAssignPath(channelId, ITEM_PATH_TYPE[type], itemId), { checkWith: `linkctl channel items ${channelId}`, about: `channel ${channelId}, ${type} ${itemId}` });
+      } catch (error) {
+        // Real servers refuse an item that is already there; what the user asked for holds.
+        if (error instanceof ApiError && ALREADY_IN_CHANNEL.test(error.message)) return { message: `${type} ${itemId} was already in channel ${channelId}.`, exists: true };
+        throw error;
+      }
+    },
     label: (itemId) => `Item ${itemId} (${ITEM_PATH_TYPE[type]})`,
     done: 'assigned',
     summary: `items not added to channel ${channelId}`,

@@ -5,10 +5,12 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { toInt } from '../../api/envelope.js';
+import { toInt } from '../../http/envelope.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
+import { domainBody, domains as DOMAIN } from '../../model/domains.js';
+import { create, update as updateOne } from '../../model/model.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -18,23 +20,18 @@ const COLUMNS: Column[] = [
   { key: 'kind', header: 'Kind', value: (r) => (r.id === null || r.id === undefined ? 'system' : 'branded') },
 ];
 
-const DOMAIN: Resource = { noun: 'branded domain', listPath: 'api/domains', keys: ['domains'], itemPath: (id) => `api/domain/${id}`, columns: COLUMNS };
+export const list = listAction('domains', COLUMNS);
+export const remove = removeAction('domains');
 
-export const list = listAction(DOMAIN);
-export const remove = removeAction(DOMAIN);
-
-const redirects = (opts: Record<string, any>) => compact({ redirectroot: opts.redirectRoot as string | undefined, redirect404: opts.redirect404 as string | undefined });
+const redirects = (opts: Record<string, any>) => domainBody({ redirectRoot: opts.redirectRoot, redirect404: opts.redirect404 });
 
 const CREATED_COLUMNS = COLUMNS.filter((c) => c.key !== 'kind');
 
 export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  const json = { domain: args[0] as string, ...redirects(opts) };
+  const json: Record<string, unknown> = { domain: args[0] as string, ...redirects(opts) };
   ctx.checkOutput(CREATED_COLUMNS);
   const client = await ctx.client();
-  const body = await client.request('POST', 'api/domain/add', {
-    json,
-    expect: ['id'],
-    checkWith: 'linkctl domain list',
+  const body = await create(client, DOMAIN, json, {
     emptyAnswerHint: 'the server rejected the request without a reason; a redirect URL may be one it does not accept',
   });
   // The answer is only the id: people see it with what was sent; --json is the answer itself.
@@ -47,9 +44,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const json = redirects(opts);
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)', 'e.g. linkctl domain update 3 --redirect-404 https://example.com/missing');
   const client = await ctx.client();
-  const body = await client.request('PUT', `${DOMAIN.itemPath(id)}/update`, {
-    about: `branded domain ${id}`,
-    json,
+  const body = await updateOne(client, DOMAIN, id, json, {
     emptyAnswerHint: `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,
   });
   return messageResult(body, `Domain ${id} updated.`);

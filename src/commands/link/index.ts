@@ -6,6 +6,9 @@ import { wrapped } from '../shared/help-text.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
+/** `--verify` of the commands that write links: single commands always check; rows and files only when asked. */
+const VERIFY_HELP = 'with --from: read each link back after writing it and report options the server dropped (the account\'s plan may lack them): one more request a row; a single command always checks';
+
 /** A short URL, with or without its scheme (real servers accept both). */
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
@@ -27,7 +30,7 @@ export function expiry(raw: string): string {
   return value;
 }
 
-/** The options of `POST /api/url/add`, shared by `link add` and `link update`. */
+/** The options of a link's create (the model's `bodyFromOptions`), shared by `link add` and `link update`. */
 export function linkOptions(command: Command): Command {
   const id = (flag: string) => (v: string) => positiveInt(flag, v);
   return command
@@ -85,13 +88,16 @@ export function register(program: Command, bind: Bind): void {
 
   withExamples(
     bulkOptions(linkOptions(link.command('add').description('Shorten a URL').argument('<url>', 'the long URL, with http:// or https://', (v) => httpUrl('URL', v)))
-      .addOption(enumOption('--if-exists <what>', 'when the URL was already shortened (real servers then return the existing link unchanged)', IF_EXISTS_VALUES))
+      .addOption(enumOption('--if-exists <what>', 'when the link exists: a link with the alias, or without --alias one with the destination', IF_EXISTS_VALUES))
+      .option('--verify', VERIFY_HELP)
       .addHelpText(
         'after',
         wrapped([
           '',
-          'linkctl looks up the links of the long URL before creating (one more request), so it knows',
-          'when the server answers with an existing link instead of a new one. Then --if-exists:',
+          'A link with --alias is known by its alias (and domain), as in `linkctl apply`; without',
+          'one, by its destination. Servers answer a create with the existing link when the URL',
+          'was already shortened, and refuse an alias in use; linkctl tells these apart (reading the',
+          'newest link\'s id first: one request) and then follows --if-exists:',
           ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(6)}  ${IF_EXISTS[v]}`),
         ].join('\n')),
       )
@@ -118,9 +124,10 @@ export function register(program: Command, bind: Bind): void {
         wrapped([
           '',
           'Real servers replace every option of a link on update. linkctl reads the link',
-          'first (GET api/url/ID, then its list item by short URL or search: two or three',
-          'requests in all) and sends again its destination, domain, campaign, channel, geo',
-          'and device targeting, expiry, title and description. What it cannot read back',
+          'first (its details, and its list item by a search for its alias: two requests;',
+          'with --from the list is read once for all rows) and sends again its destination,',
+          'domain, campaign, channel, geo and device targeting, expiry, title and',
+          'description. What it cannot read back',
           '(password, pixels, parameters, deep links, redirect type, splash or overlay,',
           'language targeting, meta description and image, device targeting on 7.x',
           'servers, public or private) would be cleared, so the update is confirmed like a',
@@ -128,6 +135,7 @@ export function register(program: Command, bind: Bind): void {
           'options again, or --clear each, and no confirmation is needed.',
         ].join('\n')),
       )
+      .option('--verify', VERIFY_HELP)
       .action(bind(load, 'update')), ['linkctl link update --from changes.csv --yes']),
     [
       "linkctl link update 1 --description 'Spring campaign' --yes",

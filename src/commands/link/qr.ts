@@ -12,8 +12,7 @@ const FILE_ONLY = ['size', 'foreground', 'background'] as const;
 async function shortUrlOf(ctx: Context, id: number | undefined, short: string | undefined): Promise<string> {
   oneLink(id, short, 'qr');
   if (short !== undefined) return short; // nothing to ask the server
-  const client = await ctx.client();
-  const body = await client.request('GET', `api/url/${id}`, { expect: ['details'], about: `link ${id}` });
+  const body = await (await ctx.reader()).readOne('links', id!);
   const url = (body.details as Record<string, unknown> | undefined)?.shorturl;
   if (typeof url !== 'string' || !url) throw new NetworkError(`the server's answer for link ${id} has no short URL`);
   return url;

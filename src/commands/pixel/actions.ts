@@ -4,10 +4,12 @@
  */
 import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
-import { toInt } from '../../api/envelope.js';
+import { toInt } from '../../http/envelope.js';
 import type { Column, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, findInList, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { findInList, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
+import { create, update as updateOne } from '../../model/model.js';
+import { pixelBody, pixels as PIXEL } from '../../model/pixels.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -17,18 +19,15 @@ const COLUMNS: Column[] = [
   { key: 'date', header: 'Created' },
 ];
 
-const PIXEL: Resource = { noun: 'pixel', listPath: 'api/pixels', keys: ['pixels'], itemPath: (id) => `api/pixel/${id}`, columns: COLUMNS };
-
-export const list = listAction(PIXEL);
-export const remove = removeAction(PIXEL);
+export const list = listAction('pixels', COLUMNS);
+export const remove = removeAction('pixels');
 
 const CREATED_COLUMNS: Column[] = [{ key: 'id', header: 'ID' }];
 
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const client = await ctx.client();
-  const json = { type: opts.type, name: opts.name, tag: opts.tag };
-  const body = await client.request('POST', 'api/pixel/add', { json, expect: ['id'], checkWith: 'linkctl pixel list' });
+  const body = await create(client, PIXEL, pixelBody({ type: opts.type, name: opts.name, tag: opts.tag }));
   // --json is the answer as sent (the id may be a string on real servers); people see a number.
   return { kind: 'record', record: { ...withoutError(body), id: toInt(body.id) ?? body.id }, columns: CREATED_COLUMNS, json: withoutError(body) };
 }
@@ -39,9 +38,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const client = await ctx.client();
   // The API needs the tag with every update: without --tag, the pixel's own is read from the list.
   const tag = opts.tag ?? (await findInList(ctx, PIXEL, id)).tag;
-  const body = await client.request('PUT', `${PIXEL.itemPath(id)}/update`, {
-    about: `pixel ${id}`,
-    json: compact({ tag, name: opts.name }),
+  const body = await updateOne(client, PIXEL, id, pixelBody({ tag, name: opts.name }), {
     // Real servers answer an unknown id with an empty body.
     emptyAnswerHint: `pixel ${id} may not exist (see \`linkctl pixel list\`)`,
   });

@@ -10,7 +10,9 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import { email, httpUrl, phone, rgbColor } from '../../validate.js';
 import { QR_TYPES } from './types.js';
 import type { ActionInput } from '../shared/define.js';
-import { compact, listAction, messageResult, removeAction, withoutError, type Resource } from '../shared/resource.js';
+import { compact, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
+import { create, readOne, update as updateOne } from '../../model/model.js';
+import { qr as QR, qrBody } from '../../model/qr.js';
 import { statsResult } from '../shared/stats.js';
 import type { QrType } from './types.js';
 
@@ -23,10 +25,8 @@ const COLUMNS: Column[] = [
   { key: 'link', header: 'Image' },
 ];
 
-const QR: Resource = { noun: 'QR code', listPath: 'api/qr', keys: ['qrs'], itemPath: (id) => `api/qr/${id}`, columns: COLUMNS };
-
-export const list = listAction(QR);
-export const remove = removeAction(QR);
+export const list = listAction('qr', COLUMNS);
+export const remove = removeAction('qr');
 
 /** Flags that carry data for each type; any other data flag given with this type is a mistake. */
 const DATA_FLAGS: Record<QrType, string[]> = {
@@ -137,9 +137,9 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
   const type = opts.type as QrType;
   const data = buildData(type, opts);
   if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
-  const json = compact({ type, data, name: opts.name, ...styleFields(opts) });
+  const json = qrBody({ type, data, name: opts.name, ...styleFields(opts) });
   const client = await ctx.client();
-  const body = await client.request('POST', 'api/qr/add', { json, expect: ['id'], checkWith: 'linkctl qr list' });
+  const body = await create(client, QR, json);
   return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
 }
 
@@ -157,13 +157,13 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   }
   const json = compact({ type: opts.type, data, ...style });
   const client = await ctx.client();
-  const body = await client.request('PUT', `${QR.itemPath(id)}/update`, { json, about: `QR code ${id}` });
+  const body = await updateOne(client, QR, id, json);
   return messageResult(body, `QR code ${id} updated.`);
 }
 
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const client = await ctx.client();
-  const body = await client.request('GET', QR.itemPath(id), { expect: ['details'], about: `QR code ${id}` });
+  const body = await readOne(client, QR, id);
   return statsResult(body, COLUMNS, 'No statistics for this code (servers keep none for text, sms and wifi codes).');
 }

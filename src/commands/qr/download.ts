@@ -27,7 +27,7 @@ interface Saved { id: number; file: string; type: Kind; bytes: number; url: stri
 
 async function downloadOne(ctx: Context, id: number, file: string | undefined, dir: string): Promise<Saved> {
   const client = await ctx.client();
-  const body = await client.request('GET', `api/qr/${id}`, { expect: ['details'], about: `QR code ${id}` });
+  const body = await (await ctx.reader()).readOne('qr', id);
   const details = (body.details ?? {}) as Record<string, unknown>;
   const link = details.link;
   if (typeof link !== 'string' || !link) throw new NetworkError(`the server's answer for QR code ${id} has no link to its image`);

@@ -4,7 +4,7 @@
  */
 import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
-import type { Result } from '../../output/types.js';
+import type { DocumentFormat, Result } from '../../output/types.js';
 import { oneOf, positiveInt } from '../../validate.js';
 import { wrapped } from './help-text.js';
 
@@ -29,7 +29,7 @@ export function paginationOptions(command: Command): Command {
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
     .option('--page <n>', 'page to show (default 1)', (v) => positiveInt('--page', v))
-    .option('--all', 'fetch every page, in order, at the pace the rate limit allows (100 a page unless --limit)');
+    .option('--all', 'fetch every page, in order, at the pace the rate limit allows: pages of 1,000 records, larger while the server answers quickly (--limit sets the page size)');
 }
 
 /** Adds `<parent> list` with the shared pagination options. */
@@ -64,9 +64,26 @@ export function pathOption(flags: string, description: string, kind: PathKind = 
   return Object.assign(new Option(flags, description), { [PATH_VALUE]: kind });
 }
 
-/** What kind of path an option takes, if it was made with `pathOption`. */
-export function pathKind(option: Option): PathKind | undefined {
-  return (option as Option & { [PATH_VALUE]?: PathKind })[PATH_VALUE];
+/** A positional argument that is a file (or a folder) on this machine: marked as `pathOption` marks options. */
+export function pathArgument(name: string, description: string, kind: PathKind = 'file'): Argument {
+  return Object.assign(new Argument(name, description), { [PATH_VALUE]: kind });
+}
+
+/** What kind of path an option or argument takes, if it was made with `pathOption` or `pathArgument`. */
+export function pathKind(item: Option | Argument): PathKind | undefined {
+  return (item as (Option | Argument) & { [PATH_VALUE]?: PathKind })[PATH_VALUE];
+}
+
+const DOCUMENTS = Symbol('document formats');
+
+/** Lets `command` print `-o FORMAT` documents (plan: markdown); its action reads `ctx.document`. */
+export function printsDocuments(command: Command, formats: readonly DocumentFormat[]): Command {
+  return Object.assign(command, { [DOCUMENTS]: formats });
+}
+
+/** The `-o` documents a command prints (none unless it says so with `printsDocuments`). */
+export function documentFormats(command: Command): readonly DocumentFormat[] {
+  return (command as { [DOCUMENTS]?: readonly DocumentFormat[] })[DOCUMENTS] ?? [];
 }
 
 /** Marks a repeatable option's parser, so that bulk input and the MCP tools know the option takes a list. */
@@ -84,7 +101,7 @@ export function isRepeatable(option: Option): boolean {
 }
 
 /** Options of the command itself that are not columns of a bulk input. */
-const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'help', 'password', 'password-stdin']);
+const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'verify', 'help', 'password', 'password-stdin']);
 
 export interface BulkColumn {
   name: string;

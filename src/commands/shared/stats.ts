@@ -3,7 +3,7 @@
  * `data` holds `clicks`, `uniqueClicks` and `top*` objects (`{name: "12"}`, or `[]` when
  * empty on real servers, counts possibly strings; missing entirely for some QR codes).
  */
-import type { Body } from '../../api/envelope.js';
+import type { Body } from '../../http/envelope.js';
 import type { BarSection, Column, Rec, Result } from '../../output/types.js';
 import { firstOf, withoutError } from './resource.js';
 

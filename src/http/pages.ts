@@ -79,6 +79,72 @@ function pageMark(records: Body[]): string {
 }
 
 /**
+ * Page sizes of a full read (every record of a list, no --limit given). Real servers have no
+ * maximum `limit`, and at 30 requests a minute the number of requests is the time a read takes,
+ * so a read starts with pages of 1,000 and doubles the page while the server answers within
+ * FAST_MS (up to MAX records a page); a page that times out or is larger than linkctl reads is
+ * asked again at half the size (down to MIN). Sizes stay powers of two times MIN, so the records
+ * read so far are always a whole number of pages of the next size.
+ */
+export const FULL_READ = { first: 1000, max: 8000, min: 125, fastMs: 5000 } as const;
+
+/**
+ * Every record of a list in large pages (see FULL_READ), in the server's order, each record once
+ * (a record created while the read runs shifts the pages: one seen already is not given again).
+ * Ends on a short or empty page, or at `maxpage`; a server that ignores `page` is a protocol error.
+ */
+export async function* fullRead(client: ApiClient, request: Omit<ListRequest, 'limit' | 'page'>, first?: Page): AsyncGenerator<Page> {
+  let limit: number = FULL_READ.first;
+  /** Places of the list read so far: always a multiple of `limit`. */
+  let offset = 0;
+  let firstMark: string | undefined;
+  const seen = new Set<string>();
+  for (;;) {
+    const page = offset / limit + 1;
+    const started = Date.now();
+    let current: Page;
+    try {
+      // The caller may have read the first page already (`firstPage`), to decide whether to read on.
+      current = page === 1 && first ? first : await fetchPage(client, { ...request, limit }, page);
+    } catch (error) {
+      if (error instanceof NetworkError && error.reason && limit > FULL_READ.min) {
+        limit /= 2;
+        continue;
+      }
+      throw error;
+    }
+    const fast = Date.now() - started < FULL_READ.fastMs;
+    const count = current.records.length;
+    if (count === 0) return;
+    const mark = JSON.stringify(current.records[0]?.id ?? current.records[0]);
+    if (page === 1) firstMark = mark;
+    else if (mark === firstMark || (current.currentpage !== undefined && current.currentpage !== page)) {
+      throw new NetworkError(
+        `the server answered page ${page} of ${request.path} with the first page again: it ignores \`page\`, so the list cannot be read to the end`,
+        'a caching proxy may be in the way; what was printed before this message is incomplete',
+      );
+    }
+    const fresh = current.records.filter((r) => {
+      const id = r.id === undefined || r.id === null ? undefined : String(r.id);
+      if (id === undefined) return true;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    yield { ...current, records: fresh };
+    if (count < limit || (current.maxpage !== undefined && page >= current.maxpage)) return;
+    offset += limit;
+    if (fast && limit < FULL_READ.max && offset % (limit * 2) === 0) limit *= 2;
+    else if (!fast && limit > FULL_READ.min) limit /= 2;
+  }
+}
+
+/** The first page of a full read, for a caller that decides from it whether to read the rest (`fullRead(..., first)`). */
+export function firstPage(client: ApiClient, request: Omit<ListRequest, 'limit' | 'page'>): Promise<Page> {
+  return fetchPage(client, { ...request, limit: FULL_READ.first }, 1);
+}
+
+/**
  * Every page from `request.page` (default 1) on, in order, until an empty page or our own
  * counter reaches `maxpage`. A server (or a caching proxy) that ignores `page` and answers the
  * same page again would make this loop forever: a page that repeats the previous one (the same

@@ -179,11 +179,11 @@ export class ApiClient {
 
   private async send(method: Method, path: string, options: RequestOptions): Promise<Body> {
     const url = this.url(path, options.query);
-    // `api/../../etc/passwd` would carry the key elsewhere on the host: only the API's own paths are sent.
+    // A path with `..` segments would carry the key elsewhere on the host: only the API's own paths are sent.
     const api = new URL('api', this.base);
     const target = new URL(url);
     if (target.origin !== api.origin || (target.pathname !== api.pathname && !target.pathname.startsWith(`${api.pathname}/`))) {
-      throw new UsageError(`the path "${path}" leads to ${target.pathname}, outside the API under ${api.pathname}/; nothing was sent`, 'give a path such as /api/urls, without . or .. segments');
+      throw new UsageError(`the path "${path}" leads to ${target.pathname}, outside the API under ${api.pathname}/; nothing was sent`, 'give a path under the API (see `linkctl api --help`), without . or .. segments');
     }
     if (this.options.dryRun && method !== 'GET') {
       throw new DryRun({ method, url, headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' }, body: options.json });
@@ -208,7 +208,7 @@ export class ApiClient {
           }
           throw new InterruptedError();
         }
-        if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit');
+        if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit', 'too-large');
         // Sending again would meet the same proxy or certificate: say so at once.
         if (failure === 'proxy-auth') throw new NetworkError(`${method} ${url}: ${detail}`, PROXY_AUTH_HINT);
         if (failure === 'tls') throw new NetworkError(`${method} ${url}: ${detail}`, tlsHint(detail));
@@ -262,7 +262,7 @@ export class ApiClient {
         return result;
       } catch (error) {
         // Say that the failure was not a one-off when the answer came after retries.
-        if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint);
+        if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint, error.reason);
         // A DELETE sent again after a lost answer finds nothing: most likely the first one deleted it.
         if (lostAnswer && method === 'DELETE' && error instanceof NotFoundError) {
           throw new NotFoundError(error.message, 'an earlier attempt whose answer was lost has probably deleted it');
@@ -419,7 +419,7 @@ export class ApiClient {
         : failure === 'timeout'
           ? 'the server may be overloaded; raise --timeout or try again later'
           : 'the server or the network dropped the connection; try again later';
-    return new NetworkError(`${method} ${url}: ${what}`, hint);
+    return new NetworkError(`${method} ${url}: ${what}`, hint, failure === 'timeout' ? 'timeout' : undefined);
   }
 
   /**
@@ -671,7 +671,7 @@ function redirectError(url: string, path: string, status: number, location: stri
 function nonJsonError(where: string, path: string, status: number, text: string): NetworkError {
   const json = looksJson(text);
   const kind = json ? 'an incomplete JSON answer' : /<html|<!doctype/i.test(text) ? 'an HTML page' : 'an answer that is not JSON';
-  // An id in the path: a segment after the resource name (`api/qr/abc`, `api/qr/abc/update`).
+  // An id in the path: a segment after the resource name (the QR code `abc`, or its `abc/update`).
   const hasId = /^\/?api\/[^/]+\/[^/?]+/.test(path);
   let hint: string | undefined;
   if (status === 404) hint = 'is the base URL right? it should be the site root, e.g. https://example.com';

@@ -1,0 +1,95 @@
+/** `linkctl import FORMAT FILE`: another shortener's export as an account file. The conversion is in ./convert.ts. */
+import { closeSync, createReadStream, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { toInt } from '../http/envelope.js';
+import type { ActionInput } from '../commands/shared/define.js';
+import type { Result } from '../output/types.js';
+import { FORMATS, mappedFormat, type FormatName } from './formats.js';
+import { survey, write, type ImportOptions } from './convert.js';
+
+export async function importLinks(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
+  const [name, input] = args as [FormatName, string];
+  if (name !== 'csv' && opts.map !== undefined) throw new UsageError(`--map is for \`linkctl import csv\`; a ${FORMATS[name].label} export has known columns`, `drop --map, or read the file as any CSV: linkctl import csv ${input} --map "url=...,alias=..."`);
+  const format = name === 'csv' ? mappedFormat(opts.map as string | undefined) : FORMATS[name];
+  try {
+    if (!statSync(input).isFile()) throw Object.assign(new Error(), { code: 'not a file' });
+  } catch (error) {
+    throw new UsageError(`INPUT: cannot read ${input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'give the export file as it is on disk, after the format: linkctl import bitly bitly-links.csv');
+  }
+  const options: ImportOptions = { format, path: input, label: input, tagsTo: opts.tagsTo, onCollision: opts.onCollision };
+  if (opts.keepDomains) {
+    // The input is checked before the account is read: bad input sends no request.
+    ctx.status('checking the export');
+    await survey({ ...options, onCollision: 'suffix' });
+    options.domains = await accountDomains(ctx);
+  }
+  ctx.status('checking the export');
+  const surveyed = await survey(options);
+  for (const note of surveyed.skipped) ctx.warn(`note: ${note}`);
+
+  // The file is written beside its target (or in the temp folder for stdout) and appears whole or not at all.
+  const target = opts.file !== undefined && opts.file !== '-' ? String(opts.file) : undefined;
+  const temp = target ? join(dirname(target), `.${basename(target)}.${process.pid}.tmp`) : join(tmpdir(), `linkctl-import-${process.pid}-${Date.now()}.yaml`);
+  let fd: number;
+  try {
+    fd = openSync(temp, 'wx', 0o600);
+  } catch (error) {
+    throw new UsageError(`--file: cannot write ${target ?? temp} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check that the folder exists and that you can write there');
+  }
+  let done: Awaited<ReturnType<typeof write>>;
+  try {
+    ctx.status('writing the file');
+    let buffer = '';
+    done = await write(options, surveyed, (text) => {
+      buffer += text;
+      if (buffer.length > 1 << 14) {
+        writeSync(fd, buffer);
+        buffer = '';
+      }
+    }, (message) => ctx.warn(`note: ${message}`));
+    writeSync(fd, buffer);
+    closeSync(fd);
+    if (target) renameSync(temp, target);
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
+    unlinkSync(temp);
+    throw error;
+  }
+  const summary = { links: done.links, renamed: done.renamed, skipped: done.skipped };
+  if (target) {
+    return {
+      kind: 'message',
+      message: `Imported ${done.links} link${done.links === 1 ? '' : 's'} from ${input} to ${target}${summary.renamed || summary.skipped ? ` (${summary.renamed} renamed, ${summary.skipped} left out)` : ''}; next: linkctl plan -f ${target}`,
+      json: { file: target, ...summary },
+    };
+  }
+  // stdout: the file itself, whatever the output format, streamed from the temp file, which is
+  // unlinked at once (the open stream still reads it), so nothing is left behind.
+  const stream = createReadStream(temp, { encoding: 'utf8' });
+  await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+  unlinkSync(temp);
+  return { kind: 'text', text: stream as AsyncIterable<string> };
+}
+
+/** The account's branded domains by host, through the run's reader (one request); system domains, with no id, cannot carry links of the file. */
+async function accountDomains(ctx: Context): Promise<Map<string, string>> {
+  const domains = new Map<string, string>();
+  ctx.status("reading the account's domains");
+  for (const record of await (await ctx.reader()).all('domains')) {
+    if (toInt(record.id) === undefined || typeof record.domain !== 'string') continue;
+    const domain = record.domain.replace(/\/+$/, '');
+    try {
+      domains.set(new URL(/^[a-z]+:\/\//i.test(domain) ? domain : `https://${domain}`).hostname.toLowerCase(), domain);
+    } catch {
+      // a domain that is no URL cannot match a short URL's host
+    }
+  }
+  return domains;
+}

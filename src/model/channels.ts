@@ -1,0 +1,36 @@
+/**
+ * Channels and their items. Update answers a message as documented, or the channel itself on
+ * real servers; assigning an item already in the channel is an error on real servers ("This item
+ * is already added to the selected channel."), though the wanted state holds.
+ */
+import type { Model } from './model.js';
+import { compact, flag, text, type Rec } from './values.js';
+
+export const channels: Model = {
+  kind: 'channels',
+  noun: 'channel',
+  command: 'channel',
+  list: 'api/channels',
+  keys: ['channels'],
+  item: (id) => `api/channel/${id}`,
+  add: 'api/channel/add',
+  key: (item) => (typeof item.name === 'string' ? item.name : undefined),
+  listFields: ['id', 'name', 'description', 'color', 'starred'],
+};
+
+/** `GET api/channel/:id`: the channel's items, a list under `items`. */
+export const channelItems = (id: number) => ({ path: channels.item(id), keys: ['items'] as const });
+
+/** `POST api/channel/:id/assign/:type/:itemid`, with the type as the path names it (`links`, `bio`, `qr`). */
+export const channelAssignPath = (channelId: number, pathType: string, itemId: number) => `${channels.item(channelId)}/assign/${pathType}/${itemId}`;
+
+/** The answer to an assign of an item that is already in the channel: the wanted state holds. */
+export const ALREADY_IN_CHANNEL = /already added to the selected channel/i;
+
+export function channelRecord(item: Rec): Rec {
+  return compact({ name: item.name, description: text(item.description), color: text(item.color), starred: flag(item.starred) });
+}
+
+export function channelBody(record: { name?: unknown; description?: unknown; color?: unknown; starred?: unknown }): Rec {
+  return compact({ name: record.name, description: record.description, color: record.color, starred: record.starred });
+}

@@ -1,0 +1,29 @@
+/**
+ * Branded domains. Real servers send the id of a new domain as a string, append their own system
+ * domains (`"id": null`) to the list, and answer an update of an unknown id or with a rejected
+ * redirect with an empty body.
+ */
+import type { Model } from './model.js';
+import { compact, noSlash, text, type Rec } from './values.js';
+
+export const domains: Model = {
+  kind: 'domains',
+  noun: 'branded domain',
+  command: 'domain',
+  list: 'api/domains',
+  keys: ['domains'],
+  item: (id) => `api/domain/${id}`,
+  add: 'api/domain/add',
+  key: (item) => (typeof item.domain === 'string' ? noSlash(item.domain) : undefined),
+  listFields: ['id', 'domain', 'redirectroot', 'redirect404'],
+};
+
+/** A list item as a record of the account file. */
+export function domainRecord(item: Rec): Rec {
+  return compact({ domain: noSlash(String(item.domain)), redirectRoot: text(item.redirectroot), redirect404: text(item.redirect404) });
+}
+
+/** The body of add/update from the file's field names (the domain itself is sent on add only). */
+export function domainBody(record: { domain?: unknown; redirectRoot?: unknown; redirect404?: unknown }): Rec {
+  return compact({ domain: record.domain, redirectroot: record.redirectRoot, redirect404: record.redirect404 });
+}

@@ -1,0 +1,271 @@
+/**
+ * Creating and updating links, written once for `link add`/`link update`, their `--from` rows,
+ * `apply` and MCP. Each goes through the run's reader (./reader.ts), so lookups cost a request
+ * only when what was read cannot answer them.
+ *
+ * - Identity: a link with an alias is known by its alias (and domain), as in links-as-code; a link
+ *   without one by its destination (and domain). `--if-exists` decides what happens when it exists.
+ * - Real servers return an existing link instead of creating one for a URL already shortened
+ *   (with the same options), and answer "That alias is taken" before that check when the alias is
+ *   in use. A new link always gets a higher id than every link before it, so comparing the answer's
+ *   id with the newest id known before sending tells a new link from an existing one.
+ * - A domain that is not the account's is replaced silently by servers: it is checked first.
+ * - Options the account's plan lacks are dropped silently: a read-back reports them.
+ */
+import type { Body } from '../http/envelope.js';
+import { toInt } from '../http/envelope.js';
+import type { Clearable, IfExists } from '../commands/link/types.js';
+import { ApiError, CliError, NotFoundError, UsageError } from '../errors.js';
+import { campaigns } from './campaigns.js';
+import { channels } from './channels.js';
+import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DEPENDENT, planLinkUpdate, shortUrlOf, type LinkRead } from './links.js';
+import { create, update } from './model.js';
+import { pixels } from './pixels.js';
+import type { AccountReader } from './reader.js';
+import { keyMatch, noSlash, type Rec } from './values.js';
+
+/** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
+export interface Ui {
+  warn(message: string): void;
+  confirm(question: string, hint?: string): Promise<void>;
+}
+
+export interface LinkDeps {
+  reader: AccountReader;
+  ui: Ui;
+  /** --dry-run: the API layer stops the first change; notes say what it would have done. */
+  dryRun?: boolean;
+  /** Read the link back after a write that sent options the account's plan may lack (single commands always; bulk and apply with --verify). */
+  verify?: boolean;
+}
+
+/** What a create or an update did, and what it did differently from what was asked. */
+export interface LinkOutcome {
+  status: 'created' | 'exists' | 'updated' | 'skipped';
+  /** `{id, shorturl}` as people see it. */
+  record: Rec;
+  /** The server's answer (or the existing link) for --json. */
+  json: unknown;
+  /** What the server did not do as asked (another domain, options dropped): the run fails with these. */
+  problems: string[];
+}
+
+const ALIAS_TAKEN = /alias is taken|alias.*(already|not available)/i;
+
+/** The answer's `{id, shorturl}`. */
+const brief = (answer: Rec): Rec => ({ id: toInt(answer.id) ?? answer.id, shorturl: shortUrlOf(answer) });
+
+/** How people name a link in messages: `link 12 (https://go.example.com/promo)`. */
+const named = (link: Rec) => `link ${String(link.id)}${shortUrlOf(link) ? ` (${String(shortUrlOf(link))})` : ''}`;
+
+/**
+ * `--domain` must be one of the account's domains (or the site's own): real servers put a link on
+ * the default domain instead, silently. One read of the domain list per run.
+ */
+export async function checkDomain(reader: AccountReader, domain: unknown, flag = '--domain'): Promise<void> {
+  if (typeof domain !== 'string' || domain === '') return;
+  const host = hostOf(domain);
+  const known = (await reader.all('domains')).map((d) => d.domain).filter((d): d is string => typeof d === 'string');
+  if (host === hostOf(reader.client.base.href) || known.some((d) => hostOf(d) === host)) return;
+  throw new UsageError(
+    `${flag} ${domain} is not one of the account's domains${known.length ? ` (${known.map(noSlash).join(', ')})` : ' (it has none)'}; servers would put the link on the default domain instead`,
+    'see `linkctl domain list`; add the domain first with `linkctl domain add`, or leave --domain out for the default domain',
+  );
+}
+
+/** Links of the account with this alias on this domain (or on any domain when none is asked). */
+async function withAlias(reader: AccountReader, alias: string, domain: unknown): Promise<Rec[]> {
+  const host = typeof domain === 'string' && domain ? hostOf(domain) : undefined;
+  return (await reader.byKey('links', alias)).filter((l) => host === undefined || hostOf(shortUrlOf(l)) === host);
+}
+
+/** Links of the account with this destination (on this domain when one is asked). */
+async function withDestination(reader: AccountReader, url: string, domain: unknown): Promise<Rec[]> {
+  const host = typeof domain === 'string' && domain ? hostOf(domain) : undefined;
+  return (await reader.linksTo(url)).filter((l) => host === undefined || hostOf(shortUrlOf(l)) === host);
+}
+
+/**
+ * `link add`: `body` is the body of `POST api/url/add` (url first), `password` included. `ifExists`
+ * says what to do when the link exists (by alias, or else by destination).
+ */
+export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Promise<LinkOutcome> {
+  const { reader } = deps;
+  const url = String(body.url);
+  const alias = typeof body.custom === 'string' ? body.custom : undefined;
+  const { url: _url, ...options } = body;
+  await checkDomain(reader, body.domain);
+
+  // The existing link a create met: returned, skipped, updated or refused, as --if-exists says.
+  const met = async (existing: Rec, how: 'alias' | 'destination', answered: boolean): Promise<LinkOutcome> => {
+    const same = typeof existing.longurl !== 'string' || destinationKey(existing.longurl) === destinationKey(url);
+    const json = existing;
+    if (ifExists === 'update') {
+      deps.ui.warn(`note: ${how === 'alias' ? `the alias "${alias}" is` : `${url} is already shortened as`} ${named(existing)}; updating it.`);
+      return updateLink(deps, toInt(existing.id)!, body, new Set());
+    }
+    if (!same) {
+      throw new ApiError(
+        `the alias "${alias}" is taken by ${named(existing)}, which goes to ${String(existing.longurl)}`,
+        'choose another --alias, or pass --if-exists update to point that link at this destination',
+      );
+    }
+    const byAlias = how === 'alias';
+    if (ifExists === 'fail') {
+      const what = byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as ${named(existing)}`;
+      throw new ApiError(`${what}; ${answered ? 'the server returned it unchanged' : 'nothing was sent'}, so the options were not applied`, 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is');
+    }
+    if (ifExists === 'skip' && !answered) {
+      deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);
+      return { status: 'skipped', record: brief(existing), json, problems: [] };
+    }
+    const unapplied = Object.keys(options).filter((o) => o !== 'custom').length ? '; the options were not applied' : '';
+    deps.ui.warn(byAlias
+      ? `note: ${named(existing)} already has the alias "${alias}" and this destination: this is it, unchanged${unapplied}.`
+      : `note: ${url} was already shortened: this is the existing ${named(existing)}, unchanged${unapplied}.`);
+    return { status: 'exists', record: brief(existing), json, problems: [] };
+  };
+
+  // Look before sending when it costs nothing (the run read every link) or when --if-exists skip promises to send nothing.
+  if (ifExists === 'skip' || reader.isComplete('links')) {
+    const [existing] = alias !== undefined ? await withAlias(reader, alias, body.domain) : await withDestination(reader, url, body.domain);
+    if (existing) return met(existing, alias !== undefined ? 'alias' : 'destination', false);
+  }
+  // Without an alias the server may answer with an existing link: its id tells (see the top of this file).
+  const newest = alias === undefined ? await reader.newestLinkId() : undefined;
+  let answer: Body;
+  try {
+    answer = await withNamedReferences(reader, body, () => create(reader.client, links, body, { checkWith: `linkctl link list --search '${url.replace(/'/g, `'\\''`)}'` }));
+  } catch (error) {
+    if (alias === undefined || !(error instanceof ApiError) || !ALIAS_TAKEN.test(error.message)) throw error;
+    const [existing] = await withAlias(reader, alias, body.domain);
+    if (!existing) throw error;
+    return met(existing, 'alias', false);
+  }
+  const id = toInt(answer.id);
+  if (newest !== undefined && id !== undefined && id <= newest) {
+    const existing = (await reader.byId('links', id).catch(() => undefined)) ?? { id, shorturl: shortUrlOf(answer), longurl: url };
+    return met({ ...existing, ...brief(answer) }, 'destination', true);
+  }
+  reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
+  const problems = [...differences(body, answer), ...(await droppedOptions(deps, id, body, 'created'))];
+  const got = aliasOf(shortUrlOf(answer));
+  if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(rewrittenAlias(alias))) {
+    deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (an alias has letters, digits, - and _ only)`);
+  }
+  return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
+}
+
+/** An alias as servers rewrite it: runs of characters an alias may not have become one `-`. */
+export const rewrittenAlias = (alias: string) => alias.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+
+/** The alias of a short URL: its last path segment. */
+function aliasOf(short: unknown): string | undefined {
+  return typeof short === 'string' ? short.replace(/\/+$/, '').split('/').pop() : undefined;
+}
+
+function withoutError(body: Body): Body {
+  const { error: _error, ...rest } = body;
+  return rest;
+}
+
+/** What the answer of a create or update shows was not done as asked: another domain, another alias. */
+function differences(sent: Rec, answer: Rec): string[] {
+  const problems: string[] = [];
+  const short = shortUrlOf(answer);
+  if (typeof sent.domain === 'string' && sent.domain && typeof short === 'string' && hostOf(short) !== hostOf(sent.domain)) {
+    problems.push(`the server put it on ${hostOf(short)}, not on ${hostOf(sent.domain)} as asked (real servers replace a domain they do not accept with the default one)`);
+  }
+  const got = aliasOf(short);
+  // Servers rewrite characters an alias may not have ("bad alias!" becomes "bad-alias"), as --alias's help says; anything else is a dropped alias.
+  if (typeof sent.custom === 'string' && got !== undefined && keyMatch(got) !== keyMatch(sent.custom) && keyMatch(got) !== keyMatch(rewrittenAlias(sent.custom))) {
+    problems.push(`the server gave it the alias "${got}", not "${sent.custom}": the account's plan may not include custom aliases`);
+  }
+  return problems;
+}
+
+/**
+ * Reads the link back after a write that sent options the account's plan may lack, and names those
+ * the server dropped. Only options a read can show are checked; the others are named as unverifiable.
+ */
+async function droppedOptions(deps: LinkDeps, id: number | undefined, sent: Rec, done: string): Promise<string[]> {
+  if (id === undefined || deps.verify === false) return [];
+  const checkable = PLAN_DEPENDENT.filter((o) => o.kept && o.field !== 'custom' && sent[o.field] !== undefined && sent[o.field] !== null);
+  if (!checkable.length) return [];
+  const details = ((await deps.reader.readOne('links', id)).details ?? {}) as Rec;
+  const dropped = checkable.filter((o) => !o.kept!(details, sent[o.field])).map((o) => o.label);
+  if (!dropped.length) return [];
+  const unverifiable = PLAN_DEPENDENT.filter((o) => !o.kept && sent[o.field] !== undefined && sent[o.field] !== null).map((o) => o.label);
+  return [
+    `${done} link ${id}, but the server dropped ${dropped.join(' and ')}: the account's plan may not include ${dropped.length === 1 ? 'it' : 'them'}` +
+      (unverifiable.length ? `; ${unverifiable.join(', ')} cannot be read back, so ${unverifiable.length === 1 ? 'it' : 'they'} may be missing too` : ''),
+  ];
+}
+
+/** Reads what an update needs: the details (an unknown id fails here, before anything changes) and the list item. */
+export async function readLink(reader: AccountReader, id: number): Promise<LinkRead> {
+  const details = (await reader.readOne('links', id)).details as Rec;
+  const item = await reader.byId('links', id, typeof details.alias === 'string' ? details.alias : undefined);
+  return { details, item, siteUrl: reader.client.base.href };
+}
+
+/**
+ * The safe update: reads, plans, confirms (a prompt, --yes, or exit 2 naming what would be
+ * cleared) and sends. `given` are body fields from flags (`url` for a new destination).
+ */
+export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: ReadonlySet<Clearable>, replaceTargets = false): Promise<LinkOutcome> {
+  const { reader, ui } = deps;
+  await checkDomain(reader, given.domain);
+  const read = await readLink(reader, id);
+  const plan = planLinkUpdate(read, given, clear);
+  // A file holds a link's whole targeting: it replaces what was read instead of adding to it.
+  if (replaceTargets) for (const field of ['geotarget', 'devicetarget', 'languagetarget']) if (given[field] !== undefined) plan.body[field] = given[field];
+  for (const note of plan.notes) ui.warn(`note: ${note}.`);
+  if (plan.cleared.length && deps.dryRun) ui.warn(`note: real servers would clear whatever link ${id} has of: ${plan.cleared.join('; ')}.`);
+  if (plan.cleared.length) await ui.confirm(clearingQuestion(id, plan.cleared), CLEARING_HINT);
+  const answer = await withNamedReferences(reader, given, () => update(reader.client, links, id, plan.body));
+  const before = read.item ?? {};
+  reader.learn('links', {
+    ...before,
+    id,
+    longurl: plan.body.url,
+    alias: typeof plan.body.custom === 'string' ? plan.body.custom : (before.alias ?? read.details.alias),
+    shorturl: shortUrlOf(answer) ?? before.shorturl,
+    campaign: plan.body.campaign ?? null,
+    // An update adds the link to `channel` without taking it out of others.
+    channel: [...new Set([...((before.channel as unknown[] | undefined) ?? []).map(String), ...(plan.body.channel ? [String(plan.body.channel)] : [])])],
+  });
+  const problems = [...differences(given, answer), ...(await droppedOptions(deps, id, given, 'updated'))];
+  return { status: 'updated', record: { id, shorturl: shortUrlOf(answer) ?? shortUrlOf(read.details) }, json: withoutError(answer), problems };
+}
+
+/**
+ * Sends a create or update of a link; when the server rejects a referenced pixel, campaign or
+ * channel without saying which ("Pixel does not exist."), names the ids given that the lists lack.
+ */
+export async function withNamedReferences(reader: AccountReader, given: Rec, send: () => Promise<Body>): Promise<Body> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    const refs = [
+      { pattern: /pixel/i, kind: pixels.kind, flag: '--pixel', value: given.pixels },
+      { pattern: /campaign/i, kind: campaigns.kind, flag: '--campaign', value: given.campaign },
+      { pattern: /channel/i, kind: channels.kind, flag: '--channel', value: given.channel },
+    ] as const;
+    for (const { pattern, kind, flag, value } of refs) {
+      if (!pattern.test(error.message) || value === undefined || value === null) continue;
+      const ids = (Array.isArray(value) ? value : [value]).map(String);
+      try {
+        const known = new Set((await reader.all(kind)).map((r) => String(r.id)));
+        const missing = ids.filter((id) => !known.has(id));
+        if (missing.length) error.message = `${error.message} (${missing.map((id) => `${flag} ${id}`).join(', ')} not found)`;
+      } catch (readError) {
+        if (!(readError instanceof CliError)) throw readError;
+        // the list could not be read: the server's message stays as it is
+      }
+    }
+    throw error;
+  }
+}
+

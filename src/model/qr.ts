@@ -1,0 +1,29 @@
+/**
+ * QR codes. Real servers put a single code's creation time under `details.data` (sic), send ids
+ * and scans as strings, ignore `type` and `name` on update (a code's type and name cannot change
+ * through the API), and name a code created without a name "Via API".
+ */
+import type { Model } from './model.js';
+import { compact, type Rec } from './values.js';
+
+export const qr: Model = {
+  kind: 'qr',
+  noun: 'QR code',
+  command: 'qr',
+  list: 'api/qr',
+  keys: ['qrs'],
+  item: (id) => `api/qr/${id}`,
+  add: 'api/qr/add',
+  readOne: true,
+  key: (item) => (typeof item.name === 'string' ? item.name : undefined),
+  listFields: ['id', 'link', 'scans', 'name', 'date'],
+};
+
+export function qrRecord(item: Rec): Rec {
+  return compact({ name: item.name });
+}
+
+/** The body of add from the file's (and the flags') names: `data` in the shape of its type. */
+export function qrBody(record: { type?: unknown; data?: unknown; name?: unknown; background?: unknown; foreground?: unknown; logo?: unknown }): Rec {
+  return compact({ type: record.type, data: record.data, name: record.name, background: record.background, foreground: record.foreground, logo: record.logo });
+}

@@ -1,0 +1,41 @@
+/**
+ * Small pure helpers for reading records as servers send them (ids and flags in several types,
+ * names under several keys) and writing bodies. No I/O, no imports of the API layer: the output
+ * layer and command definitions may use these too.
+ */
+export type Rec = Record<string, unknown>;
+
+/** The first of several keys that holds a value: servers name some fields differently. */
+export function firstOf(record: Rec, ...keys: string[]): unknown {
+  for (const key of keys) if (record[key] !== undefined && record[key] !== null) return record[key];
+  return undefined;
+}
+
+/** Drops undefined fields so a request body carries only what the user gave. */
+export function compact<T extends Record<string, unknown>>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** A non-empty string, else undefined. */
+export const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Booleans arrive as true, 1, "1" or "true". */
+export const flag = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 'true';
+
+export const noSlash = (v: string): string => v.replace(/\/+$/, '');
+
+/** Keys (aliases, names, domains) compare without case: servers treat them that way. */
+export const keyMatch = (key: string): string => (/[A-Z]/.test(key) ? key.toLowerCase() : key); // the same string when it is lower case already: no copy per record
+
+/** An id a record holds (`3`, `"3"`, or the first of `[3, 4]`); 0, null, false and '' mean none. */
+export function refId(value: unknown): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** Every id a list field holds (`channel: ["3", 4]`, or a single id). */
+export function refIds(value: unknown): number[] {
+  const values = Array.isArray(value) ? value : value === undefined || value === null || value === '' ? [] : [value];
+  return values.map((v) => refId(v)).filter((n): n is number => n !== undefined);
+}

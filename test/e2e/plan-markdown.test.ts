@@ -1,0 +1,131 @@
+/**
+ * Links as code in a pipeline: `plan -o markdown` (a pull-request comment whose server text cannot
+ * become markup) and `apply --max-deletes` (refuses before sending anything). In-process against
+ * the sandbox.
+ */
+import { describe, expect, it } from 'vitest';
+import { codeSpan } from '../../src/ascode/markdown.js';
+import { runMain, sent, useSandbox } from '../helpers.js';
+
+const sb = useSandbox();
+const writes = () => sent(sb.sandbox).filter((r) => r.method !== 'GET');
+
+/**
+ * The text of `markdown` outside its code spans, by CommonMark's rule: a run of N backticks opens
+ * a span that the next run of exactly N backticks closes (an unmatched run is literal text).
+ */
+function outsideCodeSpans(markdown: string): string {
+  let out = '';
+  let i = 0;
+  while (i < markdown.length) {
+    const run = /^`+/.exec(markdown.slice(i));
+    if (!run) {
+      out += markdown[i++];
+      continue;
+    }
+    const fence = run[0];
+    const close = new RegExp(`(?<!\`)${fence}(?!\`)`, 'g');
+    close.lastIndex = i + fence.length;
+    const end = close.exec(markdown);
+    if (!end) {
+      out += fence;
+      i += fence.length;
+      continue;
+    }
+    out += '<code/>';
+    i = end.index + fence.length;
+  }
+  return out;
+}
+
+describe('plan -o markdown', () => {
+  it('is a summary line and a <details> list of the changes, with the exit code of --detailed-exitcode', async () => {
+    const file = ['version: 1', 'links:', '  - alias: docs', '    url: https://example.com/docs/v2', '  - alias: new-one', '    url: https://example.com/new', 'campaigns:', '  - name: Autumn'].join('\n');
+    const r = await runMain(['plan', '-f', '-', '--prune', '-o', 'markdown', '--detailed-exitcode'], { env: sb.env, stdin: file });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe(
+      [
+        '**linkctl plan**: 2 to add, 1 to change, 2 to delete.',
+        '',
+        '<details>',
+        '<summary>5 changes</summary>',
+        '',
+        '- **delete** link `spring-sale`',
+        '- **delete** campaign `Spring launch`',
+        '- **add** campaign `Autumn`',
+        '- **change** link `docs`: url `"https://example.com/docs"` → `"https://example.com/docs/v2"`',
+        '- **add** link `new-one`',
+        '',
+        '</details>',
+        '',
+        '> **Note:** ``real servers clear what a link update does not send again (what the file leaves out and cannot be read back) and make the link private unless its record says `public: true`: docs``',
+        '',
+      ].join('\n'),
+    );
+    expect(writes()).toEqual([]);
+  });
+
+  it('says so when nothing would change (exit 0)', async () => {
+    const r = await runMain(['plan', '-f', '-', '-o', 'markdown', '--detailed-exitcode'], { env: sb.env, stdin: 'version: 1\nlinks:\n  - alias: docs\n    url: https://example.com/docs\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('**linkctl plan**: no changes, the account matches the file.\n');
+  });
+
+  it('shows text from the file and the server only inside code spans: no HTML, links, mentions or references', async () => {
+    const hostile = 'x` <img src=x onerror=alert(1)> [click](https://evil.example) @octocat #1 </details>\n\n# heading ``y';
+    const created = await runMain(['link', 'add', 'https://example.com/h', '--alias', 'hostile', '--meta-title', hostile], { env: sb.env });
+    expect(created.code, created.stderr).toBe(0);
+    const file = `version: 1\nlinks:\n  - alias: hostile\n    url: https://example.com/h\n    title: ${JSON.stringify(`${hostile} (renamed)`)}\n`;
+    const r = await runMain(['plan', '-f', '-', '-o', 'markdown'], { env: sb.env, stdin: file });
+    expect(r.code, r.stderr).toBe(0);
+    const line = r.stdout.split('\n').find((l) => l.startsWith('- **change** link `hostile`: title '))!;
+    expect(line).toBeDefined();
+    const outside = outsideCodeSpans(line);
+    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>');
+    // The spans hold the text as it is, a line break aside (shown as an escape, so the span stays on its line).
+    expect(line).toContain(codeSpan(JSON.stringify(hostile)));
+    // In the whole comment, only linkctl's own markup is outside a span.
+    const all = outsideCodeSpans(r.stdout);
+    expect(all.match(/<\/details>/g)).toHaveLength(1);
+    expect(all).not.toMatch(/<img|\]\(|@octocat|#1|# heading/);
+  });
+
+  it('is refused by every other command, before anything is sent', async () => {
+    const r = await runMain(['link', 'list', '-o', 'markdown'], { env: sb.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('-o markdown is only for `linkctl plan`');
+    expect(sent(sb.sandbox)).toEqual([]);
+  });
+});
+
+describe('apply --max-deletes', () => {
+  // The file has one of the account's two links: --prune deletes the other, and the campaign and channel lists empty theirs.
+  const file = 'version: 1\nlinks:\n  - alias: docs\n    url: https://example.com/docs\ncampaigns: []\nchannels: []\n';
+
+  it('refuses a plan that deletes more, even with --prune --yes: exit 2, nothing sent', async () => {
+    const r = await runMain(['apply', '-f', '-', '--prune', '--yes', '--max-deletes', '2'], { env: sb.env, stdin: file });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('linkctl: the plan deletes 3 records, more than --max-deletes 2; nothing was changed');
+    expect(r.stderr).toContain('hint: look at the deletions with `linkctl plan -f - --prune`');
+    expect(writes()).toEqual([]);
+    const zero = await runMain(['apply', '-f', '-', '--prune', '--yes', '--max-deletes', '0'], { env: sb.env, stdin: file });
+    expect(zero.code).toBe(2);
+    expect(writes()).toEqual([]);
+  });
+
+  it('applies a plan within the limit', async () => {
+    const r = await runMain(['apply', '-f', '-', '--prune', '--yes', '--max-deletes', '3'], { env: sb.env, stdin: file });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('Applied: 0 added, 0 changed, 3 deleted.\n');
+    expect(writes().map((w) => w.method)).toEqual(['DELETE', 'DELETE', 'DELETE']);
+  });
+
+  it('takes a count: not a word, not negative', async () => {
+    for (const bad of ['ten', '-1', '1.5']) {
+      const r = await runMain(['apply', '-f', '-', '--max-deletes', bad], { env: sb.env, stdin: file });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--max-deletes');
+    }
+    expect(sent(sb.sandbox)).toEqual([]);
+  });
+});
