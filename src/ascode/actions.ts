@@ -25,10 +25,10 @@ export function schemaUrl(): string {
 
 // ---------------------------------------------------------------- export
 
-/** Fields of a kind that export cannot read back from a server. */
+/** Fields of a kind that export cannot read back from a server (`id` is written where names repeat: it is read). */
 function unreadable(kind: Kind): string[] {
   const spec = specs()[kind];
-  return Object.entries(spec.fields).filter(([name, f]) => !spec.readable.includes(name) && !spec.key.includes(name) && !(kind === 'qr' && name === 'name') && f).map(([name]) => name);
+  return Object.entries(spec.fields).filter(([name, f]) => !spec.readable.includes(name) && !spec.key.includes(name) && name !== 'id' && !(kind === 'qr' && name === 'name') && f).map(([name]) => name);
 }
 
 export async function exportAccount(ctx: Context, { opts }: ActionInput): Promise<Result> {

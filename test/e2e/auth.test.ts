@@ -221,13 +221,13 @@ describe('auth status, switch and logout', () => {
 
   it('says where each value came from in plain words', async () => {
     const { env } = await loggedIn();
-    const r = await runMain(['auth', 'status'], { env: env, tty: true });
+    const r = await runMain(['auth', 'status'], { env: { ...env, NO_COLOR: '1' }, tty: true });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Profile {3}default, the default profile$/m);
     expect(r.stdout).toMatch(new RegExp(`^Base URL {2}${fx.sandbox.url}, saved in the profile$`, 'm'));
     expect(r.stdout).toMatch(/^Key {7}\*{4}\w{4}, saved in the config file$/m);
     expect(r.stdout).not.toMatch(/\(from /);
-    const chosen = await runMain(['auth', 'status', '--no-verify', '--profile', 'work', '--base-url', 'https://other.example.com'], { env: { ...env, LINKCTL_API_KEY: 'env-key-00001111' }, tty: true });
+    const chosen = await runMain(['auth', 'status', '--no-verify', '--profile', 'work', '--base-url', 'https://other.example.com'], { env: { ...env, LINKCTL_API_KEY: 'env-key-00001111', NO_COLOR: '1' }, tty: true });
     expect(chosen.stdout).toMatch(/^Profile {3}work, chosen with --profile$/m);
     expect(chosen.stdout).toMatch(/^Base URL {2}https:\/\/other\.example\.com, given with --base-url$/m);
     expect(chosen.stdout).toMatch(/^Key {7}\*{4}1111, from LINKCTL_API_KEY$/m);
