@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats check api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -72,11 +72,19 @@ _linkctl_spec() {
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains -h --help' vflags='--file --map --tags-to --on-collision' ;;
+    'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
+    'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
+    'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
+    'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
+    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
+    'linkctl stats help') cmds='' flags='' vflags='' ;;
+    'linkctl check') cmds='' flags='--qr --details --expiring --concurrency --deadline --fail-on --since-last -h --help' vflags='--expiring --concurrency --deadline --fail-on' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
-    'linkctl sandbox') cmds='serve status reset help' flags='-h --help' vflags='' ;;
+    'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
     'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks -h --help' vflags='--port --host --state --key --rate-limit' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
+    'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
     'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes -h --help' vflags='' ;;
@@ -142,10 +150,19 @@ _linkctl_values() {
     'linkctl import --on-collision') vals='fail suffix skip' ;;
     'linkctl import #0') vals='bitly shlink yourls kutt dub shortio rebrandly csv' ;;
     'linkctl import #1') vals=@files ;;
+    'linkctl stats snapshot --db') vals=@files ;;
+    'linkctl stats show --db') vals=@files ;;
+    'linkctl stats show --by') vals='hour day week month' ;;
+    'linkctl stats show --breakdown') vals='countries referrers browsers os' ;;
+    'linkctl stats top --db') vals=@files ;;
+    'linkctl stats report --db') vals=@files ;;
+    'linkctl stats report --html') vals=@files ;;
+    'linkctl stats report --by') vals='hour day week month' ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
     'linkctl sandbox serve --state') vals=@files ;;
+    'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;
     *' -p') vals=@profiles ;;
     *' --profile') vals=@profiles ;;

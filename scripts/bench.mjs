@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import,stats,check] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,8 +38,9 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import').split(',');
+const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import,stats,check').split(',');
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
+const CHECK_RUNS = Number(opt('--check-runs', 3));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
 if (!(RUNS >= 1) || !(RATE_RUNS >= 1)) throw new Error('--runs and --rate-runs take a positive number');
 
@@ -56,6 +57,8 @@ const BULK_MEMORY_SMALL = 1_000;
 const IMPORT_BIG = 100_000;
 const IMPORT_SMALL = 1_000;
 const SEEDED_LINKS = 2; // the demo account's own links, on top of --seed-links
+// linkctl check: its default limits (8 at a time, 2 per host) over hosts that answer after a delay.
+const CHECK = { destinations: 1_000, hosts: 50, delayMs: 100, concurrency: 8, perHost: 2 };
 
 const started = Date.now();
 const tmp = mkdtempSync(join(tmpdir(), 'linkctl-bench-'));
@@ -565,6 +568,81 @@ if (ONLY.includes('import')) {
     [
       { ok: max < MEMORY_CAP_MB, text: `largest peak over ${IMPORT_BIG.toLocaleString('en')} rows ${max.toFixed(1)} MB (target under ${MEMORY_CAP_MB} MB)` },
       { text: `time: ${IMPORT_SMALL.toLocaleString('en')} rows median ${median(times[IMPORT_SMALL]).toFixed(0)} ms, ${IMPORT_BIG.toLocaleString('en')} rows median ${median(times[IMPORT_BIG]).toFixed(0)} ms` },
+    ],
+  );
+// ---------------------------------------------------------------- click history (scripts/bench/stats.mjs)
+if (ONLY.includes('stats')) {
+  const { benchStats } = await import('./bench/stats.mjs');
+  await benchStats({ ROOT, BIN, MAXRSS, NODE, tmp, RUNS, timed, alternate, report, median, sandbox, sandboxJs, clean, memoryCapMb: MEMORY_CAP_MB });
+// ---------------------------------------------------------------- check
+if (ONLY.includes('check')) {
+  const { destinations, hosts, delayMs, concurrency, perHost } = CHECK;
+  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
+  // The destinations, in a process of their own (scripts/bench/destinations.mjs).
+  const server = spawn(NODE, [join(ROOT, 'scripts/bench/destinations.mjs'), String(delayMs)], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(server);
+  const { port } = JSON.parse(await new Promise((resolve, reject) => {
+    server.on('exit', (code) => reject(new Error(`bench destinations exited ${code}`)));
+    createInterface({ input: server.stdout }).once('line', resolve);
+  }));
+  const stats = (method = 'GET') => control(`http://127.0.0.1:${port}/__stats`, { method });
+  // The account: the seeded links (on example.com) deleted, then one link a destination, host by host in turn.
+  const api = (method, path, body) => control(`${sb.url}/api/${path}`, { method, headers: { Authorization: `Bearer ${sb.key}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
+  for (const id of [1, 2]) await api('DELETE', `url/${id}/delete`);
+  for (let i = 0; i < destinations; i++) {
+    const r = await api('POST', 'url/add', { url: `http://h${(i % hosts) + 1}.localhost:${port}/d/${i}`, custom: `check${i}` });
+    if (r.error) throw new Error(`url/add: ${JSON.stringify(r)}`);
+  }
+  // The least time the limits allow: rounds of min(concurrency, hosts × per host) requests, each taking the delay.
+  const parallel = Math.min(concurrency, hosts * perHost);
+  const least = Math.ceil(destinations / parallel) * delayMs;
+  const rssFile = join(tmp, 'maxrss-check');
+  const env = { ...sb.env, LINKCTL_CONFIG_DIR: join(tmp, 'check-config'), BENCH_MAXRSS_FILE: rssFile };
+  // For comparison only (no target): the same requests with bare undici, `concurrency` at a time, in one
+  // process; on a loaded machine it shows how far the delay itself stretches.
+  const bareChecks = join(tmp, 'bare-checks.mjs');
+  writeFileSync(
+    bareChecks,
+    [
+      `import { request, Agent } from ${JSON.stringify(join(ROOT, 'node_modules/undici/index.js'))};`,
+      'const [port, n, hosts, parallel] = process.argv.slice(2).map(Number);',
+      "const agent = new Agent({ connect: { lookup: (h, o, cb) => (o?.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) } });",
+      'let next = 0;',
+      'await Promise.all(Array.from({ length: parallel }, async () => {',
+      "  for (let i = next++; i < n; i = next++) await (await request(`http://h${(i % hosts) + 1}.localhost:${port}/d/${i}`, { method: 'HEAD', dispatcher: agent })).body.dump();",
+      '}));',
+      'await agent.close();',
+    ].join('\n'),
+  );
+  const bare = [];
+  const took = [];
+  const peaks = [];
+  const problems = [];
+  let seen;
+  for (let i = 0; i <= CHECK_RUNS; i++) {
+    const b = timed([bareChecks, String(port), String(destinations), String(hosts), String(parallel)], clean());
+    await stats('POST');
+    const r = timed([MAXRSS, 'check', '-o', 'ndjson'], env);
+    const records = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    seen = await stats();
+    const wrong = records.filter((x) => x.status !== 'insecure' || x.code !== 200).length; // http:// destinations answering 200
+    if (records.length !== destinations || wrong || seen.requests !== destinations) problems.push(`run ${i}: ${records.length} records, ${wrong} not answered 200, ${seen.requests} requests at the destinations`);
+    if (seen.maxInFlight > concurrency || seen.maxPerHost > perHost) problems.push(`run ${i}: ${seen.maxInFlight} requests at a time (limit ${concurrency}), ${seen.maxPerHost} to one host (limit ${perHost})`);
+    if (i === 0) continue; // warm-up
+    bare.push(b.ms);
+    took.push(r.ms);
+    peaks.push(Number(readFileSync(rssFile, 'utf8')) / 1024);
+  }
+  const max = Math.max(...peaks);
+  report(
+    `check of ${destinations.toLocaleString('en')} destinations on ${hosts} hosts answering after ${delayMs} ms  vs  the least time ${concurrency} at a time (${perHost} per host) allow`,
+    [['least time the limits allow', took.map(() => least), 'ms'], ['linkctl check -o ndjson (whole run)', took, 'ms'], ['  peak RSS (MB)', peaks, 'MB'],
+      [`  for comparison: bare undici, ${parallel} at a time`, bare, 'ms']],
+    median(took) / least,
+    1.2,
+    [
+      { ok: max < MEMORY_CAP_MB, text: `largest peak ${max.toFixed(1)} MB (target under ${MEMORY_CAP_MB} MB)` },
+      { ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: ${destinations} records, one HEAD a destination, at most ${seen.maxInFlight} at a time and ${seen.maxPerHost} per host` },
     ],
   );
 }

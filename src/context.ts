@@ -71,6 +71,8 @@ export class Context {
   private statusText = 'Working';
   /** A line that stays on the terminal until cleared (bulk progress): shown again after any other message. */
   private lasting?: () => string;
+  /** progress() shows its text at once, without a request. */
+  private immediate = false;
   private refreshTimer?: NodeJS.Timeout;
   private closed = false;
   /** What the client reported (bulk progress reads it for its ETA). */
@@ -209,6 +211,17 @@ export class Context {
     const seconds = Math.max(0, (wait.endsAtMs - Date.now()) / 1000);
     if (seconds <= 0) return undefined;
     return `waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${wait.reason}`;
+  }
+
+  /**
+   * Progress of work other than API requests (`check` waiting on destinations): the spinner
+   * shows it at once on a terminal, where `status` waits for a request to take a while.
+   */
+  progress(text: string): void {
+    this.statusText = text;
+    this.immediate = true;
+    if (this.spinner) this.updateSpinner();
+    else if (this.spinnerAllowed && !this.closed) void this.showSpinner();
   }
 
   client(): Promise<ApiClient> {
@@ -354,8 +367,8 @@ export class Context {
 
   private async showSpinner(): Promise<void> {
     const { default: ora } = await import('ora');
-    // Still wanted once ora has loaded: a request under way, a wait, or a lasting line.
-    if (this.spinner || this.closed || !(this.pending > 0 || this.lasting || this.waitNote())) return;
+    // Still wanted once ora has loaded: a request under way, a wait, a lasting line or progress().
+    if (this.spinner || this.closed || !(this.pending > 0 || this.lasting || this.immediate || this.waitNote())) return;
     // isEnabled: the decision is made above, once; ora's own test reads process.env, not ours.
     this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true }).start();
     this.refreshTimer ??= setInterval(() => this.updateSpinner(), SPINNER_REFRESH_MS);

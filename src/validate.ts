@@ -109,3 +109,20 @@ export function phone(flag: string, raw: string): string {
   if (!/^\+?\d{3,20}$/.test(digits)) throw new UsageError(`${flag} must be a phone number (digits, optional leading +), got ${show(raw)}`, `e.g. ${flag} +15551234567 (spaces, dots, dashes and brackets are dropped)`);
   return digits;
 }
+
+const DURATION_UNITS: Record<string, { ms: number; name: string }> = {
+  s: { ms: 1000, name: 'seconds' },
+  m: { ms: 60_000, name: 'minutes' },
+  h: { ms: 3_600_000, name: 'hours' },
+  d: { ms: 86_400_000, name: 'days' },
+  w: { ms: 7 * 86_400_000, name: 'weeks' },
+};
+
+/** A length of time such as `90s`, `10m`, `2h`, `14d`, `2w`, in milliseconds; `units` are the letters allowed. */
+export function duration(flag: string, raw: string, units = 'smhdw'): number {
+  const m = /^(\d{1,6})([a-z])$/i.exec(raw.trim());
+  const unit = m && units.includes(m[2]!.toLowerCase()) ? DURATION_UNITS[m[2]!.toLowerCase()] : undefined;
+  const allowed = [...units].map((u) => `${u} (${DURATION_UNITS[u]?.name})`).join(', ');
+  if (!m || !unit || Number(m[1]) < 1) throw new UsageError(`${flag} must be a positive whole number with a unit, one of ${allowed}, such as ${units.includes('d') ? '14d' : `10${units[units.length - 1]}`}; got ${show(raw)}`, `a number and a letter, no space: e.g. ${example(flag, units.includes('d') ? '14d' : `10${units[units.length - 1]}`)}`);
+  return Number(m[1]) * unit.ms;
+}

@@ -89,6 +89,11 @@ describe('the npm package', () => {
     const list = installed(['--sandbox', 'qr', 'list', '--json']);
     expect(list.status, list.stderr).toBe(0);
     expect(Array.isArray(JSON.parse(list.stdout))).toBe(true);
+    // The click history's SQLite (libsql, outside the bundle, with its prebuilt binary) works installed.
+    expect(existsSync(join(modules, 'libsql'))).toBe(true);
+    const snapshot = installed(['--sandbox', 'stats', 'snapshot', '--json']);
+    expect(snapshot.status, snapshot.stderr).toBe(0);
+    expect(JSON.parse(snapshot.stdout)).toMatchObject({ links: 2, qrs: 3, campaigns: 1, first: true });
   }, SLOW);
 
   it('the tarball npm pack leaves in a clone is ignored by git', () => {

@@ -20,7 +20,8 @@ import { BIN, cleanEnv, tempDir, useSandbox } from './helpers.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
 // The MCP SDK (and zod, which it uses) load only for `linkctl mcp`; the keychain only when a profile's key is in it.
-const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod)\//, /^src\/sandbox\//, /^src\/mcp\//];
+// The click-history database drivers (libsql, pg) and its code load only for `stats` and `check` (src/history/kinds.ts: names the definitions show); jsqr only for `check --qr`.
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod|libsql|@libsql\/[^/]+|pg|jsqr)\//, /^src\/sandbox\//, /^src\/mcp\//, /^src\/history\/(?!kinds\.ts$)/];
 const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
 
 // The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.
@@ -174,6 +175,15 @@ describe('a key and base URL from the environment', () => {
     expect(fromPackage(r.files, 'ky')).toBe(true);
     expect(forbidden(r.files).filter((f) => !f.includes('node_modules/ky/')), 'loaded by qr list').toEqual([]);
     expect(existsSync(join(dir, 'no-config'))).toBe(false);
+  });
+
+  it('the history database library loads for `stats` only (the control: the mapping sees it)', async () => {
+    const db = join(dir, 'history.db');
+    const snapshot = await loading([BIN, 'stats', 'snapshot', '-q'], { ...fx.env, LINKCTL_DB: db, LINKCTL_CONFIG_DIR: join(dir, 'stats-config') });
+    expect(snapshot.code, snapshot.stderr).toBe(0);
+    expect(fromPackage(snapshot.files, 'libsql')).toBe(true);
+    expect(snapshot.files).toContain('src/history/store.ts');
+    expect(fromPackage(snapshot.files, 'pg')).toBe(false); // PostgreSQL's driver only for a postgres:// --db
   });
 
   it('the keychain library loads only to read or write a key in the keychain', async () => {

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import { redact } from '../redact.js';
 import { interpretBody, retryAfterSeconds, toInt, toSeconds, type Body } from './envelope.js';
+import { fetchFor, isLoopback } from './transport.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -94,16 +95,6 @@ export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
   if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or fragment, got "${raw}"`, BASE_URL_HINT);
   url.pathname = url.pathname.replace(/\/+$/, '') + '/';
   return url;
-}
-
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-/** Whether a proxy variable is set: only then is undici loaded. */
-export function proxyConfigured(env: Record<string, string | undefined>): boolean {
-  return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
 }
 
 /** How an attempt that got no usable answer ended. */
@@ -683,60 +674,4 @@ function nonJsonError(where: string, path: string, status: number, text: string)
   else if (json) hint = 'the answer was cut short; try again';
   else if (status === 200) hint = 'is the base URL the main site rather than a branded domain? it should be the site root, e.g. https://example.com';
   return new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint);
-}
-
-type Undici = typeof import('undici');
-
-/**
- * Node's fetch ignores HTTPS_PROXY; undici's EnvHttpProxyAgent honours it and NO_PROXY. Loaded only
- * when a proxy is set, and configured from our environment (which tests replace), not process.env.
- */
-function proxyAgent(undici: Undici, env: Record<string, string | undefined>): import('undici').Dispatcher {
-  return new undici.EnvHttpProxyAgent({
-    httpProxy: env.http_proxy || env.HTTP_PROXY || '',
-    httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
-    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
-    // http:// targets go through the proxy as plain forward requests (as curl does), not CONNECT
-    // tunnels, which many proxies allow only to port 443.
-    proxyTunnel: false,
-  });
-}
-
-/** Connects every host name to 127.0.0.1 without asking DNS: for `*.localhost` base URLs. */
-function loopbackAgent(undici: Undici): import('undici').Dispatcher {
-  type Lookup = (host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => void;
-  const lookup: Lookup = (_host, options, callback) =>
-    options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
-  return new undici.Agent({ connect: { lookup } as never });
-}
-
-/**
- * The fetch for a host, or undefined for Node's own. Loopback is never proxied (as Go's proxy
- * rules): the key would cross the proxy in plain text. `*.localhost` is loopback without asking
- * DNS (RFC 6761).
- */
-function fetchFor(hostname: string, env: Record<string, string | undefined>): typeof fetch | undefined {
-  if (isLoopback(hostname)) return hostname.toLowerCase().endsWith('.localhost') ? undiciFetch(loopbackAgent) : undefined;
-  return proxyConfigured(env) ? undiciFetch((undici) => proxyAgent(undici, env)) : undefined;
-}
-
-/** A fetch through undici with a dispatcher of our own, loaded on first use. */
-function undiciFetch(makeDispatcher: (undici: Undici) => import('undici').Dispatcher): typeof fetch {
-  let loaded: Promise<{ fetch: Undici['fetch']; dispatcher: import('undici').Dispatcher }> | undefined;
-  return async (input: string | URL | Request, init?: RequestInit) => {
-    loaded ??= import('undici').then((undici) => ({ fetch: undici.fetch, dispatcher: makeDispatcher(undici) }));
-    const { fetch: undiciFetch, dispatcher } = await loaded;
-    // ky hands over a Request of Node's own fetch; undici's fetch is another copy, so pass plain values.
-    const request = input instanceof Request ? input : new Request(input, init);
-    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.text();
-    const response = await undiciFetch(request.url, {
-      method: request.method,
-      headers: Object.fromEntries(request.headers),
-      body,
-      redirect: 'manual',
-      signal: request.signal,
-      dispatcher,
-    });
-    return response as unknown as Response;
-  };
 }

@@ -184,7 +184,7 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
       return link;
     },
   },
-  // The answer of Kutt's `GET /api/v2/links` ({total, limit, skip, data: [...]}), or its `data` list.
+  // The answer of Kutt's links API, version 2 ({total, limit, skip, data: [...]}), or its `data` list.
   kutt: {
     name: 'kutt',
     label: 'Kutt',

@@ -171,7 +171,7 @@ async function jsonRows(path: string, format: Format, visit: Visit): Promise<voi
   }
   if (stack.length || inString) throw new InputError(line, 'not valid JSON: the file ends inside a value');
   if (!documents) throw new InputError(1, `empty: a ${format.label} export is JSON`);
-  if (!lists) throw new InputError(1, `not a ${format.label} export: no list of links (expected the answer of GET /api/v2/links, {"data": [...]}, or a list of links)`);
+  if (!lists) throw new InputError(1, `not a ${format.label} export: no list of links (expected the answer of Kutt's links API, {"data": [...]}, or a list of links)`);
 }
 
 function jsonRow(text: string, line: number, format: Format): Row {

@@ -65,12 +65,20 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'auth token': { skip: 'prints the key itself' },
   help: { skip: 'help text; every tool carries its command\'s help' },
   'sandbox status': { skip: 'local emulator state' },
+  'sandbox visits': { skip: 'local emulator state: simulated visits for demos and tests' },
+  // Click history (issue 21): reading it is safe; a snapshot writes the history database, a report a file.
+  'stats show': 'read',
+  'stats top': 'read',
+  'stats snapshot': 'write',
+  'stats report': 'write',
   'qr download': 'write', // saves a file on the machine running the server
   'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS
   export: 'read', // likewise --file
   plan: 'read',
   import: 'read', // reads a file, and with --keep-domains the account's domains; --file writes: OPTION_ACCESS
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
+  // Reads the account and requests only its own destinations (no URL argument); the run is kept in the local check history.
+  check: 'read',
 };
 
 /**
@@ -88,9 +96,13 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * Options no tool takes. The secret ones read from a terminal or from stdin, which a tool call
  * has neither of (and a secret should not pass through an agent's context); `api --paginate`
  * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
- * a file or stdin and streams a result per row: a tool call creates one record.
+ * a file or stdin and streams a result per row: a tool call creates one record. `--db` would let
+ * a call open any file or connect to any database server: the history database is the one the
+ * user started the server with (LINKCTL_DB, or the default). `check --fail-on` only sets the exit
+ * status for scripts, which would turn the results into a tool error: an agent reads each record's
+ * status instead.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

@@ -226,6 +226,12 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     const summary = result.summary?.();
     if (rows.length === 0) {
       streams.stderr.write('No results.\n');
+    } else if (result.groups) {
+      const style = await styleFor(options.color);
+      for (const [i, group] of result.groups(rows).entries()) {
+        out(`${i ? '\n' : ''}${style.bold(safeText(group.title))}\n`);
+        await printTable(group.records, columns, options, out);
+      }
     } else {
       await printTable(rows, columns, options, out);
     }
@@ -237,6 +243,7 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     const note = summary && partialNote(summary);
     if (note) streams.stderr.write(`${note}\n`);
   }
+  if (result.note && !options.quiet) streams.stderr.write(`${safeText(result.note, true)}\n`);
 }
 
 /** `page 1 of 4 (15 of 50 records); --all for every record`, for a list that is one page of several. */

@@ -38,6 +38,13 @@ export type Result = (
       columns: Column[];
       /** Known once every page was read: the footer on a terminal. */
       summary?: () => ListSummary | undefined;
+      /** Lines for people after the records, on stderr whatever the format (caveats, where the data came from). */
+      note?: string;
+      /**
+       * A terminal table in groups, each under its title (`check`: one group per problem); the
+       * records it returns are the table's rows. Other formats print the records as they are.
+       */
+      groups?: (records: Rec[]) => Array<{ title: string; records: Rec[] }>;
     }
   | {
       kind: 'record';

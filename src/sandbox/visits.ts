@@ -142,3 +142,38 @@ export function publicPage(state: State, v: Visit): PageAnswer | undefined {
   try { decoded = decodeURIComponent(alias); } catch { return undefined; }
   return shortLink(state, decoded, v);
 }
+
+export interface SimulatedVisits {
+  /** How many visits. */
+  count: number;
+  /** How many distinct visitors they come from (default: one each); fewer make some visits repeat ones. */
+  visitors?: number;
+  /** A country code (US, CA, ...) or name, as `?country=` gives it to a real visit. */
+  country?: string;
+  referrer?: string;
+  userAgent?: string;
+}
+
+/**
+ * `linkctl sandbox visits`: visits to a link (by id or alias) made without HTTP, each counted by
+ * the same code as a request to the short URL (clicks, unique visitors, countries, referrers,
+ * browsers, systems). The link, or undefined when there is none.
+ */
+export function simulateVisits(state: State, link: string, visits: SimulatedVisits): Link | undefined {
+  const l = state.links.find((x) => String(x.id) === link) ?? state.links.find((x) => x.alias === link);
+  if (!l) return undefined;
+  const visitors = Math.max(1, Math.min(visits.visitors ?? visits.count, visits.count));
+  // A fresh set of visitors each time (so a second run adds unique visitors), from the test range 198.51.100.0/24 and beyond.
+  const run = createHash('sha256').update(`${Date.now()}:${Math.random()}`).digest('hex').slice(0, 8);
+  for (let i = 0; i < visits.count; i++) {
+    count(l, {
+      method: 'GET',
+      path: `/${l.alias}`,
+      query: visits.country ? { country: visits.country } : {},
+      headers: { 'user-agent': visits.userAgent ?? 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36', ...(visits.referrer ? { referer: visits.referrer } : {}) },
+      remote: `sandbox-visitor-${run}-${i % visitors}`,
+      body: '',
+    });
+  }
+  return l;
+}

@@ -3,10 +3,10 @@
  * in real-server mode, with a throwaway config folder (so the seed data), `--sandbox` and `--yes`.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { BIN, cleanEnv, tempDir } from '../helpers.js';
 
@@ -38,7 +38,19 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/\blinkctl completion /, 'installs into a shell (test/unit/completion tests the scripts)'],
   [/^LINKCTL_API_KEY=<printed key>/, 'needs the key a running `sandbox serve` prints'],
   [/--short https:\/\/go\.example\.com|--short go\.example\.com/, 'a branded short URL the seed lacks (test/e2e/link.test.ts covers --short)'],
+  [/--db postgres:\/\//, 'a PostgreSQL server elsewhere (test/e2e/stats-postgres.test.ts starts one)'],
+  [/^linkctl check\b/, 'requests the seeded links\' destinations on example hosts, which tests must not reach (test/e2e/check.test.ts runs check against servers of its own)'],
 ];
+
+/** A click history of the seed (two snapshots), for the `stats` examples: copied for each example. */
+const history = tempDir();
+afterAll(() => rmSync(history, { recursive: true, force: true }));
+beforeAll(() => {
+  for (let i = 0; i < 2; i++) {
+    const r = spawnSync(process.execPath, [BIN, '--sandbox', 'stats', 'snapshot', '-q'], { env: cleanEnv({ LINKCTL_CONFIG_DIR: history }), encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`stats snapshot for the examples: ${r.stderr}`);
+  }
+});
 
 const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
 const lines = [...new Set(all(program).flatMap(examples))];
@@ -62,6 +74,8 @@ describe('help examples', () => {
     for (const [name, fixture] of [['bitly-links.csv', 'bitly.csv'], ['short_urls.csv', 'shlink.csv'], ['links.csv', 'links.csv'], ['links.json', 'kutt.json']]) {
       copyFileSync(new URL(`../fixtures/import/${fixture}`, import.meta.url), join(dir, name));
     }
+    mkdirSync(join(dir, 'state'));
+    copyFileSync(join(history, 'state', 'history.db'), join(dir, 'state', 'history.db'));
     try {
       const script = `linkctl() { "${process.execPath}" "${BIN}" --sandbox --yes "$@"; }\n${line}`;
       const r = spawnSync('sh', ['-c', script], {

@@ -155,8 +155,8 @@ describe('one tool per command, its schema the command\'s flags', () => {
       const flags = new Map<string, string>();
       for (const line of optionLines) {
         const long = /--(no-)?([\w-]+)/.exec(line)!;
-        // Secrets, unbounded paging and bulk input (--from and its companions) are not for tools.
-        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart'].includes(long[2]!) && !long[1]) continue;
+        // Secrets, unbounded paging, bulk input (--from and its companions), another database (--db) and check's exit status (--fail-on) are not for tools.
+        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'db', 'fail-on'].includes(long[2]!) && !long[1]) continue;
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
@@ -177,6 +177,33 @@ describe('one tool per command, its schema the command\'s flags', () => {
 });
 
 describe('calling tools', () => {
+  it('check: a read-only tool that requests only the account\'s own destinations (it takes no URL), with the CLI\'s records', async ({ onTestFinished }) => {
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const destination = createServer((req, res) => void (seen.push(`${req.method} ${req.url}`), res.writeHead(404).end()));
+    await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => destination.close(() => resolve())));
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    // The seeded links point at example.com: gone, so that nothing asks DNS about a real name.
+    for (const id of [1, 2]) await fetch(`${sandbox.url}/api/url/${id}/delete`, { method: 'DELETE', headers });
+    const port = (destination.address() as { port: number }).port;
+    await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: `http://127.0.0.1:${port}/gone`, custom: 'gone' }) });
+
+    const s = await connect();
+    const { tools } = await s.client.listTools();
+    const tool = tools.find((t) => t.name === 'check')!;
+    expect(tool.annotations?.readOnlyHint).toBe(true);
+    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['concurrency', 'deadline', 'details', 'expiring', 'qr', 'sinceLast']);
+    const refused = await s.call('check', { url: 'http://127.0.0.1:1/anything' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^check: unknown property "url"; check takes qr, details, expiring, concurrency, deadline, sinceLast\. Nothing was sent\.$/);
+    const r = await s.call('check', { deadline: '30s', concurrency: 2 });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.records).toEqual([expect.objectContaining({ alias: 'gone', destination: `http://127.0.0.1:${port}/gone`, status: 'client-error', code: 404 })]);
+    expect(text(r)).toMatch(/checked 1 destination of 1 link in [\d.]+ s: 1 client-error/);
+    expect(seen).toEqual(['HEAD /gone', 'GET /gone']);
+  });
+
   it('a read tool returns the --json output, as text and as structured content', async () => {
     const s = await connect();
     const r = await s.call('qr_list', { limit: 2 });

@@ -56,6 +56,10 @@ const validators: Record<string, (raw: string) => void> = {
     expect(`${v.key}=${v.value}`).toBe(raw);
   }),
   seconds: (raw) => valueOrUsageError(() => validate.seconds('--flag', raw), (n) => expect(n > 0 && n <= 86_400).toBe(true)),
+  duration: (raw) => valueOrUsageError(() => validate.duration('--flag', raw, 'smd'), (ms) => {
+    expect(Number.isSafeInteger(ms) && ms >= 1000).toBe(true);
+    expect(raw.trim()).toMatch(/^\d{1,6}[smd]$/i);
+  }),
 };
 
 describe('validators', () => {
@@ -69,6 +73,14 @@ describe('validators', () => {
       fc.assert(fc.property(userInput, (raw) => check(raw)), RUNS);
     });
   }
+
+  it('duration accepts a whole number with a unit, in milliseconds', () => {
+    expect(validate.duration('--flag', '14d')).toBe(14 * 86_400_000);
+    expect(validate.duration('--flag', '90s', 'smh')).toBe(90_000);
+    expect(validate.duration('--flag', '2W')).toBe(14 * 86_400_000);
+    expect(() => validate.duration('--flag', '2w', 'smh')).toThrow(/--flag must be a positive whole number with a unit, one of s \(seconds\), m \(minutes\), h \(hours\), such as 10h; got "2w"/);
+    expect(() => validate.duration('--flag', '0d')).toThrow(UsageError);
+  });
 
   it('positiveInt accepts what it should', () => {
     fc.assert(fc.property(fc.integer({ min: 1, max: 999_999_999_999_999 }) /* positiveInt takes up to 15 digits */, (n) => {

@@ -2,12 +2,14 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { sandboxQuirks } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { NotFoundError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { configDir } from '../../config/paths.js';
 import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.js';
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
+import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
+import { simulateVisits } from '../../sandbox/visits.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -98,4 +100,24 @@ export async function reset(ctx: Context, { opts }: ActionInput): Promise<Result
   const file = stateFile(ctx, opts.state);
   await resetStateFile(file);
   return { kind: 'message', message: `Sandbox state reset (${file}).`, json: { reset: true, stateFile: file } };
+}
+
+/** Visits counted into the state file under its lock: a running `sandbox serve` sees them at its next request. */
+export async function visits(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const file = stateFile(ctx, opts.state);
+  const link = await withStateLock(file, () => {
+    const state = loadState(file) ?? seedState();
+    const visited = simulateVisits(state, String(opts.link).trim(), {
+      count: opts.count, visitors: opts.visitors, country: opts.country, referrer: opts.referrer, userAgent: opts.userAgent,
+    });
+    if (visited) saveState(file, state);
+    return visited;
+  });
+  if (!link) throw new NotFoundError(`no link "${opts.link}" in the sandbox (${file})`, 'see `linkctl --sandbox link list`');
+  const from = [opts.country && `from ${opts.country}`, opts.referrer && `via ${opts.referrer}`].filter(Boolean).join(' ');
+  return {
+    kind: 'message',
+    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${link.clicks} clicks, ${link.uniqueclicks} unique.`,
+    json: { link: link.id, alias: link.alias, visits: opts.count, clicks: link.clicks, uniqueClicks: link.uniqueclicks, stateFile: file },
+  };
 }

@@ -2,6 +2,14 @@
 import type { Command } from 'commander';
 import { pathOption, withExamples, type Bind } from '../shared/define.js';
 import { positiveInt } from '../../validate.js';
+import { UsageError } from '../../errors.js';
+
+const MAX_VISITS = 100_000;
+const visitCount = (flag: string, v: string) => {
+  const n = positiveInt(flag, v);
+  if (n > MAX_VISITS) throw new UsageError(`${flag} must be at most ${MAX_VISITS}, got ${n}`, `run it again for more visits; e.g. ${flag} 1000`);
+  return n;
+};
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
@@ -28,6 +36,24 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     sandbox.command('status').description('Say whether --sandbox uses a running `sandbox serve` or starts its own').action(bind(load, 'status')),
     ['linkctl sandbox status', 'linkctl sandbox status --json'],
+  );
+  withExamples(
+    sandbox
+      .command('visits')
+      .description('Simulate visits to a short link, counted as real ones (clicks, unique visitors, countries, referrers): a trend to look at with `stats`')
+      .requiredOption('--link <id|alias>', 'the link visited')
+      .option('--count <n>', 'how many visits (at most 100000)', (v) => visitCount('--count', v), 1)
+      .option('--visitors <n>', 'from how many distinct visitors (default: one each)', (v) => visitCount('--visitors', v))
+      .option('--country <code>', 'where they come from: a country code (US, CA, DE, ...) or name')
+      .option('--referrer <url>', 'the page they come from (default: none, "direct")')
+      .option('--user-agent <text>', 'their browser (default: Chrome on Linux)')
+      .addOption(pathOption('--state <file>', 'state file (default: the one --sandbox and `sandbox serve` use)'))
+      .action(bind(load, 'visits')),
+    [
+      'linkctl sandbox visits --link spring-sale --count 40 --country CA',
+      'linkctl sandbox visits --link 1 --count 10 --visitors 3 --referrer https://news.example.com/',
+      'linkctl --sandbox stats snapshot && linkctl sandbox visits --link docs --count 25 && linkctl --sandbox stats snapshot',
+    ],
   );
   withExamples(
     sandbox.command('reset').description('Put the sandbox state back to its seeded records').addOption(pathOption('--state <file>', 'state file to reset')).action(bind(load, 'reset')),

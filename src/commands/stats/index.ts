@@ -1,0 +1,81 @@
+/** `stats`: click history. Flags and help only; the work is in ./actions.ts and src/history/, loaded when a command runs. */
+import type { Command } from 'commander';
+import { enumOption, many, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
+import { nonEmpty, positiveInt } from '../../validate.js';
+import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
+
+/** `--db`: every command that reads or writes the history database takes it (link health too). */
+export function dbOption(command: Command): Command {
+  return command.addOption(pathOption('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)'));
+}
+
+const text = (flag: string) => (v: string) => nonEmpty(flag, v).trim();
+
+/** What a series is made of: links, campaigns, QR codes, or the most clicked links. */
+function selection(command: Command): Command {
+  return command
+    .option('--link <id|alias>', 'a link, by id or alias (repeatable)', many(text('--link')))
+    .option('--campaign <id|name>', 'the links of a campaign, by id or name (repeatable)', many(text('--campaign')))
+    .option('--qr <id|name>', 'a QR code\'s scans, by id or name (repeatable)', many(text('--qr')))
+    .option('--top <n>', 'also the N links with the most clicks in the window, each a series of its own', (v) => positiveInt('--top', v));
+}
+
+function window(command: Command, since: string): Command {
+  return command
+    .option('--since <when>', `start of the window: a duration before now (48h, 30d, 12w) or a date (default ${since})`)
+    .option('--until <when>', 'end of the window (default: now)')
+    .option('--account <id|name>', 'the account, when the database holds several of this server');
+}
+
+export function register(program: Command, bind: Bind): void {
+  const load = () => import('./actions.js');
+  const stats = program
+    .command('stats')
+    .description('Click history: snapshots of every total, kept in a database, shown as series over time')
+    .addHelpText('after', wrapped([
+      '',
+      'The API gives totals only. `stats snapshot` (from cron or a scheduled CI job) stores them;',
+      '`show`, `top` and `report` show the differences between snapshots. A period without a',
+      'snapshot is a gap, not a zero; a total that went down is flagged as a reset.',
+      'LINKCTL_NOW=2025-06-01T06:00:00Z stands in for the clock (for tests and demos).',
+    ].join('\n')));
+
+  withExamples(
+    dbOption(stats.command('snapshot'))
+      .description('Record the totals of every link, QR code and campaign now (⌈links/1000⌉+3 requests; -q for cron)')
+      .option('--details <n>', 'also the top countries, referrers, browsers and systems of the N most clicked links (one request each)', (v) => positiveInt('--details', v))
+      .action(bind(load, 'snapshot')),
+    ['linkctl stats snapshot', 'linkctl stats snapshot -q --details 20', 'linkctl stats snapshot --db postgres://linkctl@db.example.com/marketing'],
+  );
+  withExamples(
+    dbOption(selection(window(stats.command('show'), '30d, or 48h --by hour, 12w --by week, 52w --by month')))
+      .description('Clicks per period: a table with a sparkline, or series for scripts (--json, -o ndjson|csv)')
+      .addOption(enumOption('--by <period>', 'period of each point (UTC): hour, day, week (ISO, from Monday) or month (default day)', PERIODS))
+      .addOption(enumOption('--breakdown <what>', 'changes of the top countries, referrers, browsers or systems of the chosen links (needs snapshots with --details)', DIMENSIONS))
+      .action(bind(load, 'show')),
+    [
+      'linkctl stats show --since 30d --by day',
+      'linkctl stats show --link spring-sale --since 12w --by week',
+      'linkctl stats show --campaign "Spring launch" -o csv > spring.csv',
+      'linkctl stats show --top 10 --json',
+      'linkctl stats show --link spring-sale --breakdown countries',
+    ],
+  );
+  withExamples(
+    dbOption(window(stats.command('top'), '7d'))
+      .description('Biggest movers: clicks in the window against the window of the same length before it, up and down')
+      .option('--top <n>', 'how many each way (default 5)', (v) => positiveInt('--top', v))
+      .option('--qr', 'QR codes\' scans instead of links\' clicks')
+      .action(bind(load, 'top')),
+    ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 10 --json', 'linkctl stats top --qr'],
+  );
+  withExamples(
+    dbOption(selection(window(stats.command('report'), '90d')))
+      .description('Write one self-contained HTML page: totals, a line chart per selection, the top movers')
+      .addOption(pathOption('--html <file>', 'the page to write (- for stdout)').makeOptionMandatory())
+      .addOption(enumOption('--by <period>', 'period of each point (default day)', PERIODS))
+      .action(bind(load, 'report')),
+    ['linkctl stats report --since 90d --html report.html', 'linkctl stats report --campaign "Spring launch" --top 5 --html spring.html'],
+  );
+}

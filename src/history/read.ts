@@ -1,0 +1,88 @@
+/**
+ * What a snapshot reads from the server: the account (who it is), and every link, QR code and
+ * campaign, each list once, through the run's reader: at most ⌈links/1000⌉ + 3 requests for an
+ * account with up to 1,000 QR codes and campaigns. `--details N` adds one request per link.
+ */
+import type { Context } from '../context.js';
+import type { Body } from '../http/envelope.js';
+import { toInt } from '../http/envelope.js';
+import { NetworkError } from '../errors.js';
+import type { Details, HistoryRecord, SourceRef } from './store.js';
+import { ACCOUNT_PATH } from '../model/account.js';
+
+export type CollectionName = 'links' | 'qr' | 'campaigns';
+
+/**
+ * Every record of each named collection, each list read once, through the run's reader (large
+ * pages: 1,000 records first, growing while the server answers quickly).
+ */
+export async function readCollections<N extends CollectionName>(ctx: Context, names: readonly N[]): Promise<Record<N, Body[]>> {
+  const reader = await ctx.reader();
+  const out = {} as Record<N, Body[]>;
+  for (const name of names) out[name] = await reader.all(name);
+  return out;
+}
+
+/** Whose history a run reads or writes: the sandbox (whatever port it has today), or the base URL without a trailing slash. */
+export function sourceBaseUrl(ctx: Context): string | undefined {
+  if (ctx.sandboxMode) return 'sandbox';
+  return ctx.settings().baseUrl?.value.replace(/\/+$/, '');
+}
+
+/** The account behind the key (one request): snapshots are kept per account, whichever machine or profile took them. */
+export async function readAccount(ctx: Context): Promise<SourceRef> {
+  const client = await ctx.client();
+  const body = await client.request('GET', ACCOUNT_PATH, { expect: ['data'] });
+  const data = (body.data ?? {}) as Body;
+  const id = toInt(data.id);
+  const username = typeof data.username === 'string' && data.username ? data.username : undefined;
+  const account = id !== undefined ? String(id) : username;
+  if (account === undefined) throw new NetworkError("the server's account answer has neither an id nor a username, so snapshots cannot be kept per account");
+  return { baseUrl: sourceBaseUrl(ctx)!, account, name: username ?? (typeof data.email === 'string' ? data.email : undefined) };
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const count = (v: unknown): number => toInt(v) ?? 0;
+
+/** List items as history records; items without a usable id are left out (and counted). */
+export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body[] }): { records: HistoryRecord[]; skipped: number } {
+  const records: HistoryRecord[] = [];
+  let skipped = 0;
+  const add = (record: HistoryRecord | undefined) => (record ? records.push(record) : skipped++);
+  for (const l of lists.links ?? []) {
+    const id = toInt(l.id);
+    add(id === undefined ? undefined : {
+      kind: 'link', id, alias: text(l.alias), label: text(l.title), url: text(l.shorturl),
+      campaign: toInt(l.campaign) ?? null, clicks: count(l.clicks), uniqueClicks: toInt(l.uniqueclicks) ?? null,
+    });
+  }
+  for (const q of lists.qr ?? []) {
+    const id = toInt(q.id);
+    add(id === undefined ? undefined : { kind: 'qr', id, alias: text(q.name), label: text(q.name), url: text(q.link), clicks: count(q.scans) });
+  }
+  for (const c of lists.campaigns ?? []) {
+    const id = toInt(c.id);
+    const name = text(c.name) ?? text(c.campaign) ?? text(c.domain);
+    add(id === undefined ? undefined : { kind: 'campaign', id, alias: name, label: name, clicks: count(c.views) });
+  }
+  return { records, skipped };
+}
+
+/** `--details N`: the top-* statistics of the N most clicked links, one request each. */
+export async function readDetails(ctx: Context, records: HistoryRecord[], n: number): Promise<number> {
+  if (n <= 0) return 0;
+  const reader = await ctx.reader();
+  const { entries } = await import('../commands/shared/stats.js');
+  const links = records.filter((r) => r.kind === 'link').sort((a, b) => b.clicks - a.clicks || a.id! - b.id!).slice(0, n);
+  for (const [i, link] of links.entries()) {
+    ctx.status(`details of link ${link.id} (${i + 1} of ${links.length})`);
+    const body = await reader.readOne('links', link.id!);
+    const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Body) : {};
+    const details: Details = {};
+    for (const [dimension, key] of [['countries', 'topCountries'], ['referrers', 'topReferrers'], ['browsers', 'topBrowsers'], ['os', 'topOs']] as const) {
+      details[dimension] = Object.fromEntries(entries(stats[key]));
+    }
+    link.details = details;
+  }
+  return links.length;
+}

@@ -1,0 +1,518 @@
+/**
+ * `linkctl check` against links in the sandbox that point at servers this test starts on
+ * 127.0.0.1 (check-servers.ts): one classification a test, the account checks, what reaches a
+ * destination (nothing of the user's), request counts, --since-last, --deadline, proxies, and
+ * `sandbox serve`, whose seeded links point at example hosts that cannot be reached here.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox, type RunResult } from '../helpers.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { saveState, seedState, timestamp } from '../../src/sandbox/state.js';
+import { hasOpenssl, makeCertificates, refusedPort, startHttp, startHttps, type Certificates, type Destinations } from './check-servers.js';
+
+interface CheckRecord {
+  link: number | null;
+  qr: number | null;
+  alias: string | null;
+  shorturl: string | null;
+  target: string | null;
+  destination: string;
+  status: string;
+  code: number | null;
+  chain: Array<{ url: string; code: number | null }>;
+  error: string | null;
+  findings: Array<{ kind: string; detail: string }>;
+  checkedAt: string;
+  change?: string;
+  previous?: string | null;
+}
+
+const fx = useSandbox();
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** POSTs to the sandbox's API directly (not counted against the check: tests look at what came after). */
+async function api(sandbox: Sandbox, method: string, path: string, body?: unknown): Promise<any> {
+  const r = await fetch(`${sandbox.url}/api/${path}`, { method, headers: { Authorization: `Bearer ${sandbox.key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = (await r.json()) as any;
+  if (json.error) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+  return json;
+}
+const addLink = (sandbox: Sandbox, url: string, alias: string, extra: Record<string, unknown> = {}) => api(sandbox, 'POST', 'url/add', { url, custom: alias, ...extra });
+/** The seeded links point at example.com: gone, so that nothing here asks DNS about a real name. */
+async function withoutSeededLinks(sandbox: Sandbox) {
+  for (const id of [1, 2]) await api(sandbox, 'DELETE', `url/${id}/delete`);
+}
+
+const parse = (r: RunResult): CheckRecord[] => JSON.parse(r.stdout) as CheckRecord[];
+const byAlias = (records: CheckRecord[]) => new Map(records.filter((r) => r.target === null && r.qr === null).map((r) => [r.alias!, r]));
+const apiRequests = (sandbox: Sandbox, from: number) => sandbox.requests.slice(from).filter((r) => r.path.startsWith('/api/')).map((r) => `${r.method} ${r.path}?${new URLSearchParams(r.query)}`);
+
+describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs openssl for the TLS servers)', () => {
+  let dir: string;
+  let certs: Certificates;
+  let http: Destinations;
+  let https: Destinations;
+  let selfSigned: Destinations;
+  let expired: Destinations;
+  let refused: number;
+  let run: RunResult;
+  let records: Map<string, CheckRecord>;
+  let requestsBefore: number;
+  let apiSeen: string[];
+  /** Requests the sandbox got outside its API during the check. */
+  let ownSeen: Sandbox['requests'];
+
+  beforeAll(async () => {
+    dir = tempDir();
+    certs = makeCertificates(dir);
+    [http, https, selfSigned, expired, refused] = await Promise.all([
+      startHttp(), startHttps(certs.good.key, certs.good.cert), startHttps(certs.selfSigned.key, certs.selfSigned.cert), startHttps(certs.expired.key, certs.expired.cert), refusedPort(),
+    ]);
+    const sb = fx.sandbox;
+    await withoutSeededLinks(sb);
+    const T = https.origin; // https://localhost:PORT, trusted by the CLI through NODE_EXTRA_CA_CERTS
+    const links: Array<[string, string]> = [
+      ['ok', `${T}/ok`],
+      ['redirect', `${T}/same`],
+      ['www', `https://ok.localhost:${https.port}/www`],
+      ['ten-redirects', `${T}/chain/10`],
+      ['offsite', `${T}/offsite`],
+      ['head405', `${T}/head405`],
+      ['big-body', `${T}/big`],
+      ['insecure', `${http.origin}/ok`],
+      ['downgrade', `${http.origin}/same`],
+      ['notfound', `${T}/notfound`],
+      ['fail', `${T}/fail`],
+      ['hang', `${http.origin}/hang`],
+      ['refused', `http://127.0.0.1:${refused}/ok`],
+      ['dns', 'https://nothing-here.invalid/page'],
+      ['self-signed', `${selfSigned.origin}/ok`],
+      ['expired', `${expired.origin}/ok`],
+      ['loop', `${T}/loop-a`],
+      ['eleven', `${T}/chain/11`],
+      ['reset', `${http.origin}/reset`],
+      ['own-site', `${sb.url}/no-such-page`],
+      ['dup-one', `${T}/dup`],
+      ['dup-two', `${T}/dup`],
+    ];
+    for (const [alias, url] of links) await addLink(sb, url, alias);
+    requestsBefore = sb.requests.length;
+    // --timeout 10: long enough for a TLS handshake on a loaded machine; the server that never answers takes that long.
+    run = await runCli(['check', '--json', '--timeout', '10', '--fail-on', 'broken'], { env: { ...fx.env, NODE_EXTRA_CA_CERTS: certs.caFile }, timeoutMs: 60_000 });
+    records = byAlias(parse(run));
+    apiSeen = apiRequests(sb, requestsBefore);
+    ownSeen = sb.requests.slice(requestsBefore).filter((r) => !r.path.startsWith('/api/'));
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([http, https, selfSigned, expired].map((d) => d?.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints one record per link with the documented fields, exits 1 for --fail-on broken, and says what it did on stderr', () => {
+    expect(run.code).toBe(1);
+    expect(records.size).toBe(22);
+    expect(Object.keys(records.get('ok')!)).toEqual(['link', 'qr', 'alias', 'shorturl', 'target', 'destination', 'status', 'code', 'chain', 'error', 'findings', 'checkedAt']);
+    expect(records.get('ok')!.shorturl).toBe(`${fx.sandbox.url}/ok`);
+    expect(Date.parse(records.get('ok')!.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
+    // 21 distinct destinations: the two duplicates share one
+    expect(run.stderr).toMatch(/^checked 21 destinations of 22 links in [\d.]+ s: .*; --fail-on matched 1\d\n$/m);
+  });
+
+  it('reads the account once: the link list and the domain list, pages of 1,000 (no campaign list: no link is in one)', () => {
+    expect(apiSeen).toEqual(['GET /api/urls?limit=1000&page=1', 'GET /api/domains?limit=1000&page=1']);
+  });
+
+  it('ok: HTTPS answering 200 with no redirect, one HEAD', () => {
+    expect(records.get('ok')).toMatchObject({ status: 'ok', code: 200, error: null, chain: [{ url: `${https.origin}/ok`, code: 200 }] });
+  });
+
+  it('redirect: the chain within the same site is recorded, hop by hop; "www." counts as the same site', () => {
+    expect(records.get('redirect')).toMatchObject({ status: 'redirect', code: 200, chain: [{ url: `${https.origin}/same`, code: 301 }, { url: `${https.origin}/ok`, code: 200 }] });
+    expect(records.get('www')).toMatchObject({ status: 'redirect', chain: [{ code: 302 }, { url: `https://www.ok.localhost:${https.port}/ok`, code: 200 }] });
+    // exactly 10 redirects are followed
+    const ten = records.get('ten-redirects')!;
+    expect(ten).toMatchObject({ status: 'redirect', code: 200 });
+    expect(ten.chain).toHaveLength(11);
+  });
+
+  it('redirect-offsite: the chain ends on another host', () => {
+    expect(records.get('offsite')).toMatchObject({ status: 'redirect-offsite', code: 200, chain: [{ url: `${https.origin}/offsite`, code: 302 }, { url: `https://ok.localhost:${https.port}/ok`, code: 200 }] });
+  });
+
+  it('HEAD answered 405: the same URL again with GET, which decides', () => {
+    expect(records.get('head405')).toMatchObject({ status: 'ok', code: 200 });
+    expect(https.seen.filter((s) => s.path === '/head405').map((s) => s.method)).toEqual(['HEAD', 'GET']);
+  });
+
+  it('a GET body is not kept: a 64 MB answer is cut short, the destination still ok', () => {
+    expect(records.get('big-body')).toMatchObject({ status: 'ok', code: 200 });
+  });
+
+  it('insecure: a plain http:// destination, or one that lands on http://', () => {
+    expect(records.get('insecure')).toMatchObject({ status: 'insecure', code: 200, error: 'the destination is plain http://' });
+    expect(records.get('downgrade')).toMatchObject({ status: 'insecure', code: 200 });
+  });
+
+  it('client-error and server-error: HTTP 4xx and 5xx (HEAD then GET, both failing)', () => {
+    expect(records.get('notfound')).toMatchObject({ status: 'client-error', code: 404, error: 'HTTP 404' });
+    expect(records.get('fail')).toMatchObject({ status: 'server-error', code: 500, error: 'HTTP 500' });
+    expect(https.seen.filter((s) => s.path === '/notfound').map((s) => s.method)).toEqual(['HEAD', 'GET']);
+  });
+
+  it('timeout: a server that never answers, given up after --timeout (no GET after a timed-out HEAD)', () => {
+    expect(records.get('hang')).toMatchObject({ status: 'timeout', code: null, error: 'no answer within 10 s (--timeout)' });
+    expect(http.seen.filter((s) => s.path === '/hang').map((s) => s.method)).toEqual(['HEAD']);
+  });
+
+  it('refused: nothing listens on the port', () => {
+    expect(records.get('refused')).toMatchObject({ status: 'refused', code: null, error: 'connection refused' });
+  });
+
+  it('dns: a name under .invalid never resolves (and DNS is not asked)', () => {
+    expect(records.get('dns')).toMatchObject({ status: 'dns', code: null, error: 'the host name does not resolve' });
+  });
+
+  it('tls: a self-signed and an expired certificate, each with its reason', () => {
+    expect(records.get('self-signed')).toMatchObject({ status: 'tls', code: null, error: 'the certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)' });
+    expect(records.get('expired')).toMatchObject({ status: 'tls', code: null, error: 'the certificate has expired (CERT_HAS_EXPIRED)' });
+  });
+
+  it('too-many-redirects: a loop (stopped when it comes back) and a chain of 11', () => {
+    expect(records.get('loop')).toMatchObject({ status: 'too-many-redirects', error: `redirect loop: back to ${https.origin}/loop-a` });
+    expect(records.get('loop')!.chain.map((h) => h.url)).toEqual([`${https.origin}/loop-a`, `${https.origin}/loop-b`, `${https.origin}/loop-a`]);
+    const eleven = records.get('eleven')!;
+    expect(eleven).toMatchObject({ status: 'too-many-redirects', error: 'more than 10 redirects' });
+    expect(eleven.chain).toHaveLength(11);
+  });
+
+  it('error: the connection closed without an answer', () => {
+    expect(records.get('reset')).toMatchObject({ status: 'error', code: null, error: 'the connection was closed before an answer' });
+  });
+
+  it('duplicate: the same destination shortened twice is requested once, and each link names the other', () => {
+    const one = records.get('dup-one')!;
+    const two = records.get('dup-two')!;
+    expect(one).toMatchObject({ status: 'ok', findings: [{ kind: 'duplicate', detail: `the same destination as link ${two.link}` }] });
+    expect(two.findings).toEqual([{ kind: 'duplicate', detail: `the same destination as link ${one.link}` }]);
+    expect(https.seen.filter((s) => s.path === '/dup')).toHaveLength(1);
+  });
+
+  it('nothing of the user\'s reaches a destination: no key, no Authorization, no cookie; a linkctl/<version> User-Agent', () => {
+    const own = ownSeen;
+    expect(own.map((r) => r.path)).toEqual(['/no-such-page', '/no-such-page']); // HEAD, then GET: the API's own host gets no key either
+    expect(records.get('own-site')).toMatchObject({ status: 'client-error', code: 404 });
+    const all = [...http.seen, ...https.seen, ...own.map((r) => ({ headers: r.headers as Record<string, string> }))];
+    expect(all.length).toBeGreaterThan(20);
+    for (const { headers } of all) {
+      expect(Object.keys(headers).sort()).toEqual(expect.not.arrayContaining(['authorization', 'cookie', 'proxy-authorization']));
+      expect(JSON.stringify(headers)).not.toContain(fx.sandbox.key);
+      expect(headers['user-agent']).toBe(`linkctl/${VERSION}`); // the built CLI's version
+    }
+  });
+});
+
+describe('account checks and --details (a sandbox read from a state file made here)', () => {
+  let sandbox: Sandbox;
+  let http: Destinations;
+  let dir: string;
+  const day = 86_400_000;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    http = await startHttp();
+    const state = seedState();
+    const D = http.origin;
+    const link = (id: number, alias: string, path: string, extra: Record<string, unknown> = {}) => ({ id, alias, longurl: `${D}${path}`, title: '', clicks: 0, uniqueclicks: 0, date: timestamp(), ...extra });
+    state.links = [
+      link(1, 'in-campaign', '/a', { campaign: 1 }),
+      link(2, 'lost-campaign', '/a?2', { campaign: 7 }),
+      link(3, 'lost-domain', '/a?3', { domain: 'https://gone.localhost' }),
+      link(4, 'on-domain', '/a?4', { domain: 'https://go.example.com' }),
+      link(5, 'expired', '/a?5', { expiry: timestamp(Date.now() - day) }),
+      link(6, 'expiring', '/a?6', { expiry: timestamp(Date.now() + 3 * day) }),
+      link(7, 'later', '/a?7', { expiry: timestamp(Date.now() + 60 * day) }),
+      link(8, 'targeted', '/a?8', { geotarget: [{ location: 'Canada', link: `${D}/notfound` }] }),
+    ];
+    state.next.links = 9;
+    state.qrs = [];
+    saveState(join(dir, 'state.json'), state);
+    sandbox = await startSandbox({ port: 0, rateLimit: null, stateFile: join(dir, 'state.json') });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+    await http?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds links on a domain that is gone, in a campaign that is gone, expired and expiring; --details reads each link once and checks its geo targets', async () => {
+    const env = { LINKCTL_BASE_URL: sandbox.url, LINKCTL_API_KEY: sandbox.key, LINKCTL_CONFIG_DIR: tempDir() };
+    const r = await runMain(['check', '--details', '--expiring', '7d', '--json', '--fail-on', 'missing-campaign'], { env });
+    expect(r.code).toBe(1);
+    const records = parse(r);
+    const findings = Object.fromEntries(records.filter((x) => !x.target).map((x) => [x.alias, x.findings.map((f) => `${f.kind}: ${f.detail}`)]));
+    expect(findings).toEqual({
+      'in-campaign': [],
+      'lost-campaign': ['missing-campaign: campaign 7 no longer exists'],
+      'lost-domain': ['unknown-domain: gone.localhost is not one of the account\'s domains'],
+      'on-domain': [],
+      expired: [expect.any(String)],
+      expiring: [expect.any(String)],
+      later: [],
+      targeted: [],
+    });
+    expect(findings.expired).toEqual([expect.stringMatching(/^expired: expired \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)]);
+    expect(findings.expiring).toEqual([expect.stringMatching(/^expiring: expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in 3 d\)$/)]);
+    // the geo target is a record of its own, checked like a destination
+    expect(records.find((x) => x.target)).toMatchObject({ link: 8, alias: 'targeted', target: 'geo:canada', destination: `${http.origin}/notfound`, status: 'client-error', code: 404 });
+    // 8 links, 9 destinations (each link's own plus the target), all on one host: requested once each
+    expect(records).toHaveLength(9);
+    // the account once (links, domains, campaigns), then one details request a link
+    expect(apiRequests(sandbox, 0)).toEqual([
+      'GET /api/urls?limit=1000&page=1', 'GET /api/domains?limit=1000&page=1', 'GET /api/campaigns?limit=1000&page=1',
+      ...[8, 7, 6, 5, 4, 3, 2, 1].map((id) => `GET /api/url/${id}?`), // in the list's order, newest first
+    ]);
+    expect(r.stderr).toMatch(/--fail-on matched 1$/m);
+  });
+
+  it('--expiring without --details is a usage error (exit 2) naming both, before any request', async () => {
+    const before = sandbox.requests.length;
+    const r = await runMain(['check', '--expiring', '7d'], { env: { LINKCTL_BASE_URL: sandbox.url, LINKCTL_API_KEY: sandbox.key, LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^linkctl: --expiring needs --details/);
+    expect(sandbox.requests.length).toBe(before);
+  });
+});
+
+describe('options, history and limits', () => {
+  let http: Destinations;
+  beforeAll(async () => {
+    http = await startHttp();
+  });
+  afterAll(() => http?.close());
+  const env = (configDir = tempDir()) => ({ ...fx.env, LINKCTL_CONFIG_DIR: configDir });
+
+  it.each([
+    [['--fail-on', 'broken,nope'], /--fail-on: unknown name "nope"; allowed: broken, ok, redirect/],
+    [['--concurrency', '0'], /--concurrency must be a positive integer/],
+    [['--concurrency', '100'], /--concurrency must be at most 32/],
+    [['--deadline', '10'], /--deadline must be a positive whole number with a unit, one of s \(seconds\), m \(minutes\), h \(hours\)/],
+    [['--expiring', '3m', '--details'], /--expiring must be a positive whole number with a unit, one of h \(hours\), d \(days\), w \(weeks\)/],
+  ])('bad input %j: exit 2, a message naming the flag, nothing sent', async (args, message) => {
+    const r = await runMain(['check', ...args], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('--since-last: the first run calls every broken destination new; the next shows only what changed (newly broken, fixed) and --fail-on looks at those', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    http.toggles.set('one', 200).set('two', 404).set('three', 200);
+    for (const name of ['one', 'two', 'three']) await addLink(fx.sandbox, `${http.origin}/toggle/${name}`, name);
+    const configDir = tempDir();
+    const first = await runMain(['check', '--since-last', '--json', '--fail-on', 'broken'], { env: env(configDir) });
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/no earlier check of this account: every broken destination is new/);
+    expect(parse(first).map((r) => [r.alias, r.change, r.previous])).toEqual([['two', 'newly-broken', null]]);
+
+    http.toggles.set('one', 500).set('two', 200);
+    const second = await runMain(['check', '--since-last', '--json', '--fail-on', 'broken'], { env: env(configDir) });
+    expect(second.code).toBe(1);
+    const changes = parse(second).map((r) => [r.alias, r.status, r.change, r.previous]).sort();
+    expect(changes).toEqual([['one', 'server-error', 'newly-broken', 'insecure'], ['two', 'insecure', 'fixed', 'client-error']]);
+
+    const third = await runMain(['check', '--since-last', '--json', '--fail-on', 'broken'], { env: env(configDir) });
+    expect(third.code).toBe(0); // still broken, but not newly
+    expect(parse(third)).toEqual([]);
+    expect(third.stderr).toMatch(/; 0 changes since the previous check; --fail-on matched 0$/m);
+  });
+
+  it('--deadline: what is still waiting is a timeout, what never started is unchecked, and the run ends on time', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, `${http.origin}/hang`, 'first');
+    await addLink(fx.sandbox, `${http.origin}/hang2`, 'second');
+    const started = Date.now();
+    const r = await runMain(['check', '--deadline', '1s', '--concurrency', '1', '--timeout', '30', '--json'], { env: env() });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.code).toBe(0);
+    const records = byAlias(parse(r));
+    // links are listed newest first: "second" is requested first
+    expect(records.get('second')).toMatchObject({ status: 'timeout', error: "no answer before the run's deadline (--deadline)" });
+    expect(records.get('first')).toMatchObject({ status: 'unchecked', error: "not requested: the run's deadline (--deadline) passed first", chain: [] });
+  });
+
+  it('polite: never more than --concurrency requests at a time, nor more than 2 to one host', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    for (let i = 0; i < 6; i++) await addLink(fx.sandbox, `${http.origin}/slow?${i}`, `near${i}`);
+    for (let i = 0; i < 6; i++) await addLink(fx.sandbox, `http://far.localhost:${http.port}/slow?${i}`, `far${i}`);
+    for (let i = 0; i < 6; i++) await addLink(fx.sandbox, `http://other.localhost:${http.port}/slow?${i}`, `other${i}`);
+    const r = await runMain(['check', '--concurrency', '5', '--json'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(parse(r).map((x) => x.status)).toEqual(Array(18).fill('insecure'));
+    expect(Object.fromEntries(http.busiest.byHost)).toEqual({ '127.0.0.1': 2, 'far.localhost': 2, 'other.localhost': 2 });
+    expect(http.busiest.all).toBe(5);
+  });
+
+  it('Ctrl-C while destinations are being checked: exit 130 at once, nothing on stdout, no run stored', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, `${http.origin}/hang?ctrl-c`, 'waiting');
+    const configDir = tempDir();
+    const controller = new AbortController();
+    const running = runMain(['check', '--json', '--timeout', '60'], { env: env(configDir), signal: controller.signal });
+    while (!http.seen.some((s) => s.path === '/hang?ctrl-c')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const at = Date.now();
+    controller.abort();
+    const r = await running;
+    expect(Date.now() - at).toBeLessThan(5_000);
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^linkctl: interrupted$/m);
+    // the next --since-last finds no earlier run
+    const next = await runMain(['check', '--since-last', '--json', '--deadline', '1s', '--timeout', '30'], { env: env(configDir) });
+    expect(next.stderr).toMatch(/no earlier check of this account/);
+  });
+
+  it('-o csv: one line per link, the chain and findings as text', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, `${http.origin}/same`, 'moved');
+    const r = await runMain(['check', '-o', 'csv'], { env: env() });
+    expect(r.code).toBe(0);
+    const [header, line, ...rest] = r.stdout.trimEnd().split('\n');
+    expect(header).toBe('link,qr,alias,shorturl,target,destination,status,code,chain,error,findings,checkedAt');
+    expect(rest).toEqual([]);
+    expect(line).toMatch(new RegExp(`^3,,moved,${fx.sandbox.url}/moved,,${http.origin}/same,insecure,200,301 ${http.origin}/same -> 200 ${http.origin}/ok,the destination is plain http://,,\\d{4}-`));
+  });
+
+  it('on a terminal: a table grouped by problem, worst first; ok links only counted', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, `${http.origin}/notfound`, 'gone');
+    await addLink(fx.sandbox, `${http.origin}/slow?ms=1500`, 'plain'); // slow enough for the spinner to show
+    const r = await runMain(['check', '--no-color'], { env: env(), tty: true });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('client-error (1): HTTP 4xx');
+    expect(lines[1]).toMatch(/^Link\s+Short URL\s+Destination\s+Code\s+Detail$/);
+    expect(lines[2]).toMatch(/^3 gone\s+.*\/gone\s+.*\/notfound\s+404\s+HTTP 404$/);
+    expect(lines[4]).toMatch(/^insecure \(1\): answers, but the destination \(or where it lands\) is plain http:\/\/$/);
+    expect(lines[6]).toMatch(/^4 plain\s+/);
+    expect(lines).toHaveLength(8); // and the last newline
+    expect(r.stderr).toMatch(/checked 2 destinations of 2 links in [\d.]+ s: 1 client-error, 1 insecure/);
+    expect(r.stderr).toMatch(/checking destinations [0-2]\/2/); // the spinner's progress
+  });
+
+  it('--qr: the URL a QR code holds is read from its image and checked; codes holding text or wifi are not destinations', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await api(fx.sandbox, 'DELETE', 'qr/1/delete'); // its data is https://example.com/menu
+    const { id } = await api(fx.sandbox, 'POST', 'qr/add', { type: 'link', data: `${http.origin}/fail`, name: 'Poster' });
+    const before = fx.sandbox.requests.length;
+    const r = await runMain(['check', '--qr', '--json'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(parse(r)).toEqual([expect.objectContaining({ link: null, qr: id, shorturl: expect.stringMatching(/\/qr\/\w+$/), destination: `${http.origin}/fail`, status: 'server-error', code: 500 })]);
+    // the lists once, then one image a QR code (3 codes: ours, the seeded text and wifi codes)
+    const paths = fx.sandbox.requests.slice(before).map((x) => x.path.replace(/\/qr\/\w+$/, '/qr/IMAGE'));
+    expect(paths).toEqual(['/api/urls', '/api/domains', '/api/qr', '/qr/IMAGE', '/qr/IMAGE', '/qr/IMAGE']);
+    expect(r.stderr).toMatch(/checked 1 destination of 0 links and 3 QR codes/);
+  });
+
+  it('qr-unreadable: a code whose image is not a PNG is reported with the reason (and --fail-on matches it)', async ({ onTestFinished }) => {
+    const { createServer } = await import('node:http');
+    // A server of this API with no links and one QR code whose image is an SVG.
+    const server = createServer((req, res) => {
+      const list = (key: string, records: unknown[]) => JSON.stringify({ error: 0, data: { result: records.length, perpage: 1000, currentpage: 1, maxpage: 1, [key]: records } });
+      const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const path = (req.url ?? '').split('?')[0];
+      if (path === '/api/urls') return void res.end(list('urls', []));
+      if (path === '/api/domains') return void res.end(list('domains', []));
+      if (path === '/api/qr') return void res.end(list('qrs', [{ id: 5, link: `${origin}/images/5.svg`, scans: 0, name: 'Poster', date: '2025-01-01 00:00:00' }]));
+      if (path === '/images/5.svg') return void res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>');
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const r = await runMain(['check', '--qr', '--json', '--fail-on', 'qr-unreadable'], { env: { LINKCTL_BASE_URL: base, LINKCTL_API_KEY: 'k-123456', LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(1);
+    expect(parse(r)).toEqual([expect.objectContaining({
+      link: null, qr: 5, shorturl: `${base}/images/5.svg`, destination: '', status: 'unchecked', error: 'the code could not be read',
+      findings: [{ kind: 'qr-unreadable', detail: `${base}/images/5.svg serves image/svg+xml that is not a PNG; linkctl reads codes from PNG images only` }],
+    })]);
+  });
+
+  it('the history is an SQLite file in the state folder that other runs read; a file that is not one is an error naming it, left alone', async () => {
+    const configDir = tempDir();
+    const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
+    mkdirSync(join(configDir, 'state'), { recursive: true });
+    const file = join(configDir, 'state', 'check.db');
+    writeFileSync(file, 'not a database '.repeat(100));
+    await withoutSeededLinks(fx.sandbox);
+    const before = fx.sandbox.requests.length;
+    const r = await runMain(['check', '--json'], { env: env(configDir) });
+    expect(r.code).toBe(7);
+    expect(fx.sandbox.requests.length).toBe(before); // said before anything is sent
+    expect(r.stderr).toContain(`linkctl: ${file} is not a linkctl check database (SQLITE_NOTADB); nothing was written to it`);
+    expect(readFileSync(file, 'utf8')).toBe('not a database '.repeat(100));
+  });
+});
+
+describe('proxies: destinations go through HTTP_PROXY as API calls do; loopback and NO_PROXY hosts do not', () => {
+  it('a non-loopback destination is asked of the proxy, with the proxy\'s credentials and nothing else of the user\'s', async () => {
+    const { createServer } = await import('node:http');
+    const seen: Array<{ line: string; headers: Record<string, unknown> }> = [];
+    // A forward proxy that answers every request itself (no upstream: nothing leaves this machine).
+    const proxy = createServer((req, res) => {
+      seen.push({ line: `${req.method} ${req.url}`, headers: { ...req.headers } });
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as { port: number }).port;
+    try {
+      await withoutSeededLinks(fx.sandbox);
+      await addLink(fx.sandbox, 'http://shop.test/spring', 'proxied');
+      await addLink(fx.sandbox, 'http://direct.invalid/page', 'direct');
+      const r = await runMain(['check', '--json'], { env: { ...fx.env, LINKCTL_CONFIG_DIR: tempDir(), HTTP_PROXY: `http://user:pw@127.0.0.1:${port}`, NO_PROXY: 'direct.invalid' } });
+      expect(r.code).toBe(0);
+      const records = byAlias(parse(r));
+      expect(records.get('proxied')).toMatchObject({ status: 'insecure', code: 200 });
+      expect(records.get('direct')).toMatchObject({ status: 'dns' }); // not sent to the proxy
+      expect(seen.map((s) => s.line)).toEqual(['HEAD http://shop.test/spring']);
+      expect(seen[0]!.headers['proxy-authorization']).toBe(`Basic ${Buffer.from('user:pw').toString('base64')}`);
+      expect(seen[0]!.headers.authorization).toBeUndefined();
+      expect(JSON.stringify(seen)).not.toContain(fx.sandbox.key);
+      // the API (on loopback) was not proxied
+      expect(fx.sandbox.requests.filter((x) => x.path === '/api/urls')).toHaveLength(1);
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+});
+
+describe('against `linkctl sandbox serve`, whose seeded links point at example hosts this machine cannot reach', () => {
+  it('finishes within its deadline and reports each link as unreachable, with the reason', async ({ onTestFinished }) => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(dir, 'state.json')], { env: cleanEnv({ LINKCTL_CONFIG_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    // It prints {"baseUrl", "key", ...} on its first line once it listens.
+    const { baseUrl, key } = await new Promise<{ baseUrl: string; key: string }>((resolve, reject) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!));
+      });
+      child.on('close', () => reject(new Error(`sandbox serve exited: ${out}`)));
+    });
+    const started = Date.now();
+    const r = await runCli(['check', '--details', '--json', '--deadline', '20s', '--timeout', '5', '--fail-on', 'broken'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: dir }, timeoutMs: 30_000 });
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(r.code).toBe(1);
+    const records = parse(r);
+    // docs, spring-sale and spring-sale's Canada target; DNS may fail at once or not answer at all
+    expect(records.map((x) => [x.alias, x.target])).toEqual([['spring-sale', null], ['spring-sale', 'geo:canada'], ['docs', null]]);
+    for (const record of records) {
+      expect(['dns', 'timeout']).toContain(record.status);
+      expect(record.error).toMatch(/does not resolve|could not be resolved|no answer/);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,150 @@
+/**
+ * `--db postgres://...` against a real PostgreSQL server that this file starts in a temporary
+ * folder (Debian's `postgresql`: initdb and pg_ctl, run as the `postgres` user when the tests
+ * run as root, as initdb refuses root) and stops. Skipped, saying why, when there is none.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, runMain, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
+
+interface PgClient {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  end(): Promise<void>;
+}
+const { Client } = createRequire(import.meta.url)('pg') as { Client: new (config: object) => PgClient };
+
+/** initdb and pg_ctl: on PATH, or in Debian's /usr/lib/postgresql/<version>/bin (newest first). */
+function pgBin(): string | undefined {
+  const fromPath = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
+  if (fromPath) return join(fromPath, '..');
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], 'bin') : undefined;
+}
+
+const bin = pgBin();
+const root = process.getuid?.() === 0;
+const postgresUser = root ? spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }) : undefined;
+const why = !bin
+  ? 'PostgreSQL is not installed (initdb not found; .ci/run installs Debian\'s postgresql)'
+  : root && (postgresUser?.status !== 0 || spawnSync('sh', ['-c', 'command -v runuser']).status !== 0)
+    ? 'running as root without a postgres user and runuser to run initdb as'
+    : undefined;
+
+/** Runs a PostgreSQL program (as the postgres user when we are root). */
+function pg(program: string, args: string[]): void {
+  const [command, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(bin!, program), ...args]] : [join(bin!, program), args];
+  const r = spawnSync(command, argv, { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`${program} ${args.join(' ')} exited ${r.status}: ${r.stderr}${r.stdout}`);
+}
+
+const freePort = () => new Promise<number>((resolve, reject) => {
+  const server = createServer();
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => resolve(port));
+  });
+});
+
+describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : ''}`, () => {
+  const fx = useSandbox();
+  let dir: string;
+  let url: string;
+  let port: number;
+
+  beforeAll(async () => {
+    dir = tempDir('linkctl-pg-');
+    chmodSync(dir, 0o755);
+    if (root) chownSync(dir, Number(postgresUser!.stdout.trim()), -1);
+    port = await freePort();
+    pg('initdb', ['-D', join(dir, 'data'), '-U', 'linkctl', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    pg('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, 'start']);
+    url = `postgres://linkctl@127.0.0.1:${port}/postgres`;
+  }, 120_000);
+  afterAll(() => {
+    try {
+      if (dir) pg('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const stats = (db: string, now: string, args: string[]) => runMain(['stats', ...args, '--db', db], { env: { ...fx.env, LINKCTL_NOW: now } });
+  async function visit(sandbox: SandboxFixture, alias: string, n: number) {
+    for (let i = 0; i < n; i++) await fetch(`${sandbox.sandbox.url}/${alias}`, { redirect: 'manual', headers: { 'User-Agent': `pg-test/${i}/${Math.random()}` } });
+  }
+  async function sql<T = Record<string, unknown>>(database: string, text: string, values: unknown[] = []): Promise<T[]> {
+    const client = new Client({ connectionString: database });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('the same snapshots give the same series in PostgreSQL as in the SQLite file, from the same tables', async () => {
+    const file = join(dir, 'same.db');
+    const both = async (now: string, args: string[]) => {
+      const a = await stats(url, now, args);
+      const b = await stats(file, now, args);
+      expect(a.code, a.stderr).toBe(0);
+      expect(b.code, b.stderr).toBe(0);
+      return [a.stdout, b.stdout];
+    };
+    await both('2025-06-01T06:00:00Z', ['snapshot', '-q', '--details', '2']);
+    await visit(fx, 'docs', 3);
+    await both('2025-06-02T06:00:00Z', ['snapshot', '-q', '--details', '2']);
+    await visit(fx, 'spring-sale', 2);
+    await both('2025-06-04T06:00:00Z', ['snapshot', '-q', '--details', '2']);
+    const [postgres, sqlite] = await both('2025-06-04T07:00:00Z', ['show', '--since', '3d', '--link', 'docs', '--link', 'spring-sale', '--json']);
+    expect(JSON.parse(postgres!)).toEqual(JSON.parse(sqlite!));
+    expect(JSON.parse(postgres!).series.map((s: { clicks: number }) => s.clicks)).toEqual([3, 2]);
+    const [top, topSqlite] = await both('2025-06-04T07:00:00Z', ['top', '--since', '2d', '--json']);
+    expect(JSON.parse(top!)).toEqual(JSON.parse(topSqlite!));
+    expect(JSON.parse(top!).map((m: { alias: string }) => m.alias)).toEqual(['spring-sale']);
+
+    const tables = await sql<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'linkctl' ORDER BY table_name");
+    expect(tables.map((t) => t.table_name)).toEqual(['click_changes', 'counts', 'detail_counts', 'detail_reads', 'items', 'meta', 'schema_migrations', 'snapshots', 'sources']);
+    const changes = await sql(url, "SELECT taken_at, clicks, clicks_change FROM linkctl.click_changes WHERE alias = 'docs' ORDER BY taken_at");
+    expect(changes).toEqual([{ taken_at: '2025-06-01T06:00:00.000Z', clicks: '57', clicks_change: null }, { taken_at: '2025-06-02T06:00:00.000Z', clicks: '60', clicks_change: '3' }]);
+  });
+
+  it('two snapshots at once from two processes: one stores every record, the other finds nothing changed', async () => {
+    await sql(url, 'CREATE DATABASE parallel');
+    const db = url.replace(/\/postgres$/, '/parallel');
+    const env = { ...fx.env, LINKCTL_NOW: '2025-06-01T06:00:00Z' };
+    const runs = await Promise.all([1, 2].map(() => runCli(['stats', 'snapshot', '--json', '--db', db], { env, timeoutMs: 90_000 })));
+    const out = runs.map((r) => {
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { changed: number; first: boolean };
+    });
+    expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 6]);
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 6 });
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 1 });
+  }, 120_000);
+
+  it('a schema "linkctl" of something else is refused, nothing written; an unreachable server is exit 6 without the password', async () => {
+    await sql(url, 'CREATE DATABASE other');
+    const other = url.replace(/\/postgres$/, '/other');
+    await sql(other, 'CREATE SCHEMA linkctl; CREATE TABLE linkctl.customers (id int)');
+    const r = await runCli(['stats', 'snapshot', '--db', other], { env: fx.env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/is not a linkctl click-history database \(its schema "linkctl" holds other tables: customers\); nothing was written to it\n/);
+    expect((await sql<{ table_name: string }>(other, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'linkctl'")).map((t) => t.table_name)).toEqual(['customers']);
+    expect(fx.sandbox.requests).toEqual([]);
+
+    const closed = await freePort();
+    const away = await runCli(['stats', 'show', '--db', `postgres://linkctl:s3cret-pw@127.0.0.1:${closed}/postgres`], { env: fx.env });
+    expect(away.code).toBe(6);
+    expect(away.stderr).toMatch(/^linkctl: cannot reach the click-history database postgres:\/\/.*127\.0\.0\.1:\d+\/postgres \(ECONNREFUSED\)\n/);
+    expect(away.stderr).not.toContain('s3cret-pw');
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Click history's rules on a real SQLite file, through the API that `stats` and other features
+ * use (src/history/store.ts, series.ts): only changes stored, differences per period with gaps,
+ * resets, new and gone records, imported totals (issue 23), migrations added by others (issue 22).
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openHistory, type HistoryRecord, type History, type SourceRef } from '../../src/history/store.js';
+import { computeSeries, sparkline, type SeriesSpec } from '../../src/history/series.js';
+import { DAY, parseSince, periodLabel, periodStart, periodsBetween } from '../../src/history/time.js';
+import { MIGRATIONS, migrate, type Migration } from '../../src/history/schema.js';
+import { tempDir } from '../helpers.js';
+
+const dir = tempDir('linkctl-history-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const fresh = () => openHistory({ env: { LINKCTL_DB: join(dir, `h${++files}.db`) } }, { create: true });
+
+const SOURCE: SourceRef = { baseUrl: 'https://links.example.com', account: '7', name: 'demo' };
+const T0 = Date.UTC(2025, 5, 1, 6); // 2025-06-01 06:00 UTC
+const link = (id: number, clicks: number, unique = clicks, extra: Partial<HistoryRecord> = {}): HistoryRecord => ({ kind: 'link', id, alias: `l${id}`, clicks, uniqueClicks: unique, ...extra });
+const ALL: SeriesSpec = { key: 'links', label: 'All links', kind: 'link', link: null, qr: null, campaign: null };
+const days = (n: number) => ({ by: 'day' as const, since: T0, until: T0 + n * DAY });
+
+async function countRows(history: History): Promise<number> {
+  return Number((await history.db.all('SELECT count(*) FROM counts'))[0]![0]);
+}
+
+describe('snapshots store only what changed', () => {
+  it('a record is written when it is new, when its totals change, and once when it is gone', async () => {
+    const h = await fresh();
+    try {
+      const first = await h.snapshot({ source: SOURCE, at: T0, records: [link(1, 10), link(2, 5), { kind: 'qr', id: 1, alias: 'Menu', clicks: 3 }] });
+      expect(first).toMatchObject({ links: 2, qrs: 1, changed: 3, first: true });
+      const same = await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 10), link(2, 5), { kind: 'qr', id: 1, alias: 'Menu', clicks: 3 }] });
+      expect(same).toMatchObject({ changed: 0, gone: 0, first: false });
+      const moved = await h.snapshot({ source: SOURCE, at: T0 + 2 * DAY, records: [link(1, 12), link(2, 5)] });
+      expect(moved).toMatchObject({ changed: 2, gone: 1 }); // link 1 changed; the QR code is gone
+      const still = await h.snapshot({ source: SOURCE, at: T0 + 3 * DAY, records: [link(1, 12), link(2, 5)] });
+      expect(still.changed).toBe(0); // gone is written once
+      expect(await countRows(h)).toBe(5);
+      const sources = await h.sources();
+      expect(sources).toEqual([{ id: 1, baseUrl: SOURCE.baseUrl, account: '7', name: 'demo', snapshots: 4, newest: '2025-06-04T06:00:00.000Z', profiles: [] }]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a snapshot dated before the newest one of its account is refused; another account is independent', async () => {
+    const h = await fresh();
+    try {
+      await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 1)] });
+      await expect(h.snapshot({ source: SOURCE, at: T0, records: [link(1, 1)] })).rejects.toThrow(/would come before the newest one of this account \(2025-06-02T06:00:00.000Z\)/);
+      await expect(h.snapshot({ source: { ...SOURCE, account: '8' }, at: T0, records: [link(1, 1)] })).resolves.toMatchObject({ first: true });
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('series are differences between snapshots', () => {
+  it('per day: the first snapshot is a baseline, a day without a snapshot is a gap, the day after it holds the clicks since', async () => {
+    const h = await fresh();
+    try {
+      await h.snapshot({ source: SOURCE, at: T0, records: [link(1, 100, 80)] });
+      await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 110, 85)] });
+      // no snapshot on day 2
+      await h.snapshot({ source: SOURCE, at: T0 + 3 * DAY, records: [link(1, 130, 90)] });
+      const { series } = await computeSeries(h, 1, [ALL], days(3));
+      expect(series[0]!.points.map((p) => [p.period, p.clicks, p.uniqueClicks, p.gap, p.from?.slice(0, 10) ?? null])).toEqual([
+        ['2025-06-01', null, null, true, null],
+        ['2025-06-02', 10, 5, false, '2025-06-01'],
+        ['2025-06-03', null, null, true, null],
+        ['2025-06-04', 20, 5, false, '2025-06-02'],
+      ]);
+      expect(series[0]).toMatchObject({ clicks: 30, uniqueClicks: 10, gaps: 2, resets: 0 });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a total that went down is flagged as a reset and counted from zero, never subtracted', async () => {
+    const h = await fresh();
+    try {
+      await h.snapshot({ source: SOURCE, at: T0, records: [link(1, 100), link(2, 50)] });
+      await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 4), link(2, 60)] }); // link 1's statistics were reset
+      const { series } = await computeSeries(h, 1, [ALL, { ...ALL, key: 'link:1', items: new Set([1]) }], days(1));
+      expect(series[0]!.points[1]).toMatchObject({ clicks: 14, reset: true, gap: false });
+      expect(series[1]!.points[1]).toMatchObject({ clicks: 4, reset: true });
+      expect(series[0]!.resets).toBe(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a new link counts all its clicks; a gone link adds nothing, and counts from its last total when it comes back', async () => {
+    const h = await fresh();
+    try {
+      await h.snapshot({ source: SOURCE, at: T0, records: [link(1, 10)] });
+      await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 10), link(2, 7)] });
+      await h.snapshot({ source: SOURCE, at: T0 + 2 * DAY, records: [link(2, 9)] });
+      await h.snapshot({ source: SOURCE, at: T0 + 3 * DAY, records: [link(1, 15), link(2, 9)] });
+      const { series } = await computeSeries(h, 1, [ALL], days(3));
+      expect(series[0]!.points.map((p) => p.clicks)).toEqual([null, 7, 2, 5]);
+      expect(series[0]!.resets).toBe(0);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('by week (ISO, from Monday) and by hour: the same differences, other periods', async () => {
+    const h = await fresh();
+    try {
+      for (let d = 0; d <= 14; d++) await h.snapshot({ source: SOURCE, at: T0 + d * DAY, records: [link(1, d * 10)] });
+      const weeks = await computeSeries(h, 1, [ALL], { by: 'week', since: T0, until: T0 + 14 * DAY });
+      // 2025-06-01 is a Sunday: week 22 holds only the baseline, week 23 Monday 2nd to Sunday 8th
+      expect(weeks.series[0]!.points.map((p) => [p.period, p.clicks])).toEqual([['2025-W22', null], ['2025-W23', 70], ['2025-W24', 70]]);
+      const hours = await computeSeries(h, 1, [ALL], { by: 'hour', since: T0 + DAY - 2 * 3_600_000, until: T0 + DAY + 3_600_000 });
+      expect(hours.series[0]!.points.map((p) => [p.period, p.clicks])).toEqual([['2025-06-02T04', null], ['2025-06-02T05', null], ['2025-06-02T06', 10], ['2025-06-02T07', null]]);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('the API for other features', () => {
+  it('import --with-clicks (issue 23): totals from another tool, keyed by alias, are adopted by the first snapshot from the server', async () => {
+    const h = await fresh();
+    try {
+      const imported = await h.snapshot({ source: SOURCE, at: T0, origin: 'import:bitly', records: [{ kind: 'link', alias: 'spring', clicks: 5000 }, { kind: 'link', alias: 'autumn', clicks: 40 }] });
+      expect(imported).toMatchObject({ links: 2, changed: 2 });
+      // the server counts from zero; the link now has an id, and keeps its history
+      await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(31, 3, 3, { alias: 'spring' }), link(32, 0, 0, { alias: 'autumn' })] });
+      await h.snapshot({ source: SOURCE, at: T0 + 2 * DAY, records: [link(31, 10, 8, { alias: 'spring' }), link(32, 1, 1, { alias: 'autumn' })] });
+      const items = await h.items(1, 'link');
+      expect(items.map((i) => [i.alias, i.remoteId])).toEqual([['spring', 31], ['autumn', 32]]);
+      const { series } = await computeSeries(h, 1, [ALL], days(2));
+      expect(series[0]!.points.map((p) => [p.clicks, p.reset])).toEqual([[null, false], [3, false], [8, false]]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('link health (issue 22) adds its tables as a migration: applied once, recorded, and a newer database is refused', async () => {
+    const h = await fresh();
+    try {
+      const health: Migration = { version: 20, name: 'link health results', sql: 'CREATE TABLE check_runs (id {{id}}, started_at TEXT NOT NULL);' };
+      expect(await migrate(h.db, [...MIGRATIONS, health])).toEqual([20]);
+      expect(await migrate(h.db, [...MIGRATIONS, health])).toEqual([]);
+      await h.db.run('INSERT INTO check_runs (started_at) VALUES (?)', ['2025-06-01T06:00:00.000Z']);
+      expect(await h.db.all('SELECT id, started_at FROM check_runs')).toEqual([[1, '2025-06-01T06:00:00.000Z']]);
+      // a linkctl that does not know version 20 must not use this database
+      await expect(migrate(h.db, MIGRATIONS)).rejects.toThrow(/schema versions this linkctl does not know \(20\): it was written by a newer linkctl/);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('time', () => {
+  it('--since takes durations before now and dates; anything else names the flag', () => {
+    const now = Date.UTC(2025, 5, 10, 12);
+    expect(parseSince('--since', '48h', now)).toBe(now - 2 * DAY);
+    expect(parseSince('--since', '2w', now)).toBe(now - 14 * DAY);
+    expect(parseSince('--since', '2025-06-01', now)).toBe(Date.UTC(2025, 5, 1));
+    expect(parseSince('--since', '2025-06-01T06:30+02:00', now)).toBe(Date.UTC(2025, 5, 1, 4, 30));
+    expect(() => parseSince('--since', '30 days', now)).toThrow(/--since must be a duration before now \(48h, 30d, 12w\) or a date/);
+  });
+
+  it('periods: ISO weeks across a year end, months, and a bound on their number', () => {
+    expect(periodLabel('week', periodStart('week', Date.UTC(2026, 0, 1)))).toBe('2026-W01'); // Thursday 1 January
+    expect(periodLabel('week', periodStart('week', Date.UTC(2027, 0, 1)))).toBe('2026-W53');
+    expect(periodLabel('month', periodStart('month', Date.UTC(2025, 11, 31, 23)))).toBe('2025-12');
+    expect(periodsBetween('month', Date.UTC(2025, 0, 15), Date.UTC(2025, 2, 1))).toEqual([Date.UTC(2025, 0, 1), Date.UTC(2025, 1, 1), Date.UTC(2025, 2, 1)]);
+    expect(() => periodsBetween('hour', 0, 2 * 365 * DAY)).toThrow(/more than 10,000 periods/);
+  });
+
+  it('sparklines scale to the largest value and show gaps as spaces', () => {
+    expect(sparkline([0, 1, 2, 3, 4, 5, 6, 7])).toBe('▁▂▃▄▅▆▇█');
+    expect(sparkline([null, 5, 10, null])).toBe(' ▄█ ');
+    expect(sparkline([0, 0])).toBe('▁▁');
+  });
+});
