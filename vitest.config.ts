@@ -1,6 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
 export default defineConfig({
+  // What scripts/build.mjs defines for the bundle: code run from source in tests reports the same version
+  // (an exported file names its schema by version, and tests compare in-process output with the built CLI's).
+  define: { __LINKCTL_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -93,14 +93,17 @@ function terminalColumns() {
 /**
  * A template (src/help-templates.ts) wrapped for a terminal `columns` wide (80 when not a
  * terminal or it does not say) as commander does: each marked paragraph is wrapped at the
- * width + its offset (not at all under its minimum width), and its continuation lines are
- * indented to the column where it starts.
+ * width + its offset (not at all under its minimum width), each line but the last ending in
+ * the marker's suffix, and its continuation lines are indented to the column where it starts.
+ * Spaces kept from breaking (\uE003, in examples' quotes) become spaces again.
  */
 function renderHelp(template, columns) {
   const width = columns || 80;
-  return template.replace(/\uE000(-?\d+),(\d+)\uE001([^\uE002]*)\uE002/g, (_, offset, min, text, at, whole) => {
+  return template.replace(/\uE000(-?\d+),(\d+)(?:,([^\uE001]*))?\uE001([^\uE002]*)\uE002/g, (_, offset, min, suffix, text, at, whole) => {
     const column = at - (whole.lastIndexOf('\n', at - 1) + 1);
-    return boxWrap(text, width + Number(offset), Number(min)).split('\n').join(`\n${' '.repeat(column)}`);
+    const lines = boxWrap(text, width + Number(offset), Number(min)).split('\n');
+    const last = lines.length - 1;
+    return lines.map((line, i) => (suffix && i < last ? line + suffix : line)).join(`\n${' '.repeat(column)}`).replace(/\uE003/g, ' ');
   });
 }
 

@@ -94,7 +94,7 @@ _linkctl_spec() {
 }
 
 # _linkctl_values 'PATH --flag' or 'PATH #N' (the positional argument N, from 0) sets vals:
-# the words to offer, @profiles (asked of linkctl at TAB time) or @files.
+# the words to offer, @profiles (asked of linkctl at TAB time), @files or @dirs.
 _linkctl_values() {
   case $1 in
     'linkctl auth switch #0') vals=@profiles ;;
@@ -106,7 +106,8 @@ _linkctl_values() {
     'linkctl qr update --encryption') vals='WPA WEP nopass' ;;
     'linkctl qr delete --from') vals=@files ;;
     'linkctl qr delete --from-format') vals='csv ndjson json' ;;
-    'linkctl qr download --dir') vals=@files ;;
+    'linkctl qr download --file') vals=@files ;;
+    'linkctl qr download --dir') vals=@dirs ;;
     'linkctl link list --order') vals='date clicks' ;;
     'linkctl link add --redirect') vals='direct frame splash' ;;
     'linkctl link add --if-exists') vals='fail return update skip' ;;
@@ -118,6 +119,7 @@ _linkctl_values() {
     'linkctl link update --from-format') vals='csv ndjson json' ;;
     'linkctl link delete --from') vals=@files ;;
     'linkctl link delete --from-format') vals='csv ndjson json' ;;
+    'linkctl link qr --file') vals=@files ;;
     'linkctl link qr --ecc') vals='L M Q H' ;;
     'linkctl domain add --from') vals=@files ;;
     'linkctl domain add --from-format') vals='csv ndjson json' ;;
@@ -137,10 +139,17 @@ _linkctl_values() {
     'linkctl pixel add --from-format') vals='csv ndjson json' ;;
     'linkctl pixel delete --from') vals=@files ;;
     'linkctl pixel delete --from-format') vals='csv ndjson json' ;;
+    'linkctl export --file') vals=@files ;;
     'linkctl export --format') vals='yaml json' ;;
+    'linkctl plan -f') vals=@files ;;
+    'linkctl plan --file') vals=@files ;;
+    'linkctl apply -f') vals=@files ;;
+    'linkctl apply --file') vals=@files ;;
+    'linkctl import --file') vals=@files ;;
     'linkctl import --tags-to') vals='campaign channel none' ;;
     'linkctl import --on-collision') vals='fail suffix skip' ;;
     'linkctl import #0') vals='bitly shlink yourls kutt dub shortio rebrandly csv' ;;
+    'linkctl import #1') vals=@files ;;
     'linkctl stats snapshot --db') vals=@files ;;
     'linkctl stats show --db') vals=@files ;;
     'linkctl stats show --by') vals='hour day week month' ;;
@@ -157,7 +166,6 @@ _linkctl_values() {
     'linkctl sandbox serve --plan') vals='pro basic' ;;
     'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;
-    'linkctl mcp --root') vals=@files ;;
     *' -p') vals=@profiles ;;
     *' --profile') vals=@profiles ;;
     *' -o') vals='table json ndjson csv tsv markdown' ;;
@@ -222,6 +230,9 @@ _linkctl() {
     @files)
       compopt -o filenames 2>/dev/null
       while IFS= read -r w; do COMPREPLY+=("$pre$w"); done < <(compgen -f -- "$cur") ;;
+    @dirs)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r w; do COMPREPLY+=("$pre$w"); done < <(compgen -d -- "$cur") ;;
     *)
       for w in $vals; do [[ $w == "$cur"* ]] && COMPREPLY+=("$pre$w"); done ;;
   esac

@@ -5,7 +5,7 @@
 
 # __linkctl_data 'PATH|cmds' (sub-commands; an alias is alias=name), 'PATH|subs' and 'PATH|flags'
 # (word, tab, description), 'PATH|vflags' (flags taking a value), and the values of a flag
-# ('PATH --flag') or positional argument ('PATH #N', from 0): words, @profiles or @files.
+# ('PATH --flag') or positional argument ('PATH #N', from 0): words, @profiles, @files or @dirs.
 function __linkctl_data --argument-names key
     switch $key
         case 'linkctl|cmds'
@@ -267,7 +267,7 @@ function __linkctl_data --argument-names key
         case 'linkctl sandbox|cmds'
             printf '%s\n' 'serve' 'status' 'visits' 'reset' 'help'
         case 'linkctl sandbox|subs'
-            printf '%s\t%s\n' 'serve' 'Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)' 'status' 'Say whether --sandbox uses a running `sandbox serve` or starts its own' 'visits' 'Simulate visits to a short link, counted as real ones (clicks, unique visitors, countries, referrers): a trend to look at with `stats`' 'reset' 'Put the sandbox state back to its seeded records' 'help' 'display help for command'
+            printf '%s\t%s\n' 'serve' 'Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (nothing on stderr with --quiet)' 'status' 'Say whether --sandbox uses a running `sandbox serve` or starts its own' 'visits' 'Simulate visits to a short link, counted as real ones (clicks, unique visitors, countries, referrers): a trend to look at with `stats`' 'reset' 'Put the sandbox state back to its seeded records' 'help' 'display help for command'
         case 'linkctl sandbox|flags'
             printf '%s\t%s\n' '-h' 'show help' '--help' 'show help'
         case 'linkctl sandbox serve|flags'
@@ -310,8 +310,10 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl qr delete --from-format'
             printf '%s\n' 'csv' 'ndjson' 'json'
-        case 'linkctl qr download --dir'
+        case 'linkctl qr download --file'
             echo @files
+        case 'linkctl qr download --dir'
+            echo @dirs
         case 'linkctl link list --order'
             printf '%s\n' 'date' 'clicks'
         case 'linkctl link add --redirect'
@@ -334,6 +336,8 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl link delete --from-format'
             printf '%s\n' 'csv' 'ndjson' 'json'
+        case 'linkctl link qr --file'
+            echo @files
         case 'linkctl link qr --ecc'
             printf '%s\n' 'L' 'M' 'Q' 'H'
         case 'linkctl domain add --from'
@@ -372,14 +376,28 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl pixel delete --from-format'
             printf '%s\n' 'csv' 'ndjson' 'json'
+        case 'linkctl export --file'
+            echo @files
         case 'linkctl export --format'
             printf '%s\n' 'yaml' 'json'
+        case 'linkctl plan -f'
+            echo @files
+        case 'linkctl plan --file'
+            echo @files
+        case 'linkctl apply -f'
+            echo @files
+        case 'linkctl apply --file'
+            echo @files
+        case 'linkctl import --file'
+            echo @files
         case 'linkctl import --tags-to'
             printf '%s\n' 'campaign' 'channel' 'none'
         case 'linkctl import --on-collision'
             printf '%s\n' 'fail' 'suffix' 'skip'
         case 'linkctl import #0'
             printf '%s\n' 'bitly' 'shlink' 'yourls' 'kutt' 'dub' 'shortio' 'rebrandly' 'csv'
+        case 'linkctl import #1'
+            echo @files
         case 'linkctl stats snapshot --db'
             echo @files
         case 'linkctl stats show --db'
@@ -411,8 +429,6 @@ function __linkctl_data --argument-names key
         case 'linkctl sandbox visits --state'
             echo @files
         case 'linkctl sandbox reset --state'
-            echo @files
-        case 'linkctl mcp --root'
             echo @files
         case '* -p'
             echo @profiles
@@ -488,6 +504,8 @@ function __linkctl_complete
             set vals (command linkctl __complete profiles 2>/dev/null)
         case @files
             set vals (__fish_complete_path "$cur")
+        case @dirs
+            set vals (__fish_complete_directories "$cur")
     end
     for v in $vals
         test -n "$v"; and printf '%s%s\n' $pre $v

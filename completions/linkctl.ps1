@@ -83,7 +83,7 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl check' { return @{ cmds = @(); subs = @(); flags = @('--db history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)', '--qr also check QR codes whose data is a URL (one image download a code, read locally)', '--details also read each link''s details, one request a link, for its expiry and its geo and device targets (slow: paced by the API''s rate limit)', '--expiring with --details: report links expiring within this long, e.g. 14d, 2w (default 14d)', '--concurrency destinations checked at a time (default 8, at most 32); never more than 2 at a time per host', '--deadline stop the whole check after this long, e.g. 90s, 10m (default 10m); what was not checked by then is reported unchecked', '--fail-on exit 1 when a result matches one of these names, comma-separated (see below)', '--since-last show only what changed since the previous check of this account: newly broken, fixed, changed', '-h show help', '--help show help'); vflags = @('--db', '--expiring', '--concurrency', '--deadline', '--fail-on') } }
             'linkctl api' { return @{ cmds = @(); subs = @(); flags = @('-F a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable', '--field a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable', '-f a string body field, sent as given (a query parameter with GET); repeatable', '--raw-field a string body field, sent as given (a query parameter with GET); repeatable', '--input the request body: a file of JSON, or - to read it from stdin', '--paginate GET a list from its first page (or page=N in PATH) to the last; print one array of every record', '-h show help', '--help show help'); vflags = @('-F', '--field', '-f', '--raw-field', '--input') } }
             'linkctl completion' { return @{ cmds = @(); subs = @(); flags = @('-h show help', '--help show help'); vflags = @() } }
-            'linkctl sandbox' { return @{ cmds = @('serve', 'status', 'visits', 'reset', 'help'); subs = @('serve Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)', 'status Say whether --sandbox uses a running `sandbox serve` or starts its own', 'visits Simulate visits to a short link, counted as real ones (clicks, unique visitors, countries, referrers): a trend to look at with `stats`', 'reset Put the sandbox state back to its seeded records', 'help display help for command'); flags = @('-h show help', '--help show help'); vflags = @() } }
+            'linkctl sandbox' { return @{ cmds = @('serve', 'status', 'visits', 'reset', 'help'); subs = @('serve Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (nothing on stderr with --quiet)', 'status Say whether --sandbox uses a running `sandbox serve` or starts its own', 'visits Simulate visits to a short link, counted as real ones (clicks, unique visitors, countries, referrers): a trend to look at with `stats`', 'reset Put the sandbox state back to its seeded records', 'help display help for command'); flags = @('-h show help', '--help show help'); vflags = @() } }
             'linkctl sandbox serve' { return @{ cmds = @(); subs = @(); flags = @('--port port to listen on (0 = any free port)', '--host address to listen on', '--state state file (default: sandbox-state.json in the config folder, shared with --sandbox)', '--key the API key it accepts (default: the sandbox key)', '--rate-limit requests per window per key: 30/60 is a real server''s default (default: off, or LINKCTL_SANDBOX_RATE_LIMIT)', '--no-rate-limit-headers limit without sending X-RateLimit-* headers, like servers without a cache', '--documented answer in the documented shapes of link-api.md instead of as real servers do', '--quirks answer as real servers do (the default; kept for scripts)', '--plan the account''s plan: pro has every feature; basic lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types, which are dropped silently as real servers do (default: pro, or LINKCTL_SANDBOX_PLAN)', '-h show help', '--help show help'); vflags = @('--port', '--host', '--state', '--key', '--rate-limit', '--plan') } }
             'linkctl sandbox status' { return @{ cmds = @(); subs = @(); flags = @('-h show help', '--help show help'); vflags = @() } }
             'linkctl sandbox visits' { return @{ cmds = @(); subs = @(); flags = @('--link the link visited', '--count how many visits (at most 100000)', '--visitors from how many distinct visitors (default: one each)', '--country where they come from: a country code (US, CA, DE, ...) or name', '--referrer the page they come from (default: none, "direct")', '--user-agent their browser (default: Chrome on Linux)', '--state state file (default: the one --sandbox and `sandbox serve` use)', '-h show help', '--help show help'); vflags = @('--link', '--count', '--visitors', '--country', '--referrer', '--user-agent', '--state') } }
@@ -96,7 +96,7 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
     }
 
     # The values of a flag ('PATH --flag') or positional argument ('PATH #N', from 0):
-    # words, @profiles (asked of linkctl) or @files.
+    # words, @profiles (asked of linkctl), @files or @dirs.
     function Get-LinkctlValues([string]$key) {
         switch -CaseSensitive -Wildcard ($key) {
             'linkctl auth switch #0' { return @('@profiles') }
@@ -108,7 +108,8 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl qr update --encryption' { return @('WPA', 'WEP', 'nopass') }
             'linkctl qr delete --from' { return @('@files') }
             'linkctl qr delete --from-format' { return @('csv', 'ndjson', 'json') }
-            'linkctl qr download --dir' { return @('@files') }
+            'linkctl qr download --file' { return @('@files') }
+            'linkctl qr download --dir' { return @('@dirs') }
             'linkctl link list --order' { return @('date', 'clicks') }
             'linkctl link add --redirect' { return @('direct', 'frame', 'splash') }
             'linkctl link add --if-exists' { return @('fail', 'return', 'update', 'skip') }
@@ -120,6 +121,7 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl link update --from-format' { return @('csv', 'ndjson', 'json') }
             'linkctl link delete --from' { return @('@files') }
             'linkctl link delete --from-format' { return @('csv', 'ndjson', 'json') }
+            'linkctl link qr --file' { return @('@files') }
             'linkctl link qr --ecc' { return @('L', 'M', 'Q', 'H') }
             'linkctl domain add --from' { return @('@files') }
             'linkctl domain add --from-format' { return @('csv', 'ndjson', 'json') }
@@ -139,10 +141,17 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl pixel add --from-format' { return @('csv', 'ndjson', 'json') }
             'linkctl pixel delete --from' { return @('@files') }
             'linkctl pixel delete --from-format' { return @('csv', 'ndjson', 'json') }
+            'linkctl export --file' { return @('@files') }
             'linkctl export --format' { return @('yaml', 'json') }
+            'linkctl plan -f' { return @('@files') }
+            'linkctl plan --file' { return @('@files') }
+            'linkctl apply -f' { return @('@files') }
+            'linkctl apply --file' { return @('@files') }
+            'linkctl import --file' { return @('@files') }
             'linkctl import --tags-to' { return @('campaign', 'channel', 'none') }
             'linkctl import --on-collision' { return @('fail', 'suffix', 'skip') }
             'linkctl import #0' { return @('bitly', 'shlink', 'yourls', 'kutt', 'dub', 'shortio', 'rebrandly', 'csv') }
+            'linkctl import #1' { return @('@files') }
             'linkctl stats snapshot --db' { return @('@files') }
             'linkctl stats show --db' { return @('@files') }
             'linkctl stats show --by' { return @('hour', 'day', 'week', 'month') }
@@ -159,7 +168,6 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl sandbox serve --plan' { return @('pro', 'basic') }
             'linkctl sandbox visits --state' { return @('@files') }
             'linkctl sandbox reset --state' { return @('@files') }
-            'linkctl mcp --root' { return @('@files') }
             '* -p' { return @('@profiles') }
             '* --profile' { return @('@profiles') }
             '* -o' { return @('table', 'json', 'ndjson', 'csv', 'tsv', 'markdown') }
@@ -212,7 +220,12 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
         if ($n -eq 0) { $entries = @($spec.subs) }
         $vals = @(Get-LinkctlValues "$key #$n")
     }
+    # Files: nothing returned lets PowerShell complete paths itself. Folders: those under what is typed.
     if ($vals.Count -eq 1 -and $vals[0] -ceq '@files') { return }
+    if ($vals.Count -eq 1 -and $vals[0] -ceq '@dirs') {
+        $parent = $cur.Substring(0, $cur.LastIndexOfAny([char[]]'/') + 1)
+        $vals = @(Get-ChildItem -Directory -Force -Path "$cur*" -ErrorAction SilentlyContinue | ForEach-Object { $parent + $_.Name })
+    }
     if ($vals.Count -eq 1 -and $vals[0] -ceq '@profiles') { $vals = @(& linkctl __complete profiles 2>$null) }
 
     foreach ($entry in $entries) {

@@ -3,14 +3,16 @@
  * Start-up loads commander and the command definitions only; every action, the API layer,
  * conf, chalk, ora, cli-table3 and the sandbox are imported when a command runs.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
 import { seconds } from './validate.js';
+import { editDistance } from './distance.js';
 import { DOCUMENT_FORMATS, FORMATS, type Format } from './output/types.js';
 import { documentFormats, enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
+import { wrapped } from './commands/shared/help-text.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -35,7 +37,7 @@ function helpArgv(program: Command, topics: string[]): string[] {
     if (!sub) {
       const path = topics.slice(0, i + 1).join(' ');
       const names = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help').map((c) => c.name());
-      const close = names.filter((n) => n.startsWith(name.slice(0, 2)) || distance(n, name) <= 2);
+      const close = names.filter((n) => n.startsWith(name.slice(0, 2)) || editDistance(n, name) <= 2);
       const parent = topics.slice(0, i).join(' ');
       throw new UsageError(
         `unknown command "${path}"${close.length ? ` (did you mean ${close.map((n) => [parent, n].filter(Boolean).join(' ')).join(', ')}?)` : ''}`,
@@ -60,16 +62,28 @@ function commandPath(program: Command, argv: string[]): string {
   return path.join(' ');
 }
 
-/** Edit distance, for suggestions. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
+/** The widest term column: at 60 columns its descriptions get 28 (commander wraps nothing under 20, minWidthToWrap). */
+const TERM_COLUMN = 28;
+
+/**
+ * Help that fits 60 columns. The term column is at most TERM_COLUMN wide: a longer term (`assign
+ * <channel-id> <type> <item-id...>`) gets a line of its own, its description under the column.
+ * The usage line wraps under itself. Neither depends on the width, so the build-time templates
+ * (src/help-templates.ts) hold them as they are, with markers for the wrapping.
+ */
+const NARROW_HELP: Partial<Help> = {
+  padWidth(command: Command, helper: Help): number {
+    return Math.min(Help.prototype.padWidth.call(this, command, helper), TERM_COLUMN);
+  },
+  formatItem(term: string, termWidth: number, description: string, helper: Help): string {
+    if (term.length <= termWidth || !description) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    return `  ${term}\n${Help.prototype.formatItem.call(this, '', termWidth, description, helper)}`;
+  },
+  styleUsage(this: Help, usage: string): string {
+    const prefix = 'Usage: '.length;
+    return this.boxWrap(usage, (this.helpWidth ?? 80) - prefix).replace(/\n/g, `\n${' '.repeat(prefix)}`);
+  },
+};
 
 export function buildProgram(io: IO, bind: Bind): Command {
   const program = new Command('linkctl');
@@ -88,7 +102,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
       outputError: (s, write) => write(usageError(s)),
     })
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20 })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20, ...NARROW_HELP })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
@@ -106,7 +120,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('--insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .addHelpText(
       'after',
-      `\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR,\n  HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`,
+      wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
     );
   registerCommands(program, bind);
   return program;

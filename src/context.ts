@@ -32,6 +32,23 @@ export interface GlobalOptions {
 }
 
 const SPINNER_DELAY_MS = 150;
+/** How often a shown spinner's text is computed again (a wait's countdown, bulk progress). */
+const SPINNER_REFRESH_MS = 250;
+
+/** What the API client reported during this run: the requests, the waits, the rate limit as announced. */
+export interface Traffic {
+  /** Requests started (attempts: a retry counts again). */
+  requests: number;
+  /** Rate-limit waits so far, and their time in all. */
+  waits: number;
+  waitedMs: number;
+  /** The wait under way: when it ends and why. */
+  wait?: { endsAtMs: number; reason: string };
+  /** The X-RateLimit-* headers of the last answer that had them (`limit` when announced). */
+  rate?: { limit?: number; remaining: number; resetAtMs: number };
+  /** The window's length, measured at the first answer of a window (remaining = limit - 1). */
+  windowMs?: number;
+}
 
 export function truthy(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
@@ -53,10 +70,14 @@ export class Context {
   private spinnerTimer?: NodeJS.Timeout;
   private pending = 0;
   private statusText = 'Working';
-  private waitText?: string;
+  /** A line that stays on the terminal until cleared (bulk progress): shown again after any other message. */
+  private lasting?: () => string;
+  /** progress() shows its text at once, without a request. */
+  private immediate = false;
+  private refreshTimer?: NodeJS.Timeout;
   private closed = false;
-  /** Rate-limit waits so far, and what the last one was (bulk progress shows them). */
-  waits = 0;
+  /** What the client reported (bulk progress reads it for its ETA). */
+  readonly traffic: Traffic = { requests: 0, waits: 0, waitedMs: 0 };
   /**
    * What the whole run shares, row contexts of `--from` included (they inherit this object): the
    * account reader, so every lookup of the run is answered from one read of each collection.
@@ -83,12 +104,12 @@ export class Context {
 
   get format(): Format {
     if (this.globals.json && this.globals.output && this.globals.output !== 'json') {
-      throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`);
+      throw new UsageError(`--json and --output ${this.globals.output} disagree; give one of them`, 'use --json alone, or -o with the format you want');
     }
     const output = this.globals.output;
     if (output === 'markdown') {
       // A document only some commands print; theirs reads `document`, and messages show as text.
-      if (!this.documents.includes(output)) throw new UsageError(`-o ${output} is only for \`linkctl plan\` (a pull-request comment); here use ${FORMATS.join(', ')}`);
+      if (!this.documents.includes(output)) throw new UsageError(`-o ${output} is only for \`linkctl plan\` (a pull-request comment); here use ${FORMATS.join(', ')}`, 'e.g. -o table, or -o csv for a spreadsheet');
       return 'table';
     }
     return output ?? (this.globals.json ? 'json' : 'table');
@@ -129,7 +150,8 @@ export class Context {
         isTTY: stream.isTTY,
         columns: stream.columns,
         write: (chunk: string) => {
-          this.pauseSpinner();
+          // stdout to a file leaves the terminal's line alone (`link add --from big.csv > out.csv`).
+          if (stream === this.io.stderr || stream.isTTY) this.pauseSpinner();
           return stream.write(chunk);
         },
       };
@@ -158,11 +180,12 @@ export class Context {
     return this.settingsCache;
   }
 
-  /** A line for the person at the terminal (stderr, never stdout). */
+  /** A line for the person at the terminal (stderr, never stdout); a spinner or progress line is cleared first. */
   warn(message: string): void {
     this.pauseSpinner();
     // Warnings and --debug lines quote servers and files: made safe for the terminal here, once.
     this.io.stderr.write(`${safeText(message, true)}\n`);
+    if (this.lasting) void this.showSpinner();
   }
 
   /** Progress text: the spinner's on a terminal, nothing elsewhere. */
@@ -172,11 +195,39 @@ export class Context {
   }
 
   /**
+   * A progress line that stays on a terminal (bulk runs) until `undefined` ends it: shown at once,
+   * computed again every SPINNER_REFRESH_MS (so it moves through rate-limit waits), and drawn
+   * again after any other message. Returns false where there is no such line (not a terminal,
+   * CI, --quiet, --debug): the caller writes whole lines instead.
+   */
+  lastingStatus(text: (() => string) | undefined): boolean {
+    if (!text) {
+      this.lasting = undefined;
+      this.pauseSpinner();
+      return true;
+    }
+    if (!this.spinnerAllowed) return false;
+    this.lasting = text;
+    void this.showSpinner();
+    return true;
+  }
+
+  /** The wait under way, as people read it (`waiting 42 s: the rate-limit window is used up`), counting down. */
+  waitNote(): string | undefined {
+    const wait = this.traffic.wait;
+    if (!wait) return undefined;
+    const seconds = Math.max(0, (wait.endsAtMs - Date.now()) / 1000);
+    if (seconds <= 0) return undefined;
+    return `waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${wait.reason}`;
+  }
+
+  /**
    * Progress of work other than API requests (`check` waiting on destinations): the spinner
    * shows it at once on a terminal, where `status` waits for a request to take a while.
    */
   progress(text: string): void {
     this.statusText = text;
+    this.immediate = true;
     if (this.spinner) this.updateSpinner();
     else if (this.spinnerAllowed && !this.closed) void this.showSpinner();
   }
@@ -198,6 +249,7 @@ export class Context {
   private async createClient(): Promise<ApiClient> {
     const { configDir } = await import('./config/paths.js');
     let baseUrl: string;
+    let baseUrlName: string | undefined;
     let apiKey: string;
     if (this.sandboxMode) {
       const { startSandbox, SANDBOX_KEY } = await import('./sandbox/server.js');
@@ -233,20 +285,25 @@ export class Context {
         );
       }
       baseUrl = settings.baseUrl.value;
+      baseUrlName = { flag: '--base-url', environment: 'LINKCTL_BASE_URL' }[settings.baseUrl.source as string] ?? `the base URL of profile "${settings.profile.value}"`;
       apiKey = settings.apiKey.value;
       if (!keyLooksValid(apiKey)) {
         const where = settings.apiKey.source === 'environment' ? 'LINKCTL_API_KEY' : `the key of profile "${settings.profile.value}"`;
         throw new AuthError(`${where} contains white space or control characters, which no API key has`, 'copy the key again, without line breaks');
       }
     }
-    return this.clientFor(baseUrl, apiKey);
+    return this.clientFor(baseUrl, apiKey, baseUrlName);
   }
 
-  /** A client for an explicit base URL and key (`auth login` checks a key before saving it). */
-  async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
+  /**
+   * A client for an explicit base URL and key (`auth login` checks a key before saving it).
+   * `baseUrlName` is where the URL came from, for the message if it is not a URL.
+   */
+  async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
     const { ApiClient } = await import('./http/client.js');
     return new ApiClient({
       baseUrl,
+      baseUrlName,
       apiKey,
       timeoutMs: this.globals.timeout * 1000,
       maxWaitMs: this.globals.maxWait * 1000,
@@ -257,7 +314,8 @@ export class Context {
       rate: this.io.pacing,
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${redact(line, this.secrets)}`) : undefined,
-        wait: (seconds, reason) => this.waiting(`waiting ${seconds < 10 ? seconds.toFixed(1) : Math.ceil(seconds)} s: ${reason}`, seconds),
+        wait: (seconds, reason) => this.waiting(seconds, reason),
+        rate: (rate) => this.noteRate(rate),
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
         changed: () => this.io.onChange?.(),
@@ -265,13 +323,27 @@ export class Context {
     });
   }
 
+  /**
+   * A spinner (or progress line) on stderr: a terminal that says how wide it is (ora divides by
+   * the width: a pseudo-terminal of 0 columns would make it clear lines without end), not CI, and
+   * data that does not share it (a table, or any format going elsewhere than the terminal).
+   */
   private get spinnerAllowed(): boolean {
-    return Boolean(this.io.stderr.isTTY) && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && this.format === 'table' && !this.globals.quiet && !this.globals.debug;
+    const dataElsewhere = this.format === 'table' || !this.io.stdout.isTTY;
+    const sized = (this.io.stderr.columns ?? 0) > 0;
+    return Boolean(this.io.stderr.isTTY) && sized && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && dataElsewhere && !this.globals.quiet && !this.globals.debug;
+  }
+
+  private noteRate(rate: { limit?: number; remaining: number; resetAtMs: number }): void {
+    // The first answer of a window: its reset is one window length away.
+    if (rate.limit !== undefined && rate.remaining === rate.limit - 1) this.traffic.windowMs = Math.max(0, rate.resetAtMs - Date.now());
+    this.traffic.rate = rate;
   }
 
   private requestStarted(): void {
     this.pending++;
-    this.waitText = undefined;
+    this.traffic.requests++;
+    this.traffic.wait = undefined;
     this.updateSpinner();
     if (!this.spinnerAllowed || this.spinner || this.spinnerTimer) return;
     // Only requests that take a while get a spinner: quick commands never load ora.
@@ -285,28 +357,38 @@ export class Context {
     this.pending = Math.max(0, this.pending - 1);
   }
 
-  /** A rate-limit wait: on a terminal the spinner says so at once; elsewhere a line on stderr for long ones. */
-  private waiting(text: string, seconds: number): void {
-    this.waits++;
-    this.lastWait = text;
+  /**
+   * A rate-limit wait: on a terminal the spinner says so at once and counts down; elsewhere a line
+   * on stderr for long ones. The client's pacing knows the window ends then: nothing remains in it.
+   */
+  private waiting(seconds: number, reason: string): void {
+    const endsAtMs = Date.now() + seconds * 1000;
+    this.traffic.waits++;
+    this.traffic.waitedMs += seconds * 1000;
+    this.traffic.wait = { endsAtMs, reason };
+    if (this.traffic.rate) this.traffic.rate = { ...this.traffic.rate, remaining: 0, resetAtMs: endsAtMs };
     if (!this.spinnerAllowed) {
-      if (seconds >= 1) this.warn(text);
+      if (seconds >= 1) this.warn(this.waitNote() ?? `waiting: ${reason}`);
       return;
     }
-    this.waitText = text;
     if (this.spinner) this.updateSpinner();
     else void this.showSpinner();
   }
 
   private async showSpinner(): Promise<void> {
     const { default: ora } = await import('ora');
-    if (this.spinner || this.closed) return;
+    // Still wanted once ora has loaded: a request under way, a wait, a lasting line or progress().
+    if (this.spinner || this.closed || !(this.pending > 0 || this.lasting || this.immediate || this.waitNote())) return;
     // isEnabled: the decision is made above, once; ora's own test reads process.env, not ours.
     this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true }).start();
+    this.refreshTimer ??= setInterval(() => this.updateSpinner(), SPINNER_REFRESH_MS);
+    this.refreshTimer.unref?.();
   }
 
   private spinnerText(): string {
-    const text = this.waitText ? `${this.statusText}; ${this.waitText}` : this.statusText;
+    const status = this.lasting?.() ?? this.statusText;
+    const wait = this.waitNote();
+    const text = wait ? `${status}; ${wait}` : status;
     // One line: a spinner that wraps cannot redraw itself.
     const width = (this.io.stderr.columns || 80) - 3;
     return text.length > width ? `${text.slice(0, width - 1)}…` : text;
@@ -319,6 +401,8 @@ export class Context {
   private pauseSpinner(): void {
     if (this.spinnerTimer) clearTimeout(this.spinnerTimer);
     this.spinnerTimer = undefined;
+    clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
     this.spinner?.stop();
     this.spinner = undefined;
   }
@@ -339,7 +423,7 @@ export class Context {
    * account update and link add/update share; undefined when neither was given.
    */
   async password(opts: { password?: unknown; passwordStdin?: unknown }, what: string): Promise<string | undefined> {
-    if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both');
+    if (opts.password && opts.passwordStdin) throw new UsageError('give --password or --password-stdin, not both', '--password asks on the terminal; --password-stdin reads a pipe: keep the one that fits');
     if (!opts.password && !opts.passwordStdin) return undefined;
     return this.secret(what, '--password', Boolean(opts.passwordStdin), true);
   }
@@ -353,14 +437,14 @@ export class Context {
     if (fromStdin) {
       value = (await this.readStdin()).replace(/\r?\n$/, '');
     } else {
-      if (!this.interactive) throw new UsageError(`${flag} needs a terminal to ask for ${what}; use ${flag}-stdin to read it from stdin`);
+      if (!this.interactive) throw new UsageError(`${flag} needs a terminal to ask for ${what}; use ${flag}-stdin to read it from stdin`, `e.g. printf %s "$SECRET" | linkctl ... ${flag}-stdin`);
       const ask = this.io.promptSecret ?? (await import('./prompt.js')).promptSecret(this.io);
       value = await ask(`${what[0]!.toUpperCase()}${what.slice(1)}: `);
       if (repeat && value.trim() && (await ask(`Repeat ${what.replace(/^the /, '')}: `)) !== value) {
         throw new UsageError(`the two entries of ${what} differ; nothing was changed`, 'run the command again and type the same password twice');
       }
     }
-    if (!value.trim()) throw new UsageError(`${what} must not be empty`);
+    if (!value.trim()) throw new UsageError(`${what} must not be empty`, fromStdin ? `pipe it in, e.g. printf %s "$SECRET" | linkctl ... ${flag}-stdin` : 'type it at the prompt, then Enter');
     return value;
   }
 
@@ -375,6 +459,7 @@ export class Context {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.lasting = undefined;
     this.pauseSpinner();
     for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }

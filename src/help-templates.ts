@@ -2,9 +2,11 @@
  * Build time only (scripts/build.mjs runs it from dist/): every command's help as commander
  * prints it, with each wrapped paragraph left unwrapped between markers, so bin/linkctl.js can
  * wrap it at the terminal's width without loading commander (see `renderHelp` there, which
- * mirrors commander's Help.boxWrap). A marker is \uE000<width offset>,<min width>\uE001<text>\uE002:
+ * mirrors commander's Help.boxWrap). A marker is \uE000<width offset>,<min width>[,<suffix>]\uE001<text>\uE002:
  * the text is wrapped at (help width + offset), unless that is under the min width (commander's
- * minWidthToWrap), continuation lines indented to the marker's column.
+ * minWidthToWrap), each line but the last ending in the suffix (an example's ` \`), continuation
+ * lines indented to the marker's column. \uE003 in the text is a space that does not break
+ * (src/commands/shared/help-text.ts), turned back into a space once wrapped.
  */
 import type { Command } from 'commander';
 import { buildProgram } from './cli.js';
@@ -21,10 +23,10 @@ export function helpTemplates(): Record<string, string> {
     command.configureHelp({
       ...command.configureHelp(),
       helpWidth: WIDE,
-      boxWrap(this: { minWidthToWrap: number }, text: string, width: number) {
+      boxWrap(this: { minWidthToWrap: number }, text: string, width: number, suffix?: string) {
         // A line break inside a paragraph would be indented by commander before we wrap it: no template then.
-        if (/[\n\uE000-\uE002]/.test(text)) throw new Error(`help text with a line break: ${JSON.stringify(text.slice(0, 40))}`);
-        return `\uE000${width - WIDE},${this.minWidthToWrap}\uE001${text}\uE002`;
+        if (/[\n\uE000-\uE002]/.test(text) || /[\n\uE000-\uE002]/.test(suffix ?? '')) throw new Error(`help text with a line break: ${JSON.stringify(text.slice(0, 40))}`);
+        return `\uE000${width - WIDE},${this.minWidthToWrap}${suffix ? `,${suffix}` : ''}\uE001${text}\uE002`;
       },
     });
     out = '';

@@ -43,4 +43,9 @@ export interface IO {
   pacing?: { remaining?: number; resetAtMs?: number };
   /** Which files the command may read and write; the CLI's own (undefined): any. */
   files?: FilePolicy;
+  /**
+   * Makes the process leave the terminal's modes alone when it exits (src/run.ts): for a
+   * long-running command that never reads the terminal (`sandbox serve`), often run with `&`.
+   */
+  releaseTerminal?: () => void;
 }

@@ -1,5 +1,6 @@
 /** The process side of linkctl: real streams, Ctrl-C, and the exit code. `main()` does the rest. */
-import { writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { main } from './cli.js';
 
 export async function run(argv: string[]): Promise<void> {
@@ -40,7 +41,29 @@ export async function run(argv: string[]): Promise<void> {
     env: process.env,
     signal: controller.signal,
     onChange: () => (changed = true),
+    releaseTerminal,
   });
   // Never process.exit() after writing to stdout: a pipe would lose what is still buffered.
   process.exitCode = lost ? code || 1 : code;
+}
+
+/**
+ * When it exits, Node puts back the terminal modes it found at start-up on each of fds 0-2 that
+ * is a terminal (ResetStdio, nodejs/node#35536), even from the background. A `sandbox serve &`
+ * starts while the shell's line editor has echo off, and on `kill %1` restores that after the
+ * shell has restored its own: the terminal is left without echo. Node skips an fd that was
+ * reopened on another file, and the streams do not need fds 0-2 on a terminal: libuv opens the
+ * terminal again for each stream and writes through that descriptor (`_handle.fd`). So each fd
+ * whose stream has its own descriptor is pointed at /dev/null; the output still shows.
+ */
+function releaseTerminal(): void {
+  const streams = [process.stdin, process.stdout, process.stderr] as Array<{ _handle?: { fd?: number } }>;
+  for (const [fd, stream] of streams.entries()) {
+    const own = stream._handle?.fd;
+    if (!isatty(fd) || typeof own !== 'number' || own <= 2) continue; // the stream writes through fd itself: leave it
+    closeSync(fd);
+    // The lowest free descriptor, so fd again: fds below it are open (or were reopened just now).
+    const reopened = openSync('/dev/null', fd === 0 ? 'r' : 'w');
+    if (reopened !== fd) closeSync(reopened); // fd stays closed, which Node skips as well
+  }
 }

@@ -4,30 +4,52 @@
  * definitions use them and load at start-up.
  */
 import { UsageError } from './errors.js';
+import { editDistance } from './distance.js';
 
 const show = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 
+/** An example of a flag with a value (`--limit 10`), or of an argument (`10`): for hints. */
+const example = (flag: string, value: string) => (flag.startsWith('-') ? `${flag} ${value}` : value);
+
+/** Ids are the ID column of lists; other numbers are counts. */
+function intHint(flag: string): string {
+  return /ID$/.test(flag) ? 'ids are whole numbers from 1 up: the ID column of a `list` command shows them' : `a whole number from 1 up, e.g. ${example(flag, '10')}`;
+}
+
 export function positiveInt(flag: string, raw: string): number {
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} must be a positive integer, got ${show(raw)}`);
-  if (!Number.isSafeInteger(Number(raw))) throw new UsageError(`${flag} is too large (at most ${Number.MAX_SAFE_INTEGER}), got ${show(raw)}`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} must be a positive integer, got ${show(raw)}`, intHint(flag));
+  if (!Number.isSafeInteger(Number(raw))) throw new UsageError(`${flag} is too large (at most ${Number.MAX_SAFE_INTEGER}), got ${show(raw)}`, intHint(flag));
   return Number(raw);
+}
+
+/** The allowed value closest to what was typed (a typo, a prefix), if any is close. */
+function closest(raw: string, allowed: readonly string[]): string | undefined {
+  const typed = raw.toLowerCase();
+  const near = (a: string) => a.toLowerCase().startsWith(typed) || editDistance(a.toLowerCase(), typed) <= Math.min(2, Math.floor(a.length / 3));
+  return typed && typed.length <= 40 ? allowed.find(near) : undefined; // a long input is no typo
 }
 
 export function oneOf<T extends string>(flag: string, raw: string, allowed: readonly T[]): T {
   const match = allowed.find((a) => a === raw) ?? allowed.find((a) => a.toLowerCase() === raw.toLowerCase());
-  if (!match) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got ${show(raw)}`);
+  if (!match) {
+    const near = closest(raw, allowed);
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got ${show(raw)}`, near ? `did you mean ${example(flag, near)}?` : `e.g. ${example(flag, allowed[0]!)} (any case)`);
+  }
   return match;
 }
 
 export function httpUrl(flag: string, raw: string): string {
   let url: URL;
+  // A host typed without its scheme: say what it would be with one.
+  const withScheme = !raw.includes('://') && URL.canParse(`https://${raw.trim()}`) ? `https://${raw.trim()}` : undefined;
+  const hint = withScheme ? `did you mean ${example(flag, withScheme)}?` : `a full URL with its scheme, e.g. ${example(flag, 'https://example.com/page')}`;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`${flag} must be a URL starting with http:// or https://, got ${show(raw)}`);
+    throw new UsageError(`${flag} must be a URL starting with http:// or https://, got ${show(raw)}`, hint);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must start with http:// or https://, got ${show(raw)}`);
-  if (!url.hostname) throw new UsageError(`${flag} must name a host, got ${show(raw)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must start with http:// or https://, got ${show(raw)}`, hint);
+  if (!url.hostname) throw new UsageError(`${flag} must name a host, got ${show(raw)}`, hint);
   return raw.trim(); // what was checked (URL parsing ignores white space around it) is what is sent
 }
 
@@ -44,45 +66,47 @@ export function rgbColor(flag: string, raw: string): string {
     const parts = rgb.slice(1, 4).map(Number);
     if (parts.every((p) => p <= 255)) return `rgb(${parts.join(',')})`;
   }
-  throw new UsageError(`${flag} must be #RRGGBB or rgb(r,g,b) with each part 0-255, got ${show(raw)}`);
+  throw new UsageError(`${flag} must be #RRGGBB or rgb(r,g,b) with each part 0-255, got ${show(raw)}`, `e.g. ${flag} '#112233' or ${flag} 'rgb(17,34,51)' (quoted: the shell reads # as the start of a comment)`);
 }
 
 /** `#RRGGBB` (channel badges). */
 export function hexColor(flag: string, raw: string): string {
-  if (!/^#[0-9a-f]{6}$/i.test(raw.trim())) throw new UsageError(`${flag} must be a colour #RRGGBB, got ${show(raw)}`);
+  if (!/^#[0-9a-f]{6}$/i.test(raw.trim())) throw new UsageError(`${flag} must be a colour #RRGGBB, got ${show(raw)}`, `e.g. ${flag} '#1e88e5' (quoted: the shell reads # as the start of a comment)`);
   return raw.trim();
 }
 
 export function nonEmpty(flag: string, raw: string, min = 1): string {
-  if (raw.trim().length < min) throw new UsageError(min > 1 ? `${flag} must have at least ${min} characters` : `${flag} must not be empty`);
+  if (raw.trim().length < min) {
+    throw new UsageError(`${flag} must ${min > 1 ? `have at least ${min} characters` : 'not be empty'}, got ${show(raw)}`, `give the text after ${flag}, in quotes when it has spaces: ${flag} 'Spring sale'`);
+  }
   return raw;
 }
 
-/** `KEY=VALUE` pairs such as `--geo US=https://...`. */
-export function keyValue(flag: string, raw: string): { key: string; value: string } {
+/** `KEY=VALUE` pairs such as `--geo US=https://...`; `sample` is one for the hint. */
+export function keyValue(flag: string, raw: string, sample = 'name=value'): { key: string; value: string } {
   const at = raw.indexOf('=');
-  if (at < 1) throw new UsageError(`${flag} must be KEY=VALUE, got ${show(raw)}`);
+  if (at < 1) throw new UsageError(`${flag} must be KEY=VALUE, got ${show(raw)}`, `e.g. ${flag} ${sample}: the key, =, then the value, with no space around =`);
   return { key: raw.slice(0, at), value: raw.slice(at + 1) };
 }
 
 export function seconds(flag: string, raw: string): number {
   const n = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !Number.isFinite(n) || n <= 0 || n > 86_400) {
-    throw new UsageError(`${flag} must be a number of seconds between 0 and 86400, got ${show(raw)}`);
+    throw new UsageError(`${flag} must be a number of seconds between 0 and 86400, got ${show(raw)}`, `e.g. ${flag} 30 or ${flag} 0.5`);
   }
   return n;
 }
 
 /** An email address: something@domain.tld, without spaces. */
 export function email(flag: string, raw: string): string {
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim())) throw new UsageError(`${flag} must be an email address such as me@example.com, got ${show(raw)}`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim())) throw new UsageError(`${flag} must be an email address such as me@example.com, got ${show(raw)}`, 'an address has one @ and a domain with a dot after it');
   return raw.trim();
 }
 
 /** A phone number: digits with an optional leading +; spaces, dots, dashes and brackets are dropped. */
 export function phone(flag: string, raw: string): string {
   const digits = raw.replace(/[\s().-]/g, '');
-  if (!/^\+?\d{3,20}$/.test(digits)) throw new UsageError(`${flag} must be a phone number (digits, optional leading +), got ${show(raw)}`);
+  if (!/^\+?\d{3,20}$/.test(digits)) throw new UsageError(`${flag} must be a phone number (digits, optional leading +), got ${show(raw)}`, `e.g. ${flag} +15551234567 (spaces, dots, dashes and brackets are dropped)`);
   return digits;
 }
 
@@ -99,6 +123,6 @@ export function duration(flag: string, raw: string, units = 'smhdw'): number {
   const m = /^(\d{1,6})([a-z])$/i.exec(raw.trim());
   const unit = m && units.includes(m[2]!.toLowerCase()) ? DURATION_UNITS[m[2]!.toLowerCase()] : undefined;
   const allowed = [...units].map((u) => `${u} (${DURATION_UNITS[u]?.name})`).join(', ');
-  if (!m || !unit || Number(m[1]) < 1) throw new UsageError(`${flag} must be a positive whole number with a unit, one of ${allowed}, such as ${units.includes('d') ? '14d' : `10${units[units.length - 1]}`}; got ${show(raw)}`);
+  if (!m || !unit || Number(m[1]) < 1) throw new UsageError(`${flag} must be a positive whole number with a unit, one of ${allowed}, such as ${units.includes('d') ? '14d' : `10${units[units.length - 1]}`}; got ${show(raw)}`, `a number and a letter, no space: e.g. ${example(flag, units.includes('d') ? '14d' : `10${units[units.length - 1]}`)}`);
   return Number(m[1]) * unit.ms;
 }

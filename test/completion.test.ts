@@ -71,6 +71,48 @@ function scriptFile(text: string): string {
 beforeAll(() => {
   workDir = tempDir('linkctl-completion-');
 });
+
+/**
+ * A folder to complete in: files and a folder whose names start alike, so that what is offered
+ * shows whether files, folders or both were asked for.
+ */
+function filesDir(): string {
+  const cwd = join(workDir, 'files');
+  if (existsSync(cwd)) return cwd;
+  mkdirSync(join(cwd, 'codes'), { recursive: true });
+  for (const name of ['account.yaml', 'codes.csv', 'poster.png', 'state.json', 'links.csv', 'body.json']) writeFileSync(join(cwd, name), '');
+  return cwd;
+}
+
+/** The words typed (the last under the cursor) and the names every shell must offer there. */
+const FILE_CASES: Array<[string[], string[]]> = [
+  [['plan', '-f', 'ac'], ['account.yaml']],
+  [['apply', '--file', 'ac'], ['account.yaml']],
+  [['--dry-run', 'apply', '-f', 'acc'], ['account.yaml']],
+  [['export', '--file', 'ac'], ['account.yaml']],
+  [['link', 'qr', '1', '--file', 'po'], ['poster.png']],
+  [['qr', 'download', '1', '--file', 'po'], ['poster.png']],
+  [['qr', 'download', '--from', '-', '--dir', 'co'], ['codes']],
+  [['link', 'add', '--from', 'li'], ['links.csv']],
+  [['sandbox', 'serve', '--state', 'st'], ['state.json']],
+  [['api', 'POST', 'urls', '--input', 'bo'], ['body.json']],
+];
+
+/**
+ * Which options take a path is marked once, where they are defined (pathOption): the model reads
+ * the mark, and each option of FILE_CASES carries it.
+ */
+it('the options that take a path are those marked in their definitions', async () => {
+  const { describe: describeTree, all } = await import('../src/completion/model.js');
+  const { buildProgram } = await import('../src/cli.js');
+  const model = describeTree(buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: [] as never, env: {} }, () => async () => undefined));
+  const marked = all(model.root).flatMap((cmd) => cmd.flags.filter((f) => f.values?.kind === 'files' || f.values?.kind === 'dirs').map((f) => `${cmd.path.slice(1).join(' ')} ${f.names.at(-1)} ${f.values!.kind}`));
+  for (const expected of ['plan --file files', 'apply --file files', 'export --file files', 'link qr --file files', 'qr download --file files', 'qr download --dir dirs', 'link add --from files', 'sandbox serve --state files', 'api --input files']) {
+    expect(marked).toContain(expected);
+  }
+  expect(marked).not.toContain('api --path files');
+  expect(marked.filter((m) => m.startsWith('qr download --from'))).toEqual([]); // ids on stdin, not a file
+});
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 describe('linkctl completion <shell>', () => {
@@ -96,7 +138,7 @@ describe('linkctl completion <shell>', () => {
     const r = await runMain(['completion', 'tcsh']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('linkctl: SHELL must be one of bash, zsh, fish, powershell; got "tcsh"\n');
+    expect(r.stderr).toBe('linkctl: SHELL must be one of bash, zsh, fish, powershell; got "tcsh"\nhint: e.g. bash (any case)\n');
     const missing = await runMain(['completion']);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe('');
@@ -216,12 +258,9 @@ describe('the bash script in a real bash', () => {
     expect(complete('qr', '--he')).toEqual(['--help']);
   });
 
-  it('completes file names for file values', () => {
-    const cwd = join(workDir, 'files');
-    mkdirSync(cwd);
-    writeFileSync(join(cwd, 'state.json'), '{}');
-    writeFileSync(join(cwd, 'other.txt'), '');
-    expect(tab(bashScript, ['linkctl', 'sandbox', 'serve', '--state', 'st'], env, cwd).reply).toEqual(['state.json']);
+  it('completes file names for file values, and folder names only for folders', () => {
+    const cwd = filesDir();
+    for (const [words, reply] of FILE_CASES) expect(tab(bashScript, ['linkctl', ...words], env, cwd).reply, words.join(' ')).toEqual(reply);
   });
 
   it('completes profile names from the config file, quickly', () => {
@@ -254,6 +293,66 @@ describe('the bash script in a real bash', () => {
     expect(tab(bashScript, ['linkctl', '--profile', ''], { ...env, LINKCTL_CONFIG_DIR: other }).reply).toEqual([]);
     writeFileSync(join(other, 'config.json'), '{"profiles": {"work": ');
     expect(tab(bashScript, ['linkctl', '--profile', ''], { ...env, LINKCTL_CONFIG_DIR: other }).reply).toEqual([]);
+  });
+});
+
+describe.skipIf(!has('zsh'))(`the zsh script in a real zsh${has('zsh') ? '' : ' (skipped: zsh is not installed)'}`, () => {
+  /**
+   * Runs the script's _linkctl in zsh for `words`, with compsys's own functions (_files,
+   * compadd, _describe) standing in as recorders: what the script asks zsh to offer.
+   */
+  function zshTab(words: string[]): string[] {
+    const driver = [
+      'compdef() { :; }',
+      '_files() { print -r -- "_files $*"; }',
+      'compadd() { print -r -- "compadd $*"; }',
+      '_describe() { :; }',
+      'compset() { :; }',
+      'source "$SCRIPT_FILE" || exit 9',
+      'words=(linkctl "$@"); CURRENT=${#words}',
+      '_linkctl',
+    ].join('\n');
+    const r = spawnSync('zsh', ['-f', '-c', driver, 'zsh', ...words], { env: { ...cleanEnv(), SCRIPT_FILE: join('completions', FILES.zsh) }, cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return r.stdout.split('\n').filter(Boolean);
+  }
+
+  it('asks for files after the file options, for folders after --dir', () => {
+    for (const [words, reply] of FILE_CASES) expect(zshTab(words), words.join(' ')).toEqual([reply[0] === 'codes' ? '_files -/' : '_files ']);
+    // and not where a value is no file
+    expect(zshTab(['qr', 'add', '--type', ''])).toEqual([`compadd -- ${QR_TYPES.join(' ')}`]);
+  });
+});
+
+describe.skipIf(!has('fish'))(`the fish script in a real fish${has('fish') ? '' : ' (skipped: fish is not installed)'}`, () => {
+  /** What fish offers for the command line `linkctl WORDS` (`complete -C`), in `cwd`. */
+  function fishTab(words: string[], cwd: string): string[] {
+    const line = ['linkctl', ...words].join(' ');
+    const r = spawnSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', join(new URL('..', import.meta.url).pathname, 'completions', FILES.fish), line], { env: cleanEnv(), cwd, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!.replace(/\/$/, ''));
+  }
+
+  it('offers files after the file options, folders after --dir', () => {
+    const cwd = filesDir();
+    for (const [words, reply] of FILE_CASES) expect(fishTab(words, cwd), words.join(' ')).toEqual(reply);
+    expect(fishTab(['qr', 'add', '--type', 'w'], cwd)).toEqual(['wifi']);
+  });
+});
+
+describe.skipIf(!has('pwsh'))(`the PowerShell script in a real pwsh${has('pwsh') ? '' : ' (skipped: pwsh is not installed)'}`, () => {
+  it('offers files after the file options (its own path completion), folders after --dir', () => {
+    const cwd = filesDir();
+    for (const [words, reply] of FILE_CASES) {
+      const line = ['linkctl', ...words].join(' ');
+      const script = `. $args[0]; (TabExpansion2 -inputScript $args[1] -cursorColumn $args[1].Length).CompletionMatches | ForEach-Object { $_.CompletionText }`;
+      const r = spawnSync('pwsh', ['-NoProfile', '-NonInteractive', '-Command', script, join(new URL('..', import.meta.url).pathname, 'completions', FILES.powershell), line], { env: cleanEnv(), cwd, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const offered = r.stdout.split(/\r?\n/).filter(Boolean).map((l) => l.replace(/^\.[\\/]/, '').replace(/[\\/]$/, ''));
+      expect(offered, line).toEqual(reply);
+    }
   });
 });
 

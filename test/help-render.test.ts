@@ -43,11 +43,35 @@ describe('help served by bin/linkctl.js from build-time templates', () => {
     for (const name of ['', 'qr', 'qr add', 'qr list', 'qr ls', 'link rm', 'auth token', 'api', 'sandbox serve']) expect(names).toContain(name);
   });
 
-  it.each([undefined, 0, 10, 20, 30, 40, 60, 80, 100, 132, 250])('equals the CLI\'s help for every command, at width %s', async (columns) => {
+  it.each([undefined, 0, 10, 20, 30, 40, 60, 80, 100, 120, 132, 250])('equals the CLI\'s help for every command, at width %s', async (columns) => {
     for (const topic of topics) {
       const served = bin.renderHelp(readFileSync(join(HELP_DIR, `${['linkctl', ...topic].join('.')}.txt`), 'utf8'), columns);
       expect(served, `linkctl ${topic.join(' ')} --help at ${columns}`).toBe(await cliHelp([...topic, '--help'], columns));
     }
+  });
+
+  it.each([60, 80, 120])('fits a terminal %s columns wide: no line of any command\'s help is longer', async (columns) => {
+    const long: string[] = [];
+    for (const topic of topics) {
+      for (const line of (await cliHelp([...topic, '--help'], columns)).split('\n')) {
+        if (line.length > columns) long.push(`linkctl ${topic.join(' ')} --help: ${line}`);
+      }
+    }
+    expect(long).toEqual([]);
+  });
+
+  it('wraps on word boundaries: the words at 60 columns are those of unwrapped help, and examples rejoin', async () => {
+    const words = (text: string) => text.replace(/ \\\n/g, ' ').split(/\s+/).filter(Boolean);
+    const examples = (text: string) => [...text.matchAll(/^ {2}\$ ((?:.* \\\n)*.*)$/gm)].map((m) => m[1]!.replace(/ \\\n */g, ' ').replace(/ {2,}/g, ' '));
+    let wrappedExamples = 0;
+    for (const topic of topics) {
+      const narrow = await cliHelp([...topic, '--help'], 60);
+      const wide = await cliHelp([...topic, '--help'], 10_000);
+      expect(words(narrow), `linkctl ${topic.join(' ')} --help`).toEqual(words(wide));
+      expect(examples(narrow), `linkctl ${topic.join(' ')} --help`).toEqual(examples(wide));
+      wrappedExamples += (narrow.match(/ \\\n/g) ?? []).length;
+    }
+    expect(wrappedExamples).toBeGreaterThan(20);
   });
 
   it('answers --help, -h and help <command> only; anything else is the CLI\'s', () => {

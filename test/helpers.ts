@@ -134,3 +134,27 @@ export function sent(sandbox: Sandbox) {
 export function useSixServer(options: SandboxOptions = {}): SandboxFixture {
   return useSandbox({ ...options, quirks: true, version: '6' });
 }
+
+/**
+ * What a terminal shows once `raw` has been written to it, line by line: carriage returns, line
+ * feeds, cursor to column 1 and erase to the end of the line applied; other escapes (colours,
+ * the cursor shown or hidden, synchronized output, hyperlinks) dropped.
+ */
+export function screen(raw: string): string[] {
+  const lines: string[] = [''];
+  let column = 0;
+  const text = raw.replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g, ''); // OSC: titles, hyperlinks
+  for (const token of text.match(/\u001b\[[?0-9;]*[A-Za-z]|\r|\n|[^\u001b\r\n]+/g) ?? []) {
+    const row = lines.length - 1;
+    if (token === '\r' || token === '\u001b[1G' || token === '\u001b[G') column = 0;
+    else if (token === '\n') {
+      lines.push('');
+      column = 0;
+    } else if (token === '\u001b[0K' || token === '\u001b[K') lines[row] = lines[row]!.slice(0, column);
+    else if (!token.startsWith('\u001b')) {
+      lines[row] = lines[row]!.slice(0, column).padEnd(column) + token + lines[row]!.slice(column + token.length);
+      column += token.length;
+    }
+  }
+  return lines;
+}

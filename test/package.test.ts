@@ -96,6 +96,12 @@ describe('the npm package', () => {
     expect(JSON.parse(snapshot.stdout)).toMatchObject({ links: 2, qrs: 3, campaigns: 1, first: true });
   }, SLOW);
 
+  it('the tarball npm pack leaves in a clone is ignored by git', () => {
+    const name = tarball.slice(dir.length + 1);
+    const r = spawnSync('git', ['check-ignore', '--no-index', name], { cwd: ROOT, encoding: 'utf8' });
+    expect(r.status, `${name} is not in .gitignore`).toBe(0);
+  });
+
   it('runs with npx <tarball>', () => {
     const r = npm(['exec', '--yes', '--prefer-offline', '--package', tarball, '--', 'linkctl', '--version'], dir);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('0.1.0');

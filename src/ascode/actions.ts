@@ -1,6 +1,4 @@
 /** `export`, `plan` and `apply`: the actions. The format is in ./model.ts, reading it in ./file.ts, the diff in ./engine.ts. */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
@@ -9,24 +7,27 @@ import { escapeLiteral, fileError, readAccountFile, referenceErrors } from './fi
 import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
+import { VERSION } from '../version.js';
+import { duration } from '../output/progress.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
 
-/** The shipped schema: `schema/` beside `dist/` (the bundle) or `src/` (tests). */
-export function schemaLocation(): string | undefined {
-  for (const up of ['../schema/linkctl.schema.json', '../../schema/linkctl.schema.json']) {
-    const path = fileURLToPath(new URL(up, import.meta.url));
-    if (existsSync(path)) return pathToFileURL(path).href;
-  }
-  return undefined;
+/**
+ * Where an exported file says its schema is: the package's own copy (schema/ is in the package)
+ * as the npm CDN serves it, for this version. A URL, so that the file means the same on another
+ * machine; an editor fetches it there (until linkctl is published it finds nothing, and only the
+ * hints are lost). `linkctl export --schema` prints the same schema for use offline.
+ */
+export function schemaUrl(): string {
+  return `https://unpkg.com/linkctl@${VERSION}/schema/linkctl.schema.json`;
 }
 
 // ---------------------------------------------------------------- export
 
-/** Fields of a kind that export cannot read back from a server. */
+/** Fields of a kind that export cannot read back from a server (`id` is written where names repeat: it is read). */
 function unreadable(kind: Kind): string[] {
   const spec = specs()[kind];
-  return Object.entries(spec.fields).filter(([name, f]) => !spec.readable.includes(name) && !spec.key.includes(name) && !(kind === 'qr' && name === 'name') && f).map(([name]) => name);
+  return Object.entries(spec.fields).filter(([name, f]) => !spec.readable.includes(name) && !spec.key.includes(name) && name !== 'id' && !(kind === 'qr' && name === 'name') && f).map(([name]) => name);
 }
 
 export async function exportAccount(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -38,7 +39,8 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   const reader = await ctx.reader();
   const state = await readState(reader, KINDS);
   if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
-  const text = format === 'json' ? `${JSON.stringify({ $schema: schemaLocation(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
+  else if (state.links.length) ctx.warn(detailsNote(ctx, state.links.length));
+  const text = format === 'json' ? `${JSON.stringify({ $schema: schemaUrl(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
   if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
     if (!out.write(text)) return { kind: 'message', message: `dry run: would export ${count} records to ${out.path}; nothing was written`, json: { dryRun: true, file: out.path, records: count } };
@@ -66,6 +68,25 @@ function literalRecord(record: Rec, id?: unknown): Rec {
 }
 
 /**
+ * What export left out without --details, and what reading it would cost here: one request a
+ * link, paced to the limit the server announced (X-RateLimit-Limit, as the client reported it)
+ * over the window as measured, else the documented minute.
+ */
+function detailsNote(ctx: Context, links: number): string {
+  const requests = `${links} request${links === 1 ? '' : 's'}`;
+  const rate = ctx.traffic.rate;
+  let cost = `${requests}; this server announces no rate limit`;
+  if (rate?.limit) {
+    // Measured from a reset in whole seconds: a little under the window, never over it.
+    const windowSeconds = Math.max(1, Math.ceil((ctx.traffic.windowMs ?? 60_000) / 1000));
+    const per = windowSeconds === 60 ? 'a minute' : `per ${windowSeconds} s`;
+    const waits = Math.floor((links - 1) / rate.limit);
+    cost = `${requests}, ${waits ? `about ${duration(waits * windowSeconds)}` : 'no wait'} at this server's limit of ${rate.limit} ${per}`;
+  }
+  return `Targeting and expiry of the ${links} link${links === 1 ? '' : 's'} were not read: \`export --details\` reads them (${cost}).`;
+}
+
+/**
  * The account as the file's data, records sorted by key so that two exports compare line by line.
  * Records whose name repeats on the server (two QR codes named "Menu") carry their id, so that
  * apply can tell them apart.
@@ -90,11 +111,13 @@ function toFile(state: State): Rec {
   return file;
 }
 
-/** Built as text, record by record, with a comment on each record that is not the whole truth. */
+/**
+ * Built as text, record by record. What the records of a kind do not hold (fields servers do not
+ * give back, targeting not read without --details) is said once, under the kind; a field that
+ * only some records could not give back (device targeting on a 7.x server) is said on those.
+ */
 function yamlText(file: Rec, details: boolean): string {
-  const schema = schemaLocation();
-  const parts: string[] = [];
-  if (schema) parts.push(`# yaml-language-server: $schema=${schema}`);
+  const parts: string[] = [`# yaml-language-server: $schema=${schemaUrl()}`];
   parts.push('# linkctl account file: `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change.', 'version: 1');
   for (const kind of KINDS) {
     const records = file[kind] as Rec[];
@@ -104,12 +127,15 @@ function yamlText(file: Rec, details: boolean): string {
       continue;
     }
     parts.push(`${kind}:`);
-    const missing = unreadable(kind);
+    const missing = specs()[kind].readOnly ? [] : unreadable(kind);
+    const everywhere = [...new Set(records.flatMap((r) => unreadableOn.get(r) ?? []))].filter((field) => records.every((r) => unreadableOn.get(r)?.includes(field)));
+    if (kind === 'qr') parts.push('  # Servers do not give back the type and data of a QR code: each is a reference only, until they are added.');
+    else if (missing.length || everywhere.length) parts.push(`  # Not read back from the server (give them here, and apply sends them): ${[...missing, ...everywhere].join(', ')}.`);
     const detailed = details ? [] : (specs()[kind].detailed ?? []);
-    const note = kind === 'qr' ? '# type and data cannot be read back: a reference only until they are added' : missing.length && !specs()[kind].readOnly ? `# not read back: ${missing.join(', ')}` : '';
+    if (detailed.length) parts.push(`  # Not read: ${detailed.join(', ')} (\`linkctl export --details\` reads them, one request per ${specs()[kind].noun}).`);
     for (const record of records) {
-      const cannot = [...(unreadableOn.get(record) ?? []), ...detailed];
-      if (note) parts.push(`  ${note}${cannot.length ? `; ${cannot.join(', ')}${details ? '' : ' (read with export --details)'}` : ''}`);
+      const own = (unreadableOn.get(record) ?? []).filter((field) => !everywhere.includes(field));
+      if (own.length) parts.push(`  # not read back for this one: ${own.join(', ')}`);
       parts.push(recordYaml(record));
     }
   }

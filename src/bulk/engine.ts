@@ -23,6 +23,7 @@ import { hashFile, openInput, readRows, spoolStdin, type InputFile } from './inp
 import { rowInput } from './rows.js';
 import { FINISHED, Journal, JournalWriteError, type Entry, type RowStatus } from './journal.js';
 import { canLookUp, lookUp } from './lookup.js';
+import { Progress } from '../output/progress.js';
 
 /** Thrown by the validation client at the first request: the row passed every check before it. */
 const REACHED = Symbol('reached a request');
@@ -30,7 +31,6 @@ const REACHED = Symbol('reached a request');
 const BULK_FLAGS = ['from', 'fromFormat', 'stopOnError', 'restart'];
 /** Errors that would fail every following row as well: the run stops. */
 const FATAL = [AuthError, ConfigError, InterruptedError, RateLimitError];
-const PROGRESS_EVERY_MS = 10_000;
 
 const STATUS_OF: Record<string, RowStatus> = { add: 'created', update: 'updated', remove: 'deleted' };
 
@@ -61,7 +61,7 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
     // A row's cells are data: `@file` in a cell is never read (it could name the config file with every key).
     files: { ...ctx.files, noReads: 'the cells of a --from file are data, not file names: linkctl reads no file a row names (put the JSON itself in the cell)' },
     readStdin: async () => {
-      throw new UsageError('stdin cannot be read by a row: it is the --from input');
+      throw new UsageError('stdin cannot be read by a row: it is the --from input', 'put the value in the file itself, or read --from from a file rather than stdin');
     },
   });
   return row;
@@ -107,9 +107,9 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
     const path = `${command.parent!.name()} ${command.name()}`;
     const noun = command.parent!.name();
     if (args.some((a) => a !== undefined && !(Array.isArray(a) && a.length === 0))) {
-      throw new UsageError(`--from replaces the ${command.registeredArguments.map((a) => a.name().toUpperCase()).join(' ')} argument: give one or the other`);
+      throw new UsageError(`--from replaces the ${command.registeredArguments.map((a) => a.name().toUpperCase()).join(' ')} argument: give one or the other`, `drop the argument: the file's ${command.registeredArguments[0]?.name() ?? 'first'} column gives it for each row`);
     }
-    if (opts.password || opts.passwordStdin) throw new UsageError('--password and --password-stdin ask once, so they cannot be used with --from');
+    if (opts.password || opts.passwordStdin) throw new UsageError('--password and --password-stdin ask once, so they cannot be used with --from', 'set a password link by link afterwards, with `linkctl link update ID --password`');
     const linkish = noun === 'link' && name !== 'remove';
     const columns: Column[] = [
       { key: 'row', header: 'Row' },
@@ -156,10 +156,10 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           problems.push(`${where}: ${error.message}`);
         }
       }
-      if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`);
+      if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`, 'a CSV file needs a header row and at least one record under it');
       if (problems.length) {
         for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
-        throw new UsageError(`${problems.length} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was sent`);
+        throw new UsageError(`${problems.length} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was sent`, 'fix the rows listed above, then run the same command again');
       }
       if (ctx.globals.dryRun) {
         const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was sent`;
@@ -339,46 +339,4 @@ function pick(outcome: Outcome): Partial<Entry> {
   if (outcome.link !== undefined) out.link = outcome.link;
   if (outcome.error !== undefined) out.error = outcome.error;
   return out;
-}
-
-/** done/total, rate, ETA and waits: a live line on a terminal, a line every 10 s elsewhere. */
-class Progress {
-  private readonly started = Date.now();
-  private last = Date.now();
-  private readonly tty: boolean;
-  private readonly spinner: boolean;
-  private drawn = false;
-
-  constructor(
-    private readonly ctx: Context,
-    private readonly total: number,
-  ) {
-    this.tty = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
-    this.spinner = this.tty && ctx.format === 'table';
-  }
-
-  private text(done: number): string {
-    const seconds = (Date.now() - this.started) / 1000;
-    const rate = seconds > 0 ? done / seconds : 0;
-    const eta = rate > 0 ? Math.ceil((this.total - done) / rate) : undefined;
-    const waits = this.ctx.waits ? `, ${this.ctx.waits} rate-limit wait${this.ctx.waits === 1 ? '' : 's'}` : '';
-    return `${done}/${this.total} rows, ${rate.toFixed(1)}/s${eta !== undefined ? `, ETA ${eta < 60 ? `${eta} s` : `${Math.floor(eta / 60)} min ${eta % 60} s`}` : ''}${waits}`;
-  }
-
-  tick(done: number): void {
-    const now = Date.now();
-    if (this.spinner) this.ctx.status(this.text(done));
-    else if (this.tty && now - this.last >= 200) {
-      this.last = now;
-      this.drawn = true;
-      this.ctx.io.stderr.write(`\r\x1b[K${this.text(done)}`);
-    } else if (!this.tty && now - this.last >= PROGRESS_EVERY_MS) {
-      this.last = now;
-      this.ctx.warn(`progress: ${this.text(done)}`);
-    }
-  }
-
-  end(): void {
-    if (this.drawn) this.ctx.io.stderr.write('\r\x1b[K');
-  }
 }

@@ -49,7 +49,7 @@ export function openInput(label: string, path: string, given: BulkFormat | undef
     closeSync(fd);
     head = buffer.subarray(0, n).toString('utf8');
   } catch (error) {
-    throw new UsageError(`--from: cannot read ${label} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(`--from: cannot read ${label} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the path and that the file can be read; - reads stdin');
   }
   // The extension decides; without a known one, the first character (`[` JSON, `{` NDJSON, else CSV).
   const first = head.replace(/^\uFEFF/, '').trimStart()[0];
@@ -99,7 +99,7 @@ async function* csvRows(input: InputFile, known: string[], bare?: string): Async
           continue;
         }
         if (bare && names.length === 1) header = [bare]; // no header: the one column, and this is its first value
-        else throw new UsageError(`${input.label}:${line}: ${unknownKeys(Object.fromEntries(names.map((n) => [n, ''])), known)} (the first line must name them)`);
+        else throw new UsageError(`${input.label}:${line}: ${unknownKeys(Object.fromEntries(names.map((n) => [n, ''])), known)} (the first line must name them)`, 'the columns are listed under "Bulk input" in the command\'s --help');
       }
       if (record.length > header.length) {
         yield { line, values: {}, error: `${record.length} cells, but the header names ${header.length} columns` };
@@ -115,7 +115,7 @@ async function* csvRows(input: InputFile, known: string[], bare?: string): Async
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const e = error as { message?: string };
-    throw new UsageError(`${input.label}:${lines.lineAt(consumed)}: not valid CSV: ${e.message ?? String(error)}`);
+    throw new UsageError(`${input.label}:${lines.lineAt(consumed)}: not valid CSV: ${e.message ?? String(error)}`, 'a header row naming the columns, then one record a line; quote a field that holds a comma');
   }
 }
 
@@ -196,8 +196,8 @@ async function* jsonRows(input: InputFile, known: string[]): AsyncGenerator<RawR
   try {
     value = JSON.parse(readFileSync(input.path, 'utf8').replace(/^\uFEFF/, ''));
   } catch {
-    throw new UsageError(`${input.label}: not valid JSON (a JSON array of objects is expected)`);
+    throw new UsageError(`${input.label}: not valid JSON (a JSON array of objects is expected)`, 'a JSON array of objects, or NDJSON (one object a line, in a .ndjson file or with --from-format ndjson)');
   }
-  if (!Array.isArray(value)) throw new UsageError(`${input.label}: a JSON array of objects is expected`);
+  if (!Array.isArray(value)) throw new UsageError(`${input.label}: a JSON array of objects is expected`, 'e.g. [{"url": "https://example.com"}], or NDJSON: one object a line');
   for (let i = 0; i < value.length; i++) yield objectRow(i + 1, value[i], known);
 }

@@ -24,10 +24,10 @@ function messageOf(error: unknown, column: BulkColumn): string {
 /** The values of a cell: CSV text (`;`-separated for repeatable columns), or JSON values. */
 function valuesOf(value: unknown, column: BulkColumn): string[] {
   if (Array.isArray(value)) {
-    if (!column.repeatable) throw new UsageError(`--${column.name} takes one value, not a list`);
+    if (!column.repeatable) throw new UsageError(`--${column.name} takes one value, not a list`, 'this column takes a single value in each row');
     return value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
   }
-  if (typeof value === 'object' && value !== null) throw new UsageError(`--${column.name} takes text, not a JSON object`);
+  if (typeof value === 'object' && value !== null) throw new UsageError(`--${column.name} takes text, not a JSON object`, 'give the value as a string');
   const text = String(value);
   return column.repeatable ? text.split(';').map((v) => v.trim()).filter(Boolean) : [text];
 }
@@ -74,7 +74,7 @@ export function rowInput(columns: BulkColumn[], values: Record<string, unknown>,
         const text = String(value).trim().toLowerCase();
         if (TRUE.has(text)) opts[key] = true;
         else if (FALSE.has(text)) delete opts[key];
-        else throw new UsageError(`--${column.name} is true or false, got "${String(value)}"`);
+        else throw new UsageError(`--${column.name} is true or false, got "${String(value)}"`, 'write true or false (or leave the cell empty for false)');
         continue;
       }
       let parsed: unknown = undefined;
@@ -84,6 +84,6 @@ export function rowInput(columns: BulkColumn[], values: Record<string, unknown>,
       problems.push(messageOf(error, column));
     }
   }
-  if (problems.length) throw new UsageError(problems.join('; '));
+  if (problems.length) throw new UsageError(problems.join('; '), 'each value is checked as the flag of the same name would be; see --help');
   return { args, opts };
 }

@@ -41,7 +41,7 @@ ${specs.join('\n')}
 }
 
 # _linkctl_values 'PATH --flag' or 'PATH #N' (the positional argument N, from 0) sets vals:
-# the words to offer, @profiles (asked of linkctl at TAB time) or @files.
+# the words to offer, @profiles (asked of linkctl at TAB time), @files or @dirs.
 _linkctl_values() {
   case $1 in
 ${rules.join('\n')}
@@ -105,6 +105,9 @@ _linkctl() {
     @files)
       compopt -o filenames 2>/dev/null
       while IFS= read -r w; do COMPREPLY+=("$pre$w"); done < <(compgen -f -- "$cur") ;;
+    @dirs)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r w; do COMPREPLY+=("$pre$w"); done < <(compgen -d -- "$cur") ;;
     *)
       for w in $vals; do [[ $w == "$cur"* ]] && COMPREPLY+=("$pre$w"); done ;;
   esac

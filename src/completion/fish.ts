@@ -39,7 +39,7 @@ export function fish(model: Model): string {
 
 # __linkctl_data 'PATH|cmds' (sub-commands; an alias is alias=name), 'PATH|subs' and 'PATH|flags'
 # (word, tab, description), 'PATH|vflags' (flags taking a value), and the values of a flag
-# ('PATH --flag') or positional argument ('PATH #N', from 0): words, @profiles or @files.
+# ('PATH --flag') or positional argument ('PATH #N', from 0): words, @profiles, @files or @dirs.
 function __linkctl_data --argument-names key
     switch $key
 ${table.join('\n')}
@@ -109,6 +109,8 @@ function __linkctl_complete
             set vals (command linkctl __complete profiles 2>/dev/null)
         case @files
             set vals (__fish_complete_path "$cur")
+        case @dirs
+            set vals (__fish_complete_directories "$cur")
     end
     for v in $vals
         test -n "$v"; and printf '%s%s\\n' $pre $v

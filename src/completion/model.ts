@@ -5,14 +5,17 @@
  * up in every shell's script at the next `linkctl completion <shell>`.
  */
 import type { Argument, Command, Help, Option } from 'commander';
+import { pathKind } from '../commands/shared/define.js';
 
 /** Where the values of a flag or argument come from. */
 export type Values =
   | { kind: 'choices'; choices: readonly string[] }
   /** Profile names from the config file, at TAB time (`linkctl __complete profiles`). */
   | { kind: 'profiles' }
-  /** File names, for a value named like `<file>` or `<dir>`. */
-  | { kind: 'files' };
+  /** File names, for an option made with `pathOption` (src/commands/shared/define.ts). */
+  | { kind: 'files' }
+  /** Folder names, for a `pathOption(..., 'dir')`. */
+  | { kind: 'dirs' };
 
 export interface Flag {
   /** `-o`, `--output`: short first. */
@@ -55,9 +58,6 @@ export interface Model {
 const PROFILE_FLAG = '--profile';
 const PROFILE_ARGUMENTS = [{ path: 'linkctl auth switch', argument: 'name' }];
 
-/** A value placeholder that names a file (`<file>`, `[dir]`); not `<path>`, which is an API path in `linkctl api`. */
-const FILE_PLACEHOLDER = /[<[][^>\]]*\b(file|dir|folder)\b[^>\]]*[>\]]/i;
-
 function firstLine(text: string): string {
   return text.split('\n')[0]!.trim();
 }
@@ -68,7 +68,7 @@ function flagOf(option: Option): Flag {
   let values: Values | undefined;
   if (option.argChoices?.length) values = { kind: 'choices', choices: option.argChoices };
   else if (option.long === PROFILE_FLAG) values = { kind: 'profiles' };
-  else if (takesValue && FILE_PLACEHOLDER.test(option.flags)) values = { kind: 'files' };
+  else if (takesValue && pathKind(option)) values = { kind: pathKind(option) === 'dir' ? 'dirs' : 'files' };
   return { names, description: firstLine(option.description ?? ''), takesValue, values };
 }
 
@@ -77,7 +77,7 @@ function argOf(argument: Argument, path: string): Arg {
   let values: Values | undefined;
   if (argument.argChoices?.length) values = { kind: 'choices', choices: argument.argChoices };
   else if (PROFILE_ARGUMENTS.some((p) => p.path === path && p.argument === name)) values = { kind: 'profiles' };
-  else if (FILE_PLACEHOLDER.test(`<${name}>`)) values = { kind: 'files' };
+  else if (pathKind(argument)) values = { kind: pathKind(argument) === 'dir' ? 'dirs' : 'files' };
   return { name, variadic: argument.variadic, values };
 }
 

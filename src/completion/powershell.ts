@@ -43,7 +43,7 @@ ${specs.join('\n')}
     }
 
     # The values of a flag ('PATH --flag') or positional argument ('PATH #N', from 0):
-    # words, @profiles (asked of linkctl) or @files.
+    # words, @profiles (asked of linkctl), @files or @dirs.
     function Get-LinkctlValues([string]$key) {
         switch -CaseSensitive -Wildcard ($key) {
 ${rules.join('\n')}
@@ -95,7 +95,12 @@ ${rules.join('\n')}
         if ($n -eq 0) { $entries = @($spec.subs) }
         $vals = @(Get-LinkctlValues "$key #$n")
     }
+    # Files: nothing returned lets PowerShell complete paths itself. Folders: those under what is typed.
     if ($vals.Count -eq 1 -and $vals[0] -ceq '@files') { return }
+    if ($vals.Count -eq 1 -and $vals[0] -ceq '@dirs') {
+        $parent = $cur.Substring(0, $cur.LastIndexOfAny([char[]]'/\') + 1)
+        $vals = @(Get-ChildItem -Directory -Force -Path "$cur*" -ErrorAction SilentlyContinue | ForEach-Object { $parent + $_.Name })
+    }
     if ($vals.Count -eq 1 -and $vals[0] -ceq '@profiles') { $vals = @(& linkctl __complete profiles 2>$null) }
 
     foreach ($entry in $entries) {

@@ -43,7 +43,7 @@ ${specs.join('\n')}
 }
 
 # _linkctl_values 'PATH --flag' or 'PATH #N' (the positional argument N, from 0) sets vals:
-# the words to offer, (@profiles) (asked of linkctl at TAB time) or (@files).
+# the words to offer, (@profiles) (asked of linkctl at TAB time), (@files) or (@dirs).
 _linkctl_values() {
   case $1 in
 ${rules.join('\n')}
@@ -99,6 +99,7 @@ _linkctl() {
   case \${vals[1]-} in
     @profiles) compadd -- \${(f)"$(command linkctl __complete profiles 2>/dev/null)"} ;;
     @files) _files ;;
+    @dirs) _files -/ ;;
     *) (( \${#vals} )) && compadd -- $vals ;;
   esac
 }

@@ -40,7 +40,7 @@ const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 /** A profile name: letters, digits, `-`, `_` and `.`, at most 64. Anything else is refused (exit 2) before use. */
 export function checkProfileName(name: string, where: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`${where}: a profile name is 1 to 64 letters, digits, "-", "_" or ".", got ${JSON.stringify(name.slice(0, 80))}`);
+    throw new UsageError(`${where}: a profile name is 1 to 64 letters, digits, "-", "_" or ".", got ${JSON.stringify(name.slice(0, 80))}`, 'choose a name such as work, ci or client-a.prod');
   }
   return name;
 }

@@ -125,7 +125,7 @@ export const DB_ENV = 'LINKCTL_DB';
 
 /** The history database: `--db`, else LINKCTL_DB, else history.db in linkctl's state folder. */
 export function historyTarget(env: Record<string, string | undefined>, given?: string): string {
-  if (given !== undefined && given.trim() === '') throw new UsageError('--db must name a file or a postgres:// URL');
+  if (given !== undefined && given.trim() === '') throw new UsageError('--db must name a file or a postgres:// URL', 'e.g. --db history.db, or --db postgres://linkctl@db.example.com/marketing; leave it out for history.db in the state folder');
   return given ?? (env[DB_ENV] || join(stateDir(env), 'history.db'));
 }
 

@@ -18,7 +18,7 @@ export function now(env: Record<string, string | undefined>): number {
   const fixed = env[CLOCK_ENV];
   if (fixed === undefined || fixed === '') return Date.now();
   const ms = parseTime(fixed);
-  if (ms === undefined) throw new UsageError(`${CLOCK_ENV} must be an ISO date or time such as 2025-06-01 or 2025-06-01T06:00:00Z, got ${JSON.stringify(fixed.slice(0, 40))}`);
+  if (ms === undefined) throw new UsageError(`${CLOCK_ENV} must be an ISO date or time such as 2025-06-01 or 2025-06-01T06:00:00Z, got ${JSON.stringify(fixed.slice(0, 40))}`, `unset ${CLOCK_ENV} to use the real clock`);
   return ms;
 }
 
@@ -40,7 +40,7 @@ export function parseSince(flag: string, raw: string, nowMs: number): number {
   const relative = /^(\d{1,5})([hdw])$/.exec(raw.trim());
   if (relative) return nowMs - Number(relative[1]) * UNITS[relative[2]!]!;
   const at = parseTime(raw);
-  if (at === undefined) throw new UsageError(`${flag} must be a duration before now (48h, 30d, 12w) or a date (2025-06-01, 2025-06-01T06:00Z), got ${JSON.stringify(raw.slice(0, 40))}`);
+  if (at === undefined) throw new UsageError(`${flag} must be a duration before now (48h, 30d, 12w) or a date (2025-06-01, 2025-06-01T06:00Z), got ${JSON.stringify(raw.slice(0, 40))}`, `e.g. ${flag} 30d, or ${flag} 2025-06-01`);
   return at;
 }
 

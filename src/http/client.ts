@@ -30,6 +30,8 @@ export interface ClientEvents {
   debug?(line: string): void;
   /** A wait for the rate limit is about to start. */
   wait?(seconds: number, reason: string): void;
+  /** An answer carried usable X-RateLimit-* headers: what is left of the window, and the limit when announced. */
+  rate?(state: { limit?: number; remaining: number; resetAtMs: number }): void;
   requestStart?(): void;
   requestEnd?(): void;
   /** A request other than GET succeeded: the server changed something. */
@@ -38,6 +40,8 @@ export interface ClientEvents {
 
 export interface ClientOptions {
   baseUrl: string;
+  /** Where the base URL came from (`--base-url`, `LINKCTL_BASE_URL`, a profile), for the message if it is not a URL. */
+  baseUrlName?: string;
   apiKey: string;
   timeoutMs: number;
   maxWaitMs: number;
@@ -76,17 +80,19 @@ const NOT_SENT = 'interrupted before sending';
 // Not written as a URL with credentials: redaction would hide exactly the part that explains.
 const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / HTTP_PROXY, as user:password@ before the host';
 
+const BASE_URL_HINT = 'the base URL is the site root of your server, with its scheme: e.g. https://links.example.com';
+
 export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`${flag} must be an http(s) URL such as https://example.com, got "${raw}"`);
+    throw new UsageError(`${flag} must be an http(s) URL such as https://example.com, got "${raw}"`, BASE_URL_HINT);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${flag} must start with https:// or http://, got "${raw}"`);
+    throw new UsageError(`${flag} must start with https:// or http://, got "${raw}"`, BASE_URL_HINT);
   }
-  if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or fragment`);
+  if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or fragment, got "${raw}"`, BASE_URL_HINT);
   url.pathname = url.pathname.replace(/\/+$/, '') + '/';
   return url;
 }
@@ -120,7 +126,7 @@ export class ApiClient {
 
   constructor(private readonly options: ClientOptions) {
     this.rateState = options.rate ?? {};
-    this.base = normaliseBaseUrl(options.baseUrl);
+    this.base = normaliseBaseUrl(options.baseUrl, options.baseUrlName);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
       throw new UsageError(
@@ -358,6 +364,8 @@ export class ApiClient {
       return;
     }
     this.rate = { remaining, resetAtMs: reset * 1000 };
+    const limit = toInt(headers.get('x-ratelimit-limit'));
+    this.options.events?.rate?.({ limit: limit !== undefined && limit > 0 ? limit : undefined, remaining, resetAtMs: reset * 1000 });
   }
 
   private async waitFor(ms: number, reason: string): Promise<void> {

@@ -14,7 +14,7 @@ import { survey, write, type ImportOptions } from './convert.js';
 export async function importLinks(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const [name, given] = args as [FormatName, string];
   const input = readablePath(ctx, given, 'INPUT');
-  if (name !== 'csv' && opts.map !== undefined) throw new UsageError(`--map is for \`linkctl import csv\`; a ${FORMATS[name].label} export has known columns`);
+  if (name !== 'csv' && opts.map !== undefined) throw new UsageError(`--map is for \`linkctl import csv\`; a ${FORMATS[name].label} export has known columns`, `drop --map, or read the file as any CSV: linkctl import csv ${given} --map "url=...,alias=..."`);
   const format = name === 'csv' ? mappedFormat(opts.map as string | undefined) : FORMATS[name];
   try {
     if (!statSync(input).isFile()) throw Object.assign(new Error(), { code: 'not a file' });

@@ -12,7 +12,7 @@
 import { MIN_ALIAS_LENGTH, serverAlias } from '../model/aliases.js';
 import { CliError, UsageError } from '../errors.js';
 import { keyMatch } from '../ascode/model.js';
-import { schemaLocation, yamlScalar } from '../ascode/actions.js';
+import { schemaUrl, yamlScalar } from '../ascode/actions.js';
 import { safeJsonText, safeText } from '../output/safe-text.js';
 import { httpUrl } from '../validate.js';
 import type { Format, ON_COLLISION, SourceLink, TAGS_TO } from './formats.js';
@@ -161,8 +161,7 @@ const comment = (text: string) => `# ${safeText(text)}`;
 export async function write(options: ImportOptions, surveyed: Survey, out: (text: string) => void, report: (message: string) => void): Promise<{ links: number; renamed: number; skipped: number }> {
   const { format } = options;
   const head: string[] = [];
-  const schema = schemaLocation();
-  if (schema) head.push(`# yaml-language-server: $schema=${schema}`);
+  head.push(`# yaml-language-server: $schema=${schemaUrl()}`);
   head.push(
     `# linkctl account file, converted from a ${format.label} export by \`linkctl import ${format.name}\`.`,
     '# `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change. Each link\'s comment',

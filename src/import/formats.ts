@@ -272,12 +272,12 @@ export function mappedFormat(map: string | undefined): Format {
     const target = pair.slice(0, at).trim() as MapTarget;
     const column = pair.slice(at + 1).trim();
     if (at < 1 || !column) throw new UsageError(`--map: "${pair.trim()}" is not part=Column`, `for example --map "url=Destination,alias=Back-half,title=Name"`);
-    if (!MAP_TARGETS.includes(target)) throw new UsageError(`--map: unknown part "${target}"; the parts are ${MAP_TARGETS.join(', ')}`);
-    if (columns.has(target)) throw new UsageError(`--map: ${target} is named twice`);
+    if (!MAP_TARGETS.includes(target)) throw new UsageError(`--map: unknown part "${target}"; the parts are ${MAP_TARGETS.join(', ')}`, `for example --map "url=Destination,alias=Back-half,title=Name"`);
+    if (columns.has(target)) throw new UsageError(`--map: ${target} is named twice`, 'name each part once: part=Column, comma-separated');
     columns.set(target, column);
   }
-  if (!columns.has('url')) throw new UsageError('--map must name the destination column: url=COLUMN');
-  if (!columns.has('alias') && !columns.has('short')) throw new UsageError('--map must name the back-half column (alias=COLUMN) or the short URL column (short=COLUMN)');
+  if (!columns.has('url')) throw new UsageError('--map must name the destination column: url=COLUMN', 'for example --map "url=Destination,alias=Back-half"');
+  if (!columns.has('alias') && !columns.has('short')) throw new UsageError('--map must name the back-half column (alias=COLUMN) or the short URL column (short=COLUMN)', 'for example --map "url=Destination,alias=Back-half"');
   const of = (target: MapTarget) => columns.get(target);
   const norm = (target: MapTarget) => (of(target) === undefined ? undefined : normalizeColumn(of(target)!));
   return {

@@ -14,7 +14,7 @@ import type { IO } from '../io.js';
 import { VERSION } from '../version.js';
 import { FULL_READ } from '../http/pages.js';
 import { LineTransport } from './lines.js';
-import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, inToolTerms, toolsOf, type Mode, type Tool } from './tools.js';
 
 interface Run {
   code: number;
@@ -95,7 +95,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     try {
       if (tool.paginated && args.all === true) return await allRecords(tool, args);
       const r = await run(argvOf(tool, args));
-      return r.code === 0 ? success(r) : refusal(tool, args, r);
+      return r.code === 0 ? success(tool, r) : refusal(tool, args, r);
     } catch (error) {
       return failure(`${name}: ${(error as Error).message}`);
     }
@@ -164,7 +164,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
   await server.close();
 }
 
-function success(r: Run): CallToolResult {
+function success(tool: Tool, r: Run): CallToolResult {
   let data: unknown;
   try {
     data = JSON.parse(r.stdout);
@@ -173,8 +173,9 @@ function success(r: Run): CallToolResult {
   }
   const structured = Array.isArray(data) ? { records: data } : data && typeof data === 'object' ? (data as Record<string, unknown>) : { value: data };
   const content: CallToolResult['content'] = [{ type: 'text', text: r.stdout.trim() }];
-  // Notes a person would see on stderr (a rewritten alias, options a server will clear, "dry run: nothing was sent").
-  if (r.stderr.trim()) content.push({ type: 'text', text: r.stderr.trim() });
+  // Notes a person would see on stderr (a rewritten alias, options a server will clear, "dry run:
+  // nothing was sent"), with the CLI's flags named as this tool's arguments (`--all` is `all: true`).
+  if (r.stderr.trim()) content.push({ type: 'text', text: inToolTerms(tool, r.stderr.trim()) });
   return { content, structuredContent: structured };
 }
 

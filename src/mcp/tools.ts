@@ -295,6 +295,20 @@ function control(name: string, description: string): Param {
   return { name, boolean: true, integer: false, list: false, required: false, description };
 }
 
+/**
+ * A note written for the command line (`page 1 of 4 ...; --all for every record`, `--page 2 for
+ * more`) in the tool's own terms (`all: true`, `page: 2`): the agent calls the tool, not the CLI.
+ * Flags that are no argument of the tool stay as they are.
+ */
+export function inToolTerms(tool: Tool, text: string): string {
+  return text.replace(/--([a-z][a-z0-9-]*)(?: (\d+))?/g, (whole, flag: string, value: string | undefined) => {
+    const p = tool.params.find((q) => q.flag === `--${flag}`);
+    if (!p) return whole;
+    if (p.boolean) return `\`${p.name}: true\`${value === undefined ? '' : ` ${value}`}`;
+    return value === undefined ? `\`${p.name}\`` : `\`${p.name}: ${value}\``;
+  });
+}
+
 /** The tool's input schema, as JSON Schema. */
 export function inputSchema(tool: Tool): { type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false } {
   const properties: Record<string, object> = {};

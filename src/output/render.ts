@@ -45,6 +45,25 @@ export function chooseColumns(columns: Column[], fields: string[] | undefined): 
   });
 }
 
+/**
+ * The columns of csv and tsv: those --fields names; else every field, as --json has them: the
+ * table's columns first, then the optional ones, then the other fields of `records` in the order
+ * they first appear (a list takes them from its first page: the header is written before the rest).
+ */
+export function fileColumns(columns: Column[], fields: string[] | undefined, records: Rec[]): Column[] {
+  if (fields?.length) return chooseColumns(columns, fields);
+  const chosen = [...columns.filter((c) => !c.optional), ...columns.filter((c) => c.optional)];
+  const keys = new Set(chosen.map((c) => c.key));
+  for (const record of records) {
+    for (const key of Object.keys(record)) {
+      if (keys.has(key)) continue;
+      keys.add(key);
+      chosen.push({ key });
+    }
+  }
+  return chosen;
+}
+
 /** The value of a column, as data (JSON). */
 export function cell(record: Rec, column: Column): unknown {
   return column.value ? column.value(record) : record[column.key];
@@ -116,8 +135,9 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
     case 'tsv': {
       const sep = options.format === 'csv' ? ',' : '\t';
       const field = options.format === 'csv' ? csvField : tsvField;
-      if (options.header) out(`${columns.map((c) => field(c.key)).join(sep)}\n`);
-      out(`${columns.map((c) => field(shown(result.record, c))).join(sep)}\n`);
+      const all = fileColumns(result.columns, options.fields, [result.record]);
+      if (options.header) out(`${all.map((c) => field(c.key)).join(sep)}\n`);
+      out(`${all.map((c) => field(shown(result.record, c))).join(sep)}\n`);
       return;
     }
     case 'table': {
@@ -163,6 +183,7 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
   const fieldsGiven = Boolean(options.fields?.length);
   const format = options.quiet ? 'quiet' : options.format;
   let count = 0;
+  let fileColumnsOfList: Column[] | undefined; // csv and tsv: every field, known once the first page is in
   // A terminal table and a JSON array need every row before printing (a JSON array cut by an
   // error half-way would not parse); ndjson, csv, tsv and piped tables stream.
   const rows: Rec[] = [];
@@ -190,9 +211,10 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
             break;
           }
           const [sep, field] = format === 'csv' ? [',', csvField] : ['\t', tsvField];
+          const shownColumns = format === 'table' ? columns : (fileColumnsOfList ??= fileColumns(result.columns, options.fields, page.map((r) => stableJson(r) as Rec)));
           // csv/tsv carry a header unless --no-header; a piped table is bare data, like `gh`.
-          if (count === 0 && options.header && format !== 'table') out(`${columns.map((c) => field(c.key)).join(sep)}\n`);
-          out(`${columns.map((c) => field(shown(record, c))).join(sep)}\n`);
+          if (count === 0 && options.header && format !== 'table') out(`${shownColumns.map((c) => field(c.key)).join(sep)}\n`);
+          out(`${shownColumns.map((c) => field(shown(record, c))).join(sep)}\n`);
         }
       }
       count++;

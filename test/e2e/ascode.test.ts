@@ -12,6 +12,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
 import { runCli, runMain, tempDir } from '../helpers.js';
 
+/** The version the built CLI reports (from package.json). */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 const dir = tempDir('linkctl-ascode-');
 let a: Sandbox;
 let b: Sandbox;
@@ -56,24 +59,49 @@ describe('export, plan, apply', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     exported = readFileSync(file, 'utf8');
-    expect(exported).toMatch(/^# yaml-language-server: \$schema=file:.*schema\/linkctl\.schema\.json$/m);
+    // The schema by a URL that means the same on any machine: the package's copy, this version.
+    expect(exported.split('\n')[0]).toBe(`# yaml-language-server: $schema=https://unpkg.com/linkctl@${PACKAGE_VERSION}/schema/linkctl.schema.json`);
+    expect(exported).not.toMatch(/file:\/\/|\/work\/|node_modules/);
     expect(exported).toMatch(/^version: 1$/m);
     for (const kind of ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash']) expect(exported).toMatch(new RegExp(`^${kind}:`, 'm'));
     expect(exported).toContain('domain: https://go.example.com');
     expect(exported).toMatch(/- alias: branded\n\s+domain: https:\/\/go.example.com\n\s+url: https:\/\/example.com\/branded/);
     expect(exported).toMatch(/campaign: Spring launch\n\s+channels:\n\s+- Marketing\n\s+expiry: "2035-12-31 23:59:59"\n\s+geo:\n\s+canada: https:\/\/example.ca\n/);
-    // Real-server shapes: 7.x servers answer `device: null`, so device targeting is named as not read back.
-    expect(exported).toMatch(/# not read back: [^\n]*; device\n\s+- alias: branded/);
-    expect(exported).toMatch(/# not read back: .*pixels.*\n\s+- alias: branded/);
+    // What is not read back is said once per kind, under it, not on every record. Real-server
+    // shapes: 7.x servers answer `device: null` for every link, so device targeting is named there too.
+    expect(exported).toMatch(/^links:\n {2}# Not read back from the server \(give them here, and apply sends them\): [^\n]*pixels[^\n]*, device\.\n {2}- alias: /m);
+    expect(exported).toMatch(/^qr:\n {2}# Servers do not give back the type and data of a QR code: each is a reference only, until they are added\.\n {2}- name: /m);
+    expect(exported.match(/# Not read back/g)).toHaveLength(1); // the other kinds are read back whole
+    expect(exported).not.toMatch(/# not read back for this one|# Not read: /);
+    expect(r.stderr).not.toMatch(/were not read/);
     expect(exported).not.toMatch(/\bid:|shorturl|clicks|sandbox-0123/);
     expect(changes(a)).toEqual([]);
+  });
+
+  it('without --details says once that targeting and expiry were not read, and on stderr what --details would cost', async () => {
+    // 32 links, ten requests a minute: the export reads in a few; --details would take 32, three windows' waits.
+    saveState(join(dir, 'many.json'), seedState({ links: 30 }));
+    const limited = await startSandbox({ port: 0, rateLimit: { limit: 10, windowSeconds: 60 }, stateFile: join(dir, 'many.json'), quirks: true });
+    try {
+      const r = await runMain(['export'], { env: envOf(limited) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(limited.requests.length).toBeLessThan(10);
+      expect(r.stdout).toMatch(/^links:\n {2}# Not read back from the server [^\n]*\n {2}# Not read: expiry, geo, device \(`linkctl export --details` reads them, one request per link\)\.\n {2}- alias: /m);
+      expect(r.stdout.match(/# Not read: /g)).toHaveLength(1);
+      expect(r.stdout.match(/^ {2}- alias: /gm)).toHaveLength(32);
+      expect(r.stderr).toBe("Targeting and expiry of the 32 links were not read: `export --details` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n");
+      const unlimited = await runMain(['export'], { env: envOf(a) });
+      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n$/);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('exports JSON with --json, which plan reads as it reads YAML', async () => {
     const r = await runCli(['export', '--json'], { env: envOf(a) });
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout);
-    expect(json).toMatchObject({ $schema: expect.stringMatching(/^file:.*linkctl\.schema\.json$/), version: 1, campaigns: [{ name: 'Spring launch', public: true }] });
+    expect(json).toMatchObject({ $schema: `https://unpkg.com/linkctl@${PACKAGE_VERSION}/schema/linkctl.schema.json`, version: 1, campaigns: [{ name: 'Spring launch', public: true }] });
     const plan = await runMain(['plan', '-f', '-'], { env: envOf(a), stdin: r.stdout });
     expect(plan.stdout).toBe('No changes: the account matches the file.\n');
   });
@@ -146,7 +174,7 @@ describe('export, plan, apply', () => {
 
   it('a removed record is deleted only with --prune, deletes listed first and confirmed', async () => {
     const file = join(dir, 'removed.yaml');
-    writeFileSync(file, exported.replace(/ {2}# not read back[^\n]*\n {2}- alias: spring-sale\n(?: {4}[^\n]*\n)+/, '').replace('url: https://example.com/docs', 'url: https://example.com/docs2'));
+    writeFileSync(file, exported.replace(/ {2}- alias: spring-sale\n(?: {4}[^\n]*\n)+/, '').replace('url: https://example.com/docs', 'url: https://example.com/docs2'));
     expect(readFileSync(file, 'utf8')).not.toContain('spring-sale');
     const plain = await runMain(['plan', '-f', file], { env: envOf(b) });
     expect(plain.stdout).not.toMatch(/^- /m);

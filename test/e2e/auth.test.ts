@@ -1,7 +1,7 @@
 /** Profiles, keys and the config file, through the built CLI as a user runs it. */
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
 
 const fx = useSandbox();
@@ -70,6 +70,57 @@ describe('auth login', () => {
   });
 });
 
+describe('auth login: the base URL at the prompt', () => {
+  let dir: string;
+  beforeEach(() => void (dir = tempDir()));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const first = 'Base URL (the site root, e.g. https://links.example.com): ';
+
+  it('offers https:// + a host typed without a scheme; Enter takes it', async () => {
+    const r = await runMain(['auth', 'login', '--insecure-storage', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: ['links.example.com', ''], secret: 'key-abcd-12345678' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.prompts).toEqual([first, 'Base URL [https://links.example.com]: ', 'API key: ']);
+    expect(r.stderr).toBe('"links.example.com" has no scheme. Press Enter to use https://links.example.com, or type the URL.\n');
+    expect(configOf(dir).profiles.default).toEqual({ baseUrl: 'https://links.example.com', apiKey: 'key-abcd-12345678' });
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('takes another URL typed instead of the offer, and checks the key there', async () => {
+    const hostPort = fx.sandbox.url.replace('http://', '');
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: [hostPort, fx.sandbox.url], secret: fx.sandbox.key });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.prompts).toEqual([first, `Base URL [https://${hostPort}]: `, 'API key: ']);
+    expect(configOf(dir).profiles.default.baseUrl).toBe(fx.sandbox.url);
+    expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
+  });
+
+  it('asks again after a URL that is not http(s), three tries, naming no flag', async () => {
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: ['ftp://files.example.com', '', 'https://links.example.com?x=1'], secret: 'never-asked-1234' });
+    expect(r.code).toBe(2);
+    expect(r.prompts).toEqual([first, first, first]);
+    expect(r.stderr).toBe(
+      'The base URL must start with https:// or http://, got "ftp://files.example.com". Try again.\n' +
+        'The base URL is needed: the site root of your server, e.g. https://links.example.com. Try again.\n' +
+        'linkctl: the base URL must not carry a query or fragment, got "https://links.example.com?x=1"\n' +
+        'hint: run `linkctl auth login` again and type the URL with https:// (or http://)\n',
+    );
+    expect(r.stderr).not.toMatch(/--base-url/);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+    expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('names where a bad base URL came from: the flag, LINKCTL_BASE_URL, or the profile', async () => {
+    const fromEnv = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir, LINKCTL_BASE_URL: 'links.example.com' }, stdin: 'key-abcd-12345678' });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/^linkctl: LINKCTL_BASE_URL must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: /);
+    const fromFlag = await runMain(['auth', 'login', '--with-token', '--no-verify', '--base-url', 'links.example.com'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'key-abcd-12345678' });
+    expect(fromFlag.stderr).toMatch(/^linkctl: --base-url must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: the base URL is the site root/);
+    const none = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'key-abcd-12345678' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('linkctl: a new profile needs the base URL of its server (the site root)\nhint: give it with --base-url https://links.example.com, or run `linkctl auth login` at a terminal to be asked\n');
+  });
+});
+
 describe('auth login at the prompt (in-process, pretending a terminal)', () => {
   it('asks for the base URL when none is given', async () => {
     const dir = tempDir();
@@ -85,7 +136,7 @@ describe('auth login at the prompt (in-process, pretending a terminal)', () => {
     const third = await runMain(['auth', 'login', '--insecure-storage', '--base-url', fx.sandbox.url], { env, tty: true, secret: ['wrong-one-0000', 'has space', fx.sandbox.key] });
     expect(third.code, third.stderr).toBe(0);
     expect(third.prompts).toEqual(['API key: ', 'API key: ', 'API key: ']);
-    expect(third.stderr).toMatch(/^linkctl: A valid API key is required.*; try again \(2 tries left\)\nlinkctl: the key contains white space.*; try again \(1 try left\)\n$/);
+    expect(third.stderr).toMatch(/^A valid API key is required.*\. Try again \(2 tries left\)\.\nThe key contains white space.*\. Try again \(1 try left\)\.\n$/);
     expect(configOf(dir).profiles.default.apiKey).toBe(fx.sandbox.key);
 
     const other = tempDir();
@@ -125,7 +176,10 @@ describe.skipIf(process.platform !== 'linux')('without a system keychain (Linux 
     const dir = tempDir();
     const r = await runCli(['auth', 'login', '--with-token', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: fx.sandbox.key });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^linkctl: no system keychain to store the key in \\(.+\\); it is saved in ${join(dir, 'config.json')} \\(mode 0600\\) instead\n$`));
+    // A calm sentence, not an error: no `linkctl:`, no D-Bus message (that is for --debug).
+    expect(r.stderr).toBe(`There is no system keychain here, so the key is saved in ${join(dir, 'config.json')}, which only you can read.\n`);
+    const debug = await runCli(['auth', 'login', '--with-token', '--debug', '--base-url', fx.sandbox.url], { env: { LINKCTL_CONFIG_DIR: tempDir() }, stdin: fx.sandbox.key });
+    expect(debug.stderr).toMatch(/^\[debug\] keychain: .+\n/m);
     expect(r.stdout).toMatch(/in the config file\.\n$/);
     expect(configOf(dir).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: fx.sandbox.key });
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
@@ -165,11 +219,25 @@ describe('auth status, switch and logout', () => {
     return { dir, env };
   }
 
+  it('says where each value came from in plain words', async () => {
+    const { env } = await loggedIn();
+    const r = await runMain(['auth', 'status'], { env: { ...env, NO_COLOR: '1' }, tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Profile {3}default, the default profile$/m);
+    expect(r.stdout).toMatch(new RegExp(`^Base URL {2}${fx.sandbox.url}, saved in the profile$`, 'm'));
+    expect(r.stdout).toMatch(/^Key {7}\*{4}\w{4}, saved in the config file$/m);
+    expect(r.stdout).not.toMatch(/\(from /);
+    const chosen = await runMain(['auth', 'status', '--no-verify', '--profile', 'work', '--base-url', 'https://other.example.com'], { env: { ...env, LINKCTL_API_KEY: 'env-key-00001111', NO_COLOR: '1' }, tty: true });
+    expect(chosen.stdout).toMatch(/^Profile {3}work, chosen with --profile$/m);
+    expect(chosen.stdout).toMatch(/^Base URL {2}https:\/\/other\.example\.com, given with --base-url$/m);
+    expect(chosen.stdout).toMatch(/^Key {7}\*{4}1111, from LINKCTL_API_KEY$/m);
+  });
+
   it('shows every profile, the active one, masked keys and where values came from', async () => {
     const { env } = await loggedIn();
     const r = await runCli(['auth', 'status'], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)} \\(from profile, in the config file\\)$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^key\\t\\*{4}${fx.sandbox.key.slice(-4)}, saved in the config file$`, 'm'));
     // The list of profiles is for people: on stderr in a pipe, keys masked too, and where each lives.
     expect(r.stderr).toMatch(/^\* default .* \*{4}\w{4} in the config file {2}\(default\)$/m);
     expect(r.stderr).toMatch(/^ {2}work .*\*{4}WXYZ in the config file$/m);

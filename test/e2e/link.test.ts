@@ -438,7 +438,7 @@ describe('link password prompt (in-process, pretending a terminal)', () => {
   it('refuses --password without a terminal, pointing at --password-stdin', async () => {
     const r = await runMain(['link', 'add', 'https://example.org/p', '--password'], { env: fx.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('linkctl: --password needs a terminal to ask for the link password; use --password-stdin to read it from stdin\n');
+    expect(r.stderr).toBe('linkctl: --password needs a terminal to ask for the link password; use --password-stdin to read it from stdin\nhint: e.g. printf %s "$SECRET" | linkctl ... --password-stdin\n');
     expect(fx.sandbox.requests).toHaveLength(0);
   });
 });
@@ -464,8 +464,8 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--param', '=x'], /--param must be KEY=VALUE/],
     [['link', 'add', url, '--alias', 'ab'], /--alias must have at least 3 characters, got "ab"\nhint: servers refuse shorter aliases/],
     [['link', 'update', '1', '--alias', ' x '], /--alias must have at least 3 characters/],
-    [['link', 'get'], /give a link id or --short URL \(one of them\)/],
-    [['link', 'get', '1', '--short', 'https://go.example.com/x'], /give a link id or --short URL \(one of them\)/],
+    [['link', 'get'], /give a link id or --short URL: got neither/],
+    [['link', 'get', '1', '--short', 'https://go.example.com/x'], /give a link id or --short, not both: got the id 1 and --short https:\/\/go\.example\.com\/x/],
     [['link', 'get', 'abc'], /ID must be a positive integer/],
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],

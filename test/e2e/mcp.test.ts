@@ -216,6 +216,16 @@ describe('calling tools', () => {
     expect(get.structuredContent).toEqual(JSON.parse((await runCli(['qr', 'get', '1', '--json'], { env: env() })).stdout));
   });
 
+  it('a partial page says so in the tool\'s own terms: the `all` argument, not the CLI\'s --all', async () => {
+    const s = await connect();
+    const r = await s.call('qr_list', { limit: 2 });
+    expect(r.content).toHaveLength(2);
+    expect(r.content[1]!.text).toBe('page 1 of 2 (2 of 3 records); `all: true` for every record');
+    expect(text(r)).not.toContain('--all');
+    const cli = await runCli(['qr', 'list', '--limit', '2', '--json'], { env: env() });
+    expect(cli.stderr).toBe('page 1 of 2 (2 of 3 records); --all for every record\n');
+  });
+
   it('an unknown id is a tool error with the server\'s message, as the CLI prints it', async () => {
     const s = await connect();
     const r = await s.call('qr_get', { id: 99999 });

@@ -11,10 +11,10 @@
  * which would answer a prompt. Waits are for text or conditions, never fixed sleeps.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, existsSync, rmSync } from 'node:fs';
+import { readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, sent, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, screen, sent, tempDir, useSandbox } from '../helpers.js';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/;
 
@@ -55,9 +55,11 @@ const plain = (s: string) => s.replace(new RegExp(ANSI.source, 'g'), '');
  * Runs `node bin/linkctl.js ...args` on a pseudo-terminal, typing each step's answer once its
  * text has appeared. `redirect` is appended to the shell command (e.g. `2>file`).
  */
-function runPty(args: string[], options: { env: Record<string, string | undefined>; steps?: Step[]; redirect?: string; timeoutMs?: number }): Promise<PtyResult> {
+function runPty(args: string[], options: { env: Record<string, string | undefined>; steps?: Step[]; redirect?: string; timeoutMs?: number; columns?: number }): Promise<PtyResult> {
   requireScript();
-  const command = `${[process.execPath, BIN, ...args].map(quote).join(' ')}${options.redirect ? ` ${options.redirect}` : ''}`;
+  // A pty made from pipes has no size (0 columns) unless told: `columns` gives it one, as a terminal window has.
+  const size = options.columns ? `stty cols ${options.columns} rows 40; exec ` : '';
+  const command = `${size}${[process.execPath, BIN, ...args].map(quote).join(' ')}${options.redirect ? ` ${options.redirect}` : ''}`;
   const steps = [...(options.steps ?? [])];
   return new Promise((resolve, reject) => {
     // The env of `script` is the env of the command in the pty. TERM as a user's terminal has it.
@@ -158,7 +160,7 @@ describe('on a terminal', () => {
     it('Ctrl-D at the empty prompt is an empty key: exit 2, nothing saved or sent', async () => {
       const r = await login('\u0004');
       expect(r.code).toBe(2);
-      expect(plain(r.output)).toBe('API key: \r\nlinkctl: API key must not be empty\r\n');
+      expect(plain(r.output)).toBe('API key: \r\nlinkctl: API key must not be empty\r\nhint: type it at the prompt, then Enter\r\n');
       expect(existsSync(config.file)).toBe(false);
       expect(sent(fx.sandbox)).toEqual([]);
     });
@@ -239,6 +241,64 @@ describe('on a terminal', () => {
       expect(r.code).toBe(0);
       expect(r.output).not.toMatch(ANSI);
       expect(r.output).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n$`));
+    });
+  });
+});
+
+describe('bulk progress with stdout redirected to a file (`link add --from big.csv > out.csv`)', () => {
+  const rows = (n: number) => `url\n${Array.from({ length: n }, (_, i) => `https://example.com/progress-${i + 1}`).join('\n')}\n`;
+  let dir: ReturnType<typeof freshDir>;
+  const freshDir = () => {
+    const path = tempDir('linkctl-progress-');
+    return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+  };
+  beforeEach(() => void (dir = freshDir()));
+  afterEach(() => dir.cleanup());
+
+  describe('stderr the terminal: one live line', () => {
+    // Five requests a second: 20 rows (and the one list request) take four windows, three waits at least.
+    const limited = useSandbox({ rateLimit: { limit: 5, windowSeconds: 1 } });
+
+    it('is cleared before other messages, moves through the waits, counts them in its ETA; the file gets only the rows', async () => {
+      writeFileSync(join(dir.path, 'big.csv'), rows(20));
+      const out = join(dir.path, 'out.csv');
+      const r = await runPty(['link', 'add', '--from', join(dir.path, 'big.csv')], { env: limited.env, redirect: `> ${quote(out)}`, columns: 120, timeoutMs: 30_000 });
+      expect(r.code).toBe(0);
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(20);
+      expect(readFileSync(out, 'utf8')).not.toMatch(/rows|waiting|\u001b/);
+      // What stays on the screen: the summary alone, at the start of its line (the live line was cleared).
+      expect(screen(r.output).filter(Boolean)).toEqual([`${join(dir.path, 'big.csv')}: 20 of 20 rows done (20 created)`]);
+      const frames = [...r.output.matchAll(/(\d+)\/20 rows, [\d.]+\/s(?:, ETA (?:(\d+) min )?(\d+) s)?[^\u001b\r\n]*/g)];
+      // During a wait the line counts it down: one row count, several wait times.
+      const waitsShown = frames.map((f) => /waiting ([\d.]+) s/.exec(f[0])?.[1]).filter(Boolean);
+      expect(new Set(waitsShown).size).toBeGreaterThan(2);
+      // Before the first wait the rows come at once; the ETA still counts the three windows to come.
+      const early = frames.find((f) => Number(f[1]) >= 1 && Number(f[1]) <= 4 && f[3] !== undefined);
+      expect(early, JSON.stringify(frames.map((f) => f[0]))).toBeDefined();
+      expect(Number(early![2] ?? 0) * 60 + Number(early![3])).toBeGreaterThanOrEqual(2);
+      expect(r.output).toMatch(/rate-limit waits?/);
+    });
+  });
+
+  describe('stderr a file too: whole lines, at most one every 10 s', () => {
+    // Five requests per 12 s window: the sixth request (the fifth row) waits 11 to 12 s, through a 10 s mark.
+    const slow = useSandbox({ rateLimit: { limit: 5, windowSeconds: 12 } });
+
+    it('writes a progress line during a long wait, and nothing on the terminal', async () => {
+      writeFileSync(join(dir.path, 'big.csv'), rows(6));
+      const [out, err] = [join(dir.path, 'out.csv'), join(dir.path, 'err.txt')];
+      const r = await runPty(['link', 'add', '--from', join(dir.path, 'big.csv')], { env: slow.env, redirect: `> ${quote(out)} 2> ${quote(err)}`, columns: 120, timeoutMs: 40_000 });
+      expect(r.code).toBe(0);
+      expect(r.output).toBe('');
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(6);
+      const lines = readFileSync(err, 'utf8').split('\n');
+      expect(lines.at(-1)).toBe('');
+      expect(lines.filter((l) => /^waiting \d+ s: the rate-limit window is used up/.test(l))).toHaveLength(1);
+      const progress = lines.filter((l) => l.startsWith('progress: '));
+      expect(progress).toHaveLength(1);
+      expect(progress[0]).toMatch(/^progress: 4\/6 rows, [\d.]+\/s, ETA \d+ s, 1 rate-limit wait; waiting \d(\.\d)? s: the rate-limit window is used up/);
+      expect(readFileSync(err, 'utf8')).not.toMatch(/[\r\u001b]/);
+      expect(lines.at(-2)).toBe(`${join(dir.path, 'big.csv')}: 6 of 6 rows done (6 created)`);
     });
   });
 });

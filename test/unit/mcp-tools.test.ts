@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import { ACCESS, allowed, argvOf, checkArguments, forMode, leaves, toolsOf, type Tool } from '../../src/mcp/tools.js';
+import { ACCESS, allowed, argvOf, checkArguments, forMode, inToolTerms, leaves, toolsOf, type Tool } from '../../src/mcp/tools.js';
 
 const quiet = { write: () => true };
 const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
@@ -96,5 +96,14 @@ describe('arguments to argv', () => {
     expect(tool('link_update').params.map((p) => p.name)).toContain('confirm');
     expect(tool('qr_add').params.map((p) => p.name)).not.toContain('confirm');
     expect(tool('account_update').params.map((p) => p.name)).toEqual(['email', 'dryRun']); // passwords need a terminal or stdin
+  });
+});
+
+describe('notes in the tool\'s terms', () => {
+  it('names the tool\'s arguments where the CLI names its flags; other flags stay', () => {
+    const list = tool('link_list');
+    expect(inToolTerms(list, 'page 1 of 4 (15 of 50 records); --all for every record')).toBe('page 1 of 4 (15 of 50 records); `all: true` for every record');
+    expect(inToolTerms(list, 'page 1 of 4; --page 2 for more, --all for every page')).toBe('page 1 of 4; `page: 2` for more, `all: true` for every page');
+    expect(inToolTerms(list, 'raise --max-wait, or --limit')).toBe('raise --max-wait, or `limit`');
   });
 });

@@ -34,7 +34,20 @@ const list = (): Result => ({ kind: 'list', pages: pages(records.slice(0, 1), re
 describe('render', () => {
   it('writes csv that quotes commas, quotes and newlines', async () => {
     const { stdout } = await rendered(list(), { format: 'csv' });
-    expect(stdout).toBe('id,name\n1,plain\n2,"has, comma and ""quotes""\nand a newline"\n');
+    expect(stdout).toBe('id,name,secret\n1,plain,s1\n2,"has, comma and ""quotes""\nand a newline",s2\n');
+  });
+
+  it('writes every field to csv and tsv, as --json has: the table\'s columns first, then the rest in their order', async () => {
+    const wide: Rec[] = [
+      { name: 'a', extra: { nested: true }, id: 1, secret: 's', tags: ['x', 'y'] },
+      { id: 2, name: 'b', later: 'only on page 2' },
+    ];
+    const result = (): Result => ({ kind: 'list', pages: pages(wide.slice(0, 1), wide.slice(1)), columns });
+    expect((await rendered(result(), { format: 'csv' })).stdout).toBe('id,name,secret,extra,tags\n1,a,s,"{""nested"":true}","[""x"",""y""]"\n2,b,,,\n');
+    expect((await rendered(result(), { format: 'tsv', header: false })).stdout).toBe('1\ta\ts\t{"nested":true}\t["x","y"]\n2\tb\t\t\t\n');
+    expect((await rendered(result(), { format: 'csv', fields: ['name'] })).stdout).toBe('name\na\nb\n');
+    const record: Result = { kind: 'record', record: wide[0]!, columns };
+    expect((await rendered(record, { format: 'csv' })).stdout).toBe('id,name,secret,extra,tags\n1,a,s,"{""nested"":true}","[""x"",""y""]"\n');
   });
 
   it('writes tsv with tabs and newlines folded', async () => {
@@ -153,6 +166,32 @@ describe('colour and terminals (in-process against the sandbox)', () => {
       body: { type: 'text', data: 'hi' },
     });
     expect(fx.sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('csv has the fields of --json', () => {
+  const fx = useSandbox();
+
+  it('a list: every field of --json is a column, the table\'s first; --fields still narrows', async () => {
+    for (const args of [['qr', 'list'], ['link', 'list'], ['campaign', 'list'], ['channel', 'list']]) {
+      const first = (JSON.parse((await runMain([...args, '--json'], { env: fx.env })).stdout) as Rec[])[0]!;
+      const csv = await runMain([...args, '-o', 'csv'], { env: fx.env });
+      expect(csv.code, csv.stderr).toBe(0);
+      const header = csv.stdout.split('\n')[0]!.split(',');
+      expect(header.length, args.join(' ')).toBeGreaterThanOrEqual(Object.keys(first).length);
+      for (const key of Object.keys(first)) expect(header, `${args.join(' ')}: ${key}`).toContain(key);
+    }
+    const qrHeader = (await runMain(['qr', 'list', '-o', 'csv'], { env: fx.env })).stdout.split('\n')[0]!;
+    expect(qrHeader.split(',').slice(0, 5)).toEqual(['id', 'name', 'scans', 'date', 'link']);
+    expect((await runMain(['qr', 'list', '-o', 'tsv', '--fields', 'id,name'], { env: fx.env })).stdout.split('\n')[0]).toBe('id\tname');
+  });
+
+  it('a record (link get): its details and counts, not only the view\'s rows', async () => {
+    const csv = await runMain(['link', 'get', '1', '-o', 'csv'], { env: fx.env });
+    expect(csv.code, csv.stderr).toBe(0);
+    const details = (JSON.parse((await runMain(['link', 'get', '1', '--json'], { env: fx.env })).stdout) as { details: Rec }).details;
+    const header = csv.stdout.split('\n')[0]!.split(',');
+    for (const key of [...Object.keys(details), 'clicks', 'uniqueClicks']) expect(header).toContain(key);
   });
 });
 

@@ -26,7 +26,7 @@ export async function get(ctx: Context): Promise<Result> {
 export async function update(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const address = opts.email === undefined ? undefined : email('--email', String(opts.email));
   if (address === undefined && !opts.password && !opts.passwordStdin) {
-    throw new UsageError('nothing to change: give --email, --password or --password-stdin');
+    throw new UsageError('nothing to change: give --email, --password or --password-stdin', 'e.g. linkctl account update --email me@example.com');
   }
   const client = await ctx.client();
   const password = await ctx.password(opts, 'new password');

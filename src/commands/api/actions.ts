@@ -18,12 +18,12 @@ type Field = { key: string; value: string; raw?: boolean };
 /** `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart. */
 export function splitPath(raw: string): { path: string; query: Record<string, string> } {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim())) {
-    throw new UsageError(`PATH is a path such as /api/urls, not a URL; the base URL comes from the profile (got "${raw}")`);
+    throw new UsageError(`PATH is a path such as /api/urls, not a URL; the base URL comes from the profile (got "${raw}")`, 'e.g. linkctl api GET /api/urls');
   }
   const [beforeHash = ''] = raw.trim().split('#');
   const at = beforeHash.indexOf('?');
   const bare = (at < 0 ? beforeHash : beforeHash.slice(0, at)).replace(/^\/+/, '');
-  if (!bare) throw new UsageError('PATH must name an endpoint, such as /api/urls');
+  if (!bare) throw new UsageError('PATH must name an endpoint, such as /api/urls', 'e.g. linkctl api GET /api/account');
   const path = /^api(\/|$)/.test(bare) ? bare : `api/${bare}`;
   return { path, query: at < 0 ? {} : Object.fromEntries(new URLSearchParams(beforeHash.slice(at + 1))) };
 }
@@ -51,7 +51,7 @@ const flagOf = (field: Field) => (field.raw ? '--raw-field' : '--field');
 async function fieldValues(ctx: Context, fields: Field[]): Promise<Array<{ key: string; text: string; json: unknown }>> {
   const seen = new Set<string>();
   for (const field of fields) {
-    if (seen.has(field.key)) throw new UsageError(`${flagOf(field)} ${field.key} is given twice`);
+    if (seen.has(field.key)) throw new UsageError(`${flagOf(field)} ${field.key} is given twice`, 'give each field once');
     seen.add(field.key);
   }
   const stdinFields = fields.filter((f) => !f.raw && f.value === '@-');
@@ -90,7 +90,7 @@ async function readInput(ctx: Context, source: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--input ${source === '-' ? '(stdin)' : source} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`--input ${source === '-' ? '(stdin)' : source} is not valid JSON: ${(error as Error).message}`, 'the body must be one JSON value, e.g. {"url": "https://example.com"}');
   }
 }
 
@@ -111,15 +111,15 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
   const input = opts.input as string | undefined;
 
   // Every check before anything is read from stdin or sent.
-  if (fields.length && input !== undefined) throw new UsageError(`give the body with ${flagOf(fields[0]!)} or with --input, not both`);
-  if (method === 'GET' && input !== undefined) throw new UsageError('GET sends no body: drop --input (with GET, --field values go into the query string)');
-  if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows the pages of a GET list; it does not apply to ${method}`);
+  if (fields.length && input !== undefined) throw new UsageError(`give the body with ${flagOf(fields[0]!)} or with --input, not both`, 'put every field in the --input JSON, or drop --input');
+  if (method === 'GET' && input !== undefined) throw new UsageError('GET sends no body: drop --input (with GET, --field values go into the query string)', 'e.g. linkctl api GET urls -F limit=5');
+  if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows the pages of a GET list; it does not apply to ${method}`, 'drop --paginate, or use it with GET');
 
   const values = await fieldValues(ctx, fields);
   let json: unknown;
   if (method === 'GET') {
     for (const { key, text } of values) {
-      if (key in query) throw new UsageError(`${key} is given both in PATH and with ${flagOf(fields.find((f) => f.key === key)!)}`);
+      if (key in query) throw new UsageError(`${key} is given both in PATH and with ${flagOf(fields.find((f) => f.key === key)!)}`, 'give it in one place');
       query[key] = text;
     }
   } else if (values.length) {

@@ -1,6 +1,7 @@
 /** `api`: any request, for endpoints linkctl does not wrap. Flags and help only; the work is in ./actions.ts. */
 import type { Command } from 'commander';
-import { enumArgument, withExamples, type Bind } from '../shared/define.js';
+import { enumArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { keyValue } from '../../validate.js';
 import { METHODS } from './types.js';
 
@@ -29,15 +30,15 @@ export function register(program: Command, bind: Bind): void {
     .argument('<path>', 'API path, e.g. /api/urls or urls?limit=5')
     .option('-F, --field <key=value>', 'a typed body field (a query parameter with GET); @file or @- reads a file or stdin; repeatable', (v: string, previous: Field[] = []) => [
       ...previous,
-      keyValue('--field', v),
+      keyValue('--field', v, 'limit=5'),
     ])
     .option('-f, --raw-field <key=value>', 'a string body field, sent as given (a query parameter with GET); repeatable', (v: string, previous: Field[] = []) => [
       ...previous,
-      { ...keyValue('--raw-field', v), raw: true },
+      { ...keyValue('--raw-field', v, 'alias=spring'), raw: true },
     ])
-    .option('--input <file>', 'the request body: a file of JSON, or - to read it from stdin')
+    .addOption(pathOption('--input <file>', 'the request body: a file of JSON, or - to read it from stdin'))
     .option('--paginate', 'GET a list from its first page (or page=N in PATH) to the last; print one array of every record')
-    .addHelpText('after', HELP)
+    .addHelpText('after', wrapped(HELP))
     .action(bind(load, 'request'));
   withExamples(command, [
     'linkctl api GET /api/account',

@@ -1,10 +1,11 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import { Option, type Command } from 'commander';
-import { enumOption, forceOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
+import { enumOption, forceOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
-const accountFile = () => new Option('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
+const accountFile = () => pathOption('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('../../ascode/actions.js');
@@ -13,7 +14,7 @@ export function register(program: Command, bind: Bind): void {
     program
       .command('export')
       .description('Write every domain, pixel, campaign, channel, link and QR code to one YAML file, referenced by name (no secrets)')
-      .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
+      .addOption(pathOption('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout'))
       .addOption(forceOption())
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
@@ -30,7 +31,7 @@ export function register(program: Command, bind: Bind): void {
         .addOption(accountFile())
         .option('--prune', 'also list records the file no longer has, for deletion')
         .option('--detailed-exitcode', 'exit 0 when nothing would change, 2 when changes are pending, 1 on error')
-        .addHelpText('after', '\n-o markdown prints the plan as a pull-request comment: a summary line and the changes in a <details> list.')
+        .addHelpText('after', wrapped('\n-o markdown prints the plan as a pull-request comment: a summary line and the changes in a <details> list.'))
         .action(bind(load, 'plan')),
       ['markdown'],
     ),
@@ -44,7 +45,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(accountFile())
       .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
       .option('--max-deletes <n>', 'refuse (exit 2, nothing sent) a plan that deletes more than this many records', (v) => (v.trim() === '0' ? 0 : positiveInt('--max-deletes', v)))
-      .addHelpText('after', '\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.')
+      .addHelpText('after', wrapped('\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.'))
       .action(bind(load, 'apply')),
     ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
   );

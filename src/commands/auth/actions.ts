@@ -15,40 +15,46 @@ function profileName(ctx: Context): string {
 
 const KEY_TRIES = 3;
 
-/** How `auth status` names where a key came from. */
-const KEY_SOURCES: Record<string, string> = { profile: 'profile, in the config file', keychain: 'profile, in the system keychain', environment: 'environment' };
+/** How `auth status` says where each value came from, in words (the sources stay as data in --json). */
+const PROFILE_FROM: Record<string, string> = { flag: 'chosen with --profile', environment: 'chosen with LINKCTL_PROFILE', profile: 'the default profile', default: 'none chosen, so "default"' };
+const BASE_URL_FROM: Record<string, string> = { flag: 'given with --base-url', environment: 'from LINKCTL_BASE_URL', profile: 'saved in the profile' };
+const KEY_FROM: Record<string, string> = { environment: 'from LINKCTL_API_KEY', profile: 'saved in the config file', keychain: 'saved in the system keychain' };
 
 export async function login(ctx: Context, { opts }: ActionInput): Promise<Result> {
   // Without --profile, login renews the key of the profile in use (the default one).
   const name = profileName(ctx);
   const existing = readConfig(ctx.env).data.profiles[name];
-  let rawUrl = ctx.globals.baseUrl || ctx.env.LINKCTL_BASE_URL || existing?.baseUrl;
-  if (!rawUrl && !opts.withToken && ctx.interactive) {
-    const ask = ctx.io.prompt ?? (await import('../../prompt.js')).promptText(ctx.io);
-    rawUrl = await ask('Base URL (the site root, e.g. https://links.example.com): ');
-  }
-  if (!rawUrl) throw new UsageError('--base-url is required for a new profile (the site root, e.g. https://links.example.com)');
-  const baseUrl = normaliseBaseUrl(rawUrl).href.replace(/\/$/, '');
+  // A bad base URL is named where it came from: a flag, the environment, the profile (never a flag not typed).
+  const given: Array<[string | undefined, string]> = [
+    [ctx.globals.baseUrl, '--base-url'],
+    [ctx.env.LINKCTL_BASE_URL, 'LINKCTL_BASE_URL'],
+    [existing?.baseUrl, `the base URL of profile "${name}"`],
+  ];
+  const [rawUrl, source] = given.find(([value]) => value) ?? [];
+  let baseUrl: string;
+  if (rawUrl) baseUrl = normaliseBaseUrl(rawUrl, source).href.replace(/\/$/, '');
+  else if (!opts.withToken && ctx.interactive) baseUrl = await askBaseUrl(ctx);
+  else throw new UsageError('a new profile needs the base URL of its server (the site root)', 'give it with --base-url https://links.example.com, or run `linkctl auth login` at a terminal to be asked');
 
   let key: string;
   let username: string | undefined;
   if (opts.withToken) {
     key = (await ctx.readStdin()).trim();
-    if (!key) throw new UsageError('--with-token: stdin was empty; pipe the key in, e.g. `echo "$KEY" | linkctl auth login --with-token`');
-    if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
+    if (!key) throw new UsageError('--with-token: stdin was empty; pipe the key in, e.g. `echo "$KEY" | linkctl auth login --with-token`', 'pipe the key in: echo "$KEY" | linkctl auth login --with-token');
+    if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again', 'copy the key again from the developer page, without line breaks');
     if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
   } else {
-    if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token');
+    if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token', 'echo "$KEY" | linkctl auth login --with-token');
     // At the prompt, a mistyped or rejected key can be typed again.
     for (let attempt = 1; ; attempt++) {
       key = (await ctx.secret('API key', '--with-token', false)).trim();
       try {
-        if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again');
+        if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again', 'copy the key again from the developer page, without line breaks');
         if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
         break;
       } catch (error) {
         if (attempt >= KEY_TRIES || !(error instanceof UsageError || error instanceof AuthError)) throw error;
-        ctx.warn(`linkctl: ${error.message}; try again (${KEY_TRIES - attempt} ${KEY_TRIES - attempt === 1 ? 'try' : 'tries'} left)`);
+        ctx.warn(`${error.message[0]!.toUpperCase()}${error.message.slice(1).replace(/\.$/, '')}. Try again (${KEY_TRIES - attempt} ${KEY_TRIES - attempt === 1 ? 'try' : 'tries'} left).`);
       }
     }
     // Typed at the prompt over a different key: ask first (--with-token replaces, as gh does, so CI can log in again).
@@ -75,7 +81,11 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
   // A key that moves back to the file leaves no copy in the keychain.
   if (store === 'file' && existing?.keyStore === 'keychain') forget(ctx, name);
   const path = readConfig(ctx.env).path;
-  if (noKeychain !== undefined) ctx.warn(`linkctl: no system keychain to store the key in (${noKeychain}); it is saved in ${path} (mode 0600) instead`);
+  if (noKeychain !== undefined) {
+    // The keychain library's own words (a D-Bus message on Linux) are for --debug only.
+    if (ctx.globals.debug) ctx.warn(`[debug] keychain: ${noKeychain}`);
+    ctx.warn(`There is no system keychain here, so the key is saved in ${path}, which only you can read.`);
+  }
   const isDefault = saved.defaultProfile === name;
   const where = store === 'keychain' ? 'the system keychain' : 'the config file';
   return {
@@ -83,6 +93,31 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
     message: `Logged in to ${baseUrl}${username ? ` as ${username}` : ''} (profile ${name}${isDefault ? ', the default' : ''}); key ${maskKey(key)} in ${where}${opts.verify === false ? ', not checked' : ''}.`,
     json: { profile: name, baseUrl, username: username ?? null, default: isDefault, verified: opts.verify !== false, keyStore: store },
   };
+}
+
+const URL_TRIES = 3;
+
+/**
+ * The base URL typed at the prompt. A host without a scheme (`links.example.com`) is offered
+ * back as `https://links.example.com`, taken with Enter; anything else that is not an http(s)
+ * URL is asked again, up to three tries.
+ */
+async function askBaseUrl(ctx: Context): Promise<string> {
+  const ask = ctx.io.prompt ?? (await import('../../prompt.js')).promptText(ctx.io);
+  let offer: string | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const typed = (await ask(offer ? `Base URL [${offer}]: ` : 'Base URL (the site root, e.g. https://links.example.com): ')).trim();
+    const answer = typed || offer || '';
+    try {
+      if (!answer) throw new UsageError('the base URL is needed: the site root of your server, e.g. https://links.example.com', 'type the site root of your server');
+      return normaliseBaseUrl(answer, 'the base URL').href.replace(/\/$/, '');
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      if (attempt >= URL_TRIES) throw new UsageError(error.message, 'run `linkctl auth login` again and type the URL with https:// (or http://)');
+      offer = answer && !answer.includes('://') && URL.canParse(`https://${answer}`) ? `https://${answer}` : undefined;
+      ctx.warn(offer ? `"${answer}" has no scheme. Press Enter to use ${offer}, or type the URL.` : `${error.message[0]!.toUpperCase()}${error.message.slice(1)}. Try again.`);
+    }
+  }
 }
 
 /** Checks a key by reading the account; the username, when the server gives one. */
@@ -107,7 +142,8 @@ function forget(ctx: Context, name: string): void {
     deleteKeychain(ctx.env, name);
   } catch (error) {
     if (!(error instanceof KeychainUnavailable)) throw error;
-    ctx.warn(`linkctl: could not remove the key of profile "${name}" from the system keychain (${error.message})`);
+    if (ctx.globals.debug) ctx.warn(`[debug] keychain: ${error.message}`);
+    ctx.warn(`The key of profile "${name}" could not be removed from the system keychain. If the keychain still lists it, remove it there.`);
   }
 }
 
@@ -166,9 +202,9 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     kind: 'record',
     record,
     columns: [
-      { key: 'profile', header: 'Profile', show: (r) => `${r.profile} (from ${r.profileSource})` },
-      { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlSource})` : '(none)') },
-      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key} (from ${KEY_SOURCES[String(r.keySource)] ?? r.keySource})` : '(none)') },
+      { key: 'profile', header: 'Profile', show: (r) => `${r.profile}, ${PROFILE_FROM[String(r.profileSource)] ?? `from ${r.profileSource}`}` },
+      { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl}, ${BASE_URL_FROM[String(r.baseUrlSource)] ?? `from ${r.baseUrlSource}`}` : 'none') },
+      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key}, ${KEY_FROM[String(r.keySource)] ?? `from ${r.keySource}`}` : 'none') },
       { key: 'keyStatus', header: 'Status' },
     ],
     json: { active: record, profiles },

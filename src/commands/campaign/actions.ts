@@ -47,7 +47,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const id = args[0] as number;
-  if (opts.name === undefined && opts.slug === undefined && !opts.public && !opts.private) throw new UsageError('nothing to change: give --name, --slug, --public or --private');
+  if (opts.name === undefined && opts.slug === undefined && !opts.public && !opts.private) throw new UsageError('nothing to change: give --name, --slug, --public or --private', 'e.g. linkctl campaign update 5 --name "Spring 2027"');
   // The API needs the name with every update: without --name, the campaign's own is read from the list.
   const name = opts.name ?? campaignName(await findInList(ctx, CAMPAIGN, id));
   return campaignRecord(await updateOne(client, CAMPAIGN, id, body({ ...opts, name })), `Campaign ${id} updated.`);

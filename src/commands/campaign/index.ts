@@ -6,7 +6,7 @@ import { nonEmpty, positiveInt } from '../../validate.js';
 
 /** Servers silently rewrite other characters (`my slug!` becomes `my-slug`), so the client refuses them. */
 function slug(raw: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new UsageError(`--slug may contain only letters, digits, - and _; got "${raw}"`);
+  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new UsageError(`--slug may contain only letters, digits, - and _; got "${raw}"`, 'e.g. --slug spring-2027');
   return raw;
 }
 

@@ -49,7 +49,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const id = args[0] as number;
   // --starred / --no-starred leave `starred` undefined when neither is given.
   const json = channelBody({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred as boolean | undefined });
-  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred');
+  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred', 'e.g. linkctl channel update 2 --name Press');
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
   const body = await updateOne(client, CHANNEL, id, json);

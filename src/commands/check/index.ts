@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { dbOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { duration, positiveInt } from '../../validate.js';
 import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, STATUS_HELP, STATUSES } from '../../check/statuses.js';
 
@@ -11,7 +12,7 @@ export const MAX_CONCURRENCY = 32;
 /** `--fail-on broken,redirect-offsite`: names from FAIL_ON_NAMES, comma-separated. */
 function failOn(raw: string): string[] {
   const names = raw.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
-  if (names.length === 0) throw new UsageError('--fail-on needs at least one name, e.g. --fail-on broken');
+  if (names.length === 0) throw new UsageError('--fail-on needs at least one name', `e.g. --fail-on broken; the names are ${FAIL_ON_NAMES.join(', ')}`);
   for (const name of names) {
     if (!FAIL_ON_NAMES.includes(name)) throw new UsageError(`--fail-on: unknown name "${name}"; allowed: ${FAIL_ON_NAMES.join(', ')}`, 'run `linkctl check --help` for what each name means');
   }
@@ -24,7 +25,7 @@ function concurrency(raw: string): number {
   return n;
 }
 
-const list = (help: Record<string, string>, names: readonly string[]) => names.map((n) => `  ${n.padEnd(19)} ${help[n]}`);
+const list = (help: Record<string, string>, names: readonly string[]) => names.map((n) => `  ${n.padEnd(19)}  ${help[n]}`);
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
@@ -39,7 +40,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--since-last', 'show only what changed since the previous check of this account: newly broken, fixed, changed')
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'Each distinct destination is requested once, however many links use it: HEAD, then GET',
           '(body read up to 64 KiB, not kept) when HEAD is refused or fails; redirects are followed',
@@ -49,7 +50,7 @@ export function register(program: Command, bind: Bind): void {
           '',
           'Statuses (one per destination):',
           ...list(STATUS_HELP, STATUSES),
-          `  broken (in --fail-on) any of ${BROKEN.join(', ')}`,
+          `  broken (in --fail-on)  any of ${BROKEN.join(', ')}`,
           '',
           'Findings about a link (no request to its destination):',
           ...list(FINDING_HELP, FINDINGS),
@@ -59,7 +60,7 @@ export function register(program: Command, bind: Bind): void {
           'adds one request a link. Each run is kept in the click-history database (--db, the one',
           '`linkctl stats` uses), the last 30 of each account, for --since-last.',
           'Exit codes: 0, or 1 when a result matches --fail-on (with --since-last: a change matches).',
-        ].join('\n'),
+        ].join('\n')),
       )
       .action(bind(() => import('./actions.js'), 'check')),
     [

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { enumArgument, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { SHELLS, type Shell } from '../../completion/shells.js';
 
 export function register(program: Command, bind: Bind): void {
@@ -20,12 +21,17 @@ export function register(program: Command, bind: Bind): void {
         const { json, output } = command.optsWithGlobals() as { json?: boolean; output?: string };
         // Printed through commander's output, which main() points at its stdout; --json wraps it, as every command's --json is JSON.
         command.configureOutput().writeOut!(json || output === 'json' ? `${JSON.stringify({ shell, script: text })}\n` : text);
-      }),
+      })
+      .addHelpText(
+        'after',
+        wrapped('\nPut the line for your shell in its start-up file: ~/.bashrc, ~/.zshrc (after compinit), or $PROFILE for PowerShell. fish loads the file it writes by itself.'),
+      ),
     [
-      'source <(linkctl completion bash)          # in ~/.bashrc',
-      'source <(linkctl completion zsh)           # in ~/.zshrc, after compinit',
+      'source <(linkctl completion bash)',
+      'source <(linkctl completion zsh)',
       'linkctl completion fish > ~/.config/fish/completions/linkctl.fish',
-      'linkctl completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
+      // PowerShell continues lines with a backtick, not ` \`: this one must never wrap (under 60 columns).
+      'linkctl completion powershell | Out-String | iex',
     ],
   );
 

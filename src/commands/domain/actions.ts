@@ -42,7 +42,7 @@ export async function add(ctx: Context, { args, opts }: ActionInput): Promise<Re
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const json = redirects(opts);
-  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)');
+  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --redirect-root and/or --redirect-404 (the domain itself cannot change)', 'e.g. linkctl domain update 3 --redirect-404 https://example.com/missing');
   const client = await ctx.client();
   const body = await updateOne(client, DOMAIN, id, json, {
     emptyAnswerHint: `domain ${id} may not exist (see \`linkctl domain list\`), or the server did not accept a redirect URL`,

@@ -35,14 +35,14 @@ export function register(program: Command, bind: Bind): void {
         .command('update')
         .description('Change where a branded domain redirects (the domain itself cannot change)')
         .argument('<id>', 'id of the domain (see `linkctl domain list`)', (v) => {
-          if (/:\/\/|\.[a-z]{2,}\/?$/i.test(v)) throw new UsageError(`ID must be the domain's id, not its name; ${FIXED}`);
+          if (/:\/\/|\.[a-z]{2,}\/?$/i.test(v)) throw new UsageError(`ID must be the domain's id, not its name; ${FIXED}`, 'the ID column of `linkctl domain list` shows it');
           return positiveInt('ID', v);
         })
         // Someone trying to change the domain is told why it cannot be done, not "unknown option".
-        .addOption(new Option('--domain <url>').hideHelp().argParser(() => { throw new UsageError(FIXED); }))
+        .addOption(new Option('--domain <url>').hideHelp().argParser(() => { throw new UsageError(FIXED, 'delete the domain and add the new one, if the name must change'); }))
         .allowExcessArguments()
         .hook('preAction', (command) => {
-          if (command.args.length > 1) throw new UsageError(`unexpected argument "${command.args[1]}"; ${FIXED}`);
+          if (command.args.length > 1) throw new UsageError(`unexpected argument "${command.args[1]}"; ${FIXED}`, 'delete the domain and add the new one, if the name must change');
         }),
     ).action(bind(load, 'update')),
     ['linkctl domain update 1 --redirect-root https://example.com', 'linkctl domain update 1 --redirect-404 https://example.com/not-found'],
@@ -55,6 +55,6 @@ export function register(program: Command, bind: Bind): void {
 export function domainUrl(raw: string): string {
   const value = httpUrl('the domain', raw.replace(/\/+$/, ''));
   const url = new URL(value);
-  if (url.pathname !== '/' || url.search || url.hash) throw new UsageError(`the domain must be a scheme and a host only, such as https://go.example.com; got "${raw}"`);
+  if (url.pathname !== '/' || url.search || url.hash) throw new UsageError(`the domain must be a scheme and a host only, such as https://go.example.com; got "${raw}"`, 'e.g. linkctl domain add https://go.example.com');
   return value;
 }

@@ -1,26 +1,20 @@
 /** `import`: another shortener's export as an account file. Flags and help only; the work is in src/import/, loaded when the command runs. */
 import type { Command } from 'commander';
-import { enumArgument, enumOption, forceOption, withExamples, type Bind } from '../shared/define.js';
+import { enumArgument, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
 
-/** Each format's columns, from the definitions the parser uses, so the help cannot drift from them. */
+/**
+ * Each format's columns, from the definitions the parser uses, so the help cannot drift from them;
+ * wrapped at the terminal's width by `wrapped` (each format an item, its columns hanging).
+ */
 function formatsHelp(): string {
-  const indent = ' '.repeat(13);
-  const wrap = (words: string[]) => {
-    const lines = [''];
-    for (const word of words) {
-      if (lines.at(-1)!.length && indent.length + lines.at(-1)!.length + word.length > 96) lines.push('');
-      lines[lines.length - 1] += lines.at(-1)!.length ? ` ${word}` : word;
-    }
-    return lines.join(`\n${indent}`);
-  };
-  const lines = Object.values(FORMATS).map((f) => `  ${f.name.padEnd(10)} ${wrap([...(f.input === 'json' ? ['JSON:'] : []), ...f.columns.map((c, i) => (i < f.columns.length - 1 ? `${c},` : c))])}`);
+  const lines = Object.values(FORMATS).map((f) => `  ${f.name.padEnd(9)}  ${f.input === 'json' ? 'JSON: ' : ''}${f.columns.join(', ')}`);
   return [
     '',
     "Formats and their columns (the vendor's names; case, spaces, _ and - do not matter):",
     ...lines,
-    `  ${'csv'.padEnd(10)} any CSV with a header row, its columns named by --map:`,
-    `${indent}${MAP_TARGETS.join(', ')}`,
+    `  ${'csv'.padEnd(9)}  any CSV with a header row, its columns named by --map: ${MAP_TARGETS.join(', ')}`,
     '',
     'The output is an account file of links keyed by alias, with the source line, id, creation date,',
     'clicks, domain and tags of each in a comment. A link whose alias the target cannot take (the same',
@@ -36,14 +30,14 @@ export function register(program: Command, bind: Bind): void {
       .command('import')
       .description("Turn another shortener's export into an account file that `plan` and `apply` bring into this account")
       .addArgument(enumArgument('<format>', 'where the export comes from', FORMAT_NAMES))
-      .argument('<input>', 'the export file to read')
-      .option('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout')
+      .addArgument(pathArgument('<input>', 'the export file to read'))
+      .addOption(pathOption('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout'))
       .option('--map <part=column,...>', `csv: which column holds each part of a link (${MAP_TARGETS.join(', ')}); url and alias (or short) are needed`)
       .addOption(enumOption('--tags-to <kind>', "what the source's tags become: each link's first tag its campaign, every tag a channel, or comments only", TAGS_TO).default('none'))
       .addOption(enumOption('--on-collision <action>', 'a link that cannot keep its alias: fail (exit 2, nothing written), suffix (alias-2, ...), skip (left out)', ON_COLLISION).default('fail'))
       .option('--keep-domains', "read the account's branded domains (one request) and keep each link's domain where the account has it")
       .addOption(forceOption())
-      .addHelpText('after', formatsHelp())
+      .addHelpText('after', wrapped(formatsHelp))
       .action(bind(load, 'importLinks')),
     [
       'linkctl import bitly bitly-links.csv > account.yaml',

@@ -11,7 +11,7 @@ import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf } from '../../model/links.js';
 import { addLink, updateLink, type LinkOutcome } from '../../model/link-writes.js';
-import type { Clearable, IfExists, LinkOrder } from './types.js';
+import { oneLink, type Clearable, type IfExists, type LinkOrder } from './types.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -56,7 +56,7 @@ const DETAIL_COLUMNS: Column[] = [
 export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number | undefined;
   const short = opts.short as string | undefined;
-  if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
+  oneLink(id, short, 'get');
   const body = short !== undefined ? await getByShortUrl(ctx, short) : await (await ctx.reader()).readOne('links', id!);
   return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
 }

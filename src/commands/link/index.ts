@@ -1,7 +1,8 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, many, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, many, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 
@@ -18,8 +19,8 @@ export function alias(raw: string): string {
 }
 
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
-const target = (flag: string) => (raw: string) => {
-  const { key, value } = keyValue(flag, raw);
+const target = (flag: string, sample: string) => (raw: string) => {
+  const { key, value } = keyValue(flag, raw, sample);
   return { key: nonEmpty(flag, key.trim()), value: httpUrl(flag, value) };
 };
 
@@ -29,9 +30,9 @@ export function expiry(raw: string): string {
   const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(value);
   const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
   if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 19).replace('T', ' ') !== value) {
-    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`);
+    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`, 'e.g. --expiry "2027-06-30 23:59:59" (quoted: it has a space)');
   }
-  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`);
+  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`, 'give a later date and time, or leave the link without --expiry');
   return value;
 }
 
@@ -47,9 +48,9 @@ export function linkOptions(command: Command): Command {
     .option('--password', 'protect the link with a password, asked for on the terminal')
     .option('--password-stdin', 'read the password from stdin')
     .option('--expiry <datetime>', 'expiry, "YYYY-MM-DD HH:MM:SS" in the future', expiry)
-    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo')))
-    .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device')))
-    .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language')))
+    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo', 'Canada=https://example.ca')))
+    .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device', 'iPhone=https://apps.apple.com/app/x')))
+    .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language', 'fr=https://example.com/fr')))
     .option('--meta-title <text>', 'title shown in link previews')
     .option('--meta-description <text>', 'description shown in link previews')
     .option('--meta-image <url>', 'image shown in link previews', (v) => httpUrl('--meta-image', v))
@@ -59,14 +60,14 @@ export function linkOptions(command: Command): Command {
     .option('--campaign <id>', 'add the link to this campaign', id('--campaign'))
     .option('--public', 'show the link on public pages')
     .option('--private', 'keep the link private')
-    .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v)))
+    .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v, 'utm_source=newsletter')))
     .option('--deeplink-apple <url>', 'App Store deep link', (v) => httpUrl('--deeplink-apple', v))
     .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v));
 }
 
 /** A quiet zone in modules, 0-99. */
 function margin(raw: string): number {
-  if (!/^\d{1,2}$/.test(raw.trim())) throw new UsageError(`--margin must be a whole number of modules from 0 to 99, got "${raw}"`);
+  if (!/^\d{1,2}$/.test(raw.trim())) throw new UsageError(`--margin must be a whole number of modules from 0 to 99, got "${raw}"`, 'e.g. --margin 4');
   return Number(raw);
 }
 
@@ -97,14 +98,14 @@ export function register(program: Command, bind: Bind): void {
       .option('--verify', VERIFY_HELP)
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'A link with --alias is known by its alias (and domain), as in `linkctl apply`; without',
           'one, by its destination. Servers answer a create with the existing link when the URL',
           'was already shortened, and refuse an alias in use; linkctl tells these apart (reading the',
           'newest link\'s id first: one request) and then follows --if-exists:',
-          ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(7)} ${IF_EXISTS[v]}`),
-        ].join('\n'),
+          ...IF_EXISTS_VALUES.map((v) => `  ${v.padEnd(6)}  ${IF_EXISTS[v]}`),
+        ].join('\n')),
       )
       .action(bind(load, 'add')), ['linkctl link add --from links.csv -o csv > results.csv', 'linkctl link add --from links.ndjson --if-exists skip']),
     [
@@ -126,7 +127,7 @@ export function register(program: Command, bind: Bind): void {
     )
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'Real servers replace every option of a link on update. linkctl reads the link',
           'first (its details, and its list item by a search for its alias: two requests;',
@@ -138,7 +139,7 @@ export function register(program: Command, bind: Bind): void {
           'servers, public or private) would be cleared, so the update is confirmed like a',
           'delete: a terminal asks [y/N] naming it; a script needs --yes. Give those',
           'options again, or --clear each, and no confirmation is needed.',
-        ].join('\n'),
+        ].join('\n')),
       )
       .option('--verify', VERIFY_HELP)
       .action(bind(load, 'update')), ['linkctl link update --from changes.csv --yes']),
@@ -158,14 +159,14 @@ export function register(program: Command, bind: Bind): void {
       .description('Draw a link\'s short URL as a QR code made locally: on the terminal, or as a PNG or SVG file')
       .argument('[id]', 'link id', (v) => positiveInt('ID', v))
       .option('--short <url>', 'encode this short URL instead of looking up a link (no request sent)', (v) => httpUrl('--short', v))
-      .option('--file <path>', 'write a print-ready image instead; the format follows the extension, .png or .svg')
+      .addOption(pathOption('--file <path>', 'write a print-ready image instead; the format follows the extension, .png or .svg'))
       .addOption(forceOption())
       .option('--size <pixels>', 'image width and height (PNG: rounded down to whole pixels per module; default 1024)', (v) => positiveInt('--size', v))
       .option('--margin <modules>', 'quiet zone around the code, in modules (default 2 on the terminal, 4 in files)', margin)
       .addOption(enumOption('--ecc <level>', 'error correction: L 7%, M 15%, Q 25%, H 30% of the code can be damaged', ['L', 'M', 'Q', 'H']))
       .option('--foreground <color>', 'colour of the modules in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--foreground', v))
       .option('--background <color>', 'colour of the background in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--background', v))
-      .addHelpText('after', '\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.')
+      .addHelpText('after', wrapped('\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.'))
       .action(bind(() => import('./qr.js'), 'qr')),
     [
       'linkctl link qr 1',

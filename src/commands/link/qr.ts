@@ -3,13 +3,14 @@ import type { Context } from '../../context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
+import { oneLink } from './types.js';
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg, qrTerminal, type Ecc } from '../../qr/render.js';
 import { prepareWrite } from '../../files/access.js';
 
 const FILE_ONLY = ['size', 'foreground', 'background'] as const;
 
 async function shortUrlOf(ctx: Context, id: number | undefined, short: string | undefined): Promise<string> {
-  if ((id === undefined) === (short === undefined)) throw new UsageError('give a link id or --short URL (one of them)');
+  oneLink(id, short, 'qr');
   if (short !== undefined) return short; // nothing to ask the server
   const body = await (await ctx.reader()).readOne('links', id!);
   const url = (body.details as Record<string, unknown> | undefined)?.shorturl;
@@ -20,7 +21,7 @@ async function shortUrlOf(ctx: Context, id: number | undefined, short: string | 
 export async function qr(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const file = opts.file as string | undefined;
   const format = file === undefined ? 'terminal' : /\.png$/i.test(file) ? 'png' : /\.svg$/i.test(file) ? 'svg' : undefined;
-  if (!format) throw new UsageError(`--file must end in .png or .svg, got "${file}"`);
+  if (!format) throw new UsageError(`--file must end in .png or .svg, got "${file}"`, 'e.g. --file poster.png or --file poster.svg');
   if (format === 'terminal') {
     const stray = FILE_ONLY.filter((k) => opts[k] !== undefined);
     if (stray.length) throw new UsageError(`${stray.map((k) => `--${k}`).join(', ')} apply to image files: add --file NAME.png or NAME.svg`);
@@ -52,7 +53,7 @@ export async function qr(ctx: Context, { args, opts }: ActionInput): Promise<Res
   let pixels = size;
   if (format === 'png') {
     const scale = Math.floor(size / side);
-    if (scale < 1) throw new UsageError(`--size ${size} is too small for this code: it needs at least ${side} pixels (${matrix.size} modules + margin)`);
+    if (scale < 1) throw new UsageError(`--size ${size} is too small for this code: it needs at least ${side} pixels (${matrix.size} modules + margin)`, `e.g. --size ${side * 4}`);
     pixels = scale * side;
   }
   const image = format === 'png' ? qrPng(matrix, { scale: pixels / side, margin, foreground, background }) : qrSvg(matrix, { size, margin, foreground, background });

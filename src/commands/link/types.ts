@@ -1,4 +1,5 @@
 /** Enumerations of short links, shared by the definitions (help, validation) and the completions. */
+import { UsageError } from '../../errors.js';
 export const LINK_ORDERS = ['date', 'clicks'] as const;
 export type LinkOrder = (typeof LINK_ORDERS)[number];
 /** `--redirect`: the plain redirect types; a splash page or an overlay has its own flag. */
@@ -27,3 +28,10 @@ export const IF_EXISTS = {
 } as const;
 export type IfExists = keyof typeof IF_EXISTS;
 export const IF_EXISTS_VALUES = Object.keys(IF_EXISTS) as IfExists[];
+
+/** `link get` and `link qr` take a link id or --short, one of them: what was given, and how it is done. */
+export function oneLink(id: number | undefined, short: string | undefined, command: 'get' | 'qr'): void {
+  const hint = `e.g. linkctl link ${command} 42, or linkctl link ${command} --short go.example.com/abc`;
+  if (id !== undefined && short !== undefined) throw new UsageError(`give a link id or --short, not both: got the id ${id} and --short ${short}`, hint);
+  if (id === undefined && short === undefined) throw new UsageError('give a link id or --short URL: got neither', hint);
+}

@@ -1,6 +1,7 @@
 /** `mcp`: linkctl as a Model Context Protocol server for AI agents. The server (and the SDK) load only when it runs. */
 import type { Command } from 'commander';
 import { withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
@@ -12,7 +13,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--root <dir>', 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none')
       .addHelpText(
         'after',
-        [
+        wrapped([
           '',
           'One tool per command (qr_list, link_add, channel_assign, ...), with the command\'s own',
           'validation, dry runs (dryRun: true), confirmations (confirm: true), pacing and redaction.',
@@ -20,7 +21,7 @@ export function register(program: Command, bind: Bind): void {
           'Tools read and write local files only inside --root DIR (never the config folder), and none without it.',
           'Messages over 4 MiB get a JSON-RPC error (-32600), lines that are not JSON -32700; the server goes on.',
           'Configuration for Claude Desktop, Claude Code and Cursor: see the README and AGENTS.md.',
-        ].join('\n'),
+        ].join('\n')),
       )
       .action(bind(() => import('./actions.js'), 'serve')),
     ['linkctl mcp', 'linkctl mcp --profile work --allow-writes', 'linkctl --sandbox mcp --allow-writes --allow-deletes'],

@@ -34,7 +34,7 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
-  if (opts.tag === undefined && opts.name === undefined) throw new UsageError('nothing to change: give --tag or --name');
+  if (opts.tag === undefined && opts.name === undefined) throw new UsageError('nothing to change: give --tag or --name', 'e.g. linkctl pixel update 4 --name "Main analytics"');
   const client = await ctx.client();
   // The API needs the tag with every update: without --tag, the pixel's own is read from the list.
   const tag = opts.tag ?? (await findInList(ctx, PIXEL, id)).tag;

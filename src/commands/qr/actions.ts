@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { email, httpUrl, phone, rgbColor } from '../../validate.js';
+import { QR_TYPES } from './types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { create, readOne, update as updateOne } from '../../model/model.js';
@@ -45,7 +46,7 @@ function readDataJson(ctx: Context, raw: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UsageError('--data-json must be valid JSON (a string, an array or an object) or @file');
+    throw new UsageError('--data-json must be valid JSON (a string, an array or an object) or @file', `e.g. --data-json '"https://example.com"' (a JSON string, quoted for the shell) or --data-json @data.json`);
   }
 }
 
@@ -57,7 +58,7 @@ export function buildData(ctx: Context, type: QrType | undefined, opts: Rec): un
     return readDataJson(ctx, String(opts.dataJson));
   }
   if (!given.length) return undefined;
-  if (!type) throw new UsageError('--type is needed with data flags, so that the data gets the shape of its type');
+  if (!type) throw new UsageError('--type is needed with data flags, so that the data gets the shape of its type', `e.g. --type link --data https://example.com; the types are ${QR_TYPES.join(', ')}`);
   const wrong = given.filter((key) => !DATA_FLAGS[type].includes(key));
   if (wrong.length) {
     throw new UsageError(`${wrong.map(flagName).join(', ')} ${wrong.length > 1 ? 'do' : 'does'} not apply to --type ${type}; it takes ${DATA_FLAGS[type].map(flagName).join(', ')} (or --data-json)`);
@@ -68,24 +69,24 @@ export function buildData(ctx: Context, type: QrType | undefined, opts: Rec): un
       return httpUrl('--data', s('data')!);
     case 'text': {
       const text = s('data')!.trim();
-      if (!text) throw new UsageError('--data must not be empty for --type text');
+      if (!text) throw new UsageError('--data must not be empty for --type text', "e.g. --type text --data 'Hello'");
       return text;
     }
     case 'phone':
       return phone('--data', s('data')!);
     case 'email': {
       const address = s('email') ?? s('data');
-      if (s('email') && s('data')) throw new UsageError('give the address with --data or --email, not both');
+      if (s('email') && s('data')) throw new UsageError('give the address with --data or --email, not both', 'keep --email (the clearer one) and drop --data');
       const checked = email(s('email') ? '--email' : '--data', address ?? '');
       return s('subject') !== undefined || s('body') !== undefined ? compact({ email: checked, subject: s('subject'), body: s('body') }) : checked;
     }
     case 'sms':
-      if (!s('phone')) throw new UsageError('--phone is required for --type sms');
+      if (!s('phone')) throw new UsageError('--phone is required for --type sms', "e.g. --type sms --phone +15551234 --message 'Hello'");
       return { phone: phone('--phone', s('phone')!), message: s('message') ?? '' };
     case 'wifi': {
-      if (!s('ssid')) throw new UsageError('--ssid is required for --type wifi');
+      if (!s('ssid')) throw new UsageError('--ssid is required for --type wifi', 'e.g. --type wifi --ssid Office --wifi-password s3cret --encryption WPA');
       const encryption = s('encryption') ?? (s('wifiPassword') ? 'WPA' : 'nopass');
-      if (encryption !== 'nopass' && !s('wifiPassword')) throw new UsageError(`--wifi-password is required with --encryption ${encryption} (or use --encryption nopass)`);
+      if (encryption !== 'nopass' && !s('wifiPassword')) throw new UsageError(`--wifi-password is required with --encryption ${encryption} (or use --encryption nopass)`, 'e.g. --wifi-password s3cret, or --encryption nopass for an open network');
       return { ssid: s('ssid'), pass: encryption === 'nopass' ? '' : s('wifiPassword'), encryption };
     }
     case 'vcard': {
@@ -113,7 +114,7 @@ function styleFields(opts: Rec): Rec {
   let logo: string | undefined;
   if (opts.logo !== undefined) {
     logo = httpUrl('--logo', String(opts.logo));
-    if (!/\.(png|jpe?g)$/i.test(new URL(logo).pathname)) throw new UsageError(`--logo must point to a png or jpg image, got "${logo}"`);
+    if (!/\.(png|jpe?g)$/i.test(new URL(logo).pathname)) throw new UsageError(`--logo must point to a png or jpg image, got "${logo}"`, 'e.g. --logo https://example.com/logo.png');
   }
   return compact({
     background: opts.background === undefined ? undefined : rgbColor('--background', String(opts.background)),
@@ -147,12 +148,12 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
     throw new UsageError(`--type ${String(opts.type)} alone changes nothing: the API cannot change a code's type (servers ignore it); --type only shapes the data flags`, CANNOT_CHANGE_HINT);
   }
   if (data === undefined && Object.keys(style).length === 0) {
-    throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo');
+    throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --type link --data https://example.com/new');
   }
   // The API requires `data` on every update and cannot give it back, so a style-only change
   // cannot be sent without erasing the code's content.
   if (data === undefined) {
-    throw new UsageError('the API needs the code\'s data with every update: add --type and its data flags (or --data-json) to the style flags');
+    throw new UsageError('the API needs the code\'s data with every update: add --type and its data flags (or --data-json) to the style flags', "e.g. linkctl qr update 12 --type link --data https://example.com --background '#000000'");
   }
   const json = compact({ type: opts.type, data, ...style });
   const client = await ctx.client();

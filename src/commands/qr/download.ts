@@ -59,7 +59,7 @@ function idsFromStdin(text: string): number[] {
   text.split(/\r?\n/).forEach((line, i) => {
     const v = line.trim();
     if (v === '' || v.startsWith('#')) return;
-    if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new UsageError(`--from -: line ${i + 1} of stdin is not a QR code id (a positive integer): "${v.slice(0, 40)}"`);
+    if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) throw new UsageError(`--from -: line ${i + 1} of stdin is not a QR code id (a positive integer): "${v.slice(0, 40)}"`, 'pipe ids one a line, e.g. linkctl qr list --quiet | linkctl qr download --from - --dir codes');
     ids.push(Number(v));
   });
   return ids;
@@ -68,10 +68,10 @@ function idsFromStdin(text: string): number[] {
 export async function download(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number | undefined;
   const from = opts.from as string | undefined;
-  if ((id === undefined) === (from === undefined)) throw new UsageError('give a QR code id, or --from - to read ids from stdin (one of them)');
-  if (from !== undefined && from !== '-') throw new UsageError(`--from must be "-" (ids on stdin, one a line), got "${from}"`);
-  if (from !== undefined && opts.file !== undefined) throw new UsageError('--file names one file: with --from -, give a folder with --dir');
-  if (id !== undefined && opts.dir !== undefined) throw new UsageError('--dir is for --from -; for one code give --file (or nothing: it is saved here)');
+  if ((id === undefined) === (from === undefined)) throw new UsageError('give a QR code id, or --from - to read ids from stdin (one of them)', 'e.g. linkctl qr download 12, or linkctl qr list --quiet | linkctl qr download --from - --dir codes');
+  if (from !== undefined && from !== '-') throw new UsageError(`--from must be "-" (ids on stdin, one a line), got "${from}"`, 'pipe the ids in: linkctl qr list --quiet | linkctl qr download --from - --dir codes');
+  if (from !== undefined && opts.file !== undefined) throw new UsageError('--file names one file: with --from -, give a folder with --dir', 'e.g. --from - --dir codes');
+  if (id !== undefined && opts.dir !== undefined) throw new UsageError('--dir is for --from -; for one code give --file (or nothing: it is saved here)', 'e.g. linkctl qr download 12 --file codes/menu.png');
   const force = Boolean(opts.force);
   ctx.checkOutput();
 
@@ -84,7 +84,7 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
     return { kind: 'message', message: `Saved ${what}`, json: saved };
   }
   const ids = idsFromStdin(await ctx.readStdin());
-  if (ids.length === 0) throw new UsageError('--from -: stdin held no ids; pipe them in, e.g. `linkctl qr list --quiet | linkctl qr download --from - --dir codes`');
+  if (ids.length === 0) throw new UsageError('--from -: stdin held no ids', 'pipe them in, e.g. linkctl qr list --quiet | linkctl qr download --from - --dir codes');
   const dir = userFolder(ctx, (opts.dir as string | undefined) ?? '.', '--dir');
   const saved: Saved[] = [];
   const failed: { id: number; error: string }[] = [];

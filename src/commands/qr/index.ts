@@ -1,6 +1,7 @@
 /** `qr`: QR codes. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 import { QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
 
@@ -46,7 +47,7 @@ export function register(program: Command, bind: Bind): void {
 
   withExamples(
     bulkOptions(dataOptions(qr.command('add').description('Create a QR code').addOption(enumOption('--type <type>', 'code type', QR_TYPES).makeOptionMandatory()).option('--name <name>', 'a name for the code')).action(bind(load, 'add')), [
-      'linkctl qr add --from codes.ndjson   # {"type":"wifi","name":"Office","data":{"ssid":"Office","pass":"s3cret","encryption":"WPA"}}',
+      'linkctl qr add --from codes.ndjson   # {"type":"text","data":"Hello"}',
       'linkctl qr add --from codes.csv      # type,name,ssid,wifi-password',
     ]),
     [
@@ -77,11 +78,11 @@ export function register(program: Command, bind: Bind): void {
       .command('download')
       .description('Save the image of a QR code (PNG, SVG or JPEG, as the server serves it)')
       .argument('[id]', 'QR code id', (v) => positiveInt('ID', v))
-      .option('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)')
+      .addOption(pathOption('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)'))
       .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
-      .option('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)')
+      .addOption(pathOption('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)', 'dir'))
       .addOption(forceOption())
-      .addHelpText('after', '\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A --file named .png, .svg or .jpg for another kind of image is exit 2 and no file.\nFor a QR code of a short link made locally, see `linkctl link qr`.')
+      .addHelpText('after', wrapped('\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A --file named .png, .svg or .jpg for another kind of image is exit 2 and no file.\nFor a QR code of a short link made locally, see `linkctl link qr`.'))
       .action(bind(() => import('./download.js'), 'download')),
     [
       'linkctl qr download 1',

@@ -24,10 +24,12 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   const fromEnv = sandboxEnvironment(ctx.env);
   const rateLimit = opts.rateLimit === undefined ? fromEnv.rateLimit : parseRateLimit(String(opts.rateLimit));
   const plan = opts.plan === undefined ? fromEnv.plan : parsePlan(String(opts.plan));
-  if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md');
+  if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md', 'drop --quirks: real-server shapes are the default');
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
   const file = stateFile(ctx, opts.state);
   const quiet = Boolean(ctx.globals.quiet);
+  // A server is often started with `&`: it must not reset the terminal's modes when it stops.
+  ctx.io.releaseTerminal?.();
   let sandbox;
   try {
     sandbox = await startSandbox({
@@ -54,11 +56,14 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
     // A server in the foreground has to say where it is before it returns, so this action writes
     // its address itself; everything else goes through the output layer.
     ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit })}\n`);
-    const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
-    ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit})\n` +
-      `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
-      (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
-      'press Ctrl-C to stop');
+    // --quiet: no banner and no request log (a server in the background of a terminal says nothing there).
+    if (!quiet) {
+      const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
+      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit})\n` +
+        `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
+        (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
+        'press Ctrl-C to stop');
+    }
     await new Promise<void>((resolve) => {
       if (ctx.io.signal?.aborted) return resolve();
       ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });

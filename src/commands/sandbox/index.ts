@@ -1,6 +1,6 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
-import { enumOption, withExamples, type Bind } from '../shared/define.js';
+import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { PLANS } from './types.js';
 import { positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
@@ -8,7 +8,7 @@ import { UsageError } from '../../errors.js';
 const MAX_VISITS = 100_000;
 const visitCount = (flag: string, v: string) => {
   const n = positiveInt(flag, v);
-  if (n > MAX_VISITS) throw new UsageError(`${flag} must be at most ${MAX_VISITS}, got ${n}`);
+  if (n > MAX_VISITS) throw new UsageError(`${flag} must be at most ${MAX_VISITS}, got ${n}`, `run it again for more visits; e.g. ${flag} 1000`);
   return n;
 };
 
@@ -18,10 +18,10 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     sandbox
       .command('serve')
-      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (none with --quiet)')
+      .description('Serve the emulator in the foreground; prints the base URL and the key it accepts, and logs each request on stderr (nothing on stderr with --quiet)')
       .option('--port <port>', 'port to listen on (0 = any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), 8787)
       .option('--host <host>', 'address to listen on', '127.0.0.1')
-      .option('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)')
+      .addOption(pathOption('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)'))
       .option('--key <key>', 'the API key it accepts (default: the sandbox key)')
       .option('--rate-limit <n/seconds>', 'requests per window per key: 30/60 is a real server\'s default (default: off, or LINKCTL_SANDBOX_RATE_LIMIT)')
       .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
@@ -50,7 +50,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--country <code>', 'where they come from: a country code (US, CA, DE, ...) or name')
       .option('--referrer <url>', 'the page they come from (default: none, "direct")')
       .option('--user-agent <text>', 'their browser (default: Chrome on Linux)')
-      .option('--state <file>', 'state file (default: the one --sandbox and `sandbox serve` use)')
+      .addOption(pathOption('--state <file>', 'state file (default: the one --sandbox and `sandbox serve` use)'))
       .action(bind(load, 'visits')),
     [
       'linkctl sandbox visits --link spring-sale --count 40 --country CA',
@@ -59,7 +59,7 @@ export function register(program: Command, bind: Bind): void {
     ],
   );
   withExamples(
-    sandbox.command('reset').description('Put the sandbox state back to its seeded records').option('--state <file>', 'state file to reset').action(bind(load, 'reset')),
+    sandbox.command('reset').description('Put the sandbox state back to its seeded records').addOption(pathOption('--state <file>', 'state file to reset')).action(bind(load, 'reset')),
     ['linkctl sandbox reset'],
   );
 }

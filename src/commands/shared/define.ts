@@ -6,6 +6,7 @@ import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { DocumentFormat, Result } from '../../output/types.js';
 import { oneOf, positiveInt } from '../../validate.js';
+import { wrapped } from './help-text.js';
 
 export interface ActionInput {
   /** Positional arguments after commander's parsing (validators applied). */
@@ -21,7 +22,7 @@ export type Loader = () => Promise<ActionModule>;
 export type Bind = (load: Loader, name: string) => (...args: unknown[]) => Promise<void>;
 
 export function withExamples(command: Command, lines: string[]): Command {
-  return command.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+  return command.addHelpText('after', wrapped(`\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`));
 }
 
 /**
@@ -29,7 +30,7 @@ export function withExamples(command: Command, lines: string[]): Command {
  * `check`, `import --with-clicks`). Not a tool parameter (src/mcp/tools.ts, NOT_FOR_TOOLS).
  */
 export function dbOption(command: Command): Command {
-  return command.option('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)');
+  return command.addOption(pathOption('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)'));
 }
 
 export function paginationOptions(command: Command): Command {
@@ -57,6 +58,28 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
     .action(bind(load, 'remove'));
   bulkOptions(command, [`linkctl ${name} list --all -q | linkctl ${name} delete --from - --yes`]);
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
+}
+
+/** Marks an option whose value is a path on this machine; completion offers files (or folders) there. */
+const PATH_VALUE = Symbol('path value');
+export type PathKind = 'file' | 'dir';
+
+/**
+ * An option whose value is a file (or, with 'dir', a folder) on this machine: the one mark the
+ * shell completions read (src/completion/model.ts), whatever the placeholder says.
+ */
+export function pathOption(flags: string, description: string, kind: PathKind = 'file'): Option {
+  return Object.assign(new Option(flags, description), { [PATH_VALUE]: kind });
+}
+
+/** A positional argument that is a file (or a folder) on this machine: marked as `pathOption` marks options. */
+export function pathArgument(name: string, description: string, kind: PathKind = 'file'): Argument {
+  return Object.assign(new Argument(name, description), { [PATH_VALUE]: kind });
+}
+
+/** What kind of path an option or argument takes, if it was made with `pathOption` or `pathArgument`. */
+export function pathKind(item: Option | Argument): PathKind | undefined {
+  return (item as (Option | Argument) & { [PATH_VALUE]?: PathKind })[PATH_VALUE];
 }
 
 const DOCUMENTS = Symbol('document formats');
@@ -114,8 +137,9 @@ function columnsHelp(command: Command): string {
   const lines = bulkColumns(command).map((c) => {
     const what = c.argument ? `${c.argument.description || c.name}${c.argument.required ? ' (required)' : ''}` : (c.option!.description ?? '').replace(/ \(repeatable\)$/, '');
     const kind = c.flag ? ' [true/false]' : c.repeatable ? ' [;-separated in CSV, an array in JSON]' : '';
-    return `  ${c.name.padEnd(18)} ${what}${kind}`;
+    return `  ${c.name.padEnd(17)}  ${what}${kind}`;
   });
+  // Wrapped at the terminal's width by `wrapped` (src/commands/shared/help-text.ts): prose joins, items hang.
   return [
     '',
     'Bulk input (--from FILE, or - for stdin): CSV with a header row, NDJSON, or a JSON array of objects;',
@@ -131,7 +155,7 @@ function columnsHelp(command: Command): string {
  */
 export function bulkOptions(command: Command, examples: string[] = []): Command {
   command
-    .option('--from <file>', 'run once per record of a CSV, NDJSON or JSON file (- for stdin); see the columns below')
+    .addOption(pathOption('--from <file>', 'run once per record of a CSV, NDJSON or JSON file (- for stdin); see the columns below'))
     .addOption(enumOption('--from-format <format>', 'format of --from when its extension does not say', BULK_FORMATS))
     .option('--stop-on-error', 'with --from: stop at the first row that fails')
     .option('--restart', 'with --from: ignore the journal of an earlier run on the same input and start over')
@@ -139,7 +163,7 @@ export function bulkOptions(command: Command, examples: string[] = []): Command 
       for (const argument of command.registeredArguments) (argument as { required: boolean }).required = false;
       for (const option of command.options) option.mandatory = false;
     });
-  command.addHelpText('after', () => `${columnsHelp(command)}${examples.length ? `\n\nBulk examples:\n${examples.map((l) => `  $ ${l}`).join('\n')}` : ''}\n`);
+  command.addHelpText('after', wrapped(() => `${columnsHelp(command)}${examples.length ? `\n\nBulk examples:\n${examples.map((l) => `  $ ${l}`).join('\n')}` : ''}\n`));
   return command;
 }
 

@@ -57,7 +57,7 @@ function windowOf(ctx: Context, opts: Record<string, any>, by: Period, defaultSi
   const nowMs = now(ctx.env);
   const until = opts.until === undefined ? nowMs : parseSince('--until', opts.until, nowMs);
   const since = parseSince('--since', opts.since ?? defaultSince, nowMs);
-  if (since >= until) throw new UsageError(`--since (${iso(since)}) must come before --until (${iso(until)})`);
+  if (since >= until) throw new UsageError(`--since (${iso(since)}) must come before --until (${iso(until)})`, 'e.g. --since 30d (thirty days before now), with --until left out for now');
   return { by, since, until };
 }
 

@@ -1,6 +1,7 @@
 /** `stats`: click history. Flags and help only; the work is in ./actions.ts and src/history/, loaded when a command runs. */
 import type { Command } from 'commander';
-import { dbOption, enumOption, forceOption, many, withExamples, type Bind } from '../shared/define.js';
+import { dbOption, enumOption, forceOption, many, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
 
@@ -27,13 +28,13 @@ export function register(program: Command, bind: Bind): void {
   const stats = program
     .command('stats')
     .description('Click history: snapshots of every total, kept in a database, shown as series over time')
-    .addHelpText('after', [
+    .addHelpText('after', wrapped([
       '',
       'The API gives totals only. `stats snapshot` (from cron or a scheduled CI job) stores them;',
       '`show`, `top` and `report` show the differences between snapshots. A period without a',
       'snapshot is a gap, not a zero; a total that went down is flagged as a reset.',
       'LINKCTL_NOW=2025-06-01T06:00:00Z stands in for the clock (for tests and demos).',
-    ].join('\n'));
+    ].join('\n')));
 
   withExamples(
     dbOption(stats.command('snapshot'))
@@ -67,7 +68,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     dbOption(selection(window(stats.command('report'), '90d')))
       .description('Write one self-contained HTML page: totals, a line chart per selection, the top movers')
-      .requiredOption('--html <file>', 'the page to write (- for stdout)')
+      .addOption(pathOption('--html <file>', 'the page to write (- for stdout)').makeOptionMandatory())
       .addOption(enumOption('--by <period>', 'period of each point (default day)', PERIODS))
       .addOption(forceOption())
       .action(bind(load, 'report')),

@@ -1,0 +1,99 @@
+/**
+ * The progress of a bulk run (`--from FILE`): rows done of all, the pace, an ETA and the
+ * rate-limit waits. On a terminal it is the Context's lasting status line: cleared before any
+ * other message and drawn again after it, computed again while a rate-limit wait counts down.
+ * Elsewhere (a file, CI, --quiet) it is a whole line on stderr, at most one every 10 s, written
+ * by a timer so that it goes on through long waits.
+ *
+ * The ETA counts the waits the rate limit will impose: the rows left, times the requests a row
+ * has taken, spread over the windows of the announced limit (X-RateLimit-Limit, as the API
+ * client reports it), the window's length as measured, else the documented 60 s.
+ */
+import type { Context } from '../context.js';
+
+const LINE_EVERY_MS = 10_000;
+/** The documented window (30 requests per minute by default), until one has been measured. */
+const DEFAULT_WINDOW_MS = 60_000;
+
+export class Progress {
+  private readonly started = Date.now();
+  private readonly before: { requests: number; waits: number; waitedMs: number };
+  private done = 0;
+  private readonly live: boolean;
+  private readonly timer?: NodeJS.Timeout;
+  private readonly line = () => this.text();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly total: number,
+  ) {
+    const { requests, waits, waitedMs } = ctx.traffic;
+    this.before = { requests, waits, waitedMs };
+    this.live = ctx.lastingStatus(this.line);
+    if (!this.live) {
+      this.timer = setInterval(() => {
+        const wait = ctx.waitNote();
+        ctx.warn(`progress: ${this.text()}${wait ? `; ${wait}` : ''}`);
+      }, LINE_EVERY_MS);
+      this.timer.unref?.();
+    }
+  }
+
+  /** `done` rows are finished. On a terminal the line is drawn again if a write had cleared it. */
+  tick(done: number): void {
+    this.done = done;
+    if (this.live) this.ctx.lastingStatus(this.line);
+  }
+
+  end(): void {
+    clearInterval(this.timer);
+    if (this.live) this.ctx.lastingStatus(undefined);
+  }
+
+  /** `16/80 rows, 4.2/s, ETA 1 min 5 s, 2 rate-limit waits` */
+  text(): string {
+    const seconds = (Date.now() - this.started) / 1000;
+    const pace = seconds > 0 ? this.done / seconds : 0;
+    const eta = this.eta();
+    const waits = this.ctx.traffic.waits - this.before.waits;
+    return (
+      `${this.done}/${this.total} rows, ${pace.toFixed(1)}/s` +
+      `${eta !== undefined ? `, ETA ${duration(eta)}` : ''}` +
+      `${waits ? `, ${waits} rate-limit wait${waits === 1 ? '' : 's'}` : ''}`
+    );
+  }
+
+  /** Seconds until the last row, or undefined before the first row says how long one takes. */
+  eta(now = Date.now()): number | undefined {
+    const left = this.total - this.done;
+    if (left <= 0) return 0;
+    if (this.done === 0) return undefined;
+    const traffic = this.ctx.traffic;
+    const elapsedMs = Math.max(1, now - this.started);
+    const requests = traffic.requests - this.before.requests;
+    const rate = traffic.rate;
+    if (!rate?.limit || requests === 0) {
+      // No announced limit: the pace so far, its waits included, is the best guess.
+      return Math.ceil((left * elapsedMs) / this.done / 1000);
+    }
+    // Time a request takes when nothing waits, and the requests the rows left will make.
+    const waitedMs = Math.min(traffic.waitedMs - this.before.waitedMs, elapsedMs - 1);
+    const perRequestMs = (elapsedMs - waitedMs) / requests;
+    const needed = Math.ceil(left * Math.max(1, requests / this.done));
+    const windowMs = Math.max(traffic.windowMs ?? DEFAULT_WINDOW_MS, rate.limit * perRequestMs);
+    const reset = now < rate.resetAtMs ? { room: Math.max(0, rate.remaining), inMs: rate.resetAtMs - now } : { room: rate.limit, inMs: windowMs };
+    if (needed <= reset.room) return Math.ceil((needed * perRequestMs) / 1000);
+    const after = needed - reset.room;
+    const windows = Math.ceil(after / rate.limit);
+    const lastWindow = after - (windows - 1) * rate.limit;
+    return Math.ceil((reset.inMs + (windows - 1) * windowMs + lastWindow * perRequestMs) / 1000);
+  }
+}
+
+/** `45 s`, `3 min 5 s`, `2 h 10 min`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
