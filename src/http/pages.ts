@@ -98,6 +98,8 @@ export async function* fullRead(client: ApiClient, request: Omit<ListRequest, 'l
   /** Places of the list read so far: always a multiple of `limit`. */
   let offset = 0;
   let firstMark: string | undefined;
+  /** The server gives fewer records a page than asked while saying more pages follow: its size is kept. */
+  let capped = false;
   const seen = new Set<string>();
   for (;;) {
     const page = offset / limit + 1;
@@ -107,7 +109,7 @@ export async function* fullRead(client: ApiClient, request: Omit<ListRequest, 'l
       // The caller may have read the first page already (`firstPage`), to decide whether to read on.
       current = page === 1 && first ? first : await fetchPage(client, { ...request, limit }, page);
     } catch (error) {
-      if (error instanceof NetworkError && error.reason && limit > FULL_READ.min) {
+      if (error instanceof NetworkError && error.reason && limit > FULL_READ.min && !capped) {
         limit /= 2;
         continue;
       }
@@ -120,7 +122,7 @@ export async function* fullRead(client: ApiClient, request: Omit<ListRequest, 'l
     if (page === 1) firstMark = mark;
     else if (mark === firstMark || (current.currentpage !== undefined && current.currentpage !== page)) {
       throw new NetworkError(
-        `the server answered page ${page} of ${request.path} with the first page again: it ignores \`page\`, so the list cannot be read to the end`,
+        `the server answered page ${page} of ${request.path} with the same records as page 1: it ignores \`page\`, so the list cannot be read to the end`,
         'a caching proxy may be in the way; what was printed before this message is incomplete',
       );
     }
@@ -132,8 +134,18 @@ export async function* fullRead(client: ApiClient, request: Omit<ListRequest, 'l
       return true;
     });
     yield { ...current, records: fresh };
-    if (count < limit || (current.maxpage !== undefined && page >= current.maxpage)) return;
+    const morePages = current.maxpage !== undefined && page < current.maxpage;
+    if ((count < limit && !morePages) || (current.maxpage !== undefined && page >= current.maxpage)) return;
+    if (count < limit && !capped) {
+      // A server with a page size of its own: read on in its size (its pages are numbered in it), never larger.
+      if (page !== 1) {
+        throw new NetworkError(`the server answered page ${page} of ${request.path} with ${count} records of the ${limit} asked for, and says more pages follow: the list cannot be read to the end`, 'run again; if it happens again, report the server\'s version');
+      }
+      capped = true;
+      limit = count;
+    }
     offset += limit;
+    if (capped) continue;
     if (fast && limit < FULL_READ.max && offset % (limit * 2) === 0) limit *= 2;
     else if (!fast && limit > FULL_READ.min) limit /= 2;
   }

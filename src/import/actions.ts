@@ -1,6 +1,7 @@
 /** `linkctl import FORMAT FILE`: another shortener's export as an account file. The conversion is in ./convert.ts. */
-import { closeSync, createReadStream, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parseDocument } from 'yaml';
 import { basename, dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -8,6 +9,7 @@ import { checkWrite, moveIntoPlace, privateTempPath, readablePath, writeError } 
 import { toInt } from '../http/envelope.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import type { Result } from '../output/types.js';
+import { schemaUrl } from '../ascode/actions.js';
 import { FORMATS, mappedFormat, type FormatName } from './formats.js';
 import { survey, write, type ImportOptions } from './convert.js';
 
@@ -84,7 +86,13 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
       json: { file: opts.file, ...summary },
     };
   }
-  // stdout: the file itself, whatever the output format, streamed from the temp file, which is
+  if (ctx.format === 'json') {
+    // --json: the same account file as JSON (plan and apply read both), so that stdout is JSON as promised.
+    const text = readFileSync(temp, 'utf8');
+    unlinkSync(temp);
+    return { kind: 'raw', json: { $schema: schemaUrl(), ...(parseDocument(text).toJS() as Record<string, unknown>) } };
+  }
+  // stdout: the file itself, streamed from the temp file, which is
   // unlinked at once (the open stream still reads it), so nothing is left behind.
   const stream = createReadStream(temp, { encoding: 'utf8' });
   await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));

@@ -41,6 +41,8 @@ export interface Model {
 
 /** The messages of one record's requests name it: "QR code 12: QR does not exist.". */
 const about = (model: Model, id: number) => `${model.noun} ${id}`;
+/** A delete's lines start with the record, as its success line does ("Link 12: Link has been successfully deleted."). */
+const aboutDeleted = (model: Model, id: number) => `${model.noun[0]!.toUpperCase()}${model.noun.slice(1)} ${id}`;
 
 export function readOne(client: ApiClient, model: Model, id: number, options: RequestOptions = {}): Promise<Body> {
   return client.request('GET', model.item(id), { expect: ['details'], about: about(model, id), ...options });
@@ -56,5 +58,5 @@ export function update(client: ApiClient, model: Model, id: number, json: unknow
 }
 
 export function remove(client: ApiClient, model: Model, id: number, options: RequestOptions = {}): Promise<Body> {
-  return client.request('DELETE', `${model.item(id)}/delete`, { about: about(model, id), ...options });
+  return client.request('DELETE', `${model.item(id)}/delete`, { about: aboutDeleted(model, id), ...options });
 }

@@ -9,7 +9,7 @@ export function parseRateLimit(raw: string, name = '--rate-limit'): RateLimit {
   if (raw === 'off' || raw === 'none') return null;
   const match = /^(\d{1,6})\/(\d{1,6})$/.exec(raw.trim());
   if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
-    throw new UsageError(`${name} must be N/SECONDS such as 30/60, or off; got "${raw}"`, '30/60 is a real server\'s default; the sandbox has no limit unless asked');
+    throw new UsageError(`${name} must be N/SECONDS such as 30/60, or off; got "${raw}"`, `e.g. ${name === '--rate-limit' ? '--rate-limit ' : `${name}=`}30/60 (a real server's default: 30 requests a minute); the sandbox has no limit unless asked`);
   }
   return { limit: Number(match[1]), windowSeconds: Number(match[2]) };
 }

@@ -89,7 +89,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
     await withoutSeededLinks(sb);
     const T = https.origin; // https://localhost:PORT, trusted by the CLI through NODE_EXTRA_CA_CERTS
     const links: Array<[string, string]> = [
-      ['ok', `${T}/ok`],
+      ['fine', `${T}/ok`],
       ['redirect', `${T}/same`],
       ['www', `https://ok.localhost:${https.port}/www`],
       ['ten-redirects', `${T}/chain/10`],
@@ -129,9 +129,9 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
   it('prints one record per link with the documented fields, exits 1 for --fail-on broken, and says what it did on stderr', () => {
     expect(run.code).toBe(1);
     expect(records.size).toBe(22);
-    expect(Object.keys(records.get('ok')!)).toEqual(['link', 'qr', 'alias', 'shorturl', 'target', 'destination', 'status', 'code', 'chain', 'error', 'findings', 'checkedAt']);
-    expect(records.get('ok')!.shorturl).toBe(`${fx.sandbox.url}/ok`);
-    expect(Date.parse(records.get('ok')!.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(Object.keys(records.get('fine')!)).toEqual(['link', 'qr', 'alias', 'shorturl', 'target', 'destination', 'status', 'code', 'chain', 'error', 'findings', 'checkedAt']);
+    expect(records.get('fine')!.shorturl).toBe(`${fx.sandbox.url}/fine`);
+    expect(Date.parse(records.get('fine')!.checkedAt)).toBeGreaterThan(Date.now() - 60_000);
     // 21 distinct destinations: the two duplicates share one
     expect(run.stderr).toMatch(/^checked 21 destinations of 22 links in [\d.]+ s: .*; --fail-on matched 1\d\n$/m);
   });
@@ -141,7 +141,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
   });
 
   it('ok: HTTPS answering 200 with no redirect, one HEAD', () => {
-    expect(records.get('ok')).toMatchObject({ status: 'ok', code: 200, error: null, chain: [{ url: `${https.origin}/ok`, code: 200 }] });
+    expect(records.get('fine')).toMatchObject({ status: 'ok', code: 200, error: null, chain: [{ url: `${https.origin}/ok`, code: 200 }] });
   });
 
   it('redirect: the chain within the same site is recorded, hop by hop; "www." counts as the same site', () => {
@@ -395,7 +395,7 @@ describe('options, history and limits', () => {
     const r = await runMain(['check', '-o', 'csv'], { env: env() });
     expect(r.code).toBe(0);
     const [header, line, ...rest] = r.stdout.trimEnd().split('\n');
-    expect(header).toBe('link,qr,alias,shorturl,target,destination,status,code,chain,error,findings,checkedAt');
+    expect(header).toBe('link,qr,alias,shorturl,target,destination,status,code,chain,error,findings,checkedAt,change,previous');
     expect(rest).toEqual([]);
     expect(line).toMatch(new RegExp(`^3,,moved,${fx.sandbox.url}/moved,,${http.origin}/same,insecure,200,301 ${http.origin}/same -> 200 ${http.origin}/ok,the destination is plain http://,,\\d{4}-`));
   });

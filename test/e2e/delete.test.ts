@@ -8,10 +8,10 @@ import { runCli, useSandbox } from '../helpers.js';
 const DELETES: Array<[command: string, noun: string, unknownIdMessage: string]> = [
   ['qr', 'QR code', 'QR does not exist.'],
   ['link', 'link', 'Link does not exist.'],
-  ['domain', 'branded domain', 'Domain does not exist.'],
+  ['domain', 'branded domain', 'Domain not found. Please try again.'],
   ['campaign', 'campaign', 'Campaign not found. Please try again.'],
-  ['channel', 'channel', 'Channel does not exist.'],
-  ['pixel', 'pixel', 'Pixel does not exist.'],
+  ['channel', 'channel', 'Channel not found. Please try again.'],
+  ['pixel', 'pixel', 'Pixel not found. Please try again.'],
 ];
 const path = (command: string) => `/api/${command === 'link' ? 'url' : command}`;
 

@@ -68,8 +68,8 @@ describe('help examples', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'email.json'), '{"email":"someone@example.com","subject":"Hi","body":"Hello"}');
     writeFileSync(join(dir, 'message.txt'), 'Hello');
-    // An account file that matches the seed: plan and apply examples have nothing to change (export writes its own: it replaces none without --force).
-    if (!line.startsWith('linkctl export')) writeFileSync(join(dir, 'account.yaml'), 'version: 1\ncampaigns:\n  - name: Spring launch\n    public: true\n');
+    // An account file that matches the seed: plan and apply examples have nothing to change (export and import write their own: they replace none without --force).
+    if (!/^linkctl (export|import)/.test(line)) writeFileSync(join(dir, 'account.yaml'), 'version: 1\ncampaigns:\n  - name: Spring launch\n    public: true\n');
     // Exports for the import examples, under the names they give.
     for (const [name, fixture] of [['bitly-links.csv', 'bitly.csv'], ['short_urls.csv', 'shlink.csv'], ['links.csv', 'links.csv'], ['links.json', 'kutt.json']]) {
       copyFileSync(new URL(`../fixtures/import/${fixture}`, import.meta.url), join(dir, name));

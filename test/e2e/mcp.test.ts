@@ -167,7 +167,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
       expect(Object.keys(props).filter((k) => !controls.includes(k)).sort(), tool.name).toEqual([...args.map((a) => camel(a.name)), ...flags.keys()].sort());
       // Choices shown by help are the enum; required arguments and mandatory options are required.
       for (const [name, line] of flags) {
-        const choices = /\(choices: ([^)]*)\)/.exec(line)?.[1]?.match(/"[^"]*"/g)?.map((c) => JSON.parse(c) as string);
+        const choices = /\(choices: ((?:"[^"]*"(?:, )?)+)/.exec(line)?.[1]?.match(/"[^"]*"/g)?.map((c) => JSON.parse(c) as string);
         const prop = props[name]!;
         expect(prop.enum ?? prop.items?.enum, `${tool.name} ${name}`).toEqual(choices);
       }

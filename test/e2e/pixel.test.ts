@@ -67,7 +67,7 @@ for (const quirks of [false, true]) {
         expect(r.stderr).toMatch(/^linkctl: HTTP 200: the server sent an empty answer to PUT http:\/\/127\.0\.0\.1:\d+\/api\/pixel\/999\/update\nhint: pixel 999 may not exist \(see `linkctl pixel list`\)\n$/);
       } else {
         expect(r.code).toBe(4);
-        expect(r.stderr).toBe('linkctl: pixel 999: Pixel does not exist.\n');
+        expect(r.stderr).toBe('linkctl: pixel 999: Pixel not found. Please try again.\n');
       }
       expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/pixel/999/update', query: {}, body: { tag: 'G-NEW456' } }]);
     });

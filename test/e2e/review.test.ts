@@ -101,7 +101,7 @@ describe('the config file and the profile in use', () => {
     writeFileSync(join(dir, 'config.json'), '{');
     const r = await runCli(['auth', 'status', '--no-verify'], { env: { ...fx.env, LINKCTL_CONFIG_DIR: dir } });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^keySource\tenvironment$|from environment/m);
+    expect(r.stdout).toMatch(/^key\t\S+, from LINKCTL_API_KEY$/m);
     expect(r.stderr).toMatch(/not valid JSON/);
   });
 

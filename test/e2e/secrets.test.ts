@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
@@ -37,6 +38,9 @@ interface Entry {
 
 /** Where `qr download` saves (not the current folder). */
 const DOWNLOADS = tempDir();
+const BITLY_EXPORT = fileURLToPath(new URL('../fixtures/import/bitly.csv', import.meta.url));
+/** A first snapshot, so that the history commands have something to show. */
+const SNAPSHOT = [{ args: ['stats', 'snapshot'] }];
 
 /** Minimal valid arguments for every leaf command, by command path (ids exist in the seeded sandbox). */
 const MINIMAL: Record<string, Entry> = {
@@ -91,6 +95,15 @@ const MINIMAL: Record<string, Entry> = {
   // stdin is empty: the server starts, sees its input end, and stops (test/e2e/mcp.test.ts covers its tools).
   mcp: { args: ['--allow-writes'], offline: true },
   'sandbox status': { args: [], offline: true },
+  'sandbox visits': { args: ['--link', '1'], offline: true },
+  // import reads a file and, without --keep-domains, no account
+  import: { args: ['bitly', BITLY_EXPORT], offline: true },
+  'stats snapshot': { args: [] },
+  'stats show': { args: [], setup: SNAPSHOT, offline: true },
+  'stats top': { args: [], setup: SNAPSHOT, offline: true },
+  'stats report': { args: ['--html', join(DOWNLOADS, 'report.html'), '--force'], setup: SNAPSHOT, offline: true },
+  // the seeded links point at example.com: deleted first, so that nothing here asks DNS about a real name
+  check: { args: [], setup: [{ args: ['link', 'delete', '1', '2', '--yes'] }] },
 };
 
 /** Paths of the leaf commands (hidden ones included: they run too). */

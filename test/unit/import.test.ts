@@ -110,7 +110,7 @@ describe('the import command', () => {
     const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
     const tool = toolsOf(program).find((t) => t.name === 'import')!;
     expect(tool.access).toBe('read');
-    expect(tool.params.map((p) => p.name)).toEqual(['format', 'input', 'file', 'map', 'tagsTo', 'onCollision', 'keepDomains']);
+    expect(tool.params.map((p) => p.name)).toEqual(['format', 'input', 'file', 'map', 'tagsTo', 'onCollision', 'keepDomains', 'force']);
     expect(tool.params.find((p) => p.name === 'file')!.access).toBe('write');
   });
 });

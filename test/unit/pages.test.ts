@@ -1,7 +1,7 @@
 /** Paging through every page: where to stop on documented and real servers, and on odd ones. */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/http/client.js';
-import { allPages } from '../../src/http/pages.js';
+import { allPages, fullRead } from '../../src/http/pages.js';
 
 /** A fake client over `total` records, `perPage` a page, answering like the function given. */
 function server(answer: (page: number) => Record<string, unknown>) {
@@ -64,5 +64,25 @@ describe('allPages', () => {
     const { client, asked } = server((page) => ({ currentpage: page, maxpage: 4, urls: records(page, 10) }));
     expect(await collect(client, 3)).toHaveLength(20);
     expect(asked).toEqual([3, 4]);
+  });
+});
+
+describe('fullRead', () => {
+  it('reads on in the server\'s own page size when it gives fewer records than asked and says more pages follow', async () => {
+    const total = 350;
+    const asked: Array<[number, number]> = [];
+    const client = {
+      request: async (_method: string, _path: string, options: { query: { page: number; limit: number } }) => {
+        const { page, limit } = options.query;
+        asked.push([page, limit]);
+        // 100 a page whatever the limit, numbered in that size
+        const ids = Array.from({ length: 100 }, (_, i) => (page - 1) * 100 + i + 1).filter((id) => id <= total);
+        return { error: 0, data: { currentpage: page, maxpage: Math.ceil(total / 100), urls: ids.map((id) => ({ id })) } };
+      },
+    } as unknown as ApiClient;
+    const ids: number[] = [];
+    for await (const p of fullRead(client, { path: 'api/urls', keys: ['urls'] })) ids.push(...p.records.map((r) => r.id as number));
+    expect(ids).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(asked).toEqual([[1, 1000], [2, 100], [3, 100], [4, 100]]);
   });
 });

@@ -46,7 +46,7 @@ export function register(program: Command, bind: Bind): void {
     "linkctl api GET 'urls?limit=50&order=click' --paginate",
     'linkctl api POST /api/pixel/add -f type=gapixel -f name=GA -f tag=G-12345',
     'linkctl api POST /api/campaign/add -f name=Spring -F public=true',
-    'linkctl api PUT /api/qr/1/update -f type=text -F data=@message.txt',
+    'linkctl api PUT /api/qr/2/update -F data=@message.txt',
     `echo '{"name":"Sales"}' | linkctl api PUT /api/channel/1/update --input -`,
     'linkctl api DELETE /api/pixel/4/delete --dry-run',
   ]);
