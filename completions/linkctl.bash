@@ -70,7 +70,7 @@ _linkctl_spec() {
     'linkctl splash help') cmds='' flags='' vflags='' ;;
     'linkctl export') cmds='' flags='--file --force --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
-    'linkctl apply') cmds='' flags='-f --file --prune --max-deletes -h --help' vflags='-f --file --max-deletes' ;;
+    'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --force -h --help' vflags='--file --map --tags-to --on-collision' ;;
     'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;

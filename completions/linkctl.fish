@@ -225,7 +225,7 @@ function __linkctl_data --argument-names key
         case 'linkctl plan|vflags'
             printf '%s\n' '-f' '--file'
         case 'linkctl apply|flags'
-            printf '%s\t%s\n' '-f' 'the account file (- for stdin)' '--file' 'the account file (- for stdin)' '--prune' 'also delete records of the kinds in the file that the file no longer has' '--max-deletes' 'refuse (exit 2, nothing sent) a plan that deletes more than this many records' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '-f' 'the account file (- for stdin)' '--file' 'the account file (- for stdin)' '--prune' 'also delete records of the kinds in the file that the file no longer has' '--max-deletes' 'refuse (exit 2, nothing sent) a plan that deletes more than this many records' '--verify' 'read each link back after writing it and report options the server dropped (the account\'s plan may lack them): one more request a link, so off by default' '-h' 'show help' '--help' 'show help'
         case 'linkctl apply|vflags'
             printf '%s\n' '-f' '--file' '--max-deletes'
         case 'linkctl import|flags'

@@ -210,7 +210,7 @@ export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result>
 
 export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const { reader, state, plan } = await load(ctx, opts, true);
-  if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 } } };
+  if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 }, problems: [] } };
   ctx.warn(formatPlan(plan));
   const deletes = plan.changes.filter((c) => c.action === 'delete').length;
   if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
@@ -218,16 +218,21 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
   }
   await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
   const applied = { created: 0, updated: 0, deleted: 0 };
+  const problems: string[] = [];
   try {
-    await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied);
+    await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied, { verify: Boolean(opts.verify), problems });
   } catch (error) {
     // A partial result says so: what was done stays done, and plan shows what is left.
     if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
     throw error;
+  } finally {
+    // Done, but not as the file asked (another domain or alias, dropped options): said even when a later change failed.
+    for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
   }
   return {
     kind: 'message',
     message: `Applied: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted.`,
-    json: { ...planData(plan), applied },
+    json: { ...planData(plan), applied, problems },
+    exitCode: problems.length ? 1 : undefined,
   };
 }

@@ -14,7 +14,7 @@ import { domainBody, domainRecord } from '../model/domains.js';
 import { pixelBody, pixelRecord } from '../model/pixels.js';
 import { qrBody, qrRecord } from '../model/qr.js';
 import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
-import { updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
+import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
 import type { AccountReader } from '../model/reader.js';
 import { keyMatch, noSlash, refIds, text } from '../model/values.js';
 import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
@@ -289,12 +289,21 @@ export interface Applied {
   deleted: number;
 }
 
+export interface ApplyOptions {
+  /** --verify: read each link written back and report the options the server dropped (one request a link). */
+  verify?: boolean;
+  /** Gets what the server did not do as asked, one line per link (another domain or alias, dropped options): the run fails with these. */
+  problems?: string[];
+}
+
 /**
  * Carries out a plan. `ids` maps every kind's keys to the target's ids, and grows as records are
  * created. A link is created with its campaign and first channel in the same request (real
- * servers honour both); further channels are assigned after every link exists.
+ * servers honour both); further channels are assigned after every link exists. Each link written
+ * is checked as `link add`/`link update` check theirs (see `notAsAsked`), the read-back only with
+ * `verify`.
  */
-export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }): Promise<Applied> {
+export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }, options: ApplyOptions = {}): Promise<Applied> {
   const client = reader.client;
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
@@ -305,7 +314,8 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     return id;
   };
   // The plan's whole set of changes was confirmed once: a link update's clearing is part of it.
-  const deps = { reader, ui: { warn: (m: string) => ui.warn(m), confirm: async () => undefined }, verify: false };
+  const deps = { reader, ui: { warn: (m: string) => ui.warn(m), confirm: async () => undefined }, verify: Boolean(options.verify) };
+  const problems = (key: string, found: string[]) => options.problems?.push(...found.map((p) => `link ${key}: ${p}`));
   const assigns: Array<() => Promise<void>> = [];
   const linksById = new Map(state.links.map((c) => [c.id, c]));
   for (const change of plan.changes) {
@@ -329,11 +339,14 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       if (change.action === 'create') {
         // The first channel travels with the create; the others are assigned afterwards.
         const json = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
-        id = await createOnce(() => withNamedReferences(reader, json, () => create(client, model, json)), async () => (await reader.fresh('links', { key: String(record.alias) })).find((r) => sameDomain(r, record)));
+        let answer: Rec | undefined;
+        id = await createOnce(async () => (answer = await withNamedReferences(reader, json, () => create(client, model, json))), async () => (await reader.fresh('links', { key: String(record.alias) })).find((r) => sameDomain(r, record)));
+        // A create found by lookup after a lost answer has no answer to check.
+        if (answer) problems(change.key, await notAsAsked(deps, id, json, answer, 'created'));
       } else if ([...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
         const given: Rec = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
-        await updateLink(deps, id!, given, new Set(), true, current?.item);
+        problems(change.key, (await updateLink(deps, id!, given, new Set(), true, current?.item)).problems);
       }
       ids.set(idKey('links', change.key), id!);
       for (const channel of missing) assigns.push(() => assign(reader, channel, id!));

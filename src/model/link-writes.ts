@@ -148,7 +148,7 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     return met({ ...existing, ...brief(answer) }, 'destination', true);
   }
   reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
-  const problems = [...differences(body, answer), ...(await droppedOptions(deps, id, body, 'created'))];
+  const problems = await notAsAsked(deps, id, body, answer, 'created');
   const got = aliasOf(shortUrlOf(answer));
   if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(rewrittenAlias(alias))) {
     deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (an alias has letters, digits, - and _ only)`);
@@ -167,6 +167,14 @@ function aliasOf(short: unknown): string | undefined {
 function withoutError(body: Body): Body {
   const { error: _error, ...rest } = body;
   return rest;
+}
+
+/**
+ * What a create or update of a link did not do as asked: what its answer shows (another domain,
+ * another alias) and, when `deps.verify` allows, what a read-back shows (options dropped).
+ */
+export async function notAsAsked(deps: LinkDeps, id: number | undefined, sent: Rec, answer: Rec, done: 'created' | 'updated'): Promise<string[]> {
+  return [...differences(sent, answer), ...(await droppedOptions(deps, id, sent, done))];
 }
 
 /** What the answer of a create or update shows was not done as asked: another domain, another alias. */
@@ -238,7 +246,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
     // An update adds the link to `channel` without taking it out of others.
     channel: [...new Set([...((before.channel as unknown[] | undefined) ?? []).map(String), ...(plan.body.channel ? [String(plan.body.channel)] : [])])],
   });
-  const problems = [...differences(given, answer), ...(await droppedOptions(deps, id, given, 'updated'))];
+  const problems = await notAsAsked(deps, id, given, answer, 'updated');
   return { status: 'updated', record: { id, shorturl: shortUrlOf(answer) ?? shortUrlOf(read.details) }, json: withoutError(answer), problems };
 }
 

@@ -219,6 +219,48 @@ describe('options the account\'s plan lacks (--plan basic): the link is created,
   });
 });
 
+describe('apply on an account whose plan lacks options (--plan basic)', () => {
+  const fx = useSandbox({ plan: 'basic' });
+  const yaml = (name: string) =>
+    file(name, `version: 1\nlinks:\n  - alias: promo-geo\n    url: https://example.org/promo-geo\n    expiry: ${FUTURE}\n    geo:\n      Canada: https://example.ca\n`);
+  const creates = (sandbox: Sandbox) => methodsAndPaths(sandbox).filter((q) => !q.startsWith('GET'));
+
+  it('without --verify: the alias the server gave instead is reported from the answer (exit 1), with no read-back', async () => {
+    const path = yaml('promo.yaml');
+    const r = await runCli(['apply', '-f', path, '--yes', '--json'], { env: fx.env });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { applied: unknown; problems: string[] };
+    expect(out.applied).toEqual({ created: 1, updated: 0, deleted: 0 });
+    expect(out.problems).toHaveLength(1);
+    expect(out.problems[0]).toMatch(/^link promo-geo: the server gave it the alias "\w+", not "promo-geo": the account's plan may not include custom aliases$/);
+    expect(r.stderr).toBe(`+ link promo-geo\nPlan: 1 to add, 0 to change, 0 to delete.\nlinkctl: ${out.problems[0]}\n`);
+    expect(methodsAndPaths(fx.sandbox)).toEqual([...APPLY_READS, 'POST /api/url/add']);
+  });
+
+  it('with --verify: each link written is read back once, and the dropped options are named too', async () => {
+    const path = yaml('promo-verify.yaml');
+    const r = await runCli(['apply', '-f', path, '--yes', '--verify'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('Applied: 1 added, 0 changed, 0 deleted.\n');
+    expect(r.stderr).toMatch(
+      /^\+ link promo-geo\nPlan: 1 to add, 0 to change, 0 to delete\.\nlinkctl: link promo-geo: the server gave it the alias "\w+", not "promo-geo": the account's plan may not include custom aliases\n/,
+    );
+    expect(r.stderr).toMatch(/\nlinkctl: link promo-geo: created link 3, but the server dropped geo targeting and expiry: the account's plan may not include them\n$/);
+    expect(creates(fx.sandbox)).toEqual(['POST /api/url/add']);
+    expect(methodsAndPaths(fx.sandbox).at(-1)).toBe('GET /api/url/3');
+  });
+
+  it('with --verify: an update whose options were dropped is reported (the link read once after)', async () => {
+    const path = file('update.yaml', `version: 1\nlinks:\n  - alias: docs\n    url: https://example.com/docs\n    title: Example Docs\n    description: Product documentation\n    campaign: Spring launch\n    channels:\n      - Marketing\n    expiry: ${FUTURE}\n`);
+    const r = await runCli(['apply', '-f', path, '--yes', '--verify'], { env: fx.env });
+    expect(r.stdout).toBe('Applied: 0 added, 1 changed, 0 deleted.\n');
+    expect(r.stderr).toMatch(/\nlinkctl: link docs: updated link 1, but the server dropped expiry: the account's plan may not include it\n$/);
+    expect(r.code).toBe(1);
+    expect(creates(fx.sandbox)).toEqual(['PUT /api/url/1/update']);
+    expect(methodsAndPaths(fx.sandbox).at(-1)).toBe('GET /api/url/1');
+  });
+});
+
 describe('the same options on an account whose plan has them (default mode): kept, so nothing is reported', () => {
   const fx = useSandbox();
 
@@ -236,6 +278,15 @@ describe('the same options on an account whose plan has them (default mode): kep
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject([{ status: 'created', id: 3, error: null }]);
     expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/urls', 'POST /api/url/add', 'GET /api/url/3']);
+  });
+
+  it('apply --verify: the link created is read back once, exit 0', async () => {
+    const path = file('kept.yaml', `version: 1\nlinks:\n  - alias: promo-kept\n    url: https://example.org/promo-kept\n    expiry: ${FUTURE}\n`);
+    const r = await runCli(['apply', '-f', path, '--yes', '--verify', '--json'], { env: fx.env });
+    expect(r.stderr).toBe('+ link promo-kept\nPlan: 1 to add, 0 to change, 0 to delete.\n');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ applied: { created: 1, updated: 0, deleted: 0 }, problems: [] });
+    expect(methodsAndPaths(fx.sandbox)).toEqual([...APPLY_READS, 'POST /api/url/add', 'GET /api/url/3']);
   });
 });
 
