@@ -96,8 +96,8 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   const { url: _url, ...options } = body;
   await checkDomain(reader, body.domain);
 
-  // The existing link a create met: returned, skipped, updated or refused, as --if-exists says.
-  const met = async (existing: Rec, how: 'alias' | 'destination', answered: boolean): Promise<LinkOutcome> => {
+  // The existing link a create met (found before sending, returned by the server, or holding the alias the server refused): returned, skipped, updated or refused, as --if-exists says.
+  const met = async (existing: Rec, how: 'alias' | 'destination', sent: 'no' | 'returned' | 'refused'): Promise<LinkOutcome> => {
     const same = typeof existing.longurl !== 'string' || destinationKey(existing.longurl) === destinationKey(url);
     const json = existing;
     if (ifExists === 'update') {
@@ -113,9 +113,9 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     const byAlias = how === 'alias';
     if (ifExists === 'fail') {
       const what = byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as ${named(existing)}`;
-      throw new ApiError(`${what}; ${answered ? 'the server returned it unchanged' : 'nothing was sent'}, so the options were not applied`, 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is');
+      throw new ApiError(`${what}; ${{ no: 'nothing was sent', returned: 'the server returned it unchanged', refused: 'the server refused the alias' }[sent]}, so the options were not applied`, 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is');
     }
-    if (ifExists === 'skip' && !answered) {
+    if (ifExists === 'skip' && sent === 'no') {
       deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);
       return { status: 'skipped', record: brief(existing), json, problems: [] };
     }
@@ -129,7 +129,7 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   // Look before sending when it costs nothing (the run read every link) or when --if-exists skip promises to send nothing.
   if (ifExists === 'skip' || reader.isComplete('links')) {
     const [existing] = alias !== undefined ? await withAlias(reader, alias, body.domain) : await withDestination(reader, url, body.domain);
-    if (existing) return met(existing, alias !== undefined ? 'alias' : 'destination', false);
+    if (existing) return met(existing, alias !== undefined ? 'alias' : 'destination', 'no');
   }
   // Without an alias the server may answer with an existing link: its id tells (see the top of this file).
   const newest = alias === undefined ? await reader.newestLinkId() : undefined;
@@ -140,12 +140,12 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     if (alias === undefined || !(error instanceof ApiError) || !ALIAS_TAKEN.test(error.message)) throw error;
     const [existing] = await withAlias(reader, alias, body.domain);
     if (!existing) throw error;
-    return met(existing, 'alias', false);
+    return met(existing, 'alias', 'refused');
   }
   const id = toInt(answer.id);
   if (newest !== undefined && id !== undefined && id <= newest) {
     const existing = (await reader.byId('links', id).catch(() => undefined)) ?? { id, shorturl: shortUrlOf(answer), longurl: url };
-    return met({ ...existing, ...brief(answer) }, 'destination', true);
+    return met({ ...existing, ...brief(answer) }, 'destination', 'returned');
   }
   reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
   const problems = await notAsAsked(deps, id, body, answer, 'created');

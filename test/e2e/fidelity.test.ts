@@ -319,6 +319,28 @@ describe('aliases under 3 characters in files: exit 2, nothing sent', () => {
   });
 });
 
+describe('the same URL and alias again: real servers answer "That alias is taken" (the alias is checked first), never the link', () => {
+  const fx = useSandbox();
+
+  it('linkctl finds the link by its alias and follows --if-exists: return is exit 0 with the link, fail is exit 1 naming it', async () => {
+    const again = await runCli(['link', 'add', 'https://example.com/docs', '--alias', 'docs', '--if-exists', 'return', '--json'], { env: fx.env });
+    expect(again.stderr).toBe(`note: link 1 (${fx.sandbox.url}/docs) already has the alias "docs" and this destination: this is it, unchanged.\n`);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: 1, alias: 'docs', longurl: 'https://example.com/docs' });
+    // the create refused, then one search for the alias
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['POST /api/url/add', 'GET /api/urls']);
+
+    fx.sandbox.reset();
+    const fail = await runCli(['link', 'add', 'https://example.com/docs', '--alias', 'docs', '--if-exists', 'fail'], { env: fx.env });
+    expect(fail.stderr).toBe(
+      `linkctl: link 1 (${fx.sandbox.url}/docs) already has the alias "docs" and this destination; the server refused the alias, so the options were not applied\n` +
+        'hint: pass --if-exists update to apply them to it, or --if-exists return to take it as it is\n',
+    );
+    expect(fail.code).toBe(1);
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['POST /api/url/add', 'GET /api/urls']);
+  });
+});
+
 describe('apply: a link already in its channel (assigned meanwhile) is success, not an error', () => {
   const fx = useSandbox();
   let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
