@@ -570,10 +570,14 @@ if (ONLY.includes('import')) {
       { text: `time: ${IMPORT_SMALL.toLocaleString('en')} rows median ${median(times[IMPORT_SMALL]).toFixed(0)} ms, ${IMPORT_BIG.toLocaleString('en')} rows median ${median(times[IMPORT_BIG]).toFixed(0)} ms` },
     ],
   );
+}
+
 // ---------------------------------------------------------------- click history (scripts/bench/stats.mjs)
 if (ONLY.includes('stats')) {
   const { benchStats } = await import('./bench/stats.mjs');
   await benchStats({ ROOT, BIN, MAXRSS, NODE, tmp, RUNS, timed, alternate, report, median, sandbox, sandboxJs, clean, memoryCapMb: MEMORY_CAP_MB });
+}
+
 // ---------------------------------------------------------------- check
 if (ONLY.includes('check')) {
   const { destinations, hosts, delayMs, concurrency, perHost } = CHECK;
