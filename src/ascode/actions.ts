@@ -4,7 +4,9 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Plan, type State } from './engine.js';
+import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Applied, type Plan, type State } from './engine.js';
+import type { Journal } from '../bulk/journal.js';
+import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 import { VERSION } from '../version.js';
@@ -167,7 +169,8 @@ function recordYaml(record: Rec): string {
 
 // ---------------------------------------------------------------- plan and apply
 
-async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
+/** The file, checked, then the account read (`beforeRead` runs between: apply takes its lock there). */
+async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: () => Promise<void>) {
   const name = String(opts.file);
   let text: string;
   if (name === '-') text = await ctx.readStdin();
@@ -176,6 +179,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean) {
   // The values taken from the environment join the context's secrets: redacted from every message and trace.
   const { file, where } = readAccountFile(text, name === '-' ? '<stdin>' : name, { env: resolveEnv ? ctx.env : undefined, secrets: ctx.secrets });
   text = ''; // 18 MB for 200,000 links: not kept while the account is read
+  await beforeRead?.();
   const reader = await ctx.reader();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
@@ -209,30 +213,76 @@ export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result>
 }
 
 export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const { reader, state, plan } = await load(ctx, opts, true);
-  if (!plan.changes.length) return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { created: 0, updated: 0, deleted: 0 }, problems: [] } };
-  ctx.warn(formatPlan(plan));
-  const deletes = plan.changes.filter((c) => c.action === 'delete').length;
-  if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
-    throw new UsageError(`the plan deletes ${deletes} records, more than --max-deletes ${opts.maxDeletes}; nothing was changed`, `look at the deletions with \`linkctl plan -f ${String(opts.file)}${opts.prune ? ' --prune' : ''}\`; if they are meant, apply with a higher --max-deletes`);
-  }
-  await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
-  const applied = { created: 0, updated: 0, deleted: 0 };
-  const problems: string[] = [];
+  let journal: Journal | undefined;
+  const applied: Applied = { created: 0, updated: 0, deleted: 0 };
+  let finished = false;
   try {
-    await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied, { verify: Boolean(opts.verify), problems });
-  } catch (error) {
-    // A partial result says so: what was done stays done, and plan shows what is left.
-    if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
-    throw error;
+    // The lock is taken once the file is known to be good, before the account is read: a second
+    // apply to the same account at once is refused, and none plans against a state about to change.
+    const { reader, state, plan } = await load(ctx, opts, true, async () => {
+      journal = await openApplyJournal(ctx, String(opts.file));
+    });
+    if (!plan.changes.length) {
+      finished = true;
+      return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { ...applied, steps: [] }, problems: [] } };
+    }
+    ctx.warn(formatPlan(plan));
+    const deletes = plan.changes.filter((c) => c.action === 'delete').length;
+    if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
+      throw new UsageError(`the plan deletes ${deletes} records, more than --max-deletes ${opts.maxDeletes}; nothing was changed`, `look at the deletions with \`linkctl plan -f ${String(opts.file)}${opts.prune ? ' --prune' : ''}\`; if they are meant, apply with a higher --max-deletes`);
+    }
+    await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
+    const problems: string[] = [];
+    try {
+      await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied, journal, { verify: Boolean(opts.verify), problems });
+    } catch (error) {
+      // A partial result says so: what was done stays done, and plan shows what is left.
+      if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
+      throw error;
+    } finally {
+      // Done, but not as the file asked (another domain or alias, dropped options): said even when a later change failed.
+      for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
+    }
+    finished = true;
+    return {
+      kind: 'message',
+      message: `Applied: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted.`,
+      json: { ...planData(plan), applied, problems },
+      exitCode: problems.length ? 1 : undefined,
+    };
   } finally {
-    // Done, but not as the file asked (another domain or alias, dropped options): said even when a later change failed.
-    for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
+    // Every step done (or none to do): the journal has done its work. Otherwise it stays, as proof
+    // of what was done and what was in flight, for the next apply to say so.
+    if (finished || !applied.steps?.length) journal?.retire();
+    else journal?.close();
   }
-  return {
-    kind: 'message',
-    message: `Applied: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted.`,
-    json: { ...planData(plan), applied, problems },
-    exitCode: problems.length ? 1 : undefined,
-  };
+}
+
+/**
+ * Apply's journal (the bulk engine's, src/bulk/journal.ts), one per account: its lock keeps two
+ * applies from planning against the same account at once, and its lines record each step before
+ * it is sent and its outcome after. An apply that finds one left by a run that stopped (a kill,
+ * a crash, a full disk) says so; it needs nothing else from it, since it reads the account again
+ * and plans only what is still different: a step that was in flight is found by its key.
+ */
+async function openApplyJournal(ctx: Context, file: string): Promise<Journal | undefined> {
+  if (ctx.globals.dryRun) return undefined; // a dry run writes nothing, and sends no change
+  const { Journal } = await import('../bulk/journal.js');
+  const { stateDir } = await import('../config/paths.js');
+  const client = await ctx.client();
+  const journal = Journal.open({
+    dir: join(stateDir(ctx.env), 'apply'),
+    key: { profile: ctx.sandboxMode ? 'sandbox' : ctx.settings().profile.value, baseUrl: ctx.sandboxMode ? 'sandbox' : client.base.href, command: 'apply' },
+    settings: {},
+    restart: false,
+    label: `apply -f ${file}`,
+    subject: 'apply on this account',
+  });
+  const earlier = [...journal.previous.values()];
+  if (earlier.length) {
+    const inFlight = earlier.filter((e) => e.state === 'sending').length;
+    const done = earlier.filter((e) => e.state !== 'sending' && e.state !== 'failed').length;
+    ctx.warn(`note: an earlier apply on this account stopped before it finished (${done} step${done === 1 ? '' : 's'} done${inFlight ? `, ${inFlight} in flight` : ''}); the account is read again, so what it did is not done twice${inFlight ? ' (a record in flight is found by its key)' : ''}.`);
+  }
+  return journal;
 }

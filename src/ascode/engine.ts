@@ -283,10 +283,28 @@ export function formatPlan(plan: Plan): string {
 
 // ---------------------------------------------------------------- apply
 
+/**
+ * Where apply records each step before it is sent and its outcome after (the bulk journal,
+ * src/bulk/journal.ts): a kill leaves the proof of what was done and what was in flight.
+ */
+export interface StepLog {
+  record(entry: { row: number; state: 'sending' | 'created' | 'updated' | 'deleted' | 'exists' | 'failed'; id?: unknown; error?: string }): void;
+}
+
+/** One step of an apply as it ended, for --json: what, to which record, and the id it has. */
+export interface Step {
+  action: 'create' | 'update' | 'delete' | 'assign';
+  kind: Kind;
+  key: string;
+  id: number | null;
+  status: 'created' | 'updated' | 'deleted' | 'exists' | 'failed';
+}
+
 export interface Applied {
   created: number;
   updated: number;
   deleted: number;
+  steps?: Step[];
 }
 
 export interface ApplyOptions {
@@ -303,7 +321,7 @@ export interface ApplyOptions {
  * is checked as `link add`/`link update` check theirs (see `notAsAsked`), the read-back only with
  * `verify`.
  */
-export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }, options: ApplyOptions = {}): Promise<Applied> {
+export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }, log?: StepLog, options: ApplyOptions = {}): Promise<Applied> {
   const client = reader.client;
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
@@ -312,6 +330,25 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     const id = ids.get(idKey(kind, name));
     if (id === undefined) throw new UsageError(`${specs()[kind].noun} "${name}" does not exist on the server`, kind === 'overlays' || kind === 'splash' ? 'overlays and splash pages are made in the web interface; make it there first' : undefined);
     return id;
+  };
+  const steps: Step[] = (done.steps ??= []);
+  /** One step: "sending" in the log before anything is sent, its outcome after (a failure too). */
+  type Outcome = number | undefined | { id: number; status: Exclude<Step['status'], 'failed'> };
+  const step = async (action: Step['action'], kind: Kind, key: string, status: Exclude<Step['status'], 'failed'>, send: () => Promise<Outcome>) => {
+    const row = steps.length + 1;
+    const entry: Step = { action, kind, key, id: null, status: 'failed' };
+    steps.push(entry);
+    log?.record({ row, state: 'sending' });
+    try {
+      const outcome = await send();
+      const id = typeof outcome === 'object' ? outcome.id : outcome;
+      entry.id = id ?? null;
+      entry.status = typeof outcome === 'object' ? outcome.status : status;
+      log?.record({ row, state: entry.status, id });
+    } catch (error) {
+      log?.record({ row, state: 'failed', error: (error as Error).message });
+      throw error;
+    }
   };
   // The plan's whole set of changes was confirmed once: a link update's clearing is part of it.
   const deps = { reader, ui: { warn: (m: string) => ui.warn(m), confirm: async () => undefined }, verify: Boolean(options.verify) };
@@ -322,8 +359,11 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`);
     const model = MODELS[change.kind];
     if (change.action === 'delete') {
-      await remove(client, model, change.id!);
-      reader.forget(change.kind, change.id!);
+      await step('delete', change.kind, change.key, 'deleted', async () => {
+        await remove(client, model, change.id!);
+        reader.forget(change.kind, change.id!);
+        return change.id;
+      });
       done.deleted++;
       continue;
     }
@@ -340,23 +380,38 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         // The first channel travels with the create; the others are assigned afterwards.
         const json = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
         let answer: Rec | undefined;
-        id = await createOnce(async () => (answer = await withNamedReferences(reader, json, () => create(client, model, json))), async () => (await reader.fresh('links', { key: String(record.alias) })).find((r) => sameDomain(r, record)));
+        await step('create', 'links', change.key, 'created', async () => {
+          id = await createOnce(async () => (answer = await withNamedReferences(reader, json, () => create(client, model, json))), async () => (await reader.fresh('links', { key: String(record.alias) })).find((r) => sameDomain(r, record)));
+          return id;
+        });
         // A create found by lookup after a lost answer has no answer to check.
         if (answer) problems(change.key, await notAsAsked(deps, id, json, answer, 'created'));
       } else if ([...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
         const given: Rec = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
-        problems(change.key, (await updateLink(deps, id!, given, new Set(), true, current?.item)).problems);
+        await step('update', 'links', change.key, 'updated', async () => {
+          problems(change.key, (await updateLink(deps, id!, given, new Set(), true, current?.item)).problems);
+          return id;
+        });
       }
       ids.set(idKey('links', change.key), id!);
-      for (const channel of missing) assigns.push(() => assign(reader, channel, id!));
+      for (const channel of missing) assigns.push(() => step('assign', 'links', change.key, 'updated', async () => {
+        const already = await assign(reader, channel, id!);
+        return { id: id!, status: already ? 'exists' : 'updated' };
+      }));
     } else {
       const body = resourceBody(change.kind, record);
       if (change.action === 'create') {
-        const id = await createOnce(() => create(client, model, body), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
-        ids.set(idKey(change.kind, change.key), id);
+        await step('create', change.kind, change.key, 'created', async () => {
+          const id = await createOnce(() => create(client, model, body), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
+          ids.set(idKey(change.kind, change.key), id);
+          return id;
+        });
       } else {
-        await update(client, model, change.id!, body);
+        await step('update', change.kind, change.key, 'updated', async () => {
+          await update(client, model, change.id!, body);
+          return change.id;
+        });
       }
     }
     if (change.action === 'create') done.created++;
@@ -372,12 +427,14 @@ function sameDomain(found: Rec, record: Rec): boolean {
   return keyMatch(noSlash(String(found.domain ?? shortUrlOf(found) ?? ''))).startsWith(keyMatch(noSlash(String(record.domain))));
 }
 
-/** `channel assign`: an item already in the channel is what was wanted. */
-async function assign(reader: AccountReader, channelId: number, linkId: number): Promise<void> {
+/** `channel assign`: an item already in the channel is what was wanted (true). */
+async function assign(reader: AccountReader, channelId: number, linkId: number): Promise<boolean> {
   try {
     await reader.client.request('POST', channelAssignPath(channelId, 'links', linkId), { about: `channel ${channelId}, link ${linkId}` });
+    return false;
   } catch (error) {
     if (!(error instanceof ApiError && ALREADY_IN_CHANNEL.test(error.message))) throw error;
+    return true;
   }
 }
 

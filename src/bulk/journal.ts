@@ -50,6 +50,8 @@ export interface JournalOptions {
   restart: boolean;
   /** What the run is, for the lock and messages: `link add --from q.csv`. */
   label: string;
+  /** What a second run at once would share with this one, for its refusal (default: the same file). */
+  subject?: string;
   /**
    * For tests only (LINKCTL_TEST_JOURNAL_FAIL_AFTER): the writer fails with ENOSPC once this many
    * bytes have been written in this run, after writing the part of the line that still fits.
@@ -126,7 +128,7 @@ export class Journal {
     const name = createHash('sha256').update(JSON.stringify(Object.values(options.key))).digest('hex').slice(0, 32);
     const path = join(dir, `${name}.jsonl`);
     const lockPath = join(dir, `${name}.lock`);
-    acquireLock(lockPath, options.label);
+    acquireLock(lockPath, options.label, options.subject ?? 'the same file');
     let fd: number | undefined;
     try {
       // O_NOFOLLOW: a symlink planted where the journal goes is refused, never followed (lstat where the flag does not exist).
@@ -355,7 +357,7 @@ const HALF_WRITTEN_STALE_MS = 2000;
  * waited on. A lock from another host cannot be checked and is respected; the message says how
  * to remove it.
  */
-function acquireLock(lockPath: string, what: string): void {
+function acquireLock(lockPath: string, what: string, subject: string): void {
   const info: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString(), procStart: processStart(process.pid), what, token: randomBytes(12).toString('hex') };
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
@@ -376,7 +378,7 @@ function acquireLock(lockPath: string, what: string): void {
     if (holder ? holderAlive(holder, lockPath) : Date.now() - mtime(lockPath) < HALF_WRITTEN_STALE_MS) {
       const who = holder ? `pid ${holder.pid}${holder.host !== info.host ? ` on ${holder.host}` : ''}, started ${holder.started}${holder.what ? `: ${holder.what}` : ''}` : 'a process that is just starting';
       throw new UsageError(
-        `another linkctl is running the same file (${who}); nothing was sent`,
+        `another linkctl is running ${subject} (${who}); nothing was sent`,
         `wait for it to finish, then run again: it goes on from where that run stops. If that process is gone${holder && holder.host !== info.host ? ` (it ran on ${holder.host})` : ''}, remove ${lockPath}`,
       );
     }

@@ -175,6 +175,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   else if (!refresh()) await locked(() => { if (stamp === undefined) { state = seedState(options.seed); persist(); } });
 
   const requests: RecordedRequest[] = [];
+  /** API requests since the log was last cleared: the log itself keeps only the last MAX_LOGGED_REQUESTS. */
+  let apiRequests = 0;
   let faults: { fault: Fault; left: number }[] = [];
   const windows = new Map<string, Window>();
   const sockets = new Set<Socket>();
@@ -293,7 +295,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (tooLarge) return send(res, json(413, TOO_LARGE, { Connection: 'close' }));
     const route = `${req.method} ${path}`;
     if (route === 'GET /__sandbox/requests') return send(res, json(200, requests));
-    if (route === 'DELETE /__sandbox/requests') { requests.length = 0; return send(res, json(200, { ok: true })); }
+    // The log keeps the last 1,000; the count is of every API request since the log was cleared (bench).
+    if (route === 'GET /__sandbox/requests/count') return send(res, json(200, { api: apiRequests }));
+    if (route === 'DELETE /__sandbox/requests') { requests.length = 0; apiRequests = 0; return send(res, json(200, { ok: true })); }
     if (route === 'POST /__sandbox/reset') {
       await (stateFile ? withStateLock(stateFile, reset) : reset()); // no reload first: reset mends a corrupt file
       return send(res, json(200, { ok: true }));
@@ -321,6 +325,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now() };
     requests.push(record); // before reading the body, so the log is in arrival order
+    if (url.pathname.startsWith('/api/')) apiRequests++;
     if (requests.length > MAX_LOGGED_REQUESTS) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
     const fault = takeFault(method);
     if (fault?.kind === 'reset-before-body') return void req.socket.destroy();
@@ -348,6 +353,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     state = seedState(options.seed);
     persist();
     requests.length = 0;
+    apiRequests = 0;
     faults = [];
     windows.clear();
   }

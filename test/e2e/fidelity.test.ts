@@ -230,7 +230,7 @@ describe('apply on an account whose plan lacks options (--plan basic)', () => {
     const r = await runCli(['apply', '-f', path, '--yes', '--json'], { env: fx.env });
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as { applied: unknown; problems: string[] };
-    expect(out.applied).toEqual({ created: 1, updated: 0, deleted: 0 });
+    expect(out.applied).toEqual({ created: 1, updated: 0, deleted: 0, steps: [{ action: 'create', kind: 'links', key: 'promo-geo', id: 3, status: 'created' }] });
     expect(out.problems).toHaveLength(1);
     expect(out.problems[0]).toMatch(/^link promo-geo: the server gave it the alias "\w+", not "promo-geo": the account's plan may not include custom aliases$/);
     expect(r.stderr).toBe(`+ link promo-geo\nPlan: 1 to add, 0 to change, 0 to delete.\nlinkctl: ${out.problems[0]}\n`);
@@ -357,9 +357,12 @@ describe('apply: a link already in its channel (assigned meanwhile) is success, 
       },
     });
     const yaml = file('channels.yaml', 'version: 1\nlinks:\n  - alias: spring-sale\n    url: https://example.com/spring-sale\n    title: Spring sale\n    channels:\n      - Marketing\n');
-    const r = await runCli(['apply', '-f', yaml, '--yes'], { env: { ...fx.env, LINKCTL_BASE_URL: proxy.url } });
+    const r = await runCli(['apply', '-f', yaml, '--yes', '--json'], { env: { ...fx.env, LINKCTL_BASE_URL: proxy.url } });
     expect(r.stderr).toBe('~ link spring-sale: channels (none) → ["Marketing"]\nPlan: 0 to add, 1 to change, 0 to delete.\n');
-    expect(r.stdout).toBe('Applied: 0 added, 1 changed, 0 deleted.\n');
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      applied: { created: 0, updated: 1, deleted: 0, steps: [{ action: 'assign', kind: 'links', key: 'spring-sale', id: 2, status: 'exists' }] },
+      problems: [],
+    });
     expect(r.code).toBe(0);
     // the other user's assign, then apply's own, answered "This item is already added to the selected channel."
     expect(methodsAndPaths(fx.sandbox).filter((q) => !q.startsWith('GET'))).toEqual(['POST /api/channel/1/assign/links/2', 'POST /api/channel/1/assign/links/2']);

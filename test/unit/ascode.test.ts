@@ -138,7 +138,7 @@ describe('apply never creates twice', () => {
     const reader = new AccountReader(client);
     const state = await readState(reader);
     const applied = await applyPlan(reader, { warn: () => undefined }, makePlan(file, state, false), state, () => undefined);
-    expect(applied).toEqual({ created: 1, updated: 0, deleted: 0 });
+    expect(applied).toMatchObject({ created: 1, updated: 0, deleted: 0 });
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
   });
 

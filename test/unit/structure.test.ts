@@ -3,6 +3,7 @@
  * written in the model layer (src/model/), the sandbox (which serves them) and the raw `api`
  * command, nowhere else; bulk, links-as-code and MCP use the model, not a command's actions.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,5 +46,17 @@ describe('bulk, links-as-code and MCP build on the model, not on commands', () =
       .filter(({ target }) => !ALLOWED.test(target))
       .map(({ file, target }) => `${file} imports ${target}`);
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('scripts', () => {
+  // `npm run bench` is not part of `npm test`: a merge that breaks its syntax would go unseen.
+  it('the bench scripts are valid JavaScript (node --check)', () => {
+    const scripts = fileURLToPath(new URL('../../scripts/', import.meta.url));
+    const files = [join(scripts, 'bench.mjs'), ...readdirSync(join(scripts, 'bench')).filter((f) => f.endsWith('.mjs')).map((f) => join(scripts, 'bench', f))];
+    for (const file of files) {
+      const r = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8' });
+      expect(r.status, `${file}: ${r.stderr}`).toBe(0);
+    }
   });
 });
