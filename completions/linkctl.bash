@@ -71,7 +71,7 @@ _linkctl_spec() {
     'linkctl export') cmds='' flags='--file --force --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify -h --help' vflags='-f --file --max-deletes' ;;
-    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --force -h --help' vflags='--file --map --tags-to --on-collision' ;;
+    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --db' ;;
     'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
@@ -148,6 +148,7 @@ _linkctl_values() {
     'linkctl import --file') vals=@files ;;
     'linkctl import --tags-to') vals='campaign channel none' ;;
     'linkctl import --on-collision') vals='fail suffix skip' ;;
+    'linkctl import --db') vals=@files ;;
     'linkctl import #0') vals='bitly shlink yourls kutt dub shortio rebrandly csv' ;;
     'linkctl import #1') vals=@files ;;
     'linkctl stats snapshot --db') vals=@files ;;

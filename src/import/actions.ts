@@ -10,6 +10,7 @@ import { toInt } from '../http/envelope.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import type { Result } from '../output/types.js';
 import { schemaUrl } from '../ascode/actions.js';
+import type { HistoryRecord } from '../history/store.js';
 import { FORMATS, mappedFormat, type FormatName } from './formats.js';
 import { survey, write, type ImportOptions } from './convert.js';
 
@@ -44,6 +45,10 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   } catch (error) {
     throw writeError(error, '--file', target ?? temp);
   }
+  // --with-clicks: the database and the account are known before anything is written; the totals
+  // are kept as the links are written, and stored once the file is in place.
+  const clicks = opts.withClicks ? await startClicks(ctx, opts.db as string | undefined) : undefined;
+  if (clicks) options.onLink = (link) => link.clicks !== undefined && clicks.records.push({ kind: 'link', alias: link.alias, label: link.title, clicks: link.clicks });
   let done: Awaited<ReturnType<typeof write>>;
   try {
     ctx.status('writing the file');
@@ -75,7 +80,8 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
       // renamed
     }
   }
-  const summary = { links: done.links, renamed: done.renamed, skipped: done.skipped };
+  const summary: Record<string, unknown> = { links: done.links, renamed: done.renamed, skipped: done.skipped };
+  if (clicks) summary.clicks = await clicks.store(format.name);
   if (target && ctx.globals.dryRun) {
     return { kind: 'message', message: `dry run: would import ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}; nothing was written`, json: { dryRun: true, file: opts.file, ...summary } };
   }
@@ -114,4 +120,41 @@ async function accountDomains(ctx: Context): Promise<Map<string, string>> {
     }
   }
   return domains;
+}
+
+/**
+ * `--with-clicks`: the source's click totals as the first snapshot of the target account's click
+ * history (origin `import:<format>`, records keyed by alias: `stats snapshot` later finds each
+ * link by its alias once `apply` has made it), so the history starts from the old numbers. The
+ * database is opened and the account read (one request) before the file is written.
+ */
+async function startClicks(ctx: Context, db: string | undefined) {
+  const { openHistory } = await import('../history/store.js');
+  const { readAccount } = await import('../history/read.js');
+  const history = await openHistory(ctx, { db, create: true });
+  let source: Awaited<ReturnType<typeof readAccount>>;
+  try {
+    source = await readAccount(ctx);
+  } catch (error) {
+    await history.close();
+    throw error;
+  }
+  const records: HistoryRecord[] = [];
+  return {
+    records,
+    /** Stores the totals (not on a dry run); what was stored, for the summary. */
+    async store(format: string): Promise<Record<string, unknown>> {
+      try {
+        if (!records.length) {
+          ctx.warn(`note: --with-clicks: the export gives no click totals${format === 'bitly' ? ' (a Bitly CSV export has none)' : ''}; nothing was recorded`);
+          return { links: 0, snapshot: null, db: history.db.where };
+        }
+        const result = await history.snapshot({ source, records, origin: `import:${format}`, complete: false, kinds: ['link'], profile: ctx.settings().profile.value, dryRun: Boolean(ctx.globals.dryRun) });
+        ctx.warn(`${ctx.globals.dryRun ? 'dry run: would record' : 'recorded'} the click totals of ${records.length} link${records.length === 1 ? '' : 's'} as the first snapshot of this account's click history (${history.db.where}); \`linkctl stats snapshot\` after \`apply\` goes on from them`);
+        return { links: records.length, snapshot: ctx.globals.dryRun ? null : result.snapshot, db: history.db.where };
+      } finally {
+        await history.close();
+      }
+    },
+  };
 }

@@ -27,6 +27,8 @@ export interface ImportOptions {
   onCollision: (typeof ON_COLLISION)[number];
   /** The target account's domains by host (`go.example.com` → `https://go.example.com`); undefined when not read. */
   domains?: Map<string, string>;
+  /** `--with-clicks`: told each link written, under the alias it has in the file, with the source's click total. */
+  onLink?: (link: { alias: string; title?: string; clicks?: number }) => void;
 }
 
 /** A link that cannot keep its alias on the target, and why. */
@@ -213,6 +215,7 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
     }
     if (decided.collision) assigned.add(key);
     out(`${linkText(link, alias, decided.domain, notes, options, surveyed.tags)}\n`);
+    options.onLink?.({ alias, title: link.title, clicks: link.clicks });
     done.links++;
   });
   if (errors.length || done.links !== surveyed.links) throw new UsageError(`${options.label} changed while it was read; nothing was written`, 'import it again once nothing is writing to it');

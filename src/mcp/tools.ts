@@ -100,9 +100,9 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * a call open any file or connect to any database server: the history database is the one the
  * user started the server with (LINKCTL_DB, or the default). `check --fail-on` only sets the exit
  * status for scripts, which would turn the results into a tool error: an agent reads each record's
- * status instead.
+ * status instead. `import --with-clicks` writes the history database: the import tool only converts.
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on', '--with-clicks']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;

@@ -157,7 +157,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
       for (const line of optionLines) {
         const long = /--(no-)?([\w-]+)/.exec(line)!;
         // Secrets, unbounded paging, bulk input (--from and its companions), another database (--db) and check's exit status (--fail-on) are not for tools.
-        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'verify', 'db', 'fail-on'].includes(long[2]!) && !long[1]) continue;
+        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'verify', 'db', 'fail-on', 'with-clicks'].includes(long[2]!) && !long[1]) continue;
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;

@@ -1,6 +1,6 @@
 /** `import`: another shortener's export as an account file. Flags and help only; the work is in src/import/, loaded when the command runs. */
 import type { Command } from 'commander';
-import { enumArgument, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOptionOf, enumArgument, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
 
@@ -36,6 +36,8 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--tags-to <kind>', "what the source's tags become: each link's first tag its campaign, every tag a channel, or comments only", TAGS_TO).default('none'))
       .addOption(enumOption('--on-collision <action>', 'a link that cannot keep its alias: fail (exit 2, nothing written), suffix (alias-2, ...), skip (left out)', ON_COLLISION).default('fail'))
       .option('--keep-domains', "read the account's branded domains (one request) and keep each link's domain where the account has it")
+      .option('--with-clicks', "record the export's click totals as the first snapshot of this account's click history (one request: the account; see `linkctl stats`)")
+      .addOption(dbOptionOf())
       .addOption(forceOption())
       .addHelpText('after', wrapped(formatsHelp))
       .action(bind(load, 'importLinks')),
@@ -44,6 +46,7 @@ export function register(program: Command, bind: Bind): void {
       'linkctl import shlink short_urls.csv --tags-to campaign --file account.yaml',
       'linkctl import csv links.csv --map "url=Destination,alias=Back-half,title=Name"',
       'linkctl import kutt links.json --keep-domains --on-collision suffix --file account.yaml',
+      'linkctl import bitly bitly-links.csv --with-clicks --file account.yaml',
     ],
   );
 }

@@ -30,7 +30,11 @@ export function withExamples(command: Command, lines: string[]): Command {
  * `check`, `import --with-clicks`). Not a tool parameter (src/mcp/tools.ts, NOT_FOR_TOOLS).
  */
 export function dbOption(command: Command): Command {
-  return command.addOption(pathOption('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)'));
+  return command.addOption(dbOptionOf());
+}
+
+export function dbOptionOf(): Option {
+  return pathOption('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)');
 }
 
 export function paginationOptions(command: Command): Command {
