@@ -281,7 +281,7 @@ describe.concurrent('rate limits', () => {
     const started = Date.now();
     const r = await runCli(['qr', 'list', '--max-wait', '1'], { env });
     failed(r, 5, /rate limited: .*the window resets at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in 3600 s\), longer than --max-wait 1 s/, /raise --max-wait/);
-    expect(Date.now() - started).toBeLessThan(5000); // the server asked for an hour
+    expect(Date.now() - started).toBeLessThan(30_000); // the server asked for an hour: anything well under it is "at once" (a loaded machine spawns slowly)
     expect(count()).toBe(1);
   });
 
@@ -414,7 +414,7 @@ describe.concurrent('Ctrl-C', () => {
     child.kill('SIGINT');
     const code = await exited;
     expect(code).toBe(130);
-    expect(Date.now() - started).toBeLessThan(5000); // the timeout was 20 s
+    expect(Date.now() - started).toBeLessThan(10_000); // the timeout was 20 s
     expect(stdout).toBe('');
     expect(stderr).toBe('linkctl: interrupted\n');
     expect(count()).toBe(1);
