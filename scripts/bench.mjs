@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import,stats,check] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,7 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-memory,import,stats,check').split(',');
+const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check').split(',');
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const CHECK_RUNS = Number(opt('--check-runs', 3));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
@@ -503,6 +503,49 @@ if (ONLY.includes('bulk-speed')) {
   report(
     `link add --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch POSTs in one process`,
     [['bare fetch POSTs', xs, 'ms'], ['linkctl link add --from', ys, 'ms']],
+    median(ys) / median(xs),
+    1.3,
+  );
+}
+
+if (ONLY.includes('bulk-update')) {
+  // link update --from: each row is a read of the link and its update (the safe update); the
+  // baseline is the updates alone, bare PUTs one after the other in one Node process.
+  const rows = 1000;
+  const sb = await sandbox(sandboxJs, ['--seed-links', String(rows), '--rate-limit', 'off']);
+  const ids = join(tmp, 'update-ids.csv');
+  writeFileSync(ids, `id\n${Array.from({ length: rows }, (_, i) => SEEDED_LINKS + 1 + i).join('\n')}\n`);
+  const bare = join(tmp, 'bare-puts.mjs');
+  writeFileSync(
+    bare,
+    [
+      "import { readFileSync } from 'node:fs';",
+      'const [base, file] = process.argv.slice(2);',
+      "const ids = readFileSync(file, 'utf8').trim().split('\\n').slice(1);",
+      'for (const id of ids) {',
+      "  const r = await fetch(`${base}/api/url/${id}/update`, { method: 'PUT', headers: { Authorization: `Bearer ${process.env.LINKCTL_API_KEY}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ description: 'bulk' }) });",
+      '  const body = await r.json();',
+      '  if (body.error) throw new Error(JSON.stringify(body));',
+      '  process.stdout.write(`${id}\\n`);',
+      '}',
+    ].join('\n'),
+  );
+  const xs = [];
+  const ys = [];
+  for (let i = 0; i <= BULK_RUNS; i++) {
+    await sb.reset();
+    const a = timed([bare, sb.url, ids], sb.env);
+    if (a.stdout.split('\n').filter(Boolean).length !== rows) throw new Error('bare PUTs: not every row printed');
+    await sb.reset();
+    const b = timed([BIN, 'link', 'update', '--from', ids, '--description', 'bulk', '--yes', '-o', 'ndjson'], { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
+    if (b.stdout.split('\n').filter(Boolean).length !== rows) throw new Error(`link update --from: not every row printed: ${b.stderr}`);
+    if (i === 0) continue; // warm-up
+    xs.push(a.ms);
+    ys.push(b.ms);
+  }
+  report(
+    `link update --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch PUTs in one process`,
+    [['bare fetch PUTs', xs, 'ms'], ['linkctl link update --from', ys, 'ms']],
     median(ys) / median(xs),
     1.3,
   );

@@ -160,6 +160,16 @@ export async function updateRow(ctx: Context, { args, opts }: ActionInput): Prom
   return updateLink(await deps(ctx, opts), args[0] as number, given, clear);
 }
 
+/**
+ * While a `link update --from` row is sent, the next row's link is read (the read every update
+ * makes first): the reader keeps the answer for that row. Nothing else is done ahead of its turn.
+ */
+export function updatePrefetch(ctx: Context, { args }: ActionInput): void {
+  const id = args[0];
+  if (typeof id !== 'number') return;
+  void ctx.reader().then((reader) => reader.readOne('links', id)).catch(() => undefined); // a failure is the row's own, when its turn comes
+}
+
 /** Before `link update --from` runs `rows` rows: each row needs its link's list item, so the list is read once when that is cheaper. */
 export async function updatePrepare(ctx: Context, rows: number): Promise<void> {
   await (await ctx.reader()).preferFull('links', rows);
