@@ -183,6 +183,8 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         settings: flagSettings(base),
         restart: Boolean(opts.restart),
         label: `${path} --from ${input.label}`,
+        // link add finds an existing link (alias, destination) before creating one; an update sent again changes nothing more.
+        flushEachSend: !(path === 'link add' || path === 'link update'),
         failAfterBytes: testFailAfter(ctx.env),
       });
       try {

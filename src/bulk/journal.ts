@@ -46,6 +46,14 @@ export interface JournalOptions {
    * unfinished journal is resumed only with the same settings, else the run is refused.
    */
   settings: Record<string, string>;
+  /**
+   * Whether each "sending" line is flushed to the disk (fsync) before its request: needed where a
+   * row sent again after a power failure (which loses what the system had not written yet; a
+   * killed process loses nothing) would do the work twice. Commands that find what a row would
+   * create before creating it (`link add`: its alias or destination) or whose row sent again does
+   * the same thing (`link update`) flush at most once a second instead.
+   */
+  flushEachSend?: boolean;
   /** Start over: an earlier journal of this key is discarded (once the lock is held). */
   restart: boolean;
   /** What the run is, for the lock and messages: `link add --from q.csv`. */
@@ -95,6 +103,8 @@ export class Journal {
   /** The file does not end with a newline (a torn line): the next write starts a new line. */
   private needsNewline = false;
   private written = 0;
+  /** When the file was last flushed to the disk (ms). */
+  private flushedAt = 0;
   private broken?: JournalWriteError;
   private closed = false;
 
@@ -162,7 +172,10 @@ export class Journal {
 
   /** "sending" is on disk, whole, when this returns (with the outcome before it); an outcome with the next flush. */
   record(entry: Entry): void {
-    this.append(entry, entry.state === 'sending');
+    const now = Date.now();
+    const flush = entry.state === 'sending' && ((this.options.flushEachSend ?? true) || now - this.flushedAt >= 1000);
+    this.append(entry, flush);
+    if (flush) this.flushedAt = now;
   }
 
   private append(value: unknown, flush = true): void {
