@@ -445,6 +445,31 @@ const bulkCsv = (rows, tag) => {
   return file;
 };
 
+/**
+ * A bulk run against the same requests sent bare, one after the other, in one Node process: each
+ * from a fresh account, a warm-up first, then BULK_RUNS alternating runs; each must print a line a row.
+ */
+async function bulkVersusBare({ title, sb, rows, bare, linkctl, what }) {
+  const xs = [];
+  const ys = [];
+  const check = (out, who) => {
+    const n = out.split('\n').filter(Boolean).length;
+    if (n !== rows) throw new Error(`${who} printed ${n} lines for ${rows} rows`);
+  };
+  for (let i = 0; i <= BULK_RUNS; i++) {
+    await sb.reset();
+    const a = timed(bare, sb.env);
+    check(a.stdout, `bare fetch ${what}`);
+    await sb.reset();
+    const b = timed(linkctl, { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
+    check(b.stdout, `linkctl ${linkctl.slice(1, 3).join(' ')} --from`);
+    if (i === 0) continue; // warm-up
+    xs.push(a.ms);
+    ys.push(b.ms);
+  }
+  report(title, [[`bare fetch ${what}`, xs, 'ms'], [`linkctl ${linkctl.slice(1, 3).join(' ')} --from`, ys, 'ms']], median(ys) / median(xs), 1.3);
+}
+
 if (ONLY.includes('bulk-rate')) {
   const { limit, windowSeconds, rows } = BULK_RATE;
   const sb = await sandbox(sandboxJs, ['--rate-limit', `${limit}/${windowSeconds}`]);
@@ -483,29 +508,12 @@ if (ONLY.includes('bulk-speed')) {
       '}',
     ].join('\n'),
   );
-  const xs = [];
-  const ys = [];
-  const check = (out, what) => {
-    const n = out.split('\n').filter(Boolean).length;
-    if (n !== rows) throw new Error(`${what} printed ${n} lines for ${rows} rows`);
-  };
-  for (let i = 0; i <= BULK_RUNS; i++) {
-    await sb.reset();
-    const a = timed([bare, sb.url, csv], sb.env);
-    check(a.stdout, 'bare fetch');
-    await sb.reset();
-    const b = timed([BIN, 'link', 'add', '--from', csv, '-o', 'ndjson'], { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
-    check(b.stdout, 'linkctl link add --from');
-    if (i === 0) continue; // warm-up
-    xs.push(a.ms);
-    ys.push(b.ms);
-  }
-  report(
-    `link add --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch POSTs in one process`,
-    [['bare fetch POSTs', xs, 'ms'], ['linkctl link add --from', ys, 'ms']],
-    median(ys) / median(xs),
-    1.3,
-  );
+  await bulkVersusBare({
+    title: `link add --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch POSTs in one process`,
+    sb, rows, what: 'POSTs',
+    bare: [bare, sb.url, csv],
+    linkctl: [BIN, 'link', 'add', '--from', csv, '-o', 'ndjson'],
+  });
 }
 
 if (ONLY.includes('bulk-update')) {
@@ -530,25 +538,12 @@ if (ONLY.includes('bulk-update')) {
       '}',
     ].join('\n'),
   );
-  const xs = [];
-  const ys = [];
-  for (let i = 0; i <= BULK_RUNS; i++) {
-    await sb.reset();
-    const a = timed([bare, sb.url, ids], sb.env);
-    if (a.stdout.split('\n').filter(Boolean).length !== rows) throw new Error('bare PUTs: not every row printed');
-    await sb.reset();
-    const b = timed([BIN, 'link', 'update', '--from', ids, '--description', 'bulk', '--yes', '-o', 'ndjson'], { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
-    if (b.stdout.split('\n').filter(Boolean).length !== rows) throw new Error(`link update --from: not every row printed: ${b.stderr}`);
-    if (i === 0) continue; // warm-up
-    xs.push(a.ms);
-    ys.push(b.ms);
-  }
-  report(
-    `link update --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch PUTs in one process`,
-    [['bare fetch PUTs', xs, 'ms'], ['linkctl link update --from', ys, 'ms']],
-    median(ys) / median(xs),
-    1.3,
-  );
+  await bulkVersusBare({
+    title: `link update --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch PUTs in one process`,
+    sb, rows, what: 'PUTs',
+    bare: [bare, sb.url, ids],
+    linkctl: [BIN, 'link', 'update', '--from', ids, '--description', 'bulk', '--yes', '-o', 'ndjson'],
+  });
 }
 
 if (ONLY.includes('bulk-memory')) {
