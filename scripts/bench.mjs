@@ -480,7 +480,8 @@ if (ONLY.includes('bulk-rate')) {
     env: () => ({ ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() }), // a fresh journal each run
     limit,
     windowSeconds,
-    requests: rows,
+    // A POST a row, and the one read of the account's links that finds what exists already.
+    requests: rows + 1,
     expectedLines: rows,
     counts: (line) => line.includes('"created"'),
     what: 'rows created',
