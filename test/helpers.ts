@@ -3,7 +3,7 @@
  * call main() in-process with fake streams; both against a sandbox on 127.0.0.1, port 0.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,4 +157,24 @@ export function screen(raw: string): string[] {
     }
   }
   return lines;
+}
+
+/**
+ * Input files of a test file's own, each in a folder of its own (bulk journals are keyed by the
+ * input's content and path, so no test carries another's over); all removed after the file's tests.
+ */
+export function testFiles(prefix: string): { root: string; file: (name: string, text: string) => string } {
+  const root = tempDir(prefix);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let n = 0;
+  return {
+    root,
+    file(name, text) {
+      const dir = join(root, `file-${++n}`);
+      mkdirSync(dir);
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    },
+  };
 }

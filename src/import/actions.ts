@@ -38,17 +38,18 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   // The file is written beside its target (or in the temp folder for stdout) and appears whole or not at all.
   const written = opts.file !== undefined && opts.file !== '-' ? await checkWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force) }) : undefined;
   const target = written?.target;
+  // --with-clicks: the database and the account are known before anything is written; the totals
+  // are kept as the links are written, and stored once the file is in place.
+  const clicks = opts.withClicks ? await startClicks(ctx, opts.db as string | undefined) : undefined;
+  if (clicks) options.onLink = (link) => link.clicks !== undefined && clicks.records.push({ kind: 'link', alias: link.alias, label: link.title, clicks: link.clicks });
   const temp = target ? privateTempPath(dirname(target), `.${basename(target)}`) : privateTempPath(tmpdir(), 'linkctl-import');
   let fd: number;
   try {
     fd = openSync(temp, 'wx', 0o600);
   } catch (error) {
+    await clicks?.close();
     throw writeError(error, '--file', target ?? temp);
   }
-  // --with-clicks: the database and the account are known before anything is written; the totals
-  // are kept as the links are written, and stored once the file is in place.
-  const clicks = opts.withClicks ? await startClicks(ctx, opts.db as string | undefined) : undefined;
-  if (clicks) options.onLink = (link) => link.clicks !== undefined && clicks.records.push({ kind: 'link', alias: link.alias, label: link.title, clicks: link.clicks });
   let done: Awaited<ReturnType<typeof write>>;
   try {
     ctx.status('writing the file');
@@ -71,6 +72,7 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
       // closed already
     }
     unlinkSync(temp);
+    await clicks?.close();
     throw writeError(error, '--file', target ?? temp);
   }
   if (target) {
@@ -140,8 +142,15 @@ async function startClicks(ctx: Context, db: string | undefined) {
     throw error;
   }
   const records: HistoryRecord[] = [];
+  let open = true;
+  const close = async () => {
+    if (open) await history.close();
+    open = false;
+  };
   return {
     records,
+    /** Closes the database without storing anything (the file could not be written). */
+    close,
     /** Stores the totals (not on a dry run); what was stored, for the summary. */
     async store(format: string): Promise<Record<string, unknown>> {
       try {
@@ -153,7 +162,7 @@ async function startClicks(ctx: Context, db: string | undefined) {
         ctx.warn(`${ctx.globals.dryRun ? 'dry run: would record' : 'recorded'} the click totals of ${records.length} link${records.length === 1 ? '' : 's'} as the first snapshot of this account's click history (${history.db.where}); \`linkctl stats snapshot\` after \`apply\` goes on from them`);
         return { links: records.length, snapshot: ctx.globals.dryRun ? null : result.snapshot, db: history.db.where };
       } finally {
-        await history.close();
+        await close();
       }
     },
   };

@@ -4,25 +4,15 @@
  * whatever happens to the process or the connection (the sandbox records every request).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, tempDir, testFiles, useSandbox } from '../helpers.js';
 
 const fx = useSandbox();
-const files = tempDir('linkctl-bulk-');
-afterAll(() => rmSync(files, { recursive: true, force: true }));
-
+const { root: files, file } = testFiles('linkctl-bulk-');
 let n = 0;
-/** A file of the test's own, so that journals (keyed by content) never carry over between tests. */
-function file(name: string, text: string): string {
-  const dir = join(files, String(++n));
-  mkdirSync(dir);
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
 
 /** A config folder of the test's own, and the journals (and locks) left in its state. */
 function ownState() {

@@ -10,26 +10,13 @@
  * (test/e2e/channel.test.ts), `--alias` under 3 characters on `link add`/`link update`, and
  * `link get --short` on 7.6 and 6.x (test/e2e/link.test.ts).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { runCli, sent, tempDir, useSandbox } from '../helpers.js';
+import { runCli, sent, testFiles, useSandbox } from '../helpers.js';
 
-const files = tempDir('linkctl-fidelity-');
-afterAll(() => rmSync(files, { recursive: true, force: true }));
-
-let n = 0;
-/** A file of the test's own, so that bulk journals (keyed by content) never carry over between tests. */
-function file(name: string, text: string): string {
-  const dir = join(files, String(++n));
-  mkdirSync(dir);
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { file } = testFiles('linkctl-fidelity-');
 
 const FUTURE = '2035-12-31 23:59:59';
 const methodsAndPaths = (sandbox: Sandbox) => sent(sandbox).map((r) => `${r.method} ${r.path}`);

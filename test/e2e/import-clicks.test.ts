@@ -3,7 +3,7 @@
  * target account's click history, keyed by alias; after `apply`, `stats snapshot` finds each link
  * by its alias. The built CLI against the sandbox, the history read back from the SQLite file.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -71,5 +71,14 @@ describe('import --with-clicks', () => {
     expect(bad.code).toBe(2); // "gh" is shorter than 3 characters: --on-collision fail
     expect(existsSync(join(dir, 'other.db'))).toBe(false);
     expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/account']);
+  });
+
+  it('without a key to read the account with, nothing is written: no file, no temporary file', async () => {
+    const dir = tempDir();
+    const { LINKCTL_API_KEY: _key, ...noKey } = fx.env;
+    const r = await runCli(['import', 'yourls', fixture('yourls.csv'), '--with-clicks', '--on-collision', 'suffix', '--file', join(dir, 'account.yaml')], { env: { ...noKey, LINKCTL_DB: join(dir, 'history.db') } });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(readdirSync(dir).filter((f) => f !== 'history.db')).toEqual([]);
   });
 });
