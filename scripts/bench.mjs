@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,7 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check').split(',');
+const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check').split(',');
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const CHECK_RUNS = Number(opt('--check-runs', 3));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
@@ -48,6 +48,7 @@ const MEMORY_BIG = 100_000;
 const MEMORY_SMALL = 1_000;
 const MEMORY_CAP_MB = 150;
 const EXPORT_LINKS = 10_000;
+const PLAN_MEMORY = { links: 200_000, budgetMb: 300, runs: 3 };
 const REQUEST_LINKS = 10_000;
 const RATE = { limit: 10, windowSeconds: 2, pages: 40, perPage: 10 };
 const BULK_RATE = { limit: 20, windowSeconds: 2, rows: 200 };
@@ -303,6 +304,34 @@ if (ONLY.includes('export')) {
     [['link list --all -o ndjson', a, 'ms'], ['export --file account.yaml', b, 'ms']],
     median(b) / median(a),
     1.3,
+  );
+}
+
+// ---------------------------------------------------------------- plan memory
+/**
+ * `plan` of a 200,000-link file that matches the account (the file written by `export`): peak
+ * memory against its budget. Plan holds the file's records and the account's links; an unchanged
+ * link is held once (see unchangedAsFileRecord in src/ascode/engine.ts).
+ */
+if (ONLY.includes('plan-memory')) {
+  const { links, budgetMb, runs } = PLAN_MEMORY;
+  const sb = await sandbox(sandboxJs, ['--seed-links', String(links - SEEDED_LINKS), '--rate-limit', 'off']);
+  const file = join(tmp, 'big-account.yaml');
+  timed([BIN, 'export', '--file', file], sb.env);
+  const rssFile = join(tmp, 'maxrss');
+  const peaks = [];
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const run = timed([MAXRSS, 'plan', '-f', file], { ...sb.env, BENCH_MAXRSS_FILE: rssFile });
+    if (!run.stdout.includes('No changes')) throw new Error(`plan of the exported file found changes:\n${run.stdout.slice(0, 500)}`);
+    times.push(run.ms);
+    peaks.push(Number(readFileSync(rssFile, 'utf8')) / 1024);
+  }
+  report(
+    `plan of a ${links.toLocaleString('en')}-link file, no change: peak memory  vs  its budget of ${budgetMb} MB`,
+    [['peak RSS', peaks, 'MB'], ['time', times, 'ms']],
+    Math.max(...peaks) / budgetMb,
+    1,
   );
 }
 

@@ -4,7 +4,7 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unreadableOn, type Applied, type Plan, type State } from './engine.js';
+import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unchangedAsFileRecord, unreadableOn, type Applied, type Plan, type State } from './engine.js';
 import type { Journal } from '../bulk/journal.js';
 import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
@@ -183,7 +183,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   const reader = await ctx.reader();
   // The kinds of the file, and what links can name; readState adds the kinds links are read with.
   const kinds = KINDS.filter((k) => file[k] !== undefined || (file.links !== undefined && (k === 'overlays' || k === 'splash')));
-  const state = await readState(reader, kinds);
+  const state = await readState(reader, kinds, file.links ? unchangedAsFileRecord(file.links) : undefined);
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
   const index = indexState(state);

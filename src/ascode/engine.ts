@@ -33,9 +33,10 @@ const LINKED: readonly Kind[] = ['domains', 'campaigns', 'channels', 'pixels'];
 /**
  * Reads every record of the given kinds (and what links name), as file records with their ids.
  * Links pass through (the reader's `each`): a file-shaped record and the few fields an update
- * needs are kept of each, not the whole list item, so a plan of 200,000 links stays small.
+ * needs are kept of each, not the whole list item, so a plan of 200,000 links stays small;
+ * `keep` may make each smaller still (see unchangedAsFileRecord).
  */
-export async function readState(reader: AccountReader, kinds: readonly Kind[] = KINDS): Promise<State> {
+export async function readState(reader: AccountReader, kinds: readonly Kind[] = KINDS, keep: (link: Current) => Current = (link) => link): Promise<State> {
   const raw = {} as Record<Kind, Rec[]>;
   for (const kind of KINDS) raw[kind] = kind !== 'links' && (kinds.includes(kind) || (kinds.includes('links') && LINKED.includes(kind))) ? await reader.all(kind) : [];
   const state = toRecords(raw);
@@ -45,7 +46,7 @@ export async function readState(reader: AccountReader, kinds: readonly Kind[] = 
     // read of 200,000 links does not let them pile up (V8 would collect them only much later).
     const { collectGarbage } = await import('../memory.js');
     await reader.each('links', (r) => {
-      state.links.push(...link(r));
+      for (const c of link(r)) state.links.push(keep(c));
       if (state.links.length % 25_000 === 0) collectGarbage();
     });
   }
@@ -195,6 +196,56 @@ function match(kind: Kind, record: Rec, candidates: Current[] | undefined): Curr
   );
 }
 
+/**
+ * The readable fields of a file record that differ from the server's record it stands for (what
+ * the file leaves out is left as it is); what cannot be changed that way goes to `notes`.
+ */
+function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]): FieldChange[] {
+  const key = keyOf(kind, record);
+  const fields: FieldChange[] = [];
+  const cannot = unreadableOn.get(found.record) ?? [];
+  for (const field of specs()[kind].readable) {
+    if (record[field] === undefined || cannot.includes(field)) continue; // not in the file: left as it is
+    let to = record[field];
+    if (field === 'channels') {
+      const have = new Set(((found.record.channels as string[] | undefined) ?? []).map(keyMatch));
+      const missing = (to as string[]).filter((c) => !have.has(keyMatch(c)));
+      const extra = ((found.record.channels as string[] | undefined) ?? []).filter((c) => !(to as string[]).some((t) => keyMatch(t) === keyMatch(c)));
+      if (extra.length) notes.push(`link "${key}" is also in channel(s) ${extra.join(', ')}, which the API cannot take it out of`);
+      if (!missing.length) continue;
+      to = [...new Set([...((found.record.channels as string[] | undefined) ?? []), ...missing])].sort();
+    }
+    if (kind === 'pixels' && field === 'type' && !same(found.record.type, to)) {
+      notes.push(`pixel "${key}" is of type ${String(found.record.type)} on the server; a pixel's type cannot change (delete it and apply again)`);
+      continue;
+    }
+    if (!same(found.record[field], to)) fields.push({ field, from: found.record[field], to });
+  }
+  return fields;
+}
+
+/**
+ * For a plan against a file's links: a link read from the server whose file record would change
+ * nothing in it (and say nothing about it) is kept as that file record and its id, not as a record
+ * and list item of its own. The plan is the same; a plan of 200,000 unchanged links holds each
+ * link once instead of twice. Links whose file record sets what only the single read gives
+ * (targeting, expiry) are kept whole: addDetails fills their records in.
+ */
+export function unchangedAsFileRecord(fileLinks: readonly Rec[]): (link: Current) => Current {
+  const byKey = new Map<string, Rec | null>(); // null: the file has several records of that key (told apart by id)
+  for (const r of fileLinks) {
+    const key = keyMatch(keyOf('links', r));
+    byKey.set(key, byKey.has(key) ? null : r);
+  }
+  const detailed = specs().links.detailed ?? [];
+  return (link) => {
+    const record = byKey.get(keyMatch(keyOf('links', link.record)));
+    if (!record || (record.id !== undefined && record.id !== link.id) || detailed.some((f) => record[f] !== undefined)) return link;
+    const notes: string[] = [];
+    return fieldChanges('links', record, link, notes).length || notes.length ? link : { id: link.id, record };
+  };
+}
+
 export function makePlan(file: AccountFile, state: State, prune: boolean, index = indexState(state)): Plan {
   const changes: Change[] = [];
   const deletes: Change[] = [];
@@ -219,25 +270,8 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
         continue;
       }
       matched.add(found);
-      const fields: FieldChange[] = [];
+      const fields = fieldChanges(kind, record, found, notes);
       const cannot = unreadableOn.get(found.record) ?? [];
-      for (const field of spec.readable) {
-        if (record[field] === undefined || cannot.includes(field)) continue; // not in the file: left as it is
-        let to = record[field];
-        if (field === 'channels') {
-          const have = new Set(((found.record.channels as string[] | undefined) ?? []).map(keyMatch));
-          const missing = (to as string[]).filter((c) => !have.has(keyMatch(c)));
-          const extra = ((found.record.channels as string[] | undefined) ?? []).filter((c) => !(to as string[]).some((t) => keyMatch(t) === keyMatch(c)));
-          if (extra.length) notes.push(`link "${key}" is also in channel(s) ${extra.join(', ')}, which the API cannot take it out of`);
-          if (!missing.length) continue;
-          to = [...new Set([...((found.record.channels as string[] | undefined) ?? []), ...missing])].sort();
-        }
-        if (kind === 'pixels' && field === 'type' && !same(found.record.type, to)) {
-          notes.push(`pixel "${key}" is of type ${String(found.record.type)} on the server; a pixel's type cannot change (delete it and apply again)`);
-          continue;
-        }
-        if (!same(found.record[field], to)) fields.push({ field, from: found.record[field], to });
-      }
       const sent = [...unreadable, ...cannot.filter((f) => record[f] !== undefined)];
       if (fields.length) changes.push({ action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined });
     }

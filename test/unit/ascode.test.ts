@@ -9,7 +9,7 @@ import { linkFlags, specs } from '../../src/ascode/model.js';
 import { buildSchema } from '../../src/ascode/schema.js';
 import { escapeLiteral, readAccountFile } from '../../src/ascode/file.js';
 import { runMain, tempDir, useSandbox } from '../helpers.js';
-import { applyPlan, makePlan, readState } from '../../src/ascode/engine.js';
+import { applyPlan, makePlan, readState, unchangedAsFileRecord, type Current, type State } from '../../src/ascode/engine.js';
 import { NetworkError } from '../../src/errors.js';
 import type { ApiClient } from '../../src/http/client.js';
 import { AccountReader } from '../../src/model/reader.js';
@@ -148,6 +148,49 @@ describe('apply never creates twice', () => {
     const state = await readState(reader);
     await expect(applyPlan(reader, { warn: () => undefined }, makePlan(file, state, false), state, () => undefined)).rejects.toThrow(/outcome is unknown/);
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual(['POST api/campaign/add']);
+  });
+});
+
+describe('a plan keeps an unchanged link as its file record (src/ascode/engine.ts, unchangedAsFileRecord)', () => {
+  const empty = (): State => ({ domains: [], pixels: [], campaigns: [], channels: [], links: [], qr: [], overlays: [], splash: [] });
+  const outcome = (file: Parameters<typeof makePlan>[0], state: State) => {
+    try {
+      return makePlan(file, state, true);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  const alias = fc.constantFrom('promo', 'Promo', 'sale', 'spring');
+  const title = fc.option(fc.constantFrom('Spring', 'Sale'), { nil: undefined });
+  const channels = fc.option(fc.subarray(['Email', 'Social']), { nil: undefined });
+
+  it('makes the same plan, notes and errors as the whole records do (pruning too)', () => {
+    const server = fc.array(fc.record({ alias, title, channels, geo: fc.boolean() }), { maxLength: 5 });
+    const wanted = fc.array(fc.record({ alias, title, channels, id: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), geo: fc.boolean() }), { maxLength: 5 });
+    fc.assert(
+      fc.property(server, wanted, (serverLinks, fileLinks) => {
+        const links: Current[] = serverLinks.map((l, i) => ({ id: i + 1, record: { alias: l.alias, url: 'https://example.com/', ...(l.title ? { title: l.title } : {}), ...(l.channels?.length ? { channels: l.channels } : {}) }, item: { id: i + 1 } }));
+        const file = { version: 1 as const, links: fileLinks.map((l) => ({ alias: l.alias, url: 'https://example.com/', ...(l.title ? { title: l.title } : {}), ...(l.channels ? { channels: l.channels } : {}), ...(l.id ? { id: l.id } : {}), ...(l.geo ? { geo: { ca: 'https://example.ca/' } } : {}) })) };
+        const whole = { ...empty(), links };
+        const kept = { ...empty(), links: links.map(unchangedAsFileRecord(file.links)) };
+        expect(outcome(file, kept)).toEqual(outcome(file, whole));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('stands in only for a link the file would not change', () => {
+    const file = readAccountFile('version: 1\nchannels:\n  - name: Email\n  - name: Social\nlinks:\n  - alias: same\n    url: https://example.com/a\n  - alias: retitled\n    url: https://example.com/b\n    title: New\n  - alias: extra\n    url: https://example.com/c\n    channels: [Email]\n  - alias: targeted\n    url: https://example.com/d\n    geo:\n      Canada: https://example.ca\n', 'f.yaml').file;
+    const server: Current[] = [
+      { id: 1, record: { alias: 'same', url: 'https://example.com/a', title: 'Kept' }, item: { id: 1 } },
+      { id: 2, record: { alias: 'retitled', url: 'https://example.com/b', title: 'Old' }, item: { id: 2 } },
+      { id: 3, record: { alias: 'extra', url: 'https://example.com/c', channels: ['Email', 'Social'] }, item: { id: 3 } },
+      { id: 4, record: { alias: 'targeted', url: 'https://example.com/d' }, item: { id: 4 } },
+      { id: 5, record: { alias: 'gone', url: 'https://example.com/e' }, item: { id: 5 } },
+    ];
+    const kept = server.map(unchangedAsFileRecord(file.links!));
+    expect(kept[0]).toEqual({ id: 1, record: file.links![0] });
+    expect(kept.slice(1)).toEqual(server.slice(1));
   });
 });
 
