@@ -478,9 +478,10 @@ const bulkCsv = (rows, tag) => {
  * A bulk run against the same requests sent bare, one after the other, in one Node process: each
  * from a fresh account, a warm-up first, then BULK_RUNS alternating runs; each must print a line a row.
  */
-async function bulkVersusBare({ title, sb, rows, bare, linkctl, what }) {
+async function bulkVersusBare({ title, sb, rows, bare, linkctl, what, floor }) {
   const xs = [];
   const ys = [];
+  const zs = [];
   const check = (out, who) => {
     const n = out.split('\n').filter(Boolean).length;
     if (n !== rows) throw new Error(`${who} printed ${n} lines for ${rows} rows`);
@@ -492,11 +493,22 @@ async function bulkVersusBare({ title, sb, rows, bare, linkctl, what }) {
     await sb.reset();
     const b = timed(linkctl, { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
     check(b.stdout, `linkctl ${linkctl.slice(1, 3).join(' ')} --from`);
+    // What the same requests cost bare, as linkctl sends them: the least linkctl could take.
+    let c;
+    if (floor) {
+      await sb.reset();
+      c = timed(floor.argv, sb.env);
+      check(c.stdout, floor.label);
+    }
     if (i === 0) continue; // warm-up
     xs.push(a.ms);
     ys.push(b.ms);
+    if (c) zs.push(c.ms);
   }
-  report(title, [[`bare fetch ${what}`, xs, 'ms'], [`linkctl ${linkctl.slice(1, 3).join(' ')} --from`, ys, 'ms']], median(ys) / median(xs), 1.3);
+  const sides = [[`bare fetch ${what}`, xs, 'ms'], [`linkctl ${linkctl.slice(1, 3).join(' ')} --from`, ys, 'ms']];
+  if (floor) sides.push([floor.label, zs, 'ms']);
+  const extra = floor ? [{ text: `${floor.label}: ${(median(zs) / median(xs)).toFixed(3)} × the bare ${what} (the least linkctl's requests can take)` }] : [];
+  report(title, sides, median(ys) / median(xs), 1.3, extra);
 }
 
 if (ONLY.includes('bulk-rate')) {
@@ -568,9 +580,33 @@ if (ONLY.includes('bulk-update')) {
       '}',
     ].join('\n'),
   );
+  // linkctl's own requests, bare: a read of the link and its update a row, the next row's read
+  // sent while this row's update is (as linkctl's prefetch does).
+  const floor = join(tmp, 'bare-read-and-put.mjs');
+  writeFileSync(
+    floor,
+    [
+      "import { readFileSync } from 'node:fs';",
+      'const [base, file] = process.argv.slice(2);',
+      "const ids = readFileSync(file, 'utf8').trim().split('\\n').slice(1);",
+      "const headers = { Authorization: `Bearer ${process.env.LINKCTL_API_KEY}`, Accept: 'application/json' };",
+      'const read = (id) => fetch(`${base}/api/url/${id}`, { headers }).then((r) => r.json());',
+      'let next = read(ids[0]);',
+      'for (let i = 0; i < ids.length; i++) {',
+      '  const link = await next;',
+      '  if (link.error) throw new Error(JSON.stringify(link));',
+      '  if (i + 1 < ids.length) next = read(ids[i + 1]);',
+      "  const r = await fetch(`${base}/api/url/${ids[i]}/update`, { method: 'PUT', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: link.details.longurl, description: 'bulk' }) });",
+      '  const body = await r.json();',
+      '  if (body.error) throw new Error(JSON.stringify(body));',
+      '  process.stdout.write(`${ids[i]}\n`);',
+      '}',
+    ].join('\n'),
+  );
   await bulkVersusBare({
     title: `link update --from (${rows.toLocaleString('en')} rows, no limit)  vs  ${rows.toLocaleString('en')} bare fetch PUTs in one process`,
     sb, rows, what: 'PUTs',
+    floor: { label: 'bare fetch read + PUT a row, overlapped', argv: [floor, sb.url, ids] },
     bare: [bare, sb.url, ids],
     linkctl: [BIN, 'link', 'update', '--from', ids, '--description', 'bulk', '--yes', '-o', 'ndjson'],
   });
