@@ -289,10 +289,14 @@ export class ApiClient {
       controller.abort();
     }, this.options.timeoutMs);
     const started = Date.now();
-    this.trace(`> ${method} ${this.url(path, options.query)}`);
-    this.trace(`> Authorization: Bearer ${this.options.apiKey}`);
+    // The trace's lines are made only for --debug: a bulk run sends thousands of requests.
+    const tracing = this.tracing;
     const jsonText = options.json === undefined ? undefined : JSON.stringify(options.json);
-    if (jsonText !== undefined) this.trace(`> ${jsonText}`);
+    if (tracing) {
+      this.trace(`> ${method} ${this.url(path, options.query)}`);
+      this.trace(`> Authorization: Bearer ${this.options.apiKey}`);
+      if (jsonText !== undefined) this.trace(`> ${jsonText}`);
+    }
     this.options.events?.requestStart?.();
     try {
       // The deadline and Ctrl-C are enforced here too, not only through the signal given to
@@ -306,8 +310,10 @@ export class ApiClient {
         } as Parameters<KyInstance>[1] & Beside),
         controller.signal,
       );
-      this.trace(`< HTTP ${response.status} (${Date.now() - started} ms)`);
-      for (const [name, value] of response.headers) if (/^(x-ratelimit|retry-after|location|content-type)/i.test(name)) this.trace(`< ${name}: ${value}`);
+      if (tracing) {
+        this.trace(`< HTTP ${response.status} (${Date.now() - started} ms)`);
+        for (const [name, value] of response.headers) if (/^(x-ratelimit|retry-after|location|content-type)/i.test(name)) this.trace(`< ${name}: ${value}`);
+      }
       const text = await readCapped(response, this.options.maxBodyBytes ?? MAX_BODY_BYTES, controller.signal);
       if (text === undefined) {
         const cap = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -316,8 +322,10 @@ export class ApiClient {
         this.trace(`! ${detail}`);
         return { kind: 'failed', failure: 'too-large', detail };
       }
-      const shown = text.length > 4000 ? `${text.slice(0, 4000)}... (${text.length} characters)` : text;
-      this.trace(`< ${shown.replace(/\s*\n\s*/g, ' ')}`);
+      if (tracing) {
+        const shown = text.length > 4000 ? `${text.slice(0, 4000)}... (${text.length} characters)` : text;
+        this.trace(`< ${shown.replace(/\s*\n\s*/g, ' ')}`);
+      }
       return { kind: 'answered', status: response.status, headers: response.headers, text };
     } catch (error) {
       const failure: Failure = userSignal?.aborted ? 'aborted' : timedOut ? 'timeout' : classify(error);
@@ -489,6 +497,10 @@ export class ApiClient {
         this.options.events?.requestEnd?.();
       }
     }
+  }
+
+  private get tracing(): boolean {
+    return Boolean(this.options.events?.debug);
   }
 
   private trace(line: string): void {
