@@ -6,7 +6,7 @@
  * are), the latest KEEP_RUNS of each.
  */
 import type { History, SourceRef } from '../history/store.js';
-import type { Hop } from './probe.js';
+import type { CheckRecord } from './record.js';
 import type { Status } from './statuses.js';
 
 /** Runs kept per account: enough history to look back on, small enough that a daily cron stays small. */
@@ -14,19 +14,8 @@ export const KEEP_RUNS = 30;
 /** Result rows per INSERT: 13 parameters each, well inside both databases' limits. */
 const BATCH = 200;
 
-export interface StoredResult {
-  subject: string;
-  link: number | null;
-  qr: number | null;
-  target: string | null;
-  destination: string;
-  status: Status;
-  code: number | null;
-  chain: Hop[];
-  error: string | null;
-  findings: Array<{ kind: string; detail: string }>;
-  checkedAt: string;
-}
+/** A result as kept: what the run printed of it, by its subject (the link or QR code and target it is about). */
+export type StoredResult = Pick<CheckRecord, 'link' | 'qr' | 'target' | 'destination' | 'status' | 'code' | 'chain' | 'error' | 'findings' | 'checkedAt'> & { subject: string };
 
 export interface RunInfo {
   startedAt: string;

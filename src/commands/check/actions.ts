@@ -13,6 +13,7 @@ import type { AccountReader } from '../../model/reader.js';
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
 import { BROKEN, GROUP_ORDER, STATUS_HELP, FINDING_HELP, type Status } from '../../check/statuses.js';
 import type { CheckStore } from '../../check/store.js';
+import type { Change, CheckRecord } from '../../check/record.js';
 import { readAccount } from '../../history/read.js';
 
 const DEFAULT_CONCURRENCY = 8;
@@ -45,28 +46,6 @@ export function parse(opts: Record<string, unknown>): CheckRequest {
     failOn: (opts.failOn as string[] | undefined) ?? [],
     sinceLast: Boolean(opts.sinceLast),
   };
-}
-
-export type Change = 'newly-broken' | 'fixed' | 'changed';
-
-/** One line of the results: a link's destination (or one of its targets), or a QR code's. */
-export interface CheckRecord {
-  link: number | null;
-  qr: number | null;
-  alias: string | null;
-  shorturl: string | null;
-  /** `geo:canada`, `device:iphone`; null for the link's own destination. */
-  target: string | null;
-  destination: string;
-  status: Status;
-  code: number | null;
-  chain: Hop[];
-  error: string | null;
-  findings: LinkFinding[];
-  checkedAt: string;
-  /** With --since-last: what changed, and the status of the previous check (null: not in it). */
-  change?: Change;
-  previous?: Status | null;
 }
 
 const chainText = (chain: Hop[]) => chain.map((h) => `${h.code ?? '-'} ${h.url}`).join(' -> ');
