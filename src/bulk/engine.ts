@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { AuthError, ConfigError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import type { Column, Rec, Result } from '../output/types.js';
-import { bulkColumns, type Action, type ActionInput, type ActionModule, type BulkFormat } from '../commands/shared/define.js';
+import { bulkColumns, type AccountName, type Action, type ActionInput, type ActionModule, type BulkFormat } from '../commands/shared/define.js';
 import { firstOf } from '../model/values.js';
 import { AccountReader } from '../model/reader.js';
 import type { ApiClient } from '../http/client.js';
@@ -139,27 +139,60 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       // ------------------------------------------------ 1. validate every row, send nothing
       const problems: string[] = [];
       let total = 0;
+      let invalid = 0;
       const validating = rowContext(ctx, '', true); // one for every row: it says nothing and sends nothing
+      // What the rows name in the account (a domain), each name once, with the rows that give it.
+      const namesOf = module[`${name}Names`] as ((input: ActionInput) => AccountName[]) | undefined;
+      const named = new Map<string, { name: AccountName; where: string; rows: number }>();
       for await (const raw of readRows(input, known, bare)) {
         total++;
         if (total % 5000 === 0) collectGarbage();
         const where = `${input.label}:${raw.line}`;
         if (raw.error) {
           problems.push(`${where}: ${raw.error}`);
+          invalid++;
           continue;
         }
+        let row: ActionInput | undefined;
         try {
-          await action(validating, rowInput(spec, raw.values, base));
+          row = rowInput(spec, raw.values, base);
+          await action(validating, row);
         } catch (error) {
-          if (error === REACHED) continue;
-          if (!(error instanceof UsageError)) throw error;
-          problems.push(`${where}: ${error.message}`);
+          if (error !== REACHED) {
+            if (!(error instanceof UsageError)) throw error;
+            problems.push(`${where}: ${error.message}`);
+            invalid++;
+            continue;
+          }
+        }
+        for (const accountName of (row && namesOf?.(row)) ?? []) {
+          const key = `${accountName.flag}\u0000${accountName.value}`;
+          const seen = named.get(key);
+          if (seen) seen.rows++;
+          else named.set(key, { name: accountName, where, rows: 1 });
         }
       }
       if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`, 'a CSV file needs a header row and at least one record under it');
+      // Only when every row is well formed: what they name is looked up in the account (reads, each
+      // list once for the run, as the rows would make them), so that no row is sent if any names
+      // what the account lacks.
+      let read = false;
+      if (!problems.length && named.size) {
+        const reader = await ctx.reader();
+        read = true;
+        for (const { name: accountName, where, rows } of named.values()) {
+          try {
+            await accountName.check(reader);
+          } catch (error) {
+            if (!(error instanceof UsageError)) throw error;
+            problems.push(`${where}${rows > 1 ? ` and ${rows - 1} more row${rows === 2 ? '' : 's'}` : ''}: ${error.message}`);
+            invalid += rows;
+          }
+        }
+      }
       if (problems.length) {
         for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
-        throw new UsageError(`${problems.length} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was sent`, 'fix the rows listed above, then run the same command again');
+        throw new UsageError(`${invalid} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was ${read ? 'changed' : 'sent'}`, 'fix the rows listed above, then run the same command again');
       }
       if (ctx.globals.dryRun) {
         const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was sent`;

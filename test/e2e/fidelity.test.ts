@@ -77,20 +77,39 @@ describe('--domain is checked against the account\'s domains before anything is 
     expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains']);
   });
 
-  it('link add --from: a row on an unknown domain fails with that message, the others are created; the domain list is read once for the run', async () => {
-    const csv = file('domains.csv', 'url,domain\nhttps://example.org/d1,https://go.example.com\nhttps://example.org/d2,https://typo.example\nhttps://example.org/d3,https://go.example.com/\n');
+  it('link add --from: rows on an unknown domain make the file not valid: exit 2 naming the first row and how many more; only the domain list is read', async () => {
+    const csv = file('domains.csv', 'url,domain\nhttps://example.org/d1,https://go.example.com\nhttps://example.org/d2,https://typo.example\nhttps://example.org/d3,https://go.example.com/\nhttps://example.org/d4,https://typo.example\n');
     const r = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`${csv}: 3 of 3 rows done (2 created, 1 failed)\n`);
+    expect(r.stderr).toBe(
+      `linkctl: ${csv}:3 and 1 more row: ${refusal('https://typo.example').split('\n')[0]!.replace(/^linkctl: /, '')}\n` +
+        'linkctl: 2 of 4 rows are not valid; nothing was changed\n' +
+        'hint: fix the rows listed above, then run the same command again\n',
+    );
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains']);
+  });
+
+  it('link add --from: rows on the account\'s domains are created; the domain list is read once for the run, before any row is sent', async () => {
+    const csv = file('domains-ok.csv', 'url,domain\nhttps://example.org/d1,https://go.example.com\nhttps://example.org/d3,https://go.example.com/\n');
+    const r = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
+    expect(r.stderr).toBe(`${csv}: 2 of 2 rows done (2 created)\n`);
+    expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
-    expect(rows.map((row) => [row.row, row.status])).toEqual([[2, 'created'], [3, 'failed'], [4, 'created']]);
-    expect(rows[1]!.error).toBe(refusal('https://typo.example').replace(/^linkctl: /, '').replace(/\nhint: (.*)\n$/, ' ($1)'));
-    expect(rows[0]!.shorturl).toMatch(/^https:\/\/go\.example\.com\/\w+$/);
-    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/urls', 'GET /api/domains', 'POST /api/url/add', 'POST /api/url/add']);
-    expect(sent(fx.sandbox).filter((q) => q.method === 'POST').map((q) => q.body)).toEqual([
-      { url: 'https://example.org/d1', domain: 'https://go.example.com' },
-      { url: 'https://example.org/d3', domain: 'https://go.example.com/' },
-    ]);
+    expect(rows.map((row) => row.shorturl)).toEqual([expect.stringMatching(/^https:\/\/go\.example\.com\/\w+$/), expect.stringMatching(/^https:\/\/go\.example\.com\/\w+$/)]);
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains', 'GET /api/urls', 'POST /api/url/add', 'POST /api/url/add']);
+  });
+
+  it('link update --from: a row on an unknown domain: exit 2 before any link is read or changed', async () => {
+    const csv = file('update-domains.csv', 'id,domain\n1,https://go.example.com\n2,https://typo.example\n');
+    const r = await runCli(['link', 'update', '--from', csv, '--yes'], { env: fx.env });
+    expect(r.stderr).toBe(
+      `linkctl: ${csv}:3: ${refusal('https://typo.example').split('\n')[0]!.replace(/^linkctl: /, '')}\n` +
+        'linkctl: 1 of 2 rows are not valid; nothing was changed\n' +
+        'hint: fix the rows listed above, then run the same command again\n',
+    );
+    expect(r.code).toBe(2);
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains']);
   });
 
   it('apply: a link on a domain the account lacks (and the file does not add) makes the file not valid: exit 2, only reads', async () => {
@@ -137,7 +156,7 @@ describe('an answer on another domain than asked is reported, never a plain succ
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`${csv}: 1 of 1 row done (1 created); 1 not as asked (see their error)\n`);
     expect(JSON.parse(r.stdout)).toMatchObject([{ row: 2, status: 'created', id: 3, error: `the server put it on ${host()}, not on go.example.com as asked (real servers replace a domain they do not accept with the default one)` }]);
-    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/urls', 'GET /api/domains', 'POST /api/url/add']);
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains', 'GET /api/urls', 'POST /api/url/add']);
   });
 });
 

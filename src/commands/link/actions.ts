@@ -6,11 +6,11 @@ import type { Context } from '../../context.js';
 import { ApiError, AuthError, NetworkError, NotFoundError, UsageError } from '../../errors.js';
 import { toInt, type Body } from '../../http/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
-import type { ActionInput } from '../shared/define.js';
+import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf } from '../../model/links.js';
-import { addLink, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { addLink, checkDomain, updateLink, type LinkOutcome } from '../../model/link-writes.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from './types.js';
 
 const COLUMNS: Column[] = [
@@ -133,6 +133,17 @@ export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise
 export async function addPrepare(ctx: Context, rows: number): Promise<void> {
   await (await ctx.reader()).preferFull('links', rows);
 }
+
+/**
+ * What a `link add --from` or `link update --from` row names in the account: its domain, which
+ * must be one of the account's (servers would put the link on the default one). The engine checks
+ * each domain once, before any row is sent.
+ */
+export function addNames({ opts }: ActionInput): AccountName[] {
+  const domain = opts.domain;
+  return typeof domain === 'string' && domain ? [{ flag: '--domain', value: domain, check: (reader) => checkDomain(reader, domain) }] : [];
+}
+export const updateNames = addNames;
 
 /** A result of a write: the link, and a failing exit code when the server did not do all that was asked. */
 function writeResult(ctx: Context, outcome: LinkOutcome): Result {

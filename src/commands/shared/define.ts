@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import type { DocumentFormat, Result } from '../../output/types.js';
 import { oneOf, positiveInt } from '../../validate.js';
 import { wrapped } from './help-text.js';
+import type { AccountReader } from '../../model/reader.js';
 
 export interface ActionInput {
   /** Positional arguments after commander's parsing (validators applied). */
@@ -17,6 +18,17 @@ export interface ActionInput {
 
 export type Action = (ctx: Context, input: ActionInput) => Promise<Result>;
 export type ActionModule = Record<string, Action | unknown>;
+
+/**
+ * Something a row names in the account (`<name>Names`: a link's domain), checked once for every
+ * row that names it before any row is sent: the flag and value, and the check (a read).
+ */
+export interface AccountName {
+  flag: string;
+  value: string;
+  check: (reader: AccountReader) => Promise<void>;
+}
+
 export type Loader = () => Promise<ActionModule>;
 /** Turns a lazily imported action into a commander action handler; provided by main(). */
 export type Bind = (load: Loader, name: string) => (...args: unknown[]) => Promise<void>;
