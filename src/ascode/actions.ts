@@ -74,13 +74,24 @@ function literalRecord(record: Rec, id?: unknown): Rec {
  * link, paced to the limit the server announced (X-RateLimit-Limit, as the client reported it)
  * over the window as measured, else the documented minute.
  */
+/**
+ * A rate-limit window in whole seconds, as measured: from a reset given in whole seconds, when the
+ * first answer of a window arrived. That is a little under the window (more on a busy machine),
+ * never over it; known to a second or so, a window within a second of whole minutes is taken as those.
+ */
+export function rateWindowSeconds(measuredMs: number): number {
+  const seconds = Math.max(1, Math.ceil(measuredMs / 1000));
+  const minutes = Math.round(seconds / 60);
+  const short = 60 * minutes - seconds;
+  return minutes > 0 && short >= 0 && short <= 1 ? 60 * minutes : seconds;
+}
+
 function detailsNote(ctx: Context, links: number): string {
   const requests = `${links} request${links === 1 ? '' : 's'}`;
   const rate = ctx.traffic.rate;
   let cost = `${requests}; this server announces no rate limit`;
   if (rate?.limit) {
-    // Measured from a reset in whole seconds: a little under the window, never over it.
-    const windowSeconds = Math.max(1, Math.ceil((ctx.traffic.windowMs ?? 60_000) / 1000));
+    const windowSeconds = rateWindowSeconds(ctx.traffic.windowMs ?? 60_000);
     const per = windowSeconds === 60 ? 'a minute' : `per ${windowSeconds} s`;
     const waits = Math.floor((links - 1) / rate.limit);
     cost = `${requests}, ${waits ? `about ${duration(waits * windowSeconds)}` : 'no wait'} at this server's limit of ${rate.limit} ${per}`;

@@ -13,7 +13,7 @@ import { applyPlan, makePlan, readState, unchangedAsFileRecord, type Current, ty
 import { NetworkError } from '../../src/errors.js';
 import type { ApiClient } from '../../src/http/client.js';
 import { AccountReader } from '../../src/model/reader.js';
-import { yamlScalar } from '../../src/ascode/actions.js';
+import { rateWindowSeconds, yamlScalar } from '../../src/ascode/actions.js';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 
@@ -191,6 +191,15 @@ describe('a plan keeps an unchanged link as its file record (src/ascode/engine.t
     const kept = server.map(unchangedAsFileRecord(file.links!));
     expect(kept[0]).toEqual({ id: 1, record: file.links![0] });
     expect(kept.slice(1)).toEqual(server.slice(1));
+  });
+});
+
+describe('the rate-limit window in export\'s note (rateWindowSeconds)', () => {
+  it('takes a measured window within a second of whole minutes as those minutes, and any other as measured', () => {
+    const cases: Array<[ms: number, seconds: number]> = [
+      [60_000, 60], [59_999, 60], [59_000, 60], [58_999, 60], [58_000, 58], [119_200, 120], [30_000, 30], [29_100, 30], [400, 1], [0, 1], [61_000, 61],
+    ];
+    expect(cases.map(([ms]) => rateWindowSeconds(ms))).toEqual(cases.map(([, seconds]) => seconds));
   });
 });
 
