@@ -3,7 +3,9 @@
  *
  * 1. Every row is turned into the `opts` commander would give (src/bulk/rows.ts) and run through
  *    the action with a client that stops at the first request: every check the action makes
- *    (flags, combinations) runs on every row, and nothing is sent. Any bad row: exit 2, all listed.
+ *    (flags, combinations) runs on every row, and nothing is sent. Then what the rows name in the
+ *    account (`<name>Names`: a link's domain) is looked up, each name once, with the reads the run
+ *    makes anyway. Any bad row: exit 2, all listed, nothing changed.
  * 2. The rows are run one at a time through the shared API client (it paces by the rate-limit
  *    headers and waits out over-limit answers), each recorded in a journal before and after
  *    (src/bulk/journal.ts), a result per row streamed to the output.
