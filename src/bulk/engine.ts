@@ -175,13 +175,19 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         }
       }
       if (total === 0) throw new UsageError(`--from: ${input.label} holds no rows`, 'a CSV file needs a header row and at least one record under it');
-      // Only when every row is well formed: what they name is looked up in the account (reads, each
-      // list once for the run, as the rows would make them), so that no row is sent if any names
-      // what the account lacks.
-      let read = false;
-      if (!problems.length && named.size) {
+      const notValid = (read: boolean) => {
+        for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
+        return new UsageError(`${invalid} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was ${read ? 'changed' : 'sent'}`, 'fix the rows listed above, then run the same command again');
+      };
+      if (problems.length) throw notValid(false);
+      // Asked before any request: off a terminal without --yes, the refusal costs nothing.
+      const confirmedOnce = name === 'remove' || name === 'update';
+      if (confirmedOnce && !ctx.globals.dryRun) await ctx.confirm(`${name === 'remove' ? 'Delete' : 'Change'} the ${total} ${noun}${total === 1 ? '' : 's'} of ${input.label}?`);
+      // What the rows name is looked up in the account (reads, each list once for the run, as the
+      // rows would make them), so that no row is sent if any names what the account lacks.
+      const read = named.size > 0;
+      if (read) {
         const reader = await ctx.reader();
-        read = true;
         for (const { name: accountName, where, rows } of named.values()) {
           try {
             await accountName.check(reader);
@@ -191,17 +197,12 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             invalid += rows;
           }
         }
-      }
-      if (problems.length) {
-        for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
-        throw new UsageError(`${invalid} of ${total} row${total === 1 ? ' is' : 's are'} not valid; nothing was ${read ? 'changed' : 'sent'}`, 'fix the rows listed above, then run the same command again');
+        if (problems.length) throw notValid(true);
       }
       if (ctx.globals.dryRun) {
-        const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was sent`;
+        const message = `dry run: ${total} row${total === 1 ? '' : 's'} valid; ${total} request${total === 1 ? '' : 's'} would change something (one per row); nothing was ${read ? 'changed' : 'sent'}`;
         return { kind: 'message', message, json: { dryRun: true, rows: total, requests: total } };
       }
-      const confirmedOnce = name === 'remove' || name === 'update';
-      if (confirmedOnce) await ctx.confirm(`${name === 'remove' ? 'Delete' : 'Change'} the ${total} ${noun}${total === 1 ? '' : 's'} of ${input.label}?`);
 
       // ------------------------------------------------ 2. run, one row at a time, journaled
       const client = await ctx.client();

@@ -112,6 +112,14 @@ describe('--domain is checked against the account\'s domains before anything is 
     expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains']);
   });
 
+  it('link update --from without --yes off a terminal: refused before the domain list is read (the refusal does not depend on it)', async () => {
+    const csv = file('update-domains-noyes.csv', 'id,domain\n1,https://typo.example\n');
+    const r = await runCli(['link', 'update', '--from', csv], { env: fx.env });
+    expect(r.stderr).toBe(`linkctl: Change the 1 link of ${csv}: refusing without a terminal to confirm; pass --yes\n`);
+    expect(r.code).toBe(2);
+    expect(sent(fx.sandbox)).toEqual([]);
+  });
+
   it('apply: a link on a domain the account lacks (and the file does not add) makes the file not valid: exit 2, only reads', async () => {
     const yaml = file('typo.yaml', 'version: 1\nlinks:\n  - alias: typo-link\n    url: https://example.org/typo\n    domain: https://typo.example\n');
     const r = await runCli(['apply', '-f', yaml, '--yes'], { env: fx.env });
