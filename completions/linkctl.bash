@@ -167,6 +167,7 @@ _linkctl_values() {
     'linkctl sandbox serve --plan') vals='pro basic' ;;
     'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;
+    'linkctl mcp --root') vals=@dirs ;;
     *' -p') vals=@profiles ;;
     *' --profile') vals=@profiles ;;
     *' -o') vals='table json ndjson csv tsv markdown' ;;

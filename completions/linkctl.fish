@@ -432,6 +432,8 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl sandbox reset --state'
             echo @files
+        case 'linkctl mcp --root'
+            echo @dirs
         case '* -p'
             echo @profiles
         case '* --profile'

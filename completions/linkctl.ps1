@@ -169,6 +169,7 @@ Register-ArgumentCompleter -Native -CommandName linkctl -ScriptBlock {
             'linkctl sandbox serve --plan' { return @('pro', 'basic') }
             'linkctl sandbox visits --state' { return @('@files') }
             'linkctl sandbox reset --state' { return @('@files') }
+            'linkctl mcp --root' { return @('@dirs') }
             '* -p' { return @('@profiles') }
             '* --profile' { return @('@profiles') }
             '* -o' { return @('table', 'json', 'ndjson', 'csv', 'tsv', 'markdown') }

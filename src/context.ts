@@ -83,7 +83,6 @@ export class Context {
    * account reader, so every lookup of the run is answered from one read of each collection.
    */
   private readonly run: { reader?: Promise<AccountReader> } = {};
-  lastWait?: string;
   /** Secret values met while running (passwords taken from the environment): redacted from messages and --debug traces. */
   readonly secrets: string[] = [];
   /** Which local files this command may read and write (src/files/access.ts); a `--from` row's context has its own. */

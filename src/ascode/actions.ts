@@ -70,11 +70,6 @@ function literalRecord(record: Rec, id?: unknown): Rec {
 }
 
 /**
- * What export left out without --details, and what reading it would cost here: one request a
- * link, paced to the limit the server announced (X-RateLimit-Limit, as the client reported it)
- * over the window as measured, else the documented minute.
- */
-/**
  * A rate-limit window in whole seconds, as measured: from a reset given in whole seconds, when the
  * first answer of a window arrived. That is a little under the window (more on a busy machine),
  * never over it; known to a second or so, a window within a second of whole minutes is taken as those.
@@ -86,6 +81,11 @@ export function rateWindowSeconds(measuredMs: number): number {
   return minutes > 0 && short >= 0 && short <= 1 ? 60 * minutes : seconds;
 }
 
+/**
+ * What export left out without --details, and what reading it would cost here: one request a
+ * link, paced to the limit the server announced (X-RateLimit-Limit, as the client reported it)
+ * over the window as measured, else the documented minute.
+ */
 function detailsNote(ctx: Context, links: number): string {
   const requests = `${links} request${links === 1 ? '' : 's'}`;
   const rate = ctx.traffic.rate;
@@ -278,12 +278,12 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
  */
 async function openApplyJournal(ctx: Context, file: string): Promise<Journal | undefined> {
   if (ctx.globals.dryRun) return undefined; // a dry run writes nothing, and sends no change
-  const { Journal } = await import('../bulk/journal.js');
+  const { Journal, journalAccount } = await import('../bulk/journal.js');
   const { stateDir } = await import('../config/paths.js');
   const client = await ctx.client();
   const journal = Journal.open({
     dir: join(stateDir(ctx.env), 'apply'),
-    key: { profile: ctx.sandboxMode ? 'sandbox' : ctx.settings().profile.value, baseUrl: ctx.sandboxMode ? 'sandbox' : client.base.href, command: 'apply' },
+    key: { ...journalAccount(ctx, client), command: 'apply' },
     settings: {},
     restart: false,
     label: `apply -f ${file}`,

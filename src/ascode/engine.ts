@@ -16,6 +16,7 @@ import { qrBody, qrRecord } from '../model/qr.js';
 import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
 import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
 import type { AccountReader } from '../model/reader.js';
+import type { Journal } from '../bulk/journal.js';
 import { keyMatch, noSlash, refIds, text } from '../model/values.js';
 import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
@@ -321,9 +322,7 @@ export function formatPlan(plan: Plan): string {
  * Where apply records each step before it is sent and its outcome after (the bulk journal,
  * src/bulk/journal.ts): a kill leaves the proof of what was done and what was in flight.
  */
-export interface StepLog {
-  record(entry: { row: number; state: 'sending' | 'created' | 'updated' | 'deleted' | 'exists' | 'failed'; id?: unknown; error?: string }): void;
-}
+export type StepLog = Pick<Journal, 'record'>;
 
 /** One step of an apply as it ended, for --json: what, to which record, and the id it has. */
 export interface Step {

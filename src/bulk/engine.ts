@@ -23,7 +23,7 @@ import type { ApiClient } from '../http/client.js';
 import { stateDir } from '../config/paths.js';
 import { hashFile, openInput, readRows, spoolStdin, type InputFile, type RawRow } from './input.js';
 import { rowInput } from './rows.js';
-import { FINISHED, Journal, JournalWriteError, type Entry, type RowStatus } from './journal.js';
+import { FINISHED, Journal, JournalWriteError, journalAccount, type Entry, type RowStatus } from './journal.js';
 import { canLookUp, lookUp } from './lookup.js';
 import { Progress } from '../output/progress.js';
 
@@ -210,8 +210,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       const journal = Journal.open({
         dir: join(state, 'bulk'),
         key: {
-          profile: ctx.sandboxMode ? 'sandbox' : ctx.settings().profile.value,
-          baseUrl: ctx.sandboxMode ? 'sandbox' : client.base.href,
+          ...journalAccount(ctx, client),
           command: path,
           inputHash: await hashFile(input.path),
         },
@@ -260,6 +259,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           for (; !next.done; ) {
             const raw = next.value;
             const upcoming = rows.next();
+            upcoming.catch(() => undefined); // awaited below; a read error while this row runs (or after a stop) is not "unhandled"
             if (prefetch) {
               upcoming.then((row) => {
                 if (row.done || journal.previous.has(row.value.line)) return;

@@ -4,7 +4,7 @@
  * `links.csv:4: ...` and a 100,000-row file never sits in memory (CSV and NDJSON).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, openSync, readSync, closeSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createReadStream, openSync, readSync, closeSync, createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import type { InStream } from '../io.js';
 import type { BulkFormat } from '../commands/shared/define.js';
-import { privateTempPath } from '../files/access.js';
+import { privateTempPath, writeError } from '../files/access.js';
 
 export interface RawRow {
   /** Line of the file (CSV, NDJSON) or position in the array (JSON), from 1. */
@@ -36,7 +36,12 @@ export async function spoolStdin(stdin: InStream, dir: string): Promise<string> 
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Created exclusively under a name nobody can guess: nothing planted there in advance is written through.
   const path = privateTempPath(dir, 'stdin');
-  await pipeline(Readable.from(stdin as AsyncIterable<Buffer | string>), createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  try {
+    await pipeline(Readable.from(stdin as AsyncIterable<Buffer | string>), createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  } catch (error) {
+    rmSync(path, { force: true }); // a part copied (a full disk, a broken pipe) is not left behind
+    throw writeError(error, '--from -', path);
+  }
   return path;
 }
 

@@ -26,6 +26,14 @@ export type RowStatus = 'created' | 'updated' | 'deleted' | 'exists' | 'skipped'
 export const FINISHED: ReadonlySet<string> = new Set<RowStatus>(['created', 'updated', 'deleted', 'exists', 'skipped']);
 const STATES: ReadonlySet<string> = new Set(['sending', ...FINISHED, 'failed']);
 
+/**
+ * Whose account a journal is about (its key's first parts, before the command): the profile and
+ * server, or the sandbox (whose address changes from run to run). Keys list them in this order.
+ */
+export function journalAccount(ctx: { sandboxMode: boolean; settings(): { profile: { value: string } } }, client: { base: URL }): { profile: string; baseUrl: string } {
+  return ctx.sandboxMode ? { profile: 'sandbox', baseUrl: 'sandbox' } : { profile: ctx.settings().profile.value, baseUrl: client.base.href };
+}
+
 export interface Entry {
   row: number;
   /** `sending`: the request may have gone out; a status: the row's outcome. */
@@ -181,14 +189,21 @@ export class Journal {
   private append(value: unknown, flush = true): void {
     if (this.broken) throw this.broken;
     const line = Buffer.from(`${this.needsNewline ? '\n' : ''}${JSON.stringify(value)}\n`);
+    const before = fstatSync(this.fd).size;
     try {
       let done = 0;
       while (done < line.length) done += this.write(line.subarray(done));
       this.needsNewline = false;
       if (flush) fsyncSync(this.fd);
     } catch (error) {
-      // Part of the line may be on disk: whatever comes next (this run's or the next) starts a new line.
-      this.needsNewline = true;
+      // Part of the line may be on disk: it is cut off again (truncating works on a full disk too),
+      // so that a header or two torn lines in a row never make the journal unreadable. Where even
+      // that fails, whatever comes next (this run's or the next) starts a new line.
+      try {
+        ftruncateSync(this.fd, before);
+      } catch {
+        this.needsNewline = true;
+      }
       const where = this.options.dir;
       this.broken = new JournalWriteError(
         `cannot write the journal in ${where} (${causeOf(error)})`,

@@ -74,7 +74,7 @@ export function rowInput(columns: BulkColumn[], values: Record<string, unknown>,
         const text = String(value).trim().toLowerCase();
         if (TRUE.has(text)) opts[key] = true;
         else if (FALSE.has(text)) delete opts[key];
-        else throw new UsageError(`--${column.name} is true or false, got "${String(value)}"`, 'write true or false (or leave the cell empty for false)');
+        else throw new UsageError(`--${column.name} is true or false, got ${JSON.stringify(String(value))}`, 'write true or false (or leave the cell empty for false)');
         continue;
       }
       let parsed: unknown = undefined;

@@ -10,11 +10,12 @@
  * replaced only with `--force`, or when the person at the terminal says so.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { configDir } from '../config/paths.js';
+import { safeText } from '../output/safe-text.js';
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? 'error';
 
@@ -103,7 +104,7 @@ export async function checkWrite(ctx: Context, path: string, options: WriteOptio
     const refusal = new UsageError(`${options.flag} ${path} exists; linkctl does not replace a file unless told to`, 'add --force to replace it, or give another name');
     if (ctx.globals.dryRun || !ctx.interactive) throw refusal;
     const ask = ctx.io.confirm ?? (await import('../prompt.js')).confirm(ctx.io);
-    if (!(await ask(`${path} exists. Replace it?`))) throw new UsageError('cancelled; nothing was written');
+    if (!(await ask(`${safeText(path)} exists. Replace it?`))) throw new UsageError('cancelled; nothing was written');
     replace = true;
   }
   return { target, replace };
@@ -176,7 +177,7 @@ export function moveIntoPlace(tmp: string, file: string, flag: string, replace: 
     const code = codeOf(error);
     if (code === 'EEXIST') throw new UsageError(`${flag} ${file} exists; linkctl does not replace a file unless told to`, 'add --force to replace it, or give another name');
     // A filesystem without hard links: the check made before stands.
-    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code) || existsSync(file)) throw error;
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'].includes(code) || exists(file)) throw error; // a dangling symlink counts
     renameSync(tmp, file);
   }
 }

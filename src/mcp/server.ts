@@ -180,12 +180,14 @@ function success(tool: Tool, r: Run): CallToolResult {
 }
 
 /**
- * A failed call: the message and hint a user would see (already redacted by main). A
- * confirmation refused for want of a terminal (exit 2, "--yes") becomes a request to confirm.
+ * A failed call: the message and hint a user would see (already redacted by main), in the tool's
+ * terms. A confirmation refused for want of a terminal (exit 2, "--yes") becomes a request to confirm.
  */
 function refusal(tool: Tool, args: Record<string, unknown>, r: Run): CallToolResult {
-  const text = r.stderr.trim() || `linkctl exited with code ${r.code}`;
-  if (r.code === 2 && args.confirm !== true && tool.params.some((p) => p.name === 'confirm') && /--yes\b/.test(text)) {
+  const said = r.stderr.trim();
+  // The message and its hint name the CLI's flags: in the tool's own terms, as a success's notes are.
+  const text = said ? inToolTerms(tool, said) : `linkctl exited with code ${r.code}`;
+  if (r.code === 2 && args.confirm !== true && tool.params.some((p) => p.name === 'confirm') && /--yes\b/.test(said)) {
     return failure(`${text}\nNothing was changed. To go ahead, call ${tool.name} again with the same arguments and confirm: true.`);
   }
   return failure(text);

@@ -24,10 +24,17 @@ export function parsePlan(raw: string, name = '--plan'): Plan {
 
 /** LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT: the embedded sandbox's, and `sandbox serve`'s defaults. */
 export function sandboxEnvironment(env: Record<string, string | undefined>): { plan: Plan; rateLimit: RateLimit } {
+  return { plan: sandboxPlan(env), rateLimit: sandboxRateLimit(env) };
+}
+
+/** LINKCTL_SANDBOX_PLAN, read only where no --plan is given (a bad value then does not stand in the flag's way). */
+export function sandboxPlan(env: Record<string, string | undefined>): Plan {
   const plan = env.LINKCTL_SANDBOX_PLAN;
+  return plan ? parsePlan(plan, 'LINKCTL_SANDBOX_PLAN') : 'pro';
+}
+
+/** LINKCTL_SANDBOX_RATE_LIMIT, read only where no --rate-limit is given. */
+export function sandboxRateLimit(env: Record<string, string | undefined>): RateLimit {
   const rateLimit = env.LINKCTL_SANDBOX_RATE_LIMIT;
-  return {
-    plan: plan ? parsePlan(plan, 'LINKCTL_SANDBOX_PLAN') : 'pro',
-    rateLimit: rateLimit ? parseRateLimit(rateLimit, 'LINKCTL_SANDBOX_RATE_LIMIT') : null,
-  };
+  return rateLimit ? parseRateLimit(rateLimit, 'LINKCTL_SANDBOX_RATE_LIMIT') : null;
 }

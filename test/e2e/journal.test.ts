@@ -150,10 +150,11 @@ describe('a full disk', () => {
     const sentFirst = await onServer('full-');
     expect(sentFirst.length).toBeGreaterThan(0);
     expect(sentFirst.length).toBeLessThan(6);
-    // The injected failure tore the last line: the file does not end with a newline.
+    // The injected failure tore the last line, and the journal cut it off again: only whole lines stay.
     const [journal] = journals();
     const written = readFileSync(journal!, 'utf8');
-    expect(written.endsWith('\n')).toBe(false);
+    expect(written.endsWith('\n')).toBe(true);
+    for (const line of written.trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
 
     const again = await runMain(['qr', 'add', '--from', path, '--json'], { env });
     expect(again.code, `${r.stderr}\n${written}\n${again.stderr}`).toBe(0);
@@ -161,6 +162,19 @@ describe('a full disk', () => {
     expect(qrNames('full-').sort(), `${r.stderr}\n${written}\n${again.stderr}`).toEqual([...names].sort()); // each sent exactly once
     expect(await onServer('full-')).toEqual([...names].sort());
     expect(journals()).toEqual([]);
+  });
+
+  it('a full disk while the journal\'s first line is written leaves no unreadable journal: the next run goes ahead (no --restart)', async () => {
+    const names = ['hdr-1', 'hdr-2'];
+    const { path, env, journals } = setup('q.csv', qrCsv(names));
+    const r = await runMain(['qr', 'add', '--from', path], { env: { ...env, LINKCTL_TEST_JOURNAL_FAIL_AFTER: '20' } });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('ENOSPC');
+    expect(await onServer('hdr-')).toEqual([]);
+    expect(journals().map((j) => readFileSync(j, 'utf8'))).toEqual(journals().map(() => ''));
+    const again = await runMain(['qr', 'add', '--from', path, '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(await onServer('hdr-')).toEqual(names);
   });
 
   it('a torn last line is an unknown outcome: looked up, not sent again; a new line never continues it', async () => {

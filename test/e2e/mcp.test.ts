@@ -429,7 +429,7 @@ describe('local files', () => {
     const s = await connect(['--allow-writes']);
     const read = await s.call('qr_add', { type: 'text', name: 'x', dataJson: `@${data}` });
     expect(read.isError).toBe(true);
-    expect(text(read)).toContain(`--data-json ${data}: this MCP server reads no local files`);
+    expect(text(read)).toContain(`\`dataJson\` ${data}: this MCP server reads no local files`);
     expect(text(read)).toContain('linkctl mcp --root DIR');
     const written = await s.call('export', { file: join(dir, 'account.yaml') });
     expect(written.isError).toBe(true);

@@ -40,6 +40,17 @@ describe('qr download against the sandbox', () => {
     expect(decodePng(readFileSync(join(dir, 'qr-2-greeting.png')))).toBe('Hello from the sandbox');
   });
 
+  it('--dry-run with --from - saves nothing and says so: no file, no "saved" in --json', async () => {
+    const dir = tempDir();
+    const r = await runCli(['qr', 'download', '--from', '-', '--dir', dir, '--dry-run', '--json'], { env: fx.env, stdin: '1\n2\n' });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(out.dryRun).toBe(true);
+    expect(out.saved).toEqual([]);
+    expect((out.wouldSave as Array<{ file: string }>).map((f) => f.file)).toEqual([join(dir, 'qr-1-restaurant-menu.png'), join(dir, 'qr-2-greeting.png')]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('says which ids failed in a batch, keeps the others, and exits with the failure\'s code', async () => {
     const dir = tempDir();
     const r = await runCli(['qr', 'download', '--from', '-', '--dir', dir], { env: fx.env, stdin: '1\n99\n' });

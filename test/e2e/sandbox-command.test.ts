@@ -78,6 +78,14 @@ function serve(args: string[], env: Record<string, string>) {
 }
 
 describe('sandbox serve', () => {
+  it('--plan and --rate-limit win over LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT, which are then not read (a bad one does not stop it)', async ({ onTestFinished }) => {
+    const server = serve(['--plan', 'basic', '--rate-limit', 'off', '--state', join(tempDir(), 'state.json')], { LINKCTL_SANDBOX_PLAN: 'gold', LINKCTL_SANDBOX_RATE_LIMIT: 'fast' });
+    onTestFinished(() => void server.child.kill('SIGKILL'));
+    await server.ready;
+    for (let i = 0; i < 50 && !server.stderr().includes('Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes, basic plan, no rate limit\)/);
+  });
+
   it('serves the API to other linkctl processes, with quirks and a rate limit, until Ctrl-C (exit 0)', async ({ onTestFinished }) => {
     const server = serve(['--quirks', '--rate-limit', '2/60', '--state', join(tempDir(), 'state.json')], {});
     onTestFinished(() => void server.child.kill('SIGKILL')); // a failed assertion must not leave a server running

@@ -5,6 +5,7 @@ import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, many,
 import { wrapped } from '../shared/help-text.js';
 import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
+import { MIN_ALIAS_LENGTH } from '../../model/aliases.js';
 
 /** `--verify` of the commands that write links: single commands always check; rows and files only when asked. */
 const VERIFY_HELP = 'with --from: read each link back after writing it and report options the server dropped (the account\'s plan may lack them): one more request a row; a single command always checks';
@@ -12,9 +13,9 @@ const VERIFY_HELP = 'with --from: read each link back after writing it and repor
 /** A short URL, with or without its scheme (real servers accept both). */
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
-/** A custom alias: servers refuse one shorter than 3 characters ("Custom alias must be at least 3 characters."). */
+/** A custom alias: servers refuse one shorter than MIN_ALIAS_LENGTH ("Custom alias must be at least 3 characters."). */
 export function alias(raw: string): string {
-  if (raw.trim().length < 3) throw new UsageError(`--alias must have at least 3 characters, got "${raw}"`, 'servers refuse shorter aliases; leave --alias out to get a generated one');
+  if (raw.trim().length < MIN_ALIAS_LENGTH) throw new UsageError(`--alias must have at least ${MIN_ALIAS_LENGTH} characters, got "${raw}"`, 'servers refuse shorter aliases; leave --alias out to get a generated one');
   return raw;
 }
 

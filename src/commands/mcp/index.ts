@@ -1,6 +1,6 @@
 /** `mcp`: linkctl as a Model Context Protocol server for AI agents. The server (and the SDK) load only when it runs. */
 import type { Command } from 'commander';
-import { withExamples, type Bind } from '../shared/define.js';
+import { pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 
 export function register(program: Command, bind: Bind): void {
@@ -10,7 +10,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)')
       .option('--allow-writes', 'also list the tools that create and change (add, update, assign)')
       .option('--allow-deletes', 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true')
-      .option('--root <dir>', 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none')
+      .addOption(pathOption('--root <dir>', 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none', 'dir'))
       .addHelpText(
         'after',
         wrapped([

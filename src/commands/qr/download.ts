@@ -102,7 +102,11 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
     }
   }
   // a partial result says so (stderr; stdout lists the files saved)
-  if (failed.length) ctx.warn(`saved ${saved.length} of ${ids.length} QR codes; failed: ${failed.map((f) => f.id).join(', ')}`);
+  if (failed.length) ctx.warn(`${ctx.globals.dryRun ? 'would save' : 'saved'} ${saved.length} of ${ids.length} QR codes; failed: ${failed.map((f) => f.id).join(', ')}`);
+  // A dry run saved nothing: what it would save is named as that, never as files that exist.
+  if (ctx.globals.dryRun) {
+    return { kind: 'message', message: `dry run: would save ${saved.length} QR code${saved.length === 1 ? '' : 's'}; nothing was written`, json: { dryRun: true, saved: [], wouldSave: saved, failed }, exitCode };
+  }
   return {
     kind: 'message',
     message: saved.map((s) => s.file).join('\n'),

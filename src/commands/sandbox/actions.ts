@@ -10,7 +10,8 @@ import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
 import { simulateVisits } from '../../sandbox/visits.js';
-import { parsePlan, parseRateLimit, sandboxEnvironment } from '../../sandbox/settings.js';
+import { parseRateLimit, sandboxPlan, sandboxRateLimit } from '../../sandbox/settings.js';
+import type { Plan } from './types.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -21,9 +22,8 @@ function stateFile(ctx: Context, given: unknown): string {
 
 export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result> {
   // flags over LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT; no limit and every feature by default
-  const fromEnv = sandboxEnvironment(ctx.env);
-  const rateLimit = opts.rateLimit === undefined ? fromEnv.rateLimit : parseRateLimit(String(opts.rateLimit));
-  const plan = opts.plan === undefined ? fromEnv.plan : parsePlan(String(opts.plan));
+  const rateLimit = opts.rateLimit === undefined ? sandboxRateLimit(ctx.env) : parseRateLimit(String(opts.rateLimit));
+  const plan = opts.plan === undefined ? sandboxPlan(ctx.env) : (opts.plan as Plan); // checked by its enumOption
   if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md', 'drop --quirks: real-server shapes are the default');
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
   const file = stateFile(ctx, opts.state);
@@ -88,7 +88,7 @@ export async function status(ctx: Context): Promise<Result> {
     };
   }
   const quirks = sandboxQuirks(ctx.env);
-  const { plan } = sandboxEnvironment(ctx.env);
+  const plan = sandboxPlan(ctx.env);
   return {
     kind: 'message',
     message: `no \`sandbox serve\` is running on this config folder: --sandbox starts an embedded sandbox for each command (${mode(quirks)}, ${plan} plan, state ${defaultStateFile(dir)}); its URLs answer only while that command runs`,

@@ -368,7 +368,7 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
       ctx.warn('dry run: nothing was written');
       return { kind: 'message', message: `Would write ${out.path}: ${plural(series.length, 'chart')}, ${plural(snapshots.length, 'snapshot')}.`, json: { dryRun: true, file: out.path, charts: series.length } };
     }
-    return { kind: 'message', message: `Wrote ${opts.html}: ${plural(series.length, 'chart')}, ${plural(moved.length, 'mover')}, ${plural(snapshots.length, 'snapshot')}.`, json: { file: opts.html, charts: series.length, movers: moved.length, snapshots: snapshots.length } };
+    return { kind: 'message', message: `Wrote ${out.path}: ${plural(series.length, 'chart')}, ${plural(moved.length, 'mover')}, ${plural(snapshots.length, 'snapshot')}.`, json: { file: out.path, charts: series.length, movers: moved.length, snapshots: snapshots.length } };
   } finally {
     await history.close();
   }
