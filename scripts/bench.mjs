@@ -599,7 +599,7 @@ if (ONLY.includes('bulk-update')) {
       "  const r = await fetch(`${base}/api/url/${ids[i]}/update`, { method: 'PUT', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: link.details.longurl, description: 'bulk' }) });",
       '  const body = await r.json();',
       '  if (body.error) throw new Error(JSON.stringify(body));',
-      '  process.stdout.write(`${ids[i]}\n`);',
+      '  process.stdout.write(`${ids[i]}\\n`);',
       '}',
     ].join('\n'),
   );

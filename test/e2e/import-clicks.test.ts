@@ -73,12 +73,12 @@ describe('import --with-clicks', () => {
     expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/account']);
   });
 
-  it('without a key to read the account with, nothing is written: no file, no temporary file', async () => {
+  it('without a key to read the account with: exit 3, no account file, no temporary file (the history database, opened first, stays)', async () => {
     const dir = tempDir();
     const { LINKCTL_API_KEY: _key, ...noKey } = fx.env;
     const r = await runCli(['import', 'yourls', fixture('yourls.csv'), '--with-clicks', '--on-collision', 'suffix', '--file', join(dir, 'account.yaml')], { env: { ...noKey, LINKCTL_DB: join(dir, 'history.db') } });
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(readdirSync(dir).filter((f) => f !== 'history.db')).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['history.db']);
   });
 });

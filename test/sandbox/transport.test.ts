@@ -252,4 +252,15 @@ describe('recording and admin endpoints', () => {
     expect(sb.requests).toHaveLength(1);
     expect(await fetch(`${sb.url}/__sandbox/requests`, { headers: auth }).then((r) => r.json())).toHaveLength(1);
   });
+
+  it('counts every API request, past the 1,000 its log keeps (what the bench counts by); clearing the log clears the count', async () => {
+    const sb = await start({ quirks: false, rateLimit: null });
+    const auth = { Authorization: `Bearer ${sb.key}` };
+    for (let i = 0; i < 1005; i++) await get(sb, '/api/account');
+    const count = () => fetch(`${sb.url}/__sandbox/requests/count`, { headers: auth }).then((r) => r.json());
+    expect(await count()).toEqual({ api: 1005 });
+    expect(await fetch(`${sb.url}/__sandbox/requests`, { headers: auth }).then((r) => r.json())).toHaveLength(1000);
+    await fetch(`${sb.url}/__sandbox/requests`, { method: 'DELETE', headers: auth });
+    expect(await count()).toEqual({ api: 0 });
+  });
 });
