@@ -17,9 +17,10 @@
  * it, and the same input run again is a new run.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { privateTempPath } from '../files/access.js';
 import { CliError, ConfigError, ExitCode, UsageError } from '../errors.js';
 
 export type RowStatus = 'created' | 'updated' | 'deleted' | 'exists' | 'skipped' | 'failed';
@@ -385,16 +386,39 @@ const HALF_WRITTEN_STALE_MS = 2000;
  * waited on. A lock from another host cannot be checked and is respected; the message says how
  * to remove it.
  */
+/**
+ * Creates the lock file whole or not at all (EEXIST when held): written under a private name,
+ * then hard-linked into place, so no run ever sees it empty. Where the filesystem has no hard
+ * links, created exclusively and written (a run that finds it empty waits HALF_WRITTEN_STALE_MS).
+ */
+function createLock(lockPath: string, text: string): void {
+  const write = (path: string) => {
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const temp = privateTempPath(dirname(lockPath), 'lock');
+  try {
+    write(temp);
+    try {
+      linkSync(temp, lockPath);
+    } catch (error) {
+      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(codeOf(error))) throw error;
+      write(lockPath);
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
 function acquireLock(lockPath: string, what: string, subject: string): void {
   const info: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString(), procStart: processStart(process.pid), what, token: randomBytes(12).toString('hex') };
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      const fd = openSync(lockPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
-      try {
-        writeSync(fd, JSON.stringify(info));
-      } finally {
-        closeSync(fd);
-      }
+      createLock(lockPath, JSON.stringify(info));
       HELD.set(lockPath, info.token);
       return;
     } catch (error) {
@@ -419,9 +443,14 @@ function acquireLock(lockPath: string, what: string, subject: string): void {
     }
     if (readLock(aside) !== text) {
       try {
-        renameSync(aside, lockPath); // a racing run's fresh lock: put back
+        linkSync(aside, lockPath); // a racing run's fresh lock: put back, unless a third run holds the lock by now
       } catch {
-        // it will find its lock gone at release: harmless
+        // that run will find its lock gone at release, and the third holds it: harmless
+      }
+      try {
+        unlinkSync(aside);
+      } catch {
+        // gone already
       }
       continue;
     }
