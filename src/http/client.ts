@@ -7,8 +7,11 @@ import ky, { type KyInstance } from 'ky';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
 import { redact } from '../redact.js';
-import { interpretBody, retryAfterSeconds, toInt, toSeconds, type Body } from './envelope.js';
+import { interpretBody, retryAfterSeconds, toSeconds, type Body } from './envelope.js';
+import { newBudget, RateLimitPolicy, type RateState } from './rate-limit.js';
 import { fetchFor, isLoopback } from './transport.js';
+
+export type { RateState } from './rate-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -65,13 +68,9 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Largest file `download` accepts: QR images are far smaller. */
 const MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_NETWORK_RETRIES = 2;
-/** Over-limit answers to one request: after this many waits (or --max-wait in all), exit 5. */
-const MAX_RATE_LIMIT_RETRIES = 5;
 /** Deeper answers are refused (exit 6): this API's are a few levels deep. */
 const MAX_JSON_DEPTH = 64;
 const BACKOFF_BASE_MS = 300;
-/** Clock skew allowance when waiting for a rate-limit window to end. */
-const RESET_MARGIN_MS = 30;
 /** Errors that prove the request never reached a server, so even a POST may be sent again. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 const RETRY_STATUSES = new Set([502, 503, 504]);
@@ -103,11 +102,6 @@ type Attempt =
   | { kind: 'answered'; status: number; headers: Headers; text: string }
   | { kind: 'failed'; failure: Failure; detail: string };
 
-export interface RateState {
-  remaining?: number;
-  resetAtMs?: number;
-}
-
 /** What a request carries past ky to fetch (see the `fetch` given to ky). */
 interface Beside {
   jsonText?: string;
@@ -117,21 +111,11 @@ interface Beside {
 export class ApiClient {
   readonly base: URL;
   private readonly http: KyInstance;
-  private readonly rateState: RateState;
-
-  /** The rate-limit state lives in `options.rate` when given (shared across clients), so assigning updates that object. */
-  private get rate(): RateState {
-    return this.rateState;
-  }
-
-  private set rate(value: RateState) {
-    delete this.rateState.remaining;
-    delete this.rateState.resetAtMs;
-    Object.assign(this.rateState, value);
-  }
+  /** When to wait and when to give up (./rate-limit.ts); its state lives in `options.rate` when given (shared across clients). */
+  readonly rateLimit: RateLimitPolicy;
 
   constructor(private readonly options: ClientOptions) {
-    this.rateState = options.rate ?? {};
+    this.rateLimit = new RateLimitPolicy(options.rate ?? {}, options.maxWaitMs);
     this.base = normaliseBaseUrl(options.baseUrl, options.baseUrlName);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
@@ -194,8 +178,7 @@ export class ApiClient {
       throw new DryRun({ method, url, headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' }, body: options.json });
     }
     let networkRetries = 0;
-    let rateRetries = 0;
-    let rateWaitedMs = 0;
+    const waiting = newBudget();
     /** An earlier attempt may have been carried out (its answer was lost). */
     let lostAnswer = false;
     for (;;) {
@@ -237,20 +220,9 @@ export class ApiClient {
       const body = isRecord(parsed) ? parsed : undefined;
       // Over the limit: HTTP 429, or (real servers) HTTP 200 with error 429. Not processed, so any method may be sent again.
       if (status === 429 || (body && (body.error === 429 || body.error === '429'))) {
-        const seconds =
-          retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter) ?? this.secondsUntilReset() ?? 1;
-        const ms = seconds * 1000;
-        // One request waits at most MAX_RATE_LIMIT_RETRIES times, and no longer than --max-wait in all.
-        if (rateRetries >= MAX_RATE_LIMIT_RETRIES || (ms <= this.options.maxWaitMs && rateWaitedMs + ms > this.options.maxWaitMs)) {
-          throw new RateLimitError(
-            `still over the rate limit after ${rateRetries + 1} attempts and ${+(rateWaitedMs / 1000).toFixed(1)} s of waiting for ${method} ${url} (--max-wait ${+(this.options.maxWaitMs / 1000).toFixed(1)} s in all)`,
-            'try again later, or raise --max-wait',
-          );
-        }
-        rateRetries++;
-        rateWaitedMs += ms;
-        this.rate = {}; // this wait covers the window: do not wait for it again before the retry
-        await this.waitFor(ms, `the server says the rate limit is exceeded (HTTP ${status})`);
+        const said = retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter);
+        const reason = `the server says the rate limit is exceeded (HTTP ${status})`;
+        await this.sleepFor(this.rateLimit.waitAfterOverLimit(said, waiting, `${method} ${url}`, reason), reason);
         continue;
       }
       if (RETRY_STATUSES.has(status)) {
@@ -362,43 +334,22 @@ export class ApiClient {
     return verdict.body;
   }
 
-  /** Waits before sending when the last answer said the window is used up. */
+  /** Waits before sending when the last answer said the window is used up (the policy says how long). */
   private async pace(): Promise<void> {
-    const { remaining, resetAtMs } = this.rate;
-    if (remaining === undefined || resetAtMs === undefined || remaining > 0) return;
-    this.rate = {};
-    const waitMs = resetAtMs - Date.now() + RESET_MARGIN_MS;
-    if (waitMs > 0) await this.waitFor(waitMs, 'the rate-limit window is used up (X-RateLimit-Remaining)');
+    const ms = this.rateLimit.waitBeforeSending();
+    if (ms <= 0) return;
+    const reason = 'the rate-limit window is used up (X-RateLimit-Remaining)';
+    this.rateLimit.checkWait(ms, reason);
+    await this.sleepFor(ms, reason);
   }
 
-  private secondsUntilReset(): number | undefined {
-    return this.rate.resetAtMs === undefined ? undefined : Math.max(0, (this.rate.resetAtMs - Date.now()) / 1000);
-  }
-
-  /** Remembers X-RateLimit-Remaining/Reset. Headers that are missing or make no sense are ignored, never fatal. */
+  /** Remembers X-RateLimit-Remaining/Reset, and tells the caller (progress and ETAs use them). */
   private noteRateLimit(headers: Headers): void {
-    const remaining = toInt(headers.get('x-ratelimit-remaining'));
-    let reset = toInt(headers.get('x-ratelimit-reset'));
-    // A Unix time in seconds is documented; a small number is read as seconds from now (some proxies send that).
-    if (reset !== undefined && reset >= 0 && reset <= 86_400) reset = Math.ceil(Date.now() / 1000) + reset;
-    // A reset more than a day away is not a window end: ignore such headers.
-    if (remaining === undefined || reset === undefined || Math.abs(reset * 1000 - Date.now()) > 86_400_000) {
-      this.rate = {};
-      return;
-    }
-    this.rate = { remaining, resetAtMs: reset * 1000 };
-    const limit = toInt(headers.get('x-ratelimit-limit'));
-    this.options.events?.rate?.({ limit: limit !== undefined && limit > 0 ? limit : undefined, remaining, resetAtMs: reset * 1000 });
+    const read = this.rateLimit.noteHeaders(headers);
+    if (read) this.options.events?.rate?.(read);
   }
 
-  private async waitFor(ms: number, reason: string): Promise<void> {
-    if (ms > this.options.maxWaitMs) {
-      const at = new Date(Date.now() + Math.min(ms, 10 * 365 * 86_400_000));
-      throw new RateLimitError(
-        `rate limited: ${reason}; the window resets at ${at.toISOString().replace(/\.\d+Z$/, 'Z')} (in ${Math.ceil(ms / 1000)} s), longer than --max-wait ${+(this.options.maxWaitMs / 1000).toFixed(1)} s`,
-        'try again after that time, or raise --max-wait',
-      );
-    }
+  private async sleepFor(ms: number, reason: string): Promise<void> {
     this.options.events?.wait?.(ms / 1000, reason);
     this.trace(`! waiting ${Math.round(ms)} ms: ${reason}`);
     try {

@@ -7,6 +7,7 @@ import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerV
 import { publicPage, type Visit } from './visits.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type State } from './state.js';
 import { ConfigError } from '../errors.js';
+import { rateLimiter } from './rate-limit.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -128,9 +129,6 @@ const wrongHost = (host: string) => ({
   message: `The sandbox answers only requests addressed to localhost, 127.0.0.1 or [::1], not to "${host.slice(0, 100)}": its key is published, so other host names are refused (a web page could otherwise reach it by DNS rebinding).`,
 });
 
-/** Fixed window per key. Expiry is judged on the monotonic clock; Date.now() only names the window end in headers. */
-interface Window { end: number; endMono: number; used: number; attempts: number }
-
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const quirks = options.quirks ?? true;
   const key = options.key ?? SANDBOX_KEY;
@@ -178,7 +176,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   /** API requests since the log was last cleared: the log itself keeps only the last MAX_LOGGED_REQUESTS. */
   let apiRequests = 0;
   let faults: { fault: Fault; left: number }[] = [];
-  const windows = new Map<string, Window>();
+  const limiter = rateLimiter(limits, { headers: sendLimitHeaders, negativeRemaining: quirks && version === '6' });
   const sockets = new Set<Socket>();
   let base = '';
 
@@ -190,37 +188,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const injectFault = (fault: Fault, times = 1) => { if (times > 0) faults.push({ fault, left: times }); };
 
-  function rateLimit(who: string): { allowed: boolean; retryAfter: number; headers: Record<string, string> } {
-    if (!limits) return { allowed: true, retryAfter: 0, headers: {} };
-    const mono = performance.now();
-    let w = windows.get(who);
-    if (!w || mono >= w.endMono) {
-      // the window starts at the first request, aligned to whole seconds so X-RateLimit-Reset is exact
-      const nowMs = Date.now();
-      const end = Math.floor(nowMs / 1000) + limits.windowSeconds;
-      w = { end, endMono: mono + (end * 1000 - nowMs), used: 0, attempts: 0 };
-      windows.set(who, w);
-    }
-    w.attempts++;
-    const allowed = w.used < limits.limit;
-    if (allowed) w.used++; // rejected requests are not processed, so they do not use up the allowance
-    const remaining = limits.limit - w.attempts; // 6.x servers let this go negative; 7.6 stops at 0
-    return {
-      allowed,
-      retryAfter: Math.max(1, Math.ceil((w.endMono - mono) / 1000)),
-      headers: sendLimitHeaders ? {
-        'X-RateLimit-Limit': String(limits.limit),
-        'X-RateLimit-Remaining': String(quirks && version === '6' ? remaining : Math.max(0, remaining)),
-        'X-RateLimit-Reset': String(w.end),
-      } : {},
-    };
-  }
-
   async function api(method: string, url: URL, auth: string | undefined, rawBody: string): Promise<Answer> {
     if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
     const token = /^Bearer\s+(\S+)\s*$/i.exec(auth ?? '')?.[1];
     if (token !== key) return json(403, { error: 1, message: 'A valid API key is required to use this service.' });
-    const limit = rateLimit(token);
+    const limit = limiter.check(token);
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
     const mutates = method !== 'GET' && method !== 'HEAD';
     const run = () => {
@@ -355,7 +327,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests.length = 0;
     apiRequests = 0;
     faults = [];
-    windows.clear();
+    limiter.clear();
   }
 
   const server = createServer((req, res) => {

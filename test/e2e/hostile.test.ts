@@ -386,16 +386,21 @@ describe.concurrent('12. a server that is always over the limit', () => {
     const r = await runCli(['account', 'get', '--max-wait', '3'], { env: h.env });
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^linkctl: still over the rate limit after 4 attempts and 3 s of waiting/m);
-    expect(h.requests).toHaveLength(4);
+    // waits of 1 s, then 2 s (each repeat twice as long); a third of 4 s would pass --max-wait
+    expect(r.stderr).toMatch(/^linkctl: still over the rate limit after 3 over-limit answers and 3 s of waiting/m);
+    expect(h.requests).toHaveLength(3);
     expect(Date.now() - started).toBeLessThan(12_000);
   });
 
-  it('Retry-After 0: a few attempts, not twenty', async (t) => {
-    const h = await hostile(t, (_req, res) => json(res, { error: 429 }, 200, { 'Retry-After': '0' }));
-    const r = await runCli(['account', 'get'], { env: h.env });
+  it('Retry-After 0 means "not yet": a second at least between attempts, and the bound is --max-wait, not a count', async (t) => {
+    const at: number[] = [];
+    const h = await hostile(t, (_req, res) => (at.push(Date.now()), json(res, { error: 429 }, 200, { 'Retry-After': '0' })));
+    const r = await runCli(['account', 'get', '--max-wait', '4'], { env: h.env });
     expect(r.code).toBe(5);
-    expect(h.requests).toHaveLength(6); // the first attempt and 5 retries
+    expect(r.stderr).toMatch(/still over the rate limit after 3 over-limit answers and 3 s of waiting/);
+    expect(h.requests).toHaveLength(3);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(950);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(1950);
   });
 });
 

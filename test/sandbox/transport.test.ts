@@ -90,7 +90,7 @@ describe('rate limit', () => {
     expect(miss.headers.get('x-ratelimit-remaining')).toBe('28');
   });
 
-  it('answers over-limit requests with HTTP 200 error 429, unprocessed but recorded, until the window ends', async () => {
+  it('answers over-limit requests with HTTP 200 error 429, unprocessed but recorded, until the reset second of the window is over', async () => {
     const sb = await start({ quirks: false, rateLimit: { limit: 3, windowSeconds: 1 } });
     await sleep(1000 - (Date.now() % 1000) + 5); // start just after a second boundary: the window is aligned to it
     const remaining: (string | null)[] = [];
@@ -105,11 +105,16 @@ describe('rate limit', () => {
     expect(sb.requests[3]!.body).toEqual({ type: 'text', data: 'not stored' });
 
     const reset = Number(over.headers.get('x-ratelimit-reset'));
+    // The reset second itself is still closed, as on the product 7.7: Retry-After 0, the old reset.
     await sleep(reset * 1000 - Date.now() + 20);
+    const atReset = await get(sb, '/api/qr');
+    expect(atReset.json).toEqual({ error: 429, message: 'Too Many API Requests.', 'Retry-After': 0 });
+    expect(Number(atReset.headers.get('x-ratelimit-reset'))).toBe(reset);
+    await sleep((reset + 1) * 1000 - Date.now() + 20);
     const after = await get(sb, '/api/qr');
     expect(after.json.data.result).toBe(3); // the rejected POST created nothing
     expect(after.headers.get('x-ratelimit-remaining')).toBe('2');
-    expect(Number(after.headers.get('x-ratelimit-reset'))).toBe(reset + 1);
+    expect(Number(after.headers.get('x-ratelimit-reset'))).toBe(reset + 2);
   });
 
   it('remaining stops at 0 (7.6), and goes negative on a 6.x server', async () => {
