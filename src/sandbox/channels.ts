@@ -1,0 +1,71 @@
+// Channels and their items: the twin of src/model/channels.ts.
+import { deleteRoute, fail, list, MESSAGES, minLength, must, ok, optBool, optString, route, type Ctx } from './kit.js';
+import { shortUrl } from './links.js';
+import { qrUrl } from './qr.js';
+import { indexOfId, insert, timestamp, type Channel, type ChannelItem } from './state.js';
+
+const ITEM_TYPES = ['links', 'bio', 'qr'];
+function channelFields(ctx: Ctx, requireName: boolean) {
+  const b = ctx.body;
+  const fields: Partial<Omit<Channel, 'id' | 'items'>> = {};
+  if (requireName || b.name !== undefined) fields.name = minLength(b.name, 2, MESSAGES.channelName);
+  const description = optString(b.description, 'description');
+  if (description !== undefined) fields.description = description;
+  const color = optString(b.color, 'color');
+  if (color !== undefined) fields.color = /^#[0-9a-f]{3}([0-9a-f]{3})?$/i.test(color) ? color : fail('Color must be a HEX color such as #1e88e5.');
+  const starred = optBool(b.starred);
+  if (starred !== undefined) fields.starred = starred;
+  return fields;
+}
+const channelView = ({ id, name, description, color, starred }: Channel) => ({ id, name, description, color, starred });
+export const inChannel = (ch: Channel, type: ChannelItem['type'], id: number) => ch.items.some((it) => it.type === type && it.id === id);
+export function addToChannel(ch: Channel, type: ChannelItem['type'], id: number) {
+  if (!inChannel(ch, type, id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
+}
+function itemView(ctx: Ctx, it: ChannelItem) {
+  const base = { type: it.type, id: it.id };
+  if (it.type === 'qr') {
+    const q = ctx.state.qrs[indexOfId(ctx.state.qrs, it.id)];
+    return { ...base, title: q?.name ?? '', preview: q ? qrUrl(ctx, q) : '', link: q ? qrUrl(ctx, q) : '', date: it.date };
+  }
+  if (it.type === 'bio') {
+    const url = `${ctx.base}/bio/${it.id}`; // no bio-page API exists, so there is nothing to read
+    return { ...base, title: `Bio page ${it.id}`, preview: url, link: url, date: it.date };
+  }
+  const l = ctx.state.links[indexOfId(ctx.state.links, it.id)];
+  return { ...base, title: l ? l.title || l.longurl : '', preview: l?.longurl ?? '', link: l ? shortUrl(ctx, l) : '', date: it.date };
+}
+
+export const channelRoutes = [
+  route('GET /api/channels', (ctx) => list(ctx, 'channels', ctx.state.channels, channelView)),
+  route('GET /api/channel/:id', (ctx) =>
+    list(ctx, 'items', must(ctx, ctx.state.channels, MESSAGES.channelNotFound).items, (it) => itemView(ctx, it))),
+  route('POST /api/channel/add', (ctx) => {
+    const fields = { description: '', color: '#000000', starred: false, ...channelFields(ctx, true) } as Omit<Channel, 'id' | 'items'>;
+    if (ctx.state.channels.some((ch) => ch.name.toLowerCase() === fields.name.toLowerCase())) fail('You already have a channel with this name.');
+    const ch = insert(ctx.state, 'channels', (id) => ({ id, ...fields, items: [] }));
+    return { error: 0, ...channelView(ch) };
+  }),
+  route('PUT /api/channel/:id/update', (ctx) => {
+    const ch = must(ctx, ctx.state.channels, MESSAGES.channelNotFound);
+    Object.assign(ch, channelFields(ctx, false));
+    return ctx.quirks ? { error: 0, ...channelView(ch) } : ok('Channel has been updated successfully.');
+  }),
+  route('POST /api/channel/:channelid/assign/:type/:itemid', (ctx) => {
+    const ch = must(ctx, ctx.state.channels, MESSAGES.channelNotFound, ctx.ids.channelid);
+    let type = ctx.params.type!;
+    if (!ITEM_TYPES.includes(type)) {
+      if (!ctx.quirks) fail('Invalid item type. Allowed types: links, bio, qr.');
+      type = 'links'; // real servers do not check the type and store the item as a link
+    }
+    const itemId = ctx.ids.itemid!;
+    if (type === 'links') must(ctx, ctx.state.links, MESSAGES.channelAssignLinkNotFound, itemId);
+    if (type === 'qr') must(ctx, ctx.state.qrs, MESSAGES.channelAssignQrNotFound, itemId);
+    // an error, though the wanted state holds
+    if (inChannel(ch, type as ChannelItem['type'], itemId)) fail(MESSAGES.alreadyInChannel);
+    addToChannel(ch, type as ChannelItem['type'], itemId);
+    return ok(ctx.quirks ? 'Link successfully added to the channel.' : 'Item successfully added to the channel.');
+  }),
+  // the items live inside the channel, so deleting it unassigns them
+  deleteRoute('DELETE /api/channel/:id/delete', 'channels', MESSAGES.channelNotFound, () => 'Channel has been deleted successfully.'),
+];
