@@ -30,8 +30,8 @@ _linkctl_spec() {
     'linkctl link') cmds='list ls=list get add update delete rm=delete qr help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
     'linkctl link get') cmds='' flags='--short -h --help' vflags='--short' ;;
-    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --if-exists --verify --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists --from --from-format' ;;
-    'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --verify --from --from-format --stop-on-error --restart -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
+    'linkctl link add') cmds='' flags='--alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --deeplink-auto --if-exists --verify --from --from-format --stop-on-error --restart -h --help' vflags='--alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --if-exists --from --from-format' ;;
+    'linkctl link update') cmds='' flags='--url --clear --alias --domain --redirect --splash --overlay --password --password-stdin --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --public --private --param --deeplink-apple --deeplink-google --deeplink-auto --verify --from --from-format --stop-on-error --restart -h --help' vflags='--url --clear --alias --domain --redirect --splash --overlay --expiry --geo --device --language --meta-title --meta-description --meta-image --description --pixel --channel --campaign --param --deeplink-apple --deeplink-google --from --from-format' ;;
     'linkctl link delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
     'linkctl link qr') cmds='' flags='--short --file --force --size --margin --ecc --foreground --background -h --help' vflags='--short --file --size --margin --ecc --foreground --background' ;;
     'linkctl link help') cmds='' flags='' vflags='' ;;
@@ -70,7 +70,7 @@ _linkctl_spec() {
     'linkctl splash help') cmds='' flags='' vflags='' ;;
     'linkctl export') cmds='' flags='--file --force --format --details --schema -h --help' vflags='--file --format' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
-    'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify -h --help' vflags='-f --file --max-deletes' ;;
+    'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --allow-clear -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --db' ;;
     'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
@@ -82,7 +82,7 @@ _linkctl_spec() {
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --plan -h --help' vflags='--port --host --state --key --rate-limit --plan' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan -h --help' vflags='--port --host --state --key --rate-limit --plan' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
@@ -113,7 +113,7 @@ _linkctl_values() {
     'linkctl link add --if-exists') vals='fail return update skip' ;;
     'linkctl link add --from') vals=@files ;;
     'linkctl link add --from-format') vals='csv ndjson json' ;;
-    'linkctl link update --clear') vals='geo device expiry meta-title description domain campaign channel password pixels params deeplinks redirect language meta-description meta-image' ;;
+    'linkctl link update --clear') vals='geo device expiry meta-title meta-description domain campaign channel password pixels params deeplinks redirect language meta-image' ;;
     'linkctl link update --redirect') vals='direct frame splash' ;;
     'linkctl link update --from') vals=@files ;;
     'linkctl link update --from-format') vals='csv ndjson json' ;;

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
-import { escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
+import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
 import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unchangedAsFileRecord, unreadableOn, type Applied, type Plan, type State } from './engine.js';
 import type { Journal } from '../bulk/journal.js';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './m
 import { buildSchema } from './schema.js';
 import { VERSION } from '../version.js';
 import { duration } from '../output/progress.js';
+import { ignoredOnUpdate } from '../model/channels.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
 
@@ -201,9 +202,18 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   const links = index.get('links')!;
   const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
   await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`));
-  const dangling = referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key)));
+  const dangling = [
+    ...referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key))),
+    ...aliasErrors(file, where, (record) => links.has(keyMatch(keyOf('links', record)))),
+  ];
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune), index);
+  // What an update would send that real servers ignore with a success answer: the plan would never be met.
+  const ignored = plan.changes.filter((c) => c.kind === 'channels' && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
+    const why = f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : undefined;
+    return why ? [`${where.of(c.record!)}: channel "${c.key}": description: ${why}`] : [];
+  }));
+  if (ignored.length) throw fileError(ignored);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
   return { reader, state, plan };
 }
@@ -242,7 +252,16 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
     if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
       throw new UsageError(`the plan deletes ${deletes} records, more than --max-deletes ${opts.maxDeletes}; nothing was changed`, `look at the deletions with \`linkctl plan -f ${String(opts.file)}${opts.prune ? ' --prune' : ''}\`; if they are meant, apply with a higher --max-deletes`);
     }
-    await ctx.confirm(deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}?` : 'Apply these changes?');
+    const clearing = plan.changes.filter((c) => c.clears?.length);
+    // What an update would clear or change unasked is never done on a --yes nobody read: a person at a terminal is asked, a script says --allow-clear.
+    if (clearing.length && !opts.allowClear && !ctx.globals.dryRun && (ctx.globals.yes || !ctx.interactive)) {
+      throw new UsageError(
+        `the plan updates ${clearing.length} link${clearing.length === 1 ? '' : 's'} (${clearing.slice(0, 5).map((c) => c.key).join(', ')}${clearing.length > 5 ? ', ...' : ''}) and each update would clear what the file does not state: ${clearing[0]!.clears!.join('; ')}; nothing was changed`,
+        'real servers replace every option of a link on update, and these cannot be read back: state them in the file (e.g. `pixels: [...]`, `params: {...}`, `public: false`), or pass --allow-clear to apply the plan as shown',
+      );
+    }
+    const question = deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}` : 'Apply these changes';
+    await ctx.confirm(clearing.length ? `${question}, clearing in ${clearing.length} link${clearing.length === 1 ? '' : 's'} what the file does not state?` : `${question}?`);
     const problems: string[] = [];
     try {
       await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied, journal, { verify: Boolean(opts.verify), problems });

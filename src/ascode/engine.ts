@@ -18,7 +18,7 @@ import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/l
 import type { AccountReader } from '../model/reader.js';
 import type { Journal } from '../bulk/journal.js';
 import { keyMatch, noSlash, refIds, text } from '../model/values.js';
-import { linkFlags, keyOf, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
+import { linkFlags, keyOf, linkUpdateClears, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 export interface Current {
   record: Rec;
@@ -71,8 +71,9 @@ function linkRecords(state: State): (r: Rec) => Current[] {
     record.url = r.longurl;
     const title = text(r.title);
     if (title !== undefined) record.title = title;
-    const description = text(r.description);
-    if (description !== undefined) record.description = description;
+    // Answers' `description` is the META description (7.7); the note, sent as `description`, is never answered.
+    const metaDescription = text(r.description);
+    if (metaDescription !== undefined) record.metaDescription = metaDescription;
     const name = campaign ? campaigns.get(campaign)?.name : undefined;
     if (name !== undefined) record.campaign = name;
     if (inChannels.length) record.channels = inChannels;
@@ -140,6 +141,8 @@ export interface Change {
   fields?: FieldChange[];
   /** Fields the file sets that cannot be read back: sent with a create or an update. */
   unreadable?: string[];
+  /** A link update: what it clears that the file does not state, and what it changes whatever the file says (public status). */
+  clears?: string[];
   /** The file's record (create, update). */
   record?: Rec;
 }
@@ -150,7 +153,8 @@ export interface Plan {
   notes: string[];
 }
 
-function same(a: unknown, b: unknown): boolean {
+function same(a: unknown, b: unknown, asStored: (v: unknown) => unknown = (v) => v): boolean {
+  [a, b] = [asStored(a), asStored(b)];
   const norm = (v: unknown): unknown =>
     v === undefined || v === null
       ? ''
@@ -220,7 +224,7 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]):
       notes.push(`pixel "${key}" is of type ${String(found.record.type)} on the server; a pixel's type cannot change (delete it and apply again)`);
       continue;
     }
-    if (!same(found.record[field], to)) fields.push({ field, from: found.record[field], to });
+    if (!same(found.record[field], to, specs()[kind].normalised?.[field])) fields.push({ field, from: found.record[field], to });
   }
   return fields;
 }
@@ -272,19 +276,29 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
       }
       matched.add(found);
       const fields = fieldChanges(kind, record, found, notes);
+      if (!fields.length) continue;
       const cannot = unreadableOn.get(found.record) ?? [];
-      const sent = [...unreadable, ...cannot.filter((f) => record[f] !== undefined)];
-      if (fields.length) changes.push({ action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined });
+      // An update never stores the note, nor keeps a link public: neither is sent (linkUpdateClears names the status).
+      const sent = [...unreadable, ...cannot.filter((f) => record[f] !== undefined)].filter((f) => kind !== 'links' || !notSentByUpdate(f, record));
+      const change: Change = { action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined };
+      if (kind === 'links' && fields.some((f) => f.field !== 'channels')) {
+        change.clears = linkUpdateClears(record);
+        if (record.description !== undefined) notes.push(`link "${key}": its note (description) is stored on create only; the update leaves the note it has`);
+      }
+      changes.push(change);
     }
     if (prune) {
       for (const c of state[kind]) if (!matched.has(c)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
     }
   }
-  const privateAfter = changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.record?.public === undefined && c.fields?.some((f) => f.field !== 'channels'));
-  if (privateAfter.length) notes.push(`real servers clear what a link update does not send again (what the file leaves out and cannot be read back) and make the link private unless its record says \`public: true\`: ${privateAfter.map((c) => c.key).join(', ')}`);
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
+}
+
+/** File fields of a link that an update does not send: the note (never stored by an update) and `public: true` (an update makes the link private). */
+function notSentByUpdate(field: string, record: Rec): boolean {
+  return field === 'description' || (field === 'public' && record.public === true);
 }
 
 /** The plan as data for --json: a created record's secrets are named, never given. */
@@ -310,6 +324,7 @@ export function formatPlan(plan: Plan): string {
       lines.push(`${head}: ${c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`).join(', ')}`);
     } else lines.push(head);
     if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);
+    if (c.clears?.length) lines.push(`    clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
   }
   const count = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
   lines.push(plan.changes.length ? `Plan: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.` : 'No changes: the account matches the file.');
@@ -421,7 +436,10 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         if (answer) problems(change.key, await notAsAsked(deps, id, json, answer, 'created'));
       } else if ([...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
-        const given: Rec = { url: record.url, ...body, ...(missing.length ? { channel: missing.shift() } : {}) };
+        // The note and `public` are left out: an update never stores either (the plan said so, and apply was allowed to clear).
+        const { description: _note, ...rest } = body;
+        if (rest.status === 'public') delete rest.status;
+        const given: Rec = { url: record.url, ...rest, ...(missing.length ? { channel: missing.shift() } : {}) };
         await step('update', 'links', change.key, 'updated', async () => {
           problems(change.key, (await updateLink(deps, id!, given, new Set(), true, current?.item)).problems);
           return id;

@@ -8,6 +8,7 @@ import { blockItem } from './block-yaml.js';
 import { CliError, UsageError } from '../errors.js';
 import { collectGarbage } from '../memory.js';
 import { linkBody } from './engine.js';
+import { MIN_ALIAS_LENGTH } from '../model/aliases.js';
 import { identity, KINDS, keyMatch, keyOf, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 /**
@@ -309,8 +310,8 @@ function readRecord(kind: Kind, item: Node, state: ReadState): void {
     const value = readValue(field, pair.value as Node | null, `${path}.${name}`, fail, state.options);
     if (value !== undefined) record[name] = value;
     else if (state.errors.length > before) given.add(name); // reported already: not "missing" too
-    // Only fields that name other records are reported later, after the server is read.
-    if (field.ref) (fieldsAt ??= {})[name] = state.pos((pair.value as Node | null)?.range?.[0] ?? (pair.key as Node | null)?.range?.[0]);
+    // Only fields that name other records, and a link's alias (refused for a create only), are reported later, after the server is read.
+    if (field.ref || (kind === 'links' && name === 'alias')) (fieldsAt ??= {})[name] = state.pos((pair.value as Node | null)?.range?.[0] ?? (pair.key as Node | null)?.range?.[0]);
   }
   const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && record[name] === undefined && !given.has(name)).map(([name]) => name);
   if (missing.length) return fail(item, path, `missing ${missing.join(', ')}`);
@@ -452,6 +453,17 @@ function checkError(check: ((v: string) => unknown) | undefined, value: string):
  * Every reference names a record: of the file when the file has that kind's list, else of the
  * server (`known`, checked by plan once it has read the account; until then such references pass).
  */
+/**
+ * Links the file would create with an alias servers refuse (shorter than MIN_ALIAS_LENGTH). Only
+ * creates: a link that exists is matched by its alias whatever its length (older servers and
+ * generated aliases have 1- and 2-character ones), so linkctl's own export is always valid input.
+ */
+export function aliasErrors(file: AccountFile, where: Positions, exists: (record: Rec) => boolean): string[] {
+  return (file.links ?? []).flatMap((record, index) => (exists(record) || String(record.alias).trim().length >= MIN_ALIAS_LENGTH
+    ? []
+    : [`${where.of(record, 'alias')}: links[${index}].alias: "${String(record.alias)}" must have at least ${MIN_ALIAS_LENGTH} characters for a link to be created (servers refuse shorter aliases; a link that exists is matched whatever its alias)`]));
+}
+
 export function referenceErrors(file: AccountFile, where: Positions, known?: (kind: Kind, key: string) => boolean): string[] {
   const errors: string[] = [];
   const all = specs();

@@ -11,6 +11,8 @@ import { PIXEL_TYPES } from '../commands/pixel/types.js';
 import { QR_TYPES } from '../commands/qr/types.js';
 import { hexColor, httpUrl, nonEmpty } from '../validate.js';
 import { keyMatch } from '../model/values.js';
+import { linkFieldOf, LINK_FIELDS, type LinkField } from '../model/link-fields.js';
+import { slugAsStored } from '../model/campaigns.js';
 
 export const KINDS = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -46,6 +48,8 @@ export interface KindSpec {
   readable: string[];
   /** Readable fields that only a record's own read gives (one request per record), not its list. */
   detailed?: string[];
+  /** Readable fields the server stores changed (campaign slugs in lower case): compared as stored. */
+  normalised?: Record<string, (value: unknown) => unknown>;
   /** Read-only references: apply never creates, changes or deletes these. */
   readOnly?: boolean;
 }
@@ -62,6 +66,7 @@ const RENAMED: Record<string, string | null> = {
   param: 'params',
   'deeplink-apple': 'deeplink',
   'deeplink-google': 'deeplink',
+  'deeplink-auto': 'deeplink',
   'password-stdin': null,
   private: null,
 };
@@ -91,7 +96,8 @@ function linkFields(): Record<string, Field> {
     if (name === 'deeplink') {
       const sub = flag.replace('deeplink-', '');
       const existing = fields.deeplink ?? { type: 'object', description: 'app deep links', properties: {}, flags: [] };
-      existing.properties![sub] = { type: 'string', description: option.description, check: parse, flags: [option.long!] };
+      const isSwitch = !option.required && !option.optional;
+      existing.properties![sub] = isSwitch ? { type: 'boolean', description: option.description, flags: [option.long!] } : { type: 'string', description: option.description, check: parse, flags: [option.long!] };
       existing.flags!.push(option.long!);
       fields.deeplink = existing;
       continue;
@@ -112,7 +118,36 @@ function linkFields(): Record<string, Field> {
     fields[name] = field;
   }
   fields.alias!.required = true; // the link's key in the file
+  // A link that exists is matched by its alias whatever it is (older servers made 1- and 2-character
+  // ones); the rules of --alias apply to an alias that would be sent, so plan checks those (aliasErrors).
+  fields.alias!.check = (v) => nonEmpty('alias', v);
   return fields;
+}
+
+/** The file fields of a link, each with what the product does with it (src/model/link-fields.ts). */
+let fileFields: Array<{ name: string; field: LinkField }> | undefined;
+export function linkFileFields(): Array<{ name: string; field: LinkField }> {
+  fileFields ??= Object.entries(linkFields()).flatMap(([name, f]) => {
+    const linkField = f.flags?.map((flag) => linkFieldOf(flag.slice(2))).find(Boolean);
+    return linkField ? [{ name, field: linkField }] : [];
+  });
+  return fileFields;
+}
+
+/** A link's fields that answers give back (and plan compares): the destination and what the table marks read. */
+function linkReadable(): string[] {
+  return ['url', ...linkFileFields().filter(({ field }) => field.read && field.body !== 'domain').map(({ name }) => name)];
+}
+
+/** What a link update clears that its file record does not state (write-only fields) and what it changes whatever the file says (public status). */
+export function linkUpdateClears(record: Rec): string[] {
+  const stated = (field: LinkField) => linkFileFields().some(({ name, field: f }) => f === field && record[name] !== undefined);
+  const clears = (LINK_FIELDS as readonly LinkField[])
+    .filter((f) => (!f.read || f.answeredNull) && (f.update ?? 'replaced') === 'replaced' && !stated(f))
+    .map((f) => (f.answeredNull ? `${f.label} (7.x servers never answer it)` : f.label));
+  if (record.public === true) clears.push('public status: the file says public, but real servers make every updated link private');
+  else if (record.public === undefined) clears.push('public status (real servers make every updated link private)');
+  return clears;
 }
 
 // ---------------------------------------------------------------- every kind
@@ -138,14 +173,14 @@ export function specs(): Record<Kind, KindSpec> {
       fields: { name: str('the pixel name', (v) => nonEmpty('name', v), { required: true }), id: SAME_NAME_ID, type: str('pixel type', undefined, { choices: PIXEL_TYPES, required: true }), tag: str('the tag or id from the ad platform', (v) => nonEmpty('tag', v, 3), { required: true }) },
     },
     campaigns: {
-      kind: 'campaigns', noun: 'campaign', key: ['name'], readable: ['slug', 'public'],
+      kind: 'campaigns', noun: 'campaign', key: ['name'], readable: ['slug', 'public'], normalised: { slug: slugAsStored },
       fields: { name: str('campaign name', (v) => nonEmpty('name', v, 2), { required: true }), slug: str('rotator slug'), public: bool('anyone with the list URL can see it') },
     },
     channels: {
       kind: 'channels', noun: 'channel', key: ['name'], readable: ['description', 'color', 'starred'],
       fields: { name: str('channel name', (v) => nonEmpty('name', v, 2), { required: true }), description: str('a description'), color: str('badge colour, #RRGGBB', (v) => hexColor('color', v)), starred: bool('starred') },
     },
-    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: ['url', 'title', 'description', 'campaign', 'channels', 'expiry', 'geo', 'device'], detailed: ['expiry', 'geo', 'device'], fields: linkFields() },
+    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: linkReadable(), detailed: ['expiry', 'geo', 'device'], fields: linkFields() },
     qr: {
       kind: 'qr', noun: 'QR code', key: ['name'], readable: [],
       fields: {

@@ -27,6 +27,9 @@ export function campaignName(record: Rec): string | undefined {
 /** `POST api/campaign/:id/assign/:linkid`: put a link in a campaign. */
 export const campaignAssignPath = (campaignId: number, linkId: number) => `${campaigns.item(campaignId)}/assign/${linkId}`;
 
+/** A slug as the product stores it: in lower case (a slug given on create is lowercased; random ones are mixed case). */
+export const slugAsStored = (value: unknown): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
+
 export function campaignRecord(item: Rec): Rec {
   const rotator = text(item.rotator);
   return compact({ name: campaignName(item), slug: rotator ? rotator.split('/').pop() : undefined, public: flag(item.public) });

@@ -27,6 +27,21 @@ export const channelAssignPath = (channelId: number, pathType: string, itemId: n
 /** The answer to an assign of an item that is already in the channel: the wanted state holds. */
 export const ALREADY_IN_CHANNEL = /already added to the selected channel/i;
 
+/**
+ * What a channel update stores (7.7): a name or description shorter than this is ignored, with a
+ * success answer, so a 2-character name (allowed on create) cannot be given by an update and a
+ * description cannot be cleared.
+ */
+export const MIN_UPDATE_TEXT = 3;
+
+/** Why an update's name or description would be ignored by real servers; undefined when it would be stored. */
+export function ignoredOnUpdate(field: 'name' | 'description', value: string): string | undefined {
+  if (value.trim().length >= MIN_UPDATE_TEXT) return undefined;
+  return value.trim() === '' && field === 'description'
+    ? 'a channel description cannot be cleared through the API: real servers ignore a description shorter than 3 characters on update, and answer success'
+    : `real servers ignore a channel ${field} shorter than ${MIN_UPDATE_TEXT} characters on update, and answer success (got "${value}")`;
+}
+
 export function channelRecord(item: Rec): Rec {
   return compact({ name: item.name, description: text(item.description), color: text(item.color), starred: flag(item.starred) });
 }

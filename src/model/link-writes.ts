@@ -18,7 +18,7 @@ import type { Clearable, IfExists } from '../commands/link/types.js';
 import { ApiError, CliError, NotFoundError, UsageError } from '../errors.js';
 import { campaigns } from './campaigns.js';
 import { channels } from './channels.js';
-import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DEPENDENT, planLinkUpdate, shortUrlOf, type LinkRead } from './links.js';
+import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DEPENDENT, planLinkUpdate, shortUrlOf, updateCannot, type LinkRead } from './links.js';
 import { create, update } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
@@ -226,6 +226,7 @@ export async function readLink(reader: AccountReader, id: number, known?: Rec): 
  */
 export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: ReadonlySet<Clearable>, replaceTargets = false, item?: Rec): Promise<LinkOutcome> {
   const { reader, ui } = deps;
+  updateCannot(given);
   await checkDomain(reader, given.domain);
   const read = await readLink(reader, id, item);
   const plan = planLinkUpdate(read, given, clear);

@@ -7,7 +7,7 @@
  * no targeting or expiry; `GET api/url/:id` has targeting and expiry but no domain, campaign or
  * channel; `?short=` answers what `GET api/url/:id` does. An update replaces every option.
  */
-import type { Clearable } from '../commands/link/types.js';
+import { linkFieldOf, READ_BACK, WRITE_ONLY, type Clearable } from './link-fields.js';
 import { UsageError } from '../errors.js';
 import type { Model } from './model.js';
 import { compact, firstOf, noSlash, refId, text, type Rec } from './values.js';
@@ -63,6 +63,7 @@ export function bodyFromOptions(opts: Rec): Rec {
   const pairs = (flag: string, name: string) => (opts[flag] as Array<{ key: string; value: string }> | undefined)?.map(({ key, value }) => ({ [name]: key, link: value }));
   const apple = opts.deeplinkApple as string | undefined;
   const google = opts.deeplinkGoogle as string | undefined;
+  const auto = opts.deeplinkAuto === true ? true : undefined;
   return compact({
     custom: opts.alias,
     domain: opts.domain,
@@ -80,44 +81,35 @@ export function bodyFromOptions(opts: Rec): Rec {
     campaign: opts.campaign,
     status: opts.public ? 'public' : opts.private ? 'private' : undefined,
     parameters: (opts.param as Array<{ key: string; value: string }> | undefined)?.map(({ key, value }) => ({ name: key, value })),
-    // `auto: true` as in the product's own example: open the app when it is installed.
-    deeplink: apple || google ? compact({ auto: true, apple, google }) : undefined,
+    // `auto` only when asked: on 7.7 it answers an empty HTTP 500 and creates nothing (real-servers.md).
+    deeplink: apple || google || auto ? compact({ auto, apple, google }) : undefined,
   });
 }
 
-// ---------------------------------------------------------------- what can be read back
+// ---------------------------------------------------------------- what can be read back (./link-fields.ts)
 
-/** Options that cannot be read back: the body fields that give them, and their `--clear` name. */
-export const UNREADABLE: Array<{ field: string; clear: Clearable; label: string }> = [
-  { field: 'password', clear: 'password', label: 'password' },
-  { field: 'pixels', clear: 'pixels', label: 'pixels' },
-  { field: 'parameters', clear: 'params', label: 'parameters' },
-  { field: 'deeplink', clear: 'deeplinks', label: 'deep links' },
-  { field: 'type', clear: 'redirect', label: 'redirect type, splash or overlay' },
-  { field: 'languagetarget', clear: 'language', label: 'language targeting' },
-  { field: 'metadescription', clear: 'meta-description', label: 'meta description' },
-  { field: 'metaimage', clear: 'meta-image', label: 'meta image' },
-];
+/** Fields read back, which an update sends again from what it read: their `--clear` names and where the value is. */
+const READABLE = READ_BACK.map((f) => ({ ...f, clear: f.clear as Clearable }));
+/** Write-only fields, which an update clears unless given again (or named with --clear). */
+export const UNREADABLE = WRITE_ONLY.map((f) => ({ field: f.body, clear: f.clear as Clearable, label: f.label }));
+const NOTE = linkFieldOf('description')!;
+const STATUS = linkFieldOf('public')!;
 
-type ReadableOption = 'geo' | 'device' | 'expiry' | 'meta-title' | 'description' | 'domain' | 'campaign' | 'channel';
+/** What an update does to public status on real servers (7.4 to 7.7): it always makes the link private. */
+export const STATUS_LABEL = `${STATUS.label} (real servers make every updated link private, whatever --public says)`;
 
 /**
- * Options read back, by their `--clear` name: the body field, the label, and where the value is
- * read (`details`: the single read; `item`: the list item).
+ * Options that an update cannot apply, refused before anything is sent: the note (an update never
+ * stores it) and public status (an update makes the link private whatever it says).
  */
-export const READABLE: Record<ReadableOption, { field: string; label: string; from: 'details' | 'item' }> = {
-  geo: { field: 'geotarget', label: 'geo targeting', from: 'details' },
-  device: { field: 'devicetarget', label: 'device targeting', from: 'details' },
-  expiry: { field: 'expiry', label: 'expiry', from: 'details' },
-  'meta-title': { field: 'metatitle', label: 'title', from: 'details' },
-  description: { field: 'description', label: 'description', from: 'details' },
-  domain: { field: 'domain', label: 'domain', from: 'item' },
-  campaign: { field: 'campaign', label: 'campaign', from: 'item' },
-  channel: { field: 'channel', label: 'channel', from: 'item' },
-};
-
-/** The label of public/private: not readable, given by --public or --private. */
-export const STATUS_LABEL = 'public status (the link becomes private unless --public or --private is given)';
+export function updateCannot(given: Rec, flags = { note: '--description', public: '--public' }): void {
+  if (given[NOTE.body] !== undefined) {
+    throw new UsageError(`${flags.note} (the link's note) cannot be set by an update: real servers store the note only when a link is created, and ignore it on update`, 'the note is private and no answer returns it; for the description shown in link previews, use --meta-description');
+  }
+  if (given[STATUS.body] === 'public') {
+    throw new UsageError(`${flags.public} cannot be kept by an update: real servers make every updated link private, whatever --public says`, 'update without --public (the link becomes private), then make it public again in the web interface');
+  }
+}
 
 /**
  * Options the account's plan may not include, which real servers then drop silently from a create
@@ -200,8 +192,8 @@ const sameSite = (a: string, b: string) => noSlash(a).toLowerCase() === noSlash(
 export function clearedRegardless(given: Rec, clear: ReadonlySet<Clearable>): string[] {
   const cleared = UNREADABLE.filter(({ field, clear: option }) => given[field] === undefined && !clear.has(option)).map(({ label }) => label);
   // 7.x servers never give device targeting back (real-servers.md), whatever the link has.
-  if (given.devicetarget === undefined && !clear.has('device')) cleared.push('device targeting');
-  if (given.status === undefined) cleared.push(STATUS_LABEL);
+  for (const f of READABLE) if (f.answeredNull && given[f.body] === undefined && !clear.has(f.clear)) cleared.push(f.label);
+  if (given.status !== 'private') cleared.push(STATUS_LABEL);
   return cleared;
 }
 
@@ -223,12 +215,13 @@ export function planLinkUpdate(read: LinkRead, given: Rec, clear: ReadonlySet<Cl
     expiry = undefined;
   }
   const domain = text(item?.domain);
-  const back: Record<ReadableOption, unknown> = {
+  // What was read of each readable field, as the update's body field wants it (by its --clear name).
+  const back: Partial<Record<Clearable, unknown>> = {
     geo: geo.targets.length ? geo.targets.map((t) => ({ location: t.key, link: t.link })) : undefined,
     device: device.targets.length ? device.targets.map((t) => ({ device: t.key, link: t.link })) : undefined,
     expiry,
     'meta-title': text(details.title),
-    description: text(details.description),
+    'meta-description': text(details.description),
     // Real servers name the site itself as the domain of a link on the default domain.
     domain: domain && !(read.siteUrl && sameSite(domain, read.siteUrl)) ? noSlash(domain) : undefined,
     campaign: refId(item?.campaign),
@@ -236,7 +229,7 @@ export function planLinkUpdate(read: LinkRead, given: Rec, clear: ReadonlySet<Cl
   };
 
   const body: Rec = { url: details.longurl };
-  for (const [option, { field }] of Object.entries(READABLE) as Array<[ReadableOption, { field: string }]>) {
+  for (const { body: field, clear: option } of READABLE) {
     if (clear.has(option)) body[field] = null;
     else if (back[option] !== undefined) body[field] = back[option];
   }
@@ -249,10 +242,10 @@ export function planLinkUpdate(read: LinkRead, given: Rec, clear: ReadonlySet<Cl
   const unasked = (field: string, option: Clearable) => given[field] === undefined && !clear.has(option);
   for (const { field, clear: option, label } of UNREADABLE) if (unasked(field, option)) cleared.push(label);
   // 7.x servers answer `device: null` even for a link with device targeting.
-  if (details.device == null && unasked('devicetarget', 'device')) cleared.push('device targeting');
+  for (const f of READABLE) if (f.answeredNull && details[f.read!.key] == null && unasked(f.body, f.clear)) cleared.push(f.label);
   // Without the list item, domain, campaign and channel are unknown.
-  if (!item) for (const option of ['domain', 'campaign', 'channel'] as const) if (unasked(READABLE[option].field, option)) cleared.push(READABLE[option].label);
-  if (given.status === undefined) cleared.push(STATUS_LABEL);
+  if (!item) for (const f of READABLE) if (f.read!.from === 'item' && unasked(f.body, f.clear)) cleared.push(f.label);
+  if (given.status !== 'private') cleared.push(STATUS_LABEL);
   return { body, cleared, notes };
 }
 
@@ -261,4 +254,4 @@ export function clearingQuestion(id: number | string, cleared: string[]): string
   return `Update link ${id} and clear whatever it has of: ${cleared.join('; ')}?`;
 }
 
-export const CLEARING_HINT = 'real servers clear what is not sent again, and linkctl cannot read these back: give them again, name each with --clear, or pass --yes';
+export const CLEARING_HINT = 'real servers clear what is not sent again and make the link private, and linkctl cannot read these back: give them again, name each with --clear, give --private, or pass --yes';

@@ -27,9 +27,10 @@ export const noSlash = (v: string): string => v.replace(/\/+$/, '');
 /** Keys (aliases, names, domains) compare without case: servers treat them that way. */
 export const keyMatch = (key: string): string => (/[A-Z]/.test(key) ? key.toLowerCase() : key); // the same string when it is lower case already: no copy per record
 
-/** An id a record holds (`3`, `"3"`, or the first of `[3, 4]`); 0, null, false and '' mean none. */
+/** An id a record holds (`3`, `"3"`, or the first id of `[null, 3, 4]`: 7.7 leaves a null for a deleted channel); 0, null, false and '' mean none. */
 export function refId(value: unknown): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
+  if (Array.isArray(value)) return refIds(value)[0];
+  const v = value;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }

@@ -4,18 +4,20 @@ import { deleteRoute, fail, list, MESSAGES, minLength, must, ok, optBool, optStr
 import { insert, type Campaign } from './state.js';
 
 const campaignName = (v: unknown) => minLength(v, 2, MESSAGES.campaignName);
+/** A slug given on create is stored in lower case (7.7); an update keeps it as sent. */
 function campaignSlug(ctx: Ctx, v: unknown, self?: number): string | null | undefined {
   const raw = optString(v, 'slug');
   if (raw === undefined) return undefined;
-  const slug = slugify(raw);
+  const slug = self === undefined && ctx.quirks ? slugify(raw).toLowerCase() : slugify(raw);
   if (!slug) return null;
   if (ctx.state.campaigns.some((c) => c.id !== self && c.slug === slug)) fail(MESSAGES.slugTaken);
   return slug;
 }
-/** 7.6 gives a campaign created without a slug a random one. */
+const SLUG_LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** The product gives a campaign created without a slug a random one of six letters in mixed case (`mvkPaK`). */
 function randomSlug(ctx: Ctx): string {
   for (;;) {
-    const slug = randomBytes(5).readUInt32BE(0).toString(36);
+    const slug = [...randomBytes(6)].map((b) => SLUG_LETTERS[b % SLUG_LETTERS.length]).join('');
     if (!ctx.state.campaigns.some((c) => c.slug === slug)) return slug;
   }
 }

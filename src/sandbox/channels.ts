@@ -5,10 +5,11 @@ import { qrUrl } from './qr.js';
 import { indexOfId, insert, timestamp, type Channel, type ChannelItem } from './state.js';
 
 const ITEM_TYPES = ['links', 'bio', 'qr'];
-function channelFields(ctx: Ctx, requireName: boolean) {
+function channelFields(ctx: Ctx, requireName: boolean, checkName = true) {
   const b = ctx.body;
   const fields: Partial<Omit<Channel, 'id' | 'items'>> = {};
-  if (requireName || b.name !== undefined) fields.name = minLength(b.name, 2, MESSAGES.channelName);
+  if (requireName || (b.name !== undefined && checkName)) fields.name = minLength(b.name, 2, MESSAGES.channelName);
+  else if (b.name !== undefined) fields.name = optString(b.name, 'name');
   const description = optString(b.description, 'description');
   if (description !== undefined) fields.description = description;
   const color = optString(b.color, 'color');
@@ -48,7 +49,10 @@ export const channelRoutes = [
   }),
   route('PUT /api/channel/:id/update', (ctx) => {
     const ch = must(ctx, ctx.state.channels, MESSAGES.channelNotFound);
-    Object.assign(ch, channelFields(ctx, false));
+    const fields = channelFields(ctx, false, !ctx.quirks);
+    // 7.7 ignores a name or description shorter than 3 characters, and answers success
+    if (ctx.quirks) for (const key of ['name', 'description'] as const) if (fields[key] !== undefined && fields[key]!.trim().length < 3) delete fields[key];
+    Object.assign(ch, fields);
     return ctx.quirks ? { error: 0, ...channelView(ch) } : ok('Channel has been updated successfully.');
   }),
   route('POST /api/channel/:channelid/assign/:type/:itemid', (ctx) => {
@@ -66,6 +70,13 @@ export const channelRoutes = [
     addToChannel(ch, type as ChannelItem['type'], itemId);
     return ok(ctx.quirks ? 'Link successfully added to the channel.' : 'Item successfully added to the channel.');
   }),
-  // the items live inside the channel, so deleting it unassigns them
-  deleteRoute('DELETE /api/channel/:id/delete', 'channels', MESSAGES.channelNotFound, () => 'Channel has been deleted successfully.'),
+  // the items live inside the channel, so deleting it unassigns them; the product's links keep a
+  // reference to it, which their list items answer as `null` in `channel`
+  deleteRoute('DELETE /api/channel/:id/delete', 'channels', MESSAGES.channelNotFound, () => 'Channel has been deleted successfully.', undefined, (ctx, ch) => {
+    for (const item of (ch as Channel).items) {
+      if (item.type !== 'links') continue;
+      const link = ctx.state.links[indexOfId(ctx.state.links, item.id)];
+      if (link) link.deletedChannels = (link.deletedChannels ?? 0) + 1;
+    }
+  }),
 ];

@@ -24,7 +24,7 @@ export const domainRoutes = [
     const extra = redirects(ctx);
     if (ctx.state.domains.some((d) => d.domain.toLowerCase() === domain.toLowerCase())) fail(MESSAGES.domainUsed);
     const d = insert(ctx.state, 'domains', (id) => ({ id, domain, redirectroot: '', redirect404: '', ...extra }));
-    return { error: 0, id: ctx.quirks ? String(d.id) : d.id };
+    return { error: 0, id: num(ctx, d.id) };
   }),
   route('PUT /api/domain/:id/update', (ctx) => {
     const d = must(ctx, ctx.state.domains, MESSAGES.domainNotFound, ctx.id, true);

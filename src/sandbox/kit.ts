@@ -27,8 +27,12 @@ export const JSON_TYPE = 'application/json';
 
 export type { Plan };
 /** `7.6` is the product's current code; `6` a 6.x server (no lookup by short URL, negative X-RateLimit-Remaining). */
-export type ServerVersion = '7.6' | '6';
-export interface Env { state: State; quirks: boolean; base: string; plan: Plan; version: ServerVersion }
+export type ServerVersion = '7' | '6';
+/**
+ * `quirks`: real-server shapes (else the documented ones); `stringIds`: ids and counts as strings
+ * and `maxpage` as `1.0`, as servers on PHP before 8.1 send them (PHP 8.1+ sends integers).
+ */
+export interface Env { state: State; quirks: boolean; stringIds: boolean; base: string; plan: Plan; version: ServerVersion }
 export interface Ctx extends Env {
   params: Record<string, string>;
   ids: Record<string, number>;
@@ -60,6 +64,7 @@ export const MESSAGES = {
   invalidUrl: 'Please enter a valid URL.',
   aliasShort: 'Custom alias must be at least 3 characters.',
   aliasTaken: 'That alias is taken. Please choose another one.',
+  aliasInappropriate: 'Inappropriate aliases are not allowed.',
   qrInvalid: 'Invalid QR format or missing data.',
   qrUnnamed: 'Via API',
   shortInvalid: 'Invalid short url. Please try again.',
@@ -75,8 +80,8 @@ export const fail = (message: string): never => { throw new Halt({ error: 1, mes
 /** Real servers answer some failures with an empty HTTP 200 body. */
 export const failEmptyInQuirks = (ctx: Ctx, message: string): never => { throw new Halt(ctx.quirks ? emptyBody() : { error: 1, message }); };
 export const ok = (message: string): Json => ({ error: 0, message });
-/** Older PHP servers send ids and counts as strings. */
-export const num = (ctx: Ctx, n: number): number | string => (ctx.quirks ? String(n) : n);
+/** Servers on PHP before 8.1 send ids and counts as strings; PHP 8.1+ integers (real-servers.md, "Types on PHP 8.x"). */
+export const num = (ctx: Ctx, n: number): number | string => (ctx.quirks && ctx.stringIds ? String(n) : n);
 
 export function must<T extends { id: number }>(ctx: Ctx, list: readonly T[], notFound: string, id = ctx.id, emptyInQuirks = false): T {
   const i = indexOfId(list, id);
@@ -134,7 +139,7 @@ export const withFloatMaxpage = (reply: Json): Raw =>
 export function qrStats(ctx: Ctx, s: Stats = zeroStats()): Json {
   const top = (o: Record<string, number>) => {
     const entries = Object.entries(o);
-    return ctx.quirks && entries.length === 0 ? [] : Object.fromEntries(entries.map(([k, v]) => [k, String(v)]));
+    return ctx.quirks && entries.length === 0 ? [] : Object.fromEntries(entries.map(([k, v]) => [k, ctx.quirks ? num(ctx, v) : String(v)]));
   };
   const { linkedin, ...social } = s.socialCount;
   return {
@@ -166,10 +171,11 @@ export const route = (spec: string, handler: Handler): Route => {
 
 /** Deletion with reference cleanup, shared by every resource. */
 export const deleteRoute = (spec: string, coll: Collection, notFound: string, message: (ctx: Ctx) => string,
-  cleanup: (state: State, id: number) => void = () => {}): Route =>
+  cleanup: (state: State, id: number) => void = () => {}, before?: (ctx: Ctx, record: { id: number }) => void): Route =>
   route(spec, (ctx) => {
     const items = ctx.state[coll] as { id: number }[];
-    must(ctx, items, notFound);
+    const record = must(ctx, items, notFound);
+    before?.(ctx, record);
     items.splice(indexOfId(items, ctx.id), 1);
     cleanup(ctx.state, ctx.id);
     return ok(message(ctx));

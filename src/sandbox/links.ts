@@ -1,7 +1,7 @@
 // Short links: the twin of src/model/links.ts. What the product does with each field (kept,
 // answered under which key, lost on update) is the model's table; these routes follow it.
 import {
-  deleteRoute, fail, isHttpUrl, isObject, linkStats, list, MESSAGES, must, num, optString, route, slugify, unassign, withFloatMaxpage, bareHost,
+  deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, MESSAGES, must, num, optString, route, slugify, unassign, withFloatMaxpage, bareHost,
   type Ctx, type Json,
 } from './kit.js';
 import { addToChannel, inChannel } from './channels.js';
@@ -40,12 +40,19 @@ const OPTION_PARSERS: Parsers = {
   pixels: (v, ctx) => (Array.isArray(v) ? v : fail('pixels must be a list of pixel ids.'))
     .map((p) => must(ctx, ctx.state.pixels, MESSAGES.pixelNotFound, Number(p)).id),
   campaign: (v, ctx) => must(ctx, ctx.state.campaigns, MESSAGES.campaignNotFound, Number(v)).id,
-  deeplink: (v) => (isObject(v) && !Array.isArray(v) ? v : fail('deeplink must be an object {auto, apple, google}.')),
+  deeplink: (v) => {
+    if (!isObject(v) || Array.isArray(v)) fail('deeplink must be an object {auto, apple, google}.');
+    // 7.7 on Linux loads the helper of automatic deep links under the wrong letter case: an empty HTTP 500, nothing created
+    if ((v as Json).auto === true || (v as Json).auto === 1 || (v as Json).auto === '1' || (v as Json).auto === 'true') throw new Halt(new Raw(500, ''));
+    return v as Json;
+  },
   parameters: (v) => (Array.isArray(v) ? v : fail('parameters must be a list of {name, value}.')),
 };
 const OPTION_KEYS = Object.keys(OPTION_PARSERS) as (keyof LinkOptions)[];
 const EARLY_KEYS: (keyof LinkOptions)[] = ['expiry', 'domain'];
 const LATER_KEYS = OPTION_KEYS.filter((k) => !EARLY_KEYS.includes(k));
+/** What an update reads of the body: everything but the note, which only a create stores. */
+const UPDATE_KEYS = LATER_KEYS.filter((k) => k !== 'description');
 type Options = Partial<Record<keyof LinkOptions, unknown>>;
 
 /** The options among `keys` present in the body; an explicit null or '' maps to undefined, meaning "clear it". */
@@ -77,10 +84,17 @@ function withinPlan(ctx: Ctx): Json {
   return body;
 }
 
+/**
+ * A few words of the product's list of words an alias may not hold, matched as substrings as the
+ * product does (so `analytics` is refused for `anal`; `newone` was refused on a running 7.7).
+ */
+export const REFUSED_ALIAS_WORDS = ['anal', 'porn', 'sex', 'newone'];
+
 function claimAlias(ctx: Ctx, v: unknown, domain: string | undefined, self?: number): string | undefined {
   const raw = optString(v, 'custom')?.trim() ?? '';
   if (!raw) return undefined;
   if (raw.length < 3) fail(MESSAGES.aliasShort);
+  if (REFUSED_ALIAS_WORDS.some((word) => raw.toLowerCase().includes(word))) fail(MESSAGES.aliasInappropriate);
   const alias = slugify(raw);
   if (!alias) return undefined;
   // an alias is unique on its domain
@@ -110,15 +124,20 @@ const channelOf = (ctx: Ctx, body: Json) =>
     ? undefined : must(ctx, ctx.state.channels, MESSAGES.channelNotFound, Number(body.channel)));
 const longUrl = (v: unknown) => (isHttpUrl(v) ? v : fail(v === undefined || v === null || v === '' ? MESSAGES.missingUrl : MESSAGES.invalidUrl));
 
-/** A link's item of `GET /api/urls` (7.6: integer id, string counts, channel ids as strings). */
+/**
+ * A link's item of `GET /api/urls`: an integer id; counts and channel ids as integers (PHP 8) or
+ * strings (older PHP); `title` and `description` are the META title and description (7.7), never
+ * the note sent as `description`; a channel deleted since leaves a `null` in `channel`.
+ */
 function linkItem(ctx: Ctx, l: Link) {
-  const channels = ctx.state.channels.filter((ch) => inChannel(ch, 'links', l.id)).map((ch) => ch.id);
+  const channels: Array<number | string | null> = ctx.state.channels.filter((ch) => inChannel(ch, 'links', l.id)).map((ch) => num(ctx, ch.id));
+  if (ctx.quirks) for (let i = 0; i < (l.deletedChannels ?? 0); i++) channels.push(null);
   return {
     id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title,
-    description: l.description ?? '', clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
+    description: l.metadescription ?? '', clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
     // real servers name the site itself as the domain of a link on the default domain
     domain: l.domain ?? (ctx.quirks ? ctx.base : null), campaign: l.campaign ?? null,
-    channel: ctx.quirks ? channels.map(String) : channels,
+    channel: channels,
     date: l.date,
   };
 }
@@ -133,7 +152,7 @@ function linkDetail(ctx: Ctx, l: Link): Json {
   return {
     error: 0, id: l.id,
     details: {
-      id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title, description: l.description ?? '',
+      id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title, description: l.metadescription ?? '',
       location: location(ctx, l), device, expiry: l.expiry ?? null, date: l.date,
     },
     data: linkStats(ctx, l.stats),
@@ -167,13 +186,13 @@ export const linkRoutes = [
     if (q) {
       // LIKE %q% over the destination, the alias and the title
       const needle = q.toLowerCase();
-      links = links.filter((l) => [l.alias, l.longurl, l.title].some((s) => s.toLowerCase().includes(needle)));
+      links = links.filter((l) => [l.alias, l.longurl, l.title ?? ''].some((s) => s.toLowerCase().includes(needle)));
     }
     // by clicks: a sorted copy, ties newest first, so paging stays stable
     const reply = order === 'click'
       ? list(ctx, 'urls', [...links].sort((a, b) => b.clicks - a.clicks || b.id - a.id), (l) => linkItem(ctx, l), false)
       : list(ctx, 'urls', links, (l) => linkItem(ctx, l));
-    return ctx.quirks ? withFloatMaxpage(reply) : reply;
+    return ctx.quirks && ctx.stringIds ? withFloatMaxpage(reply) : reply;
   }),
   route('GET /api/url/:id', (ctx) => linkDetail(ctx, must(ctx, ctx.state.links, MESSAGES.linkNotFound))),
   route('POST /api/url/add', (ctx) => {
@@ -203,15 +222,18 @@ export const linkRoutes = [
     // real servers replace: without `domain` the link goes to the default domain
     const domain = 'domain' in early || ctx.quirks ? early.domain as string | undefined : l.domain;
     const alias = claimAlias(ctx, body.custom, domain, l.id);
-    const opts: Options = { ...early, ...linkOptions(ctx, body, LATER_KEYS) };
+    // the note (`description`) is stored on create only: an update never writes it (7.4 to 7.7)
+    const opts: Options = { ...early, ...linkOptions(ctx, body, UPDATE_KEYS) };
     const channel = channelOf(ctx, body);
     if (ctx.quirks) {
-      // every option not sent is cleared and the link turns private
-      for (const key of OPTION_KEYS) delete l[key];
-      l.status = 'private';
+      // every option not sent is cleared (the note aside: never written) and the link turns private, whatever `status` says
+      for (const key of UPDATE_KEYS) delete l[key];
+      delete l.expiry;
+      delete l.domain;
       if (body.metatitle === undefined) l.title = ''; // the title is the metatitle field, replaced like the rest
     }
     applyOptions(l, opts);
+    if (ctx.quirks) l.status = 'private';
     if (url !== undefined) l.longurl = url;
     if (alias !== undefined) l.alias = alias;
     // adds to that channel, leaving the others

@@ -13,7 +13,7 @@ export const pixelRoutes = [
     const name = minLength(ctx.body.name, 1, 'Pixel name is required.');
     const tag = pixelTag(ctx.body.tag);
     const p = insert(ctx.state, 'pixels', (id) => ({ id, type, name, tag, date: timestamp() }));
-    return { error: 0, id: ctx.quirks ? String(p.id) : p.id };
+    return { error: 0, id: num(ctx, p.id) };
   }),
   route('PUT /api/pixel/:id/update', (ctx) => {
     const p = must(ctx, ctx.state.pixels, MESSAGES.pixelNotFound, ctx.id, true);

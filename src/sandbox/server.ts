@@ -19,11 +19,13 @@ export interface SandboxOptions {
   rateLimitHeaders?: boolean;
   /** Real-server shapes (real-servers.md), the default; false = the documented shapes of link-api.md. */
   quirks?: boolean;
+  /** Ids and counts as strings and `maxpage` as `1.0`, as servers on PHP before 8.1 send them; default integers (PHP 8.1+). */
+  stringIds?: boolean;
   /** `basic`: an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types. */
   plan?: Plan;
   /** Host names answered besides the loopback ones (a test that reaches the sandbox under another name). */
   hosts?: string[];
-  /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7.6. */
+  /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7 (the product 7.6 and 7.7). */
   version?: ServerVersion;
   seed?: ExtraSeed;
   /** Called once per answered request (`sandbox serve` logs it). */
@@ -134,7 +136,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const key = options.key ?? SANDBOX_KEY;
   const limits = options.rateLimit ?? null;
   const plan = options.plan ?? 'pro';
-  const version = options.version ?? '7.6';
+  const version = options.version ?? '7';
+  const stringIds = options.stringIds ?? false;
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
   const stateFile = options.stateFile;
 
@@ -196,7 +199,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
     const mutates = method !== 'GET' && method !== 'HEAD';
     const run = () => {
-      const reply = dispatch({ state, quirks, base, plan, version }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+      const reply = dispatch({ state, quirks, stringIds, base, plan, version }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
       if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
       return reply;
     };

@@ -22,9 +22,14 @@ export function parsePlan(raw: string, name = '--plan'): Plan {
   return plan as Plan;
 }
 
-/** LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT: the embedded sandbox's, and `sandbox serve`'s defaults. */
-export function sandboxEnvironment(env: Record<string, string | undefined>): { plan: Plan; rateLimit: RateLimit } {
-  return { plan: sandboxPlan(env), rateLimit: sandboxRateLimit(env) };
+/** LINKCTL_SANDBOX_PLAN, LINKCTL_SANDBOX_RATE_LIMIT and LINKCTL_SANDBOX_STRING_IDS: the embedded sandbox's, and `sandbox serve`'s defaults. */
+export function sandboxEnvironment(env: Record<string, string | undefined>): { plan: Plan; rateLimit: RateLimit; stringIds: boolean } {
+  return { plan: sandboxPlan(env), rateLimit: sandboxRateLimit(env), stringIds: sandboxStringIds(env) };
+}
+
+/** LINKCTL_SANDBOX_STRING_IDS=1: ids and counts as strings, as servers on PHP before 8.1 send them. */
+export function sandboxStringIds(env: Record<string, string | undefined>): boolean {
+  return /^(1|true|yes|on)$/i.test(env.LINKCTL_SANDBOX_STRING_IDS?.trim() ?? '');
 }
 
 /** LINKCTL_SANDBOX_PLAN, read only where no --plan is given (a bad value then does not stand in the flag's way). */

@@ -43,9 +43,15 @@ export interface LinkOptions {
   metatitle?: string; metadescription?: string; metaimage?: string; description?: string;
   pixels?: number[]; campaign?: number; deeplink?: Record<string, unknown>; parameters?: unknown[];
 }
+/**
+ * A link as the product stores it: `title` is the meta title (answered as `title`), `metadescription`
+ * is answered as `description`, and `description` is the private note, which no answer returns.
+ */
 export interface Link extends LinkOptions {
   id: number; alias: string; longurl: string; title: string;
   clicks: number; uniqueclicks: number; date: string; stats?: Stats;
+  /** Channels the link was in that were deleted since: the product answers a `null` for each in `channel`. */
+  deletedChannels?: number;
 }
 
 export interface State {
@@ -153,7 +159,7 @@ export function seedState(extra: ExtraSeed = {}): State {
     pixels: [{ id: 1, type: 'gapixel', name: 'Main analytics', tag: 'G-ABC123XYZ', date: day(1) }],
     links: [
       {
-        id: 1, alias: 'docs', longurl: 'https://example.com/docs', title: 'Example Docs', description: 'Product documentation',
+        id: 1, alias: 'docs', longurl: 'https://example.com/docs', title: 'Example Docs', metatitle: 'Example Docs', metadescription: 'Product documentation',
         clicks: 57, uniqueclicks: 40, date: day(1), campaign: 1, status: 'public',
         stats: {
           ...zeroStats(), clicks: 57, uniqueClicks: 40, topCountries: { 'United States': 30, India: 27 },

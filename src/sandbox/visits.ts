@@ -116,9 +116,9 @@ function shortLink(state: State, alias: string, v: Visit): PageAnswer | undefine
     if (given !== l.password) return passwordForm(l.alias, given !== null);
   }
   const to = destination(l, v);
-  if (v.method === 'HEAD') return { status: 302, headers: { Location: to, 'Content-Type': HTML }, body: '', changed: false };
+  if (v.method === 'HEAD') return { status: 301, headers: { Location: to, 'Content-Type': HTML }, body: '', changed: false };
   count(l, v);
-  return { status: 302, headers: { Location: to, 'Content-Type': HTML, 'Cache-Control': 'no-store' }, body: `<a href="${escape(to)}">${escape(to)}</a>\n`, changed: true };
+  return { status: 301, headers: { Location: to, 'Content-Type': HTML, 'Cache-Control': 'no-store' }, body: `<a href="${escape(to)}">${escape(to)}</a>\n`, changed: true };
 }
 
 /** The text a QR code encodes, in the formats phones understand. */

@@ -145,31 +145,35 @@ describe('export, plan, apply', () => {
     const file = join(dir, 'geo.yaml');
     writeFileSync(file, exported.replace('canada: https://example.ca\n', 'canada: https://example.ca/new\n'));
     const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
-    expect(plan.stdout).toMatch(/^~ link https:\/\/go.example.com\/branded: geo \{"canada":"https:\/\/example.ca"\} → \{"canada":"https:\/\/example.ca\/new"\}\nPlan: /);
+    expect(plan.stdout).toMatch(/^~ link https:\/\/go.example.com\/branded: geo \{"canada":"https:\/\/example.ca"\} → \{"canada":"https:\/\/example.ca\/new"\}\n {4}clears what the file does not state/);
     expect(plan.stdout).toMatch(/Plan: 0 to add, 1 to change, 0 to delete\.\n$/);
-    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    const apply = await runMain(['apply', '-f', file, '--yes', '--allow-clear'], { env: envOf(b) });
     expect(apply.code, apply.stderr).toBe(0);
     const put = b.requests.find((r) => r.method === 'PUT');
     expect(changes(b)).toEqual([expect.stringMatching(/^PUT \/api\/url\/\d+\/update$/)]);
     expect(put?.body).toMatchObject({ url: 'https://example.com/branded', custom: 'branded', domain: 'https://go.example.com', expiry: '2035-12-31 23:59:59', geotarget: [{ location: 'canada', link: 'https://example.ca/new' }], campaign: expect.any(Number) });
     expect((await runMain(['plan', '-f', file], { env: envOf(b) })).stdout).toMatch(/^No changes/);
     // Back as it was, for the tests after this one.
-    expect((await runMain(['apply', '-f', '-', '--yes'], { env: envOf(b), stdin: exported })).code).toBe(0);
+    expect((await runMain(['apply', '-f', '-', '--yes', '--allow-clear'], { env: envOf(b), stdin: exported })).code).toBe(0);
   });
 
-  it('one edit is exactly one update; plan shows it like terraform and sends nothing', async () => {
-    const edited = exported.replace('description: Product documentation', 'description: Product documentation, edited');
+  it('one edit is exactly one update; plan shows it like terraform, with what the update would clear, and sends nothing', async () => {
+    const edited = exported.replace('metaDescription: Product documentation', 'metaDescription: Product documentation, edited');
     const file = join(dir, 'edited.yaml');
     writeFileSync(file, edited);
     const plan = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
-    expect(plan.stdout).toBe('~ link docs: description "Product documentation" → "Product documentation, edited"\nPlan: 0 to add, 1 to change, 0 to delete.\n');
+    expect(plan.stdout).toBe(`~ link docs: metaDescription "Product documentation" → "Product documentation, edited"\n    clears what the file does not state (cannot be read back): device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)\nPlan: 0 to add, 1 to change, 0 to delete.\n`);
     expect(plan.code).toBe(2);
-    expect(plan.stderr).toContain('make the link private unless its record says `public: true`: docs.');
     expect(changes(b)).toEqual([]);
     const json = await runMain(['plan', '-f', file, '--json'], { env: envOf(b) });
-    expect(JSON.parse(json.stdout).changes).toMatchObject([{ action: 'update', kind: 'links', key: 'docs', fields: [{ field: 'description', from: 'Product documentation', to: 'Product documentation, edited' }] }]);
+    expect(JSON.parse(json.stdout).changes).toMatchObject([{ action: 'update', kind: 'links', key: 'docs', fields: [{ field: 'metaDescription', from: 'Product documentation', to: 'Product documentation, edited' }], clears: expect.arrayContaining(['pixels', 'parameters']) }]);
 
-    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    // --yes alone is not enough for an update that clears what nobody stated: refused, nothing sent.
+    const refused = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^linkctl: the plan updates 1 link \(docs\) and each update would clear what the file does not state: .*pixels; parameters;.*; nothing was changed\nhint: .*--allow-clear/m);
+    expect(changes(b)).toEqual([]);
+    const apply = await runMain(['apply', '-f', file, '--yes', '--allow-clear'], { env: envOf(b) });
     expect(apply.code, apply.stderr).toBe(0);
     expect(changes(b)).toEqual([expect.stringMatching(/^PUT \/api\/url\/\d+\/update$/)]);
     expect((await runMain(['plan', '-f', file], { env: envOf(b) })).stdout).toMatch(/^No changes/);
@@ -183,13 +187,13 @@ describe('export, plan, apply', () => {
     expect(plain.stdout).not.toMatch(/^- /m);
     const pruned = await runMain(['plan', '-f', file, '--prune'], { env: envOf(b) });
     expect(pruned.stdout).toMatch(/^- link spring-sale\n~ link docs: url/);
-    const refused = await runMain(['apply', '-f', file, '--prune'], { env: envOf(b) });
+    const refused = await runMain(['apply', '-f', file, '--prune', '--allow-clear'], { env: envOf(b) });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/refusing without a terminal to confirm; pass --yes/);
     expect(changes(b)).toEqual([]);
     const asked = await runMain(['apply', '-f', file, '--prune'], { env: envOf(b), tty: true, confirm: true });
     expect(asked.code, asked.stderr).toBe(0);
-    expect(asked.prompts).toEqual(['Apply these changes, deleting 1 record?']);
+    expect(asked.prompts).toEqual(['Apply these changes, deleting 1 record, clearing in 1 link what the file does not state?']);
     expect(changes(b)[0]).toMatch(/^DELETE \/api\/url\/\d+\/delete$/);
   });
 
@@ -237,23 +241,23 @@ describe('apply after a lost answer', () => {
 });
 
 describe('a file is data: ${env:NAME} only in secret fields', () => {
-  it('a description reading ${env:SECRET_TOKEN} exported from one server arrives literally on another; the secret is never sent or printed', async () => {
+  it('a meta description reading ${env:SECRET_TOKEN} exported from one server arrives literally on another; the secret is never sent or printed', async () => {
     const token = 'tok-9f3a-very-secret-value';
-    const made = await runMain(['link', 'add', 'https://example.com/env-literal', '--alias', 'env-literal', '--description', '${env:SECRET_TOKEN}'], { env: envOf(a) });
+    const made = await runMain(['link', 'add', 'https://example.com/env-literal', '--alias', 'env-literal', '--meta-description', '${env:SECRET_TOKEN}'], { env: envOf(a) });
     expect(made.code, made.stderr).toBe(0);
     const file = join(dir, 'literal.yaml');
     const exported = await runMain(['export', '--file', file], { env: envOf(a) });
     expect(exported.code, exported.stderr).toBe(0);
     const text = readFileSync(file, 'utf8');
-    expect(text).toContain('description: "$${env:SECRET_TOKEN}"'); // escaped: a literal, not a reference
+    expect(text).toContain('metaDescription: "$${env:SECRET_TOKEN}"'); // escaped: a literal, not a reference
 
     const env = { ...envOf(b), SECRET_TOKEN: token };
     const plan = await runMain(['plan', '-f', file], { env });
     expect(plan.code, plan.stderr).toBe(0);
-    const r = await runMain(['apply', '-f', file, '--yes', '--debug'], { env });
+    const r = await runMain(['apply', '-f', file, '--yes', '--allow-clear', '--debug'], { env });
     expect(r.code, r.stderr).toBe(0);
     const post = b.requests.find((q) => q.method === 'POST' && (q.body as { custom?: string }).custom === 'env-literal');
-    expect((post!.body as { description: string }).description).toBe('${env:SECRET_TOKEN}');
+    expect((post!.body as { metadescription: string }).metadescription).toBe('${env:SECRET_TOKEN}');
     expect(b.requests.some((q) => q.rawBody.includes(token))).toBe(false);
     expect(plan.stdout + plan.stderr + r.stdout + r.stderr).not.toContain(token);
     // Read back from the server, the description is the literal text, and the file still matches (a round trip).

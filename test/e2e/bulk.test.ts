@@ -284,7 +284,7 @@ describe('other commands', () => {
 
   it('link update --from: one read and one update per row, confirmed once', async () => {
     const ids = (await runCli(['link', 'list', '--all', '-q'], { env: fx.env })).stdout.trim().split('\n');
-    const csv = file('changes.csv', `id,description,public\n${ids[0]},changed once,true\n${ids[1]},changed twice,\n`);
+    const csv = file('changes.csv', `id,meta-description,private\n${ids[0]},changed once,true\n${ids[1]},changed twice,\n`);
     const refused = await runCli(['link', 'update', '--from', csv], { env: fx.env });
     expect(refused.code).toBe(2);
     expect(fx.sandbox.requests.filter((q) => q.method === 'PUT')).toEqual([]);
@@ -294,8 +294,8 @@ describe('other commands', () => {
     const puts = fx.sandbox.requests.filter((q) => q.method === 'PUT');
     expect(puts.map((q) => q.path)).toEqual([`/api/url/${ids[0]}/update`, `/api/url/${ids[1]}/update`]);
     expect(puts.map((q) => q.body)).toEqual([
-      expect.objectContaining({ description: 'changed once', status: 'public' }),
-      expect.objectContaining({ description: 'changed twice' }),
+      expect.objectContaining({ metadescription: 'changed once', status: 'private' }),
+      expect.objectContaining({ metadescription: 'changed twice' }),
     ]);
     expect(r.stderr).toContain('changes.csv: 2 of 2 rows done (2 updated)');
   });

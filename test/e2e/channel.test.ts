@@ -98,10 +98,10 @@ for (const quirks of [false, true]) {
     });
 
     it('updates with --json: the answer without its error flag', async () => {
-      const r = await runCli(['channel', 'update', '1', '--starred', '--description', '', '--json'], { env: fx.env });
+      const r = await runCli(['channel', 'update', '1', '--starred', '--description', 'Team links', '--json'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual(quirks ? { ...MARKETING, description: '' } : { message: 'Channel has been updated successfully.' });
-      expect(fx.sandbox.requests[0]!.body).toEqual({ description: '', starred: true });
+      expect(JSON.parse(r.stdout)).toEqual(quirks ? { ...MARKETING, description: 'Team links' } : { message: 'Channel has been updated successfully.' });
+      expect(fx.sandbox.requests[0]!.body).toEqual({ description: 'Team links', starred: true });
     });
 
     it('deletes with --yes, warning that the items are unassigned', async () => {
@@ -167,7 +167,8 @@ describe('channel input validation (nothing is sent)', () => {
     [['channel', 'update', '1', '--color', '1e88e5'], /--color must be a colour #RRGGBB/],
     [['channel', 'add', '--name', 'P'], /--name must have at least 2 characters/],
     [['channel', 'add', '--description', 'no name'], /required option '--name <name>'/],
-    [['channel', 'update', '1', '--name', ' '], /--name must have at least 2 characters/],
+    [['channel', 'update', '1', '--name', ' '], /--name must have at least 3 characters on update: real servers ignore a channel name shorter than 3 characters/],
+    [['channel', 'update', '1', '--description', ''], /--description must have at least 3 characters on update: a channel description cannot be cleared through the API/],
     [['channel', 'update', '1'], /nothing to change: give --name, --description, --color, --starred or --no-starred/],
     [['channel', 'update', 'abc', '--name', 'Sales'], /ID must be a positive integer, got "abc"/],
     [['channel', 'items', '0'], /ID must be a positive integer/],

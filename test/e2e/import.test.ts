@@ -130,6 +130,8 @@ describe('each format into an empty account', () => {
       const assigns = expected.groups?.kind === 'channel' ? Object.values(expected.links).reduce((n, l) => n + Math.max(0, (l.tags?.length ?? 0) - 1), 0) : 0;
       expect(writes().length).toBe(changes.length + assigns);
 
+      // A description arrives as the link's note, which only the create carries (no answer returns it).
+      const notes = new Map(writes().filter((w) => w.path === '/api/url/add').map((w) => [(w.body as { custom: string }).custom, (w.body as { description?: string }).description]));
       const links = await listOf('link');
       const groupList = expected.groups ? await listOf(expected.groups.kind) : [];
       const nameOf = new Map(groupList.map((g) => [Number(g.id), String(g.name)]));
@@ -138,7 +140,8 @@ describe('each format into an empty account', () => {
         links.map((l) => {
           const ids = expected.groups?.kind === 'campaign' ? (l.campaign === null ? [] : [Number(l.campaign)]) : ((l.channel as unknown[]) ?? []).map(Number);
           const tags = ids.map((id) => nameOf.get(id)!).sort();
-          return [l.alias, { url: l.longurl, ...(l.title ? { title: l.title } : {}), ...(l.description ? { description: l.description } : {}), ...(tags.length ? { tags } : {}) }];
+          const note = notes.get(String(l.alias));
+          return [l.alias, { url: l.longurl, ...(l.title ? { title: l.title } : {}), ...(note ? { description: note } : {}), ...(tags.length ? { tags } : {}) }];
         }),
       );
       expect(got).toEqual(expected.links);

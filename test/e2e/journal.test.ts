@@ -268,14 +268,14 @@ describe('a corrupt journal', () => {
 });
 
 describe('flags that change what is sent', () => {
-  it('link update --description first, then second: the finished first run does not stop the second from sending', async () => {
+  it('link update --meta-description first, then second: the finished first run does not stop the second from sending', async () => {
     const created = JSON.parse((await runMain(['link', 'add', 'https://example.com/flags', '--json'], { env: fx.env })).stdout) as { id: number };
     const { path, env } = setup('ids.csv', `id\n${created.id}\n`);
-    expect((await runMain(['link', 'update', '--from', path, '--description', 'first', '--yes'], { env })).code).toBe(0);
-    const second = await runMain(['link', 'update', '--from', path, '--description', 'second', '--yes', '--json'], { env });
+    expect((await runMain(['link', 'update', '--from', path, '--meta-description', 'first', '--yes'], { env })).code).toBe(0);
+    const second = await runMain(['link', 'update', '--from', path, '--meta-description', 'second', '--yes', '--json'], { env });
     expect(second.code).toBe(0);
     expect(second.stderr).not.toContain('finished in an earlier run');
-    const puts = requests('PUT', `/api/url/${created.id}/update`).map((r) => (r.body as { description: string }).description);
+    const puts = requests('PUT', `/api/url/${created.id}/update`).map((r) => (r.body as { metadescription: string }).metadescription);
     expect(puts).toEqual(['first', 'second']);
     const link = JSON.parse((await runMain(['link', 'get', String(created.id), '--json'], { env: fx.env })).stdout) as { details: { description: string } };
     expect(link.details.description).toBe('second');
@@ -284,12 +284,12 @@ describe('flags that change what is sent', () => {
   it('an unfinished run is resumed only with the same flags: other flags are refused, naming them, and nothing is sent', async () => {
     const created = JSON.parse((await runMain(['link', 'add', 'https://example.com/flags-2', '--json'], { env: fx.env })).stdout) as { id: number };
     const { path, env } = setup('ids.csv', `id\n${created.id}\n999999\n`);
-    const first = await runMain(['link', 'update', '--from', path, '--description', 'first', '--yes'], { env });
+    const first = await runMain(['link', 'update', '--from', path, '--meta-description', 'first', '--yes'], { env });
     expect(first.code).toBe(1); // 999999 does not exist: the journal stays
     const before = fx.sandbox.requests.length;
-    const r = await runMain(['link', 'update', '--from', path, '--description', 'second', '--yes'], { env });
+    const r = await runMain(['link', 'update', '--from', path, '--meta-description', 'second', '--yes'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('was made with other flags: --description "first" (now "second")');
+    expect(r.stderr).toContain('was made with other flags: --meta-description "first" (now "second")');
     expect(r.stderr).toContain('hint: run it again with the same flags to finish it, or add --restart');
     expect(fx.sandbox.requests.length).toBe(before);
     // A journal of the version before (its header has no flags) is resumed as it is.
@@ -298,12 +298,12 @@ describe('flags that change what is sent', () => {
     const [header, ...rest] = readFileSync(journal, 'utf8').split('\n');
     const { settings: _settings, ...old } = JSON.parse(header!) as Record<string, unknown>;
     writeFileSync(journal, [JSON.stringify(old), ...rest].join('\n'));
-    const resumed = await runMain(['link', 'update', '--from', path, '--description', 'other', '--yes'], { env });
+    const resumed = await runMain(['link', 'update', '--from', path, '--meta-description', 'other', '--yes'], { env });
     expect(resumed.code).toBe(1); // 999999 fails again; the finished row is not sent again
     expect(resumed.stderr).toContain('1 finished in an earlier run, not sent again');
-    const restart = await runMain(['link', 'update', '--from', path, '--description', 'second', '--yes', '--restart', '--json'], { env });
+    const restart = await runMain(['link', 'update', '--from', path, '--meta-description', 'second', '--yes', '--restart', '--json'], { env });
     expect(restart.code).toBe(1);
-    expect(requests('PUT', `/api/url/${created.id}/update`).map((q) => (q.body as { description: string }).description)).toEqual(['first', 'second']);
+    expect(requests('PUT', `/api/url/${created.id}/update`).map((q) => (q.body as { metadescription: string }).metadescription)).toEqual(['first', 'second']);
   });
 });
 

@@ -6,8 +6,8 @@ import { runCli, runMain, sent, tempDir, useSandbox, useSixServer } from '../hel
 import { saveState, seedState } from '../../src/sandbox/state.js';
 
 /** What the update clears unless given again, as the refusal and the dry run name it. */
-const UNREADABLE = 'password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta description; meta image';
-const STATUS = 'public status (the link becomes private unless --public or --private is given)';
+const UNREADABLE = 'password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image';
+const STATUS = 'public status (real servers make every updated link private, whatever --public says)';
 /** The requests that change something (an add looks the URL up first, an update reads the link first). */
 const writes = (sandbox: Parameters<typeof sent>[0]) => sent(sandbox).filter((r) => r.method !== 'GET');
 
@@ -129,7 +129,8 @@ for (const quirks of [false, true]) {
             metatitle: 'Launch', metadescription: 'Our launch', metaimage: 'https://example.org/og.png', description: 'note',
             pixels: [1], channel: 1, campaign: 1, status: 'public',
             parameters: [{ name: 'utm_source', value: 'cli' }, { name: 'ref', value: 'a=b' }],
-            deeplink: { auto: true, apple: 'https://apps.apple.com/app/x', google: 'https://play.google.com/store/apps/details?id=x' },
+            // no `auto`: the product 7.7 answers an empty HTTP 500 to it (--deeplink-auto sends it)
+            deeplink: { apple: 'https://apps.apple.com/app/x', google: 'https://play.google.com/store/apps/details?id=x' },
           },
         },
       ]);
@@ -191,7 +192,7 @@ for (const quirks of [false, true]) {
     });
 
     it('updates by sending again what it read back, with the flags over it (--yes for what it cannot read)', async () => {
-      const r = await runCli(['link', 'update', '2', '--description', 'New note', '--geo', 'CANADA=https://example.ca/new', '--geo', 'Mexico=https://example.mx', '--public', '--yes'], { env: fx.env });
+      const r = await runCli(['link', 'update', '2', '--meta-description', 'New preview', '--geo', 'CANADA=https://example.ca/new', '--geo', 'Mexico=https://example.mx', '--private', '--yes'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`id\t2\nshorturl\t${fx.sandbox.url}/spring-sale\n`);
@@ -207,8 +208,8 @@ for (const quirks of [false, true]) {
             // documented servers read device targeting back; 7.x ones answer null, so it cannot be kept
             ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }] }),
             metatitle: 'Spring sale',
-            description: 'New note',
-            status: 'public',
+            metadescription: 'New preview',
+            status: 'private',
           },
         },
         // Geo targeting was given, and an account's plan may lack it: the link is read back once to check.
@@ -217,38 +218,38 @@ for (const quirks of [false, true]) {
     });
 
     it('refuses without a terminal, naming exactly what would be cleared, and changes nothing', async () => {
-      const r = await runCli(['link', 'update', '1', '--description', 'typo fix'], { env: fx.env });
+      const r = await runCli(['link', 'update', '1', '--meta-description', 'typo fix'], { env: fx.env });
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(
         `linkctl: Update link 1 and clear whatever it has of: ${UNREADABLE}; device targeting; ${STATUS}: refusing without a terminal to confirm; pass --yes\n` +
-          'hint: real servers clear what is not sent again, and linkctl cannot read these back: give them again, name each with --clear, or pass --yes\n',
+          'hint: real servers clear what is not sent again and make the link private, and linkctl cannot read these back: give them again, name each with --clear, give --private, or pass --yes\n',
       );
       expect(writes(fx.sandbox)).toEqual([]);
     });
 
     it('needs no confirmation when every option it cannot read is given or cleared', async () => {
       const r = await runCli(
-        ['link', 'update', '1', '--description', 'x', '--private', '--pixel', '1', '--clear', 'password', '--clear', 'params', '--clear', 'deeplinks', '--clear', 'redirect',
-          '--clear', 'language', '--clear', 'meta-description', '--clear', 'meta-image', '--clear', 'device'],
+        ['link', 'update', '1', '--meta-description', 'x', '--private', '--pixel', '1', '--clear', 'password', '--clear', 'params', '--clear', 'deeplinks', '--clear', 'redirect',
+          '--clear', 'language', '--clear', 'meta-image', '--clear', 'device'],
         { env: fx.env },
       );
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(writes(fx.sandbox)[0]!.body).toMatchObject({ description: 'x', status: 'private', pixels: [1], password: null, parameters: null, type: null, campaign: 1 });
+      expect(writes(fx.sandbox)[0]!.body).toMatchObject({ metadescription: 'x', status: 'private', pixels: [1], password: null, parameters: null, type: null, campaign: 1 });
     });
 
     it('asks on a terminal, listing what will be cleared, and sends nothing on no', async () => {
-      const no = await runMain(['link', 'update', '1', '--description', 'x'], { env: fx.env, tty: true, confirm: false });
+      const no = await runMain(['link', 'update', '1', '--meta-description', 'x'], { env: fx.env, tty: true, confirm: false });
       expect(no.code).toBe(2);
       expect(no.prompts).toEqual([`Update link 1 and clear whatever it has of: ${UNREADABLE}; device targeting; ${STATUS}?`]);
       expect(writes(fx.sandbox)).toEqual([]);
-      const yes = await runMain(['link', 'update', '1', '--description', 'x'], { env: fx.env, tty: true, confirm: true });
+      const yes = await runMain(['link', 'update', '1', '--meta-description', 'x'], { env: fx.env, tty: true, confirm: true });
       expect(yes.code).toBe(0);
       expect(writes(fx.sandbox)).toHaveLength(1);
     });
 
     it('clears what --clear names, sending null', async () => {
-      const r = await runCli(['link', 'update', '2', '--clear', 'geo', '--clear', 'meta-title', '--url', 'https://example.com/new', '--public', '--device', 'iPad=https://example.com/ipad', '--yes'], { env: fx.env });
+      const r = await runCli(['link', 'update', '2', '--clear', 'geo', '--clear', 'meta-title', '--url', 'https://example.com/new', '--private', '--device', 'iPad=https://example.com/ipad', '--yes'], { env: fx.env });
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(writes(fx.sandbox)[0]!.body).toEqual({
@@ -258,24 +259,24 @@ for (const quirks of [false, true]) {
           ? [{ device: 'iPad', link: 'https://example.com/ipad' }]
           : [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }, { device: 'iPad', link: 'https://example.com/ipad' }],
         metatitle: null,
-        status: 'public',
+        status: 'private',
       });
       const after = JSON.parse((await runCli(['link', 'get', '2', '--json'], { env: fx.env })).stdout).details;
       expect(after).toMatchObject({ longurl: 'https://example.com/new', location: null });
     });
 
     it('with --dry-run reads the link and prints the update without sending it', async () => {
-      const r = await runCli(['link', 'update', '1', '--meta-title', 'Docs', '--public', '--dry-run'], { env: fx.env });
+      const r = await runCli(['link', 'update', '1', '--meta-title', 'Docs', '--private', '--dry-run'], { env: fx.env });
       expect(r.code).toBe(0);
       expect(r.stderr).toBe(`note: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
       expect(r.stdout).toBe(
-        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://example.com/docs', metatitle: 'Docs', description: 'Product documentation', campaign: 1, channel: 1, status: 'public' }, null, 2)}\n`,
+        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://example.com/docs', metatitle: 'Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private' }, null, 2)}\n`,
       );
       expect(writes(fx.sandbox)).toEqual([]);
     });
 
     it('sends no update for an unknown id (exit 4)', async () => {
-      const r = await runCli(['link', 'update', '99', '--description', 'x', '--yes'], { env: fx.env });
+      const r = await runCli(['link', 'update', '99', '--meta-description', 'x', '--yes'], { env: fx.env });
       expect(r.code).toBe(4);
       expect(r.stderr).toBe('linkctl: link 99: Link does not exist.\n');
       expect(sent(fx.sandbox).map((q) => q.method)).toEqual(['GET']);
@@ -294,43 +295,49 @@ for (const quirks of [false, true]) {
 describe('link update against a server that replaces every option (quirks)', () => {
   const fx = useSandbox({ quirks: true });
 
-  it('keeps geo targeting and expiry when only the description changes', async () => {
+  it('keeps geo targeting and expiry when only the meta description changes', async () => {
     const add = await runCli(['link', 'add', 'https://example.org/geo', '--geo', 'Canada=https://example.ca', '--expiry', '2035-01-01 00:00:00', '--pixel', '1', '-q'], { env: fx.env });
     expect(add.code).toBe(0);
     expect(add.stdout).toBe('3\n');
     fx.sandbox.requests.length = 0;
 
-    const r = await runCli(['link', 'update', '3', '--description', 'Geo page', '--yes'], { env: fx.env });
+    const r = await runCli(['link', 'update', '3', '--meta-description', 'Geo page', '--yes'], { env: fx.env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(writes(fx.sandbox)).toEqual([
       {
         method: 'PUT', path: '/api/url/3/update', query: {},
         // 7.x reads the country back in lower case, as {canada: {all: url}}
-        body: { url: 'https://example.org/geo', geotarget: [{ location: 'canada', link: 'https://example.ca' }], expiry: '2035-01-01 00:00:00', description: 'Geo page' },
+        body: { url: 'https://example.org/geo', geotarget: [{ location: 'canada', link: 'https://example.ca' }], expiry: '2035-01-01 00:00:00', metadescription: 'Geo page' },
       },
     ]);
     const after = JSON.parse((await runCli(['link', 'get', '3', '--json'], { env: fx.env })).stdout).details;
     expect(after).toMatchObject({ description: 'Geo page', location: { canada: { all: 'https://example.ca' } }, expiry: '2035-01-01 00:00:00' });
   });
 
-  it('keeps the branded domain, campaign and public status the user gave again (issue: a description fix moved the link)', async () => {
+  it('keeps the branded domain and campaign, and names the public status an update loses (issue: a description fix moved the link)', async () => {
     const add = await runCli(['link', 'add', 'https://example.com/brand', '--alias', 'brand', '--domain', 'https://go.example.com', '--campaign', '1', '--channel', '1', '--pixel', '1', '--public', '-q'], { env: fx.env });
     expect(add.code).toBe(0);
     const id = add.stdout.trim();
-    const refused = await runCli(['link', 'update', id, '--description', 'typo fix'], { env: fx.env });
+    const refused = await runCli(['link', 'update', id, '--meta-description', 'typo fix'], { env: fx.env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/clear whatever it has of: password; pixels; .*public status/);
-    const r = await runCli(['link', 'update', id, '--description', 'typo fix', '--pixel', '1', '--public', '--yes'], { env: fx.env });
+    expect(refused.stderr).toMatch(/clear whatever it has of: password; pixels; .*public status \(real servers make every updated link private, whatever --public says\)/);
+    // --public cannot survive an update on real servers: refused before anything is sent.
+    const before = fx.sandbox.requests.length;
+    const kept = await runCli(['link', 'update', id, '--meta-description', 'typo fix', '--pixel', '1', '--public', '--yes'], { env: fx.env });
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toMatch(/^linkctl: --public cannot be kept by an update: real servers make every updated link private, whatever --public says\n/);
+    expect(fx.sandbox.requests.length).toBe(before);
+    const r = await runCli(['link', 'update', id, '--meta-description', 'typo fix', '--pixel', '1', '--yes'], { env: fx.env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(writes(fx.sandbox).at(-1)!.body).toMatchObject({ domain: 'https://go.example.com', campaign: 1, channel: 1, pixels: [1], status: 'public', description: 'typo fix' });
+    expect(writes(fx.sandbox).at(-1)!.body).toMatchObject({ domain: 'https://go.example.com', campaign: 1, channel: 1, pixels: [1], metadescription: 'typo fix' });
     const item = JSON.parse((await runCli(['link', 'list', '--json', '--search', 'brand'], { env: fx.env })).stdout)[0];
     expect(item).toMatchObject({ shorturl: 'https://go.example.com/brand', domain: 'https://go.example.com', campaign: 1, channel: [1] });
   });
 
   it('does not send the site itself back as a domain for a link on the default domain', async () => {
-    const r = await runCli(['link', 'update', '2', '--public', '--dry-run'], { env: fx.env });
+    const r = await runCli(['link', 'update', '2', '--private', '--dry-run'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).not.toHaveProperty('domain');
   });
@@ -368,13 +375,17 @@ describe('link add of a URL already shortened (quirks: the server returns the ex
   });
 
   it('updates it through the safe update with --if-exists update (--yes for what cannot be read back)', async () => {
-    const refused = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'new', '--if-exists', 'update'], { env: fx.env });
+    const refused = await runCli(['link', 'add', 'https://example.com/docs', '--meta-description', 'new', '--if-exists', 'update'], { env: fx.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/Update link 1 and clear whatever it has of: password;/);
-    const r = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'new', '--if-exists', 'update', '--public', '--yes', '--json'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'https://example.com/docs', '--meta-description', 'new', '--if-exists', 'update', '--private', '--yes', '--json'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 1 });
-    expect(writes(fx.sandbox).at(-1)).toMatchObject({ method: 'PUT', path: '/api/url/1/update', body: { description: 'new', campaign: 1, metatitle: 'Example Docs', status: 'public' } });
+    expect(writes(fx.sandbox).at(-1)).toMatchObject({ method: 'PUT', path: '/api/url/1/update', body: { metadescription: 'new', campaign: 1, metatitle: 'Example Docs', status: 'private' } });
+    // The note is stored on create only: an update of the existing link cannot set it.
+    const note = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'a note', '--if-exists', 'update', '--yes'], { env: fx.env });
+    expect(note.code).toBe(2);
+    expect(note.stderr).toMatch(/--description \(the link's note\) cannot be set by an update/);
   });
 });
 
@@ -387,13 +398,13 @@ describe('link update of a link whose expiry has passed (the --sandbox state fil
     saveState(join(dir, 'sandbox-state.json'), state);
     const env = { LINKCTL_SANDBOX: '1', LINKCTL_SANDBOX_QUIRKS: '1', LINKCTL_CONFIG_DIR: dir };
     expect(JSON.parse((await runCli(['link', 'get', '1', '--json'], { env })).stdout).details.expiry).toBe('2020-01-01 00:00:00');
-    const r = await runCli(['link', 'update', '1', '--public', '--dry-run'], { env });
+    const r = await runCli(['link', 'update', '1', '--private', '--dry-run'], { env });
     rmSync(dir, { recursive: true, force: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`note: the expiry 2020-01-01 00:00:00 has passed and servers refuse a past expiry, so it is not sent again.\nnote: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
     expect(r.stdout).toMatch(/^PUT http:\/\/127\.0\.0\.1:\d+\/api\/url\/1\/update\n/);
     expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).toEqual({
-      url: 'https://example.com/docs', metatitle: 'Example Docs', description: 'Product documentation', campaign: 1, channel: 1, status: 'public',
+      url: 'https://example.com/docs', metatitle: 'Example Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private',
     });
   });
 });
@@ -469,7 +480,7 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'get', 'abc'], /ID must be a positive integer/],
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
-    [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, description, domain, campaign, channel, password, pixels/],
+    [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, meta-description, domain, campaign, channel, password, pixels/],
     [['link', 'add', url, '--if-exists', 'ignore'], /--if-exists must be one of fail, return, update, skip; got "ignore"/],
     [['link', 'get', '--short', 'ftp://go.example.com/x'], /--short must start with http:\/\/ or https:\/\//],
     [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],

@@ -45,7 +45,7 @@ describe('plan -o markdown', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe(
       [
-        '**linkctl plan**: 2 to add, 1 to change, 2 to delete.',
+        '**linkctl plan**: 2 to add, 1 to change, 2 to delete. 1 update would **clear** settings the file does not state (apply needs `--allow-clear`).',
         '',
         '<details>',
         '<summary>5 changes</summary>',
@@ -53,12 +53,10 @@ describe('plan -o markdown', () => {
         '- **delete** link `spring-sale`',
         '- **delete** campaign `Spring launch`',
         '- **add** campaign `Autumn`',
-        '- **change** link `docs`: url `"https://example.com/docs"` → `"https://example.com/docs/v2"`',
+        '- **change** link `docs`: url `"https://example.com/docs"` → `"https://example.com/docs/v2"`; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)',
         '- **add** link `new-one`',
         '',
         '</details>',
-        '',
-        '> **Note:** ``real servers clear what a link update does not send again (what the file leaves out and cannot be read back) and make the link private unless its record says `public: true`: docs``',
         '',
       ].join('\n'),
     );
@@ -81,7 +79,8 @@ describe('plan -o markdown', () => {
     const line = r.stdout.split('\n').find((l) => l.startsWith('- **change** link `hostile`: title '))!;
     expect(line).toBeDefined();
     const outside = outsideCodeSpans(line);
-    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>');
+    // linkctl's own words (what the update would clear) stand outside the spans; nothing of the server's or the file's does.
+    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)');
     // The spans hold the text as it is, a line break aside (shown as an escape, so the span stays on its line).
     expect(line).toContain(codeSpan(JSON.stringify(hostile)));
     // In the whole comment, only linkctl's own markup is outside a span.

@@ -66,10 +66,10 @@ describe('requests per job on a big account', { timeout: 120_000 }, () => {
     expect((await runCli(['export', '--file', file], { env: fx.env, timeoutMs: 100_000 })).code).toBe(0);
     const account = parse(readFileSync(file, 'utf8')) as { links: Array<Record<string, unknown>> };
     for (const [edited, rows] of [[1, account.links.slice(0, 1)], [100, account.links.slice(1, 101)]] as const) {
-      for (const link of rows) link.description = `edited ${String(link.alias)}`;
+      for (const link of rows) link.title = `edited ${String(link.alias)}`;
       writeFileSync(file, stringify(account));
       clear(fx);
-      const r = await runCli(['apply', '-f', file, '--yes'], { env: fx.env, timeoutMs: 100_000 });
+      const r = await runCli(['apply', '-f', file, '--yes', '--allow-clear'], { env: fx.env, timeoutMs: 100_000 });
       expect(r.stderr).toContain(`Plan: 0 to add, ${edited} to change, 0 to delete.`);
       expect(r.code).toBe(0);
       // Each update reads the link's details (targeting, expiry: the list lacks them) and sends it back.
@@ -82,7 +82,7 @@ describe('requests per job on a big account', { timeout: 120_000 }, () => {
     const rows = 50;
     const file = join(fx.configDir, 'ids.csv');
     writeFileSync(file, `id\n${Array.from({ length: rows }, (_, i) => DEMO.links + 1 + i).join('\n')}\n`);
-    const r = await runCli(['link', 'update', '--from', file, '--description', 'bulk note', '--yes', '-q'], { env: fx.env, timeoutMs: 100_000 });
+    const r = await runCli(['link', 'update', '--from', file, '--meta-description', 'bulk preview', '--yes', '-q'], { env: fx.env, timeoutMs: 100_000 });
     expect(r.code).toBe(0);
     // The full read (its first page says it is cheaper than 50 searches), then each row.
     expectRequests(fx, read + 2 * rows, read + 2 * rows);

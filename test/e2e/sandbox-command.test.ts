@@ -29,14 +29,18 @@ describe('--sandbox (embedded emulator, state in the config folder)', () => {
     expect(JSON.parse(after.stdout).map((q: { name: string }) => q.name)).not.toContain('Kept');
   });
 
-  it('answers as real servers do; LINKCTL_SANDBOX_DOCUMENTED=1 gives the documented shapes, LINKCTL_SANDBOX_QUIRKS=1 still real ones', async () => {
+  it('answers as real servers do; LINKCTL_SANDBOX_DOCUMENTED=1 gives the documented shapes, LINKCTL_SANDBOX_QUIRKS=1 still real ones; LINKCTL_SANDBOX_STRING_IDS=1 older PHP\'s string ids', async () => {
     const dir = tempDir();
-    const ids = async (extra: Record<string, string>) =>
-      // `api` prints the server's answer as sent (the other commands' --json makes ids numbers)
-      JSON.parse((await runCli(['--sandbox', 'api', 'GET', 'api/pixels'], { env: { LINKCTL_CONFIG_DIR: dir, ...extra } })).stdout).data.pixels.map((p: { id: unknown }) => p.id);
-    expect(await ids({})).toEqual(['1']);
-    expect(await ids({ LINKCTL_SANDBOX_QUIRKS: '1' })).toEqual(['1']);
-    expect(await ids({ LINKCTL_SANDBOX_DOCUMENTED: '1' })).toEqual([1]);
+    // `api` prints the server's answer as sent (the other commands' --json make ids numbers)
+    const answer = async (path: string, extra: Record<string, string>) => JSON.parse((await runCli(['--sandbox', 'api', 'GET', path], { env: { LINKCTL_CONFIG_DIR: dir, ...extra } })).stdout).data;
+    // real servers name the overlay collection `overlay`, the document `cta`
+    const collection = async (extra: Record<string, string>) => Object.keys(await answer('api/overlay', extra)).filter((k) => k === 'overlay' || k === 'cta');
+    expect(await collection({})).toEqual(['overlay']);
+    expect(await collection({ LINKCTL_SANDBOX_QUIRKS: '1' })).toEqual(['overlay']);
+    expect(await collection({ LINKCTL_SANDBOX_DOCUMENTED: '1' })).toEqual(['cta']);
+    const ids = async (extra: Record<string, string>) => (await answer('api/pixels', extra)).pixels.map((p: { id: unknown }) => p.id);
+    expect(await ids({})).toEqual([1]); // PHP 8, as the product 7.7 runs
+    expect(await ids({ LINKCTL_SANDBOX_STRING_IDS: '1' })).toEqual(['1']);
     const status = await runCli(['sandbox', 'status', '--json'], { env: { LINKCTL_CONFIG_DIR: dir, LINKCTL_SANDBOX_DOCUMENTED: '1' } });
     expect(JSON.parse(status.stdout)).toEqual({ serve: false, baseUrl: null, pid: null, quirks: false, plan: 'pro', stateFile: join(dir, 'sandbox-state.json') });
   });
@@ -128,12 +132,12 @@ describe('sandbox serve', () => {
     });
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).message).toMatch(/^The sandbox answers only requests addressed to localhost, 127\.0\.0\.1 or \[::1\], not to "rebind\.example:\d+"/);
-    const ids = async (baseUrl: string) => {
-      const out = await runCli(['api', 'GET', 'api/pixels'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: r.key, LINKCTL_CONFIG_DIR: tempDir() } });
-      return JSON.parse(out.stdout).data.pixels.map((p: { id: unknown }) => p.id);
+    const overlays = async (baseUrl: string) => {
+      const out = await runCli(['api', 'GET', 'api/overlay'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: r.key, LINKCTL_CONFIG_DIR: tempDir() } });
+      return Object.keys(JSON.parse(out.stdout).data).filter((k) => k === 'overlay' || k === 'cta');
     };
-    expect(await ids(r.baseUrl)).toEqual(['1']);
-    expect(await ids(d.baseUrl)).toEqual([1]);
+    expect(await overlays(r.baseUrl)).toEqual(['overlay']);
+    expect(await overlays(d.baseUrl)).toEqual(['cta']);
     doc.child.kill('SIGINT');
     expect(await doc.exited).toBe(0);
     expect(doc.stderr()).toBe(''); // --quiet: no banner, no request log
@@ -166,7 +170,7 @@ describe('sandbox serve', () => {
     const { shorturl } = JSON.parse(add.stdout);
     expect(shorturl.startsWith(`${baseUrl}/`)).toBe(true); // a URL that answers while the server runs
     const res = await fetch(shorturl, { redirect: 'manual' });
-    expect(res.status).toBe(302);
+    expect(res.status).toBe(301);
     expect(res.headers.get('location')).toBe('https://example.com/served');
     server.child.kill('SIGINT');
     expect(await server.exited).toBe(0);

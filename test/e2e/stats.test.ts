@@ -28,7 +28,7 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 async function visit(fx: SandboxFixture, alias: string, n: number, country?: string): Promise<void> {
   for (let i = 0; i < n; i++) {
     const r = await fetch(`${fx.sandbox.url}/${alias}${country ? `?country=${country}` : ''}`, { redirect: 'manual', headers: { 'User-Agent': `test-browser/${Math.random()}` } });
-    expect(r.status).toBe(302);
+    expect(r.status).toBe(301);
   }
 }
 

@@ -1,9 +1,12 @@
 // The API itself: pagination, documented shapes vs real-server (quirks) shapes, validation.
 import { describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/server.js';
 import { call, get, useSandbox } from './helpers.js';
 
-const start = useSandbox();
+const startSandbox = useSandbox();
+// Real-server shapes here are those of servers on PHP before 8.1 (ids and counts as strings), as
+// third-party clients met them; PHP 8's integers are in product-facts-7.7.test.ts.
+const start = (options: SandboxOptions = {}) => startSandbox({ stringIds: true, ...options });
 const post = (sb: Sandbox, path: string, body?: unknown) => call(sb, 'POST', path, body);
 const put = (sb: Sandbox, path: string, body?: unknown) => call(sb, 'PUT', path, body);
 const del = (sb: Sandbox, path: string) => call(sb, 'DELETE', path);
@@ -133,7 +136,7 @@ describe('documented vs real-server shapes', () => {
     const { doc, real } = await pair();
     // without a slug, 7.6 makes a random one
     const d = (await post(doc, '/api/campaign/add', { name: 'Autumn', public: true })).json;
-    expect(d).toEqual({ error: 0, id: 2, domain: 'Autumn', public: true, rotator: expect.stringMatching(`^${doc.url}/r/[a-z0-9]+$`), list: expect.stringMatching(`^${doc.url}/u/demo/[a-z0-9]+-2$`) });
+    expect(d).toEqual({ error: 0, id: 2, domain: 'Autumn', public: true, rotator: expect.stringMatching(`^${doc.url}/r/[A-Za-z]+$`), list: expect.stringMatching(`^${doc.url}/u/demo/[A-Za-z]+-2$`) });
     const r = (await post(real, '/api/campaign/add', { name: 'Autumn', slug: 'autumn sale!' })).json;
     expect(r).toEqual({ error: 0, id: 2, campaign: 'Autumn', public: false, rotator: `${real.url}/r/autumn-sale`, list: `${real.url}/u/demo/autumn-sale-2` });
     expect((await put(real, '/api/campaign/2/update', { name: 'Fall' })).json.campaign).toBe('Fall');
@@ -176,7 +179,8 @@ describe('documented vs real-server shapes', () => {
     expect((await post(doc, '/api/channel/add', { name: 'x' })).json.error).toBe(1);
     expect((await get(doc, '/api/channel/9')).json).toEqual({ error: 1, message: 'Channel not found. Please try again.' });
     expect((await del(real, '/api/channel/2/delete')).json.message).toBe('Channel has been deleted successfully.');
-    expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual([]);
+    // the channel is gone, but the product's link keeps a reference to it, answered as null (7.7)
+    expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual([null]);
   });
 
   it('domains: string ids, system domain, empty answers of real servers', async () => {

@@ -17,12 +17,12 @@ const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 
 
 for (const quirks of [false, true]) {
   describe(`short links (${quirks ? 'real-server shapes' : 'documented shapes'})`, () => {
-    it('redirect with 302 and count clicks, unique visitors, country, referrer, browser and system', async () => {
+    it('redirect with 301 (as the product 7.7) and count clicks, unique visitors, country, referrer, browser and system', async () => {
       const sb = await start({ quirks });
       const add = await call(sb, 'POST', '/api/url/add', { url: 'https://example.com/target', custom: 'demo' });
       const id = add.json.id;
       const first = await visit(sb, '/demo', { 'User-Agent': FIREFOX_LINUX, 'Accept-Language': 'de-DE,de;q=0.9', Referer: 'https://news.example.org/post/1' });
-      expect(first.status).toBe(302);
+      expect(first.status).toBe(301);
       expect(first.headers.get('location')).toBe('https://example.com/target');
       await visit(sb, '/demo?country=JP', { 'User-Agent': FIREFOX_LINUX }); // same visitor
       await visit(sb, '/demo', { 'User-Agent': IPHONE }); // another visitor
@@ -65,7 +65,7 @@ describe('short links with a password or an expiry, and unknown paths', () => {
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toMatch(/Wrong password/);
     const right = await post('opensesame');
-    expect(right.status).toBe(302);
+    expect(right.status).toBe(301);
     expect(right.headers.get('location')).toBe('https://example.com/secret');
     const id = (await get(sb, '/api/urls?short=' + encodeURIComponent(`${sb.url}/locked`))).json.id;
     expect(Number((await get(sb, `/api/url/${id}`)).json.data.clicks)).toBe(1); // only the visit that got through
@@ -76,7 +76,7 @@ describe('short links with a password or an expiry, and unknown paths', () => {
     const docs = state.links.find((l) => l.alias === 'docs')!;
     const v = { method: 'GET', path: '/docs', query: {}, headers: {}, remote: '127.0.0.1', body: '' };
     docs.expiry = '2999-01-01 00:00:00';
-    expect(publicPage(state, v)?.status).toBe(302);
+    expect(publicPage(state, v)?.status).toBe(301);
     docs.expiry = '2020-01-01 00:00:00';
     const expired = publicPage(state, v)!;
     expect(expired.status).toBe(410);

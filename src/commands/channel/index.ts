@@ -2,10 +2,18 @@
 import type { Command } from 'commander';
 import { bulkOptions, deleteCommand, enumArgument, listCommand, paginationOptions, withExamples, type Bind } from '../shared/define.js';
 import { hexColor, nonEmpty, positiveInt } from '../../validate.js';
+import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
+import { ignoredOnUpdate, MIN_UPDATE_TEXT } from '../../model/channels.js';
 import { CHANNEL_ITEM_TYPES } from './types.js';
 
 const channelId = (v: string) => positiveInt('CHANNEL_ID', v);
 const name = (v: string) => nonEmpty('--name', v, 2);
+/** On update, what real servers would store: shorter text is ignored with a success answer. */
+const updated = (flag: string, field: 'name' | 'description') => (v: string) => {
+  const ignored = ignoredOnUpdate(field, v);
+  if (ignored) throw new UsageError(`${flag} must have at least ${MIN_UPDATE_TEXT} characters on update: ${ignored}`, field === 'name' ? 'give a longer name' : 'give a description of 3 characters or more; to empty it, use the web interface');
+  return v;
+};
 const color = (v: string) => hexColor('--color', v);
 
 export function register(program: Command, bind: Bind): void {
@@ -38,8 +46,8 @@ export function register(program: Command, bind: Bind): void {
       .command('update')
       .description('Change a channel (give at least one change)')
       .argument('<id>', 'channel id', (v) => positiveInt('ID', v))
-      .option('--name <name>', 'new name, at least 2 characters', name)
-      .option('--description <text>', 'new description')
+      .option('--name <name>', `new name, at least ${MIN_UPDATE_TEXT} characters (servers ignore shorter ones on update)`, updated('--name', 'name'))
+      .option('--description <text>', `new description, at least ${MIN_UPDATE_TEXT} characters (servers ignore shorter ones on update: it cannot be cleared)`, updated('--description', 'description'))
       .option('--color <hex>', 'new badge colour, #RRGGBB', color)
       .option('--starred', 'star the channel')
       .option('--no-starred', 'unstar the channel')

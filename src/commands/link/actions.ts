@@ -9,7 +9,7 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
-import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf } from '../../model/links.js';
+import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf, updateCannot } from '../../model/links.js';
 import { addLink, checkDomain, updateLink, type LinkOutcome } from '../../model/link-writes.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from './types.js';
 
@@ -159,6 +159,7 @@ export async function add(ctx: Context, input: ActionInput): Promise<Result> {
 /** The update's body fields and what to clear, checked before anything is sent. */
 async function updateInput(ctx: Context, opts: Rec): Promise<{ given: Rec; clear: Set<Clearable> }> {
   const clear = new Set((opts.clear as Clearable[] | undefined) ?? []);
+  updateCannot(bodyFromOptions(opts));
   const given = await bodyFromFlags(ctx, opts);
   if (opts.url !== undefined) given.url = opts.url;
   if (Object.keys(given).length === 0 && clear.size === 0) throw new UsageError('nothing to change: give --url, --clear or an option to set (see --help)', 'for example: linkctl link update 12 --url https://example.com/new --yes');

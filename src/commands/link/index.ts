@@ -55,15 +55,16 @@ export function linkOptions(command: Command): Command {
     .option('--meta-title <text>', 'title shown in link previews')
     .option('--meta-description <text>', 'description shown in link previews')
     .option('--meta-image <url>', 'image shown in link previews', (v) => httpUrl('--meta-image', v))
-    .option('--description <text>', 'a note about the link')
+    .option('--description <text>', 'a private note about the link, stored on create only (no answer returns it; updates ignore it)')
     .option('--pixel <id>', 'tracking pixel id (repeatable)', many(id('--pixel')))
     .option('--channel <id>', 'add the link to this channel', id('--channel'))
     .option('--campaign <id>', 'add the link to this campaign', id('--campaign'))
-    .option('--public', 'show the link on public pages')
+    .option('--public', 'show the link on public pages (a create only: real servers make a link private on every update)')
     .option('--private', 'keep the link private')
     .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v, 'utm_source=newsletter')))
     .option('--deeplink-apple <url>', 'App Store deep link', (v) => httpUrl('--deeplink-apple', v))
-    .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v));
+    .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v))
+    .option('--deeplink-auto', 'open the app automatically when it is installed; the product 7.7 on Linux fails on it with HTTP 500 and creates nothing');
 }
 
 /** A quiet zone in modules, 0-99. */
@@ -133,20 +134,21 @@ export function register(program: Command, bind: Bind): void {
           'Real servers replace every option of a link on update. linkctl reads the link',
           'first (its details, and its list item by a search for its alias: two requests;',
           'with --from the list is read once for all rows) and sends again its destination,',
-          'domain, campaign, channel, geo and device targeting, expiry, title and',
-          'description. What it cannot read back',
-          '(password, pixels, parameters, deep links, redirect type, splash or overlay,',
-          'language targeting, meta description and image, device targeting on 7.x',
-          'servers, public or private) would be cleared, so the update is confirmed like a',
-          'delete: a terminal asks [y/N] naming it; a script needs --yes. Give those',
-          'options again, or --clear each, and no confirmation is needed.',
+          'domain, campaign, channel, geo and device targeting, expiry, meta title and',
+          'meta description. What it cannot read back (password, pixels, parameters, deep',
+          'links, redirect type, splash or overlay, language targeting, meta image, device',
+          'targeting on 7.x servers) would be cleared, and every update makes the link',
+          'private, so the update is confirmed like a delete: a terminal asks [y/N] naming',
+          'it; a script needs --yes. Give those options again, or --clear each, and',
+          '--private, and no confirmation is needed. The note (--description) is stored on',
+          'create only and --public cannot survive an update: both are refused here.',
         ].join('\n')),
       )
       .option('--verify', VERIFY_HELP)
       .action(bind(load, 'update')), ['linkctl link update --from changes.csv --yes']),
     [
-      "linkctl link update 1 --description 'Spring campaign' --yes",
-      'linkctl link update 1 --url https://example.com/new --public --yes',
+      "linkctl link update 1 --meta-description 'Spring campaign' --yes",
+      'linkctl link update 1 --url https://example.com/new --private --yes',
       'linkctl link update 2 --geo Germany=https://example.de --clear expiry --yes',
       'linkctl link update 1 --meta-title Docs --dry-run',
     ],

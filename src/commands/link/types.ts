@@ -5,15 +5,11 @@ export type LinkOrder = (typeof LINK_ORDERS)[number];
 /** `--redirect`: the plain redirect types; a splash page or an overlay has its own flag. */
 export const REDIRECT_TYPES = ['direct', 'frame', 'splash'] as const;
 /**
- * `link update --clear`: an option to clear on purpose. The first ones linkctl reads back and
- * would otherwise send again; the rest it cannot read back, and naming them says "clearing is
- * what I want", so the update needs no confirmation for them.
+ * `link update --clear`: an option to clear on purpose, from the table of a link's fields. Those
+ * linkctl reads back it would otherwise send again; the rest it cannot read back, and naming them
+ * says "clearing is what I want", so the update needs no confirmation for them.
  */
-export const CLEARABLE = [
-  'geo', 'device', 'expiry', 'meta-title', 'description', 'domain', 'campaign', 'channel',
-  'password', 'pixels', 'params', 'deeplinks', 'redirect', 'language', 'meta-description', 'meta-image',
-] as const;
-export type Clearable = (typeof CLEARABLE)[number];
+export { CLEARABLE, type Clearable } from '../../model/link-fields.js';
 
 /**
  * `link add --if-exists`: what to do when the server answers a create with a link that already

@@ -4,7 +4,7 @@
  * for sms, wifi, vcard and an email with subject or body).
  */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { NetworkError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { email, httpUrl, phone, rgbColor } from '../../validate.js';
 import { QR_TYPES } from './types.js';
@@ -157,7 +157,16 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   }
   const json = compact({ type: opts.type, data, ...style });
   const client = await ctx.client();
-  const body = await updateOne(client, QR, id, json);
+  let body;
+  try {
+    body = await updateOne(client, QR, id, json);
+  } catch (error) {
+    // Real servers check the data against the code's STORED type and fail with an HTML page when it does not fit (7.7: "Invalid phone number").
+    if (error instanceof NetworkError && /^HTTP 500\b/.test(error.message)) {
+      throw new NetworkError(error.message, `the likely cause: the data does not fit QR code ${id}'s own type, which --type cannot change (servers check the data against the type the code was made with); to give it another type, delete the code and add it again`);
+    }
+    throw error;
+  }
   return messageResult(body, `QR code ${id} updated.`);
 }
 

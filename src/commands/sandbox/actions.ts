@@ -10,7 +10,7 @@ import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
 import { simulateVisits } from '../../sandbox/visits.js';
-import { parseRateLimit, sandboxPlan, sandboxRateLimit } from '../../sandbox/settings.js';
+import { parseRateLimit, sandboxPlan, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
 import type { Plan } from './types.js';
 
 function stateFile(ctx: Context, given: unknown): string {
@@ -40,6 +40,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       rateLimit,
       rateLimitHeaders: opts.rateLimitHeaders !== false,
       quirks,
+      stringIds: Boolean(opts.stringIds) || sandboxStringIds(ctx.env),
       plan,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });

@@ -27,6 +27,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
       .option('--documented', 'answer in the documented shapes of link-api.md instead of as real servers do')
       .option('--quirks', 'answer as real servers do (the default; kept for scripts)')
+      .option('--string-ids', 'send ids and counts as strings and maxpage as 1.0, as servers on PHP before 8.1 do (default: integers as on PHP 8.1+, or LINKCTL_SANDBOX_STRING_IDS=1)')
       .addOption(enumOption('--plan <plan>', 'the account\'s plan: pro has every feature; basic lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types, which are dropped silently as real servers do (default: pro, or LINKCTL_SANDBOX_PLAN)', PLANS))
       .action(bind(load, 'serve')),
     [

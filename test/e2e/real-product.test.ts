@@ -1,0 +1,233 @@
+/**
+ * linkctl on the product 7.7 as it was run (issue 28; real-servers.md, "What the product 7.7 does
+ * when run"), against the sandbox's default mode, which answers as that product: the built CLI, as
+ * a user runs it. (The rate limit's edge is in rate-limit-edge.test.ts.)
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { saveState, seedState } from '../../src/sandbox/state.js';
+import { runCli, tempDir } from '../helpers.js';
+
+const dir = tempDir('linkctl-product77-');
+const open: Sandbox[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+let n = 0;
+/** A sandbox of its own, with a state file (an empty account with `empty`). */
+async function server(options: { empty?: boolean; stringIds?: boolean; state?: ReturnType<typeof seedState> } = {}) {
+  const stateFile = join(dir, `s${++n}.json`);
+  if (options.empty || options.state) {
+    const state = options.state ?? seedState();
+    if (options.empty) for (const c of ['qrs', 'domains', 'campaigns', 'channels', 'pixels', 'links'] as const) (state[c] as unknown[]) = [];
+    saveState(stateFile, state);
+  }
+  const sb = await startSandbox({ port: 0, rateLimit: null, stateFile, stringIds: options.stringIds });
+  open.push(sb);
+  const env = { LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: dir };
+  const stored = (alias: string) => (JSON.parse(readFileSync(stateFile, 'utf8')) as { links: Array<Record<string, unknown>> }).links.find((l) => l.alias === alias)!;
+  return { sb, env, stored, stateFile };
+}
+const writes = (sb: Sandbox) => sb.requests.filter((r) => r.method !== 'GET');
+let files = 0;
+const file = (text: string) => {
+  const path = join(dir, `f${++files}.yaml`);
+  writeFileSync(path, text);
+  return path;
+};
+beforeEach(() => {
+  for (const sb of open) sb.requests.length = 0;
+});
+
+describe('the meta title and description, and the note', () => {
+  it('export writes what answers give back under its name (title, metaDescription), never the note; plan of a link with a note converges', async () => {
+    const { sb, env, stored } = await server();
+    const add = await runCli(['link', 'add', 'https://example.com/noted', '--alias', 'noted', '--meta-title', 'Noted', '--meta-description', 'Shown in previews', '--description', 'internal note'], { env });
+    expect(add.code, add.stderr).toBe(0);
+    expect(stored('noted')).toMatchObject({ description: 'internal note', metadescription: 'Shown in previews' });
+    const exported = await runCli(['export'], { env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/- alias: noted\n {4}url: https:\/\/example.com\/noted\n {4}title: Noted\n {4}metaDescription: Shown in previews\n/);
+    expect(exported.stdout).not.toContain('internal note');
+    // The file may give the note: it cannot be read back, so plan never plans it as a change.
+    const withNote = file(exported.stdout.replace('    metaDescription: Shown in previews\n', '    metaDescription: Shown in previews\n    description: another note\n'));
+    sb.requests.length = 0;
+    const plan = await runCli(['plan', '-f', withNote, '--detailed-exitcode'], { env });
+    expect(plan.stdout).toBe('No changes: the account matches the file.\n');
+    expect(plan.code).toBe(0);
+    expect(writes(sb)).toEqual([]);
+  });
+
+  it('a migration sends the meta description as metadescription, never as the note', async () => {
+    const from = await server();
+    const to = await server({ empty: true });
+    expect((await runCli(['link', 'add', 'https://example.com/moved', '--alias', 'moved', '--meta-description', 'Preview text'], { env: from.env })).code).toBe(0);
+    const exported = await runCli(['export', '--details'], { env: from.env });
+    const apply = await runCli(['apply', '-f', '-', '--yes'], { env: to.env, stdin: exported.stdout });
+    expect(apply.code, apply.stderr).toBe(0);
+    const post = writes(to.sb).find((r) => r.path === '/api/url/add' && (r.body as { custom: string }).custom === 'moved')!;
+    expect(post.body).toMatchObject({ metadescription: 'Preview text' });
+    expect(post.body).not.toHaveProperty('description');
+    const plan = await runCli(['plan', '-f', '-', '--detailed-exitcode'], { env: to.env, stdin: exported.stdout });
+    expect(plan.stdout).toBe('No changes: the account matches the file.\n');
+  });
+});
+
+describe('updates never clear in silence', () => {
+  it('an exported link with pixels and parameters, one field edited: plan names what the update clears, apply --yes refuses without --allow-clear; stated in the file, nothing is cleared', async () => {
+    const { sb, env, stored } = await server();
+    const update = await runCli(['link', 'update', '2', '--pixel', '1', '--param', 'utm_source=qr', '--private', '--yes'], { env });
+    expect(update.code, update.stderr).toBe(0);
+    expect(stored('spring-sale')).toMatchObject({ pixels: [1], parameters: [{ name: 'utm_source', value: 'qr' }] });
+    const exported = (await runCli(['export'], { env })).stdout;
+    const edited = file(exported.replace('    title: Spring sale\n', '    title: Spring sale 2027\n'));
+
+    const plan = await runCli(['plan', '-f', edited], { env });
+    expect(plan.stdout).toMatch(/^~ link spring-sale: title "Spring sale" → "Spring sale 2027"\n {4}clears what the file does not state \(cannot be read back\): .*password; pixels; parameters;.*public status/m);
+    const json = JSON.parse((await runCli(['plan', '-f', edited, '--json'], { env })).stdout);
+    expect(json.changes[0].clears).toEqual(expect.arrayContaining(['pixels', 'parameters', 'public status (real servers make every updated link private)']));
+    const markdown = await runCli(['plan', '-f', edited, '-o', 'markdown'], { env });
+    expect(markdown.stdout).toMatch(/\*\*clears\*\* what the file does not state: .*pixels; parameters/);
+
+    sb.requests.length = 0;
+    const refused = await runCli(['apply', '-f', edited, '--yes'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^linkctl: the plan updates 1 link \(spring-sale\) and each update would clear what the file does not state: .*pixels; parameters; .*nothing was changed$/m);
+    expect(refused.stderr).toMatch(/^hint: .*pass --allow-clear/m);
+    expect(writes(sb)).toEqual([]);
+    expect(stored('spring-sale').pixels).toEqual([1]);
+
+    // Stated in the file (pixels, parameters, public: false), the update clears nothing of them: no --allow-clear needed.
+    const stated = file(exported.replace('    title: Spring sale\n', '    title: Spring sale 2027\n    pixels:\n      - Main analytics\n    params:\n      utm_source: qr\n    public: false\n'));
+    const statedPlan = await runCli(['plan', '-f', stated, '--json'], { env });
+    expect(JSON.parse(statedPlan.stdout).changes[0].clears).not.toEqual(expect.arrayContaining(['pixels']));
+    const applied = await runCli(['apply', '-f', stated, '--yes', '--allow-clear'], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(writes(sb).at(-1)!.body).toMatchObject({ metatitle: 'Spring sale 2027', pixels: [1], parameters: [{ name: 'utm_source', value: 'qr' }], status: 'private' });
+    expect(stored('spring-sale')).toMatchObject({ pixels: [1], parameters: [{ name: 'utm_source', value: 'qr' }], title: 'Spring sale 2027' });
+  });
+
+  it('link update tells the truth about public status: every update makes the link private; --public and --description are refused before sending', async () => {
+    const { sb, env } = await server();
+    const refused = await runCli(['link', 'update', '1', '--meta-title', 'Docs'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('public status (real servers make every updated link private, whatever --public says)');
+    for (const [flag, message] of [['--public', /--public cannot be kept by an update/], ['--description', /--description \(the link's note\) cannot be set by an update/]] as const) {
+      const r = await runCli(['link', 'update', '1', flag, ...(flag === '--public' ? [] : ['note']), '--yes'], { env });
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(sb.requests).toEqual([]);
+  });
+});
+
+describe('what the server would ignore or break is caught before sending', () => {
+  it('--deeplink-apple is sent without auto and the link is created; --deeplink-auto is its own flag, and the product fails on it', async () => {
+    const { sb, env, stored } = await server();
+    const r = await runCli(['link', 'add', 'https://example.com/app', '--alias', 'app-link', '--deeplink-apple', 'https://apps.apple.com/app/x'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(writes(sb)[0]!.body).toMatchObject({ deeplink: { apple: 'https://apps.apple.com/app/x' } });
+    expect(stored('app-link').deeplink).toEqual({ apple: 'https://apps.apple.com/app/x' });
+    const auto = await runCli(['link', 'add', 'https://example.com/app2', '--deeplink-auto'], { env });
+    expect(auto.code).toBe(6);
+    expect(writes(sb).at(-1)!.body).toMatchObject({ deeplink: { auto: true } });
+    expect((await runCli(['link', 'add', '--help'], { env })).stdout.replace(/\s+/g, ' ')).toMatch(/--deeplink-auto open the app automatically when it is installed; the product 7\.7 on Linux fails on it/);
+  });
+
+  it('channel update: a name or description under 3 characters, or an empty description, is exit 2 naming the rule; nothing sent', async () => {
+    const { sb, env } = await server();
+    for (const [args, message] of [
+      [['--name', 'AB'], /--name must have at least 3 characters on update: real servers ignore a channel name shorter than 3 characters on update/],
+      [['--description', ''], /--description must have at least 3 characters on update: a channel description cannot be cleared through the API/],
+      [['--description', 'ab'], /real servers ignore a channel description shorter than 3 characters/],
+    ] as const) {
+      const r = await runCli(['channel', 'update', '1', ...args], { env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(sb.requests).toEqual([]);
+    expect((await runCli(['channel', 'update', '1', '--name', 'ABC', '-q'], { env })).code).toBe(0);
+  });
+
+  it('a QR update whose data does not fit the code\'s own type: the server\'s HTTP 500 is explained', async () => {
+    const { env } = await server();
+    const made = await runCli(['qr', 'add', '--type', 'phone', '--data', '+15551234567', '--name', 'Call', '-q'], { env });
+    expect(made.code, made.stderr).toBe(0);
+    const r = await runCli(['qr', 'update', made.stdout.trim(), '--type', 'text', '--data', 'hello'], { env });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/^hint: the likely cause: the data does not fit QR code \d+'s own type, which --type cannot change/m);
+  });
+
+  it('an alias the product\'s word list refuses is that command\'s or row\'s clear error, sent once, never retried', async () => {
+    const { sb, env } = await server();
+    const one = await runCli(['link', 'add', 'https://example.com/w', '--alias', 'newone'], { env });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toBe('linkctl: Inappropriate aliases are not allowed.\n');
+    expect(writes(sb)).toHaveLength(1);
+    sb.requests.length = 0;
+    const csv = join(dir, 'words.csv');
+    writeFileSync(csv, 'url,alias\nhttps://example.com/a,newone\nhttps://example.com/b,good-one\n');
+    const rows = await runCli(['link', 'add', '--from', csv, '--json'], { env });
+    expect(rows.code).toBe(1);
+    expect(JSON.parse(rows.stdout).map((r: { status: string; error?: string }) => [r.status, r.error ?? null])).toEqual([
+      ['failed', 'Inappropriate aliases are not allowed.'],
+      ['created', null],
+    ]);
+    expect(writes(sb).map((r) => (r.body as { custom: string }).custom)).toEqual(['newone', 'good-one']);
+  });
+});
+
+describe('plans converge on what the product stores', () => {
+  it('a migration with a random mixed-case campaign slug plans clean afterwards (slugs compared lowercased, as stored)', async () => {
+    const from = await server();
+    const to = await server({ empty: true });
+    expect((await runCli(['campaign', 'add', '--name', 'Autumn'], { env: from.env })).code).toBe(0);
+    const exported = (await runCli(['export'], { env: from.env })).stdout;
+    const slug = /- name: Autumn\n {4}slug: (\S+)/.exec(exported)![1]!;
+    expect(slug).toMatch(/[A-Z]/);
+    expect((await runCli(['apply', '-f', '-', '--yes'], { env: to.env, stdin: exported })).code).toBe(0);
+    expect((await runCli(['campaign', 'list', '--json'], { env: to.env })).stdout).toContain(`/r/${slug.toLowerCase()}`);
+    const plan = await runCli(['plan', '-f', '-', '--detailed-exitcode'], { env: to.env, stdin: exported });
+    expect(plan.stdout).toBe('No changes: the account matches the file.\n');
+    expect(plan.code).toBe(0);
+  });
+
+  it('linkctl\'s own export is always valid input: links with 1- and 2-character aliases plan clean', async () => {
+    const state = seedState();
+    state.links[0]!.alias = 'd';
+    state.links[1]!.alias = 'ss';
+    const { env } = await server({ state });
+    const exported = await runCli(['export', '--details'], { env });
+    expect(exported.stdout).toMatch(/- alias: d\n/);
+    const plan = await runCli(['plan', '-f', '-', '--detailed-exitcode'], { env, stdin: exported.stdout });
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toBe('No changes: the account matches the file.\n');
+    expect(plan.code).toBe(0);
+  });
+
+  it('a link whose channel was deleted (a null in its channel list) is read, listed and exported', async () => {
+    const { env } = await server();
+    expect((await runCli(['channel', 'delete', '1', '--yes'], { env })).code).toBe(0);
+    const list = await runCli(['link', 'list', '--json', '--search', 'docs'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)[0].channel).toEqual([null]);
+    const exported = await runCli(['export'], { env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect((await runCli(['plan', '-f', '-'], { env, stdin: exported.stdout })).stdout).toBe('No changes: the account matches the file.\n');
+  });
+
+  it('link list --json has the same types against integer (PHP 8) and string (older PHP) servers', async () => {
+    const ints = await server();
+    const strings = await server({ stringIds: true });
+    const listed = async (env: Record<string, string>) => JSON.parse((await runCli(['link', 'list', '--json'], { env })).stdout) as Array<Record<string, unknown>>;
+    const [a, b] = [await listed(ints.env), await listed(strings.env)];
+    const shape = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => typeof x) : typeof v])));
+    expect(shape(b)).toEqual(shape(a));
+    expect(a[0]).toMatchObject({ id: expect.any(Number), clicks: expect.any(Number) });
+    const strip = (rows: Array<Record<string, unknown>>) => rows.map(({ shorturl: _s, domain: _d, ...rest }) => rest);
+    expect(strip(b)).toEqual(strip(a));
+  });
+});
