@@ -159,10 +159,10 @@ describe('the API for other features', () => {
     }
     const h = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
     try {
-      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20]);
+      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21]);
       expect(await h.db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'check_%' ORDER BY name")).toEqual([['check_results'], ['check_runs']]);
       expect(await h.db.all('SELECT count(*) FROM snapshots')).toEqual([[1]]); // nothing of the history lost
-      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20\): it was written by a newer linkctl/);
+      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20, 21\): it was written by a newer linkctl/);
     } finally {
       await h.close();
     }
@@ -173,7 +173,7 @@ describe('the API for other features', () => {
     const store = new CheckStore(h);
     try {
       const result = (n: number, status: Status): StoredResult => ({
-        subject: `link:${n}`, link: n, qr: null, target: null, destination: `https://example.com/${n}`, status, code: status === 'ok' ? 200 : 404,
+        subject: `link:${n}`, link: n, qr: null, target: null, destination: `https://example.com/${n}`, status, flags: n === 2 ? ['insecure'] : [], code: status === 'ok' ? 200 : 404,
         chain: [{ url: `https://example.com/${n}`, code: status === 'ok' ? 200 : 404 }], error: status === 'ok' ? null : 'HTTP 404', findings: [], checkedAt: iso(T0),
       });
       const other = { ...SOURCE, account: '8' };
