@@ -149,6 +149,7 @@ const TLS_REASONS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate is not signed by a known authority',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
   CERT_REVOKED: 'the certificate was revoked',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS on this port (plain http?)',
 };
 
 function errorCode(error: unknown): string | undefined {
@@ -372,7 +373,7 @@ export class Prober {
       if (BAD_PORTS.has(port)) {
         release();
         chain.push({ url: url.href, code: null });
-        return result('bad-port', null, `${url.host}: browsers refuse port ${port} (a "bad port" of the Fetch standard); not requested`);
+        return result('bad-port', null, `${url.host}: a port browsers refuse (the Fetch standard's bad ports); not requested`);
       }
       const route = await this.route(hostnameOf(url));
       if ('blocked' in route) {

@@ -1,7 +1,7 @@
 /**
  * `check` on a terminal, for people: a summary by status (counts, with what each means), then
- * the problems, worst first, each as a short block: its status and link, its destination whole
- * (wrapped, never cut), one line of detail. Healthy destinations are only counted unless asked
+ * the problems, worst first, each as a short block: its status and link (and short URL), its
+ * destination after an arrow, whole (wrapped, never cut), one line of detail. Healthy destinations are only counted unless asked
  * for (`--all`). Every line fits the terminal's width: nothing is left for the terminal to wrap.
  * Text from servers and links is made safe here (safe-text.ts) before it is measured.
  */
@@ -73,7 +73,7 @@ export function renderView(view: View): string {
       lines.push(...entry(record, view, label, width, paint));
     }
     const hidden = view.shown.length - listed.length;
-    if (hidden > 0) lines.push('', paint.dim(`${hidden} healthy destination${hidden === 1 ? ' is' : 's are'} not listed: --all lists them, --json gives every field.`));
+    if (hidden > 0) lines.push('', ...wrap(`${hidden} healthy destination${hidden === 1 ? ' is' : 's are'} not listed: --all lists them, --json gives every field.`, width, '').map(paint.dim));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -114,10 +114,11 @@ function entry(record: CheckRecord, view: View, labelWidth: number, width: numbe
   const label = labelOf(record, view.sinceLast);
   const who = record.qr !== null ? `QR ${record.qr}` : `link ${record.link ?? '?'}${record.alias ? ` ${record.alias}` : ''}`;
   const subject = safeText(`${who}${record.target ? ` (${record.target})` : ''}${record.shorturl ? `  ${record.shorturl}` : ''}`);
-  const first = wrap(`${label.padEnd(labelWidth)}  ${subject}`, width, '    ');
+  // What does not fit goes on under the link, apart from the destination's lines.
+  const first = wrap(`${label.padEnd(labelWidth)}  ${subject}`, width, ' '.repeat(Math.min(labelWidth + 2, width / 2)));
   // The label is coloured once the line is cut to the width (escape codes take no columns).
   first[0] = paint.status(label, toneOf(label)) + first[0]!.slice(label.length);
-  const destination = record.destination ? wrap(safeText(record.destination), width, '    ', '    ') : ['    (no destination)'];
+  const destination = record.destination ? wrap(safeText(record.destination), width, '    ', '  → ') : ['  → (no destination)'];
   return [...first, ...destination, paint.dim(safeTruncate(`    ${detailOf(record, view.sinceLast)}`, width))];
 }
 

@@ -221,7 +221,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
   });
 
   it('bad-port: a port browsers refuse (6000) is said as such, and not requested', () => {
-    expect(records.get('bad-port')).toMatchObject({ status: 'bad-port', code: null, error: '127.0.0.1:6000: browsers refuse port 6000 (a "bad port" of the Fetch standard); not requested' });
+    expect(records.get('bad-port')).toMatchObject({ status: 'bad-port', code: null, error: '127.0.0.1:6000: a port browsers refuse (the Fetch standard\'s bad ports); not requested' });
   });
 
   it('blocked: 127.0.0.2 (not in --allow-private 127.0.0.1) is never requested, directly or after a redirect from an allowed destination', () => {
@@ -349,6 +349,15 @@ describe('options, history and limits', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('a server on a port fetch refuses (6000): said as such at once, no attempt repeated, exit 6', async () => {
+    const started = Date.now();
+    const r = await runMain(['check', '--json'], { env: { ...env(), LINKCTL_BASE_URL: 'http://127.0.0.1:6000' } });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toBe('linkctl: GET http://127.0.0.1:6000/api/account: fetch refuses to connect to this port (a "bad port" of the Fetch standard, as browsers do); nothing was sent\n' +
+      'hint: run the server on another port (browsers refuse this one too), or put a proxy in front of it\n');
+    expect(Date.now() - started).toBeLessThan(5_000); // no backoff between attempts: there was one
   });
 
   it('--since-last: the first run calls every broken destination new; the next shows only what changed (newly broken, fixed) and --fail-on looks at those', async () => {
@@ -504,7 +513,7 @@ describe('options, history and limits', () => {
       '1 problem, the worst first:',
       '',
       `client-error  link 3 gone  ${fx.sandbox.url}/gone`,
-      `    ${http.origin}/notfound`,
+      `  → ${http.origin}/notfound`,
       '    HTTP 404; flags: insecure',
       '',
       '1 healthy destination is not listed: --all lists them, --json gives every field.',
@@ -513,7 +522,7 @@ describe('options, history and limits', () => {
     expect(r.stderr).toMatch(/checking destinations [0-2]\/2/); // the spinner's progress
     expect(r.stderr).not.toMatch(/^checked/m); // the summary is the view's
     const all = await runMain(['check', '--no-color', '--all'], { env: env(), tty: true });
-    expect(all.stdout).toContain(`\nEvery destination, the worst first:\n\nclient-error  link 3 gone  ${fx.sandbox.url}/gone\n    ${http.origin}/notfound\n    HTTP 404; flags: insecure\n\nok            link 4 plain  ${fx.sandbox.url}/plain\n    ${http.origin}/slow?ms=1500\n    HTTP 200; flags: insecure\n`);
+    expect(all.stdout).toContain(`\nEvery destination, the worst first:\n\nclient-error  link 3 gone  ${fx.sandbox.url}/gone\n  → ${http.origin}/notfound\n    HTTP 404; flags: insecure\n\nok            link 4 plain  ${fx.sandbox.url}/plain\n  → ${http.origin}/slow?ms=1500\n    HTTP 200; flags: insecure\n`);
   });
 
   it('private addresses are not requested by default: names that resolve to loopback, loopback, private, link-local, metadata and IPv4-mapped addresses are blocked, each said, none requested', async () => {
@@ -701,6 +710,28 @@ describe('options, history and limits', () => {
     } finally {
       await history.close();
     }
+  });
+});
+
+describe('runs stored by an earlier linkctl', () => {
+  it('--since-last after an upgrade: a result stored as `insecure` (a status then, a flag now) is no change; one stored broken still counts', async ({ onTestFinished }) => {
+    const http = await startHttp();
+    onTestFinished(() => http.close());
+    await withoutSeededLinks(fx.sandbox);
+    http.toggles.set('plain', 200).set('still', 404);
+    for (const name of ['plain', 'still']) await addLink(fx.sandbox, `${http.origin}/toggle/${name}`, name);
+    const env = { ...fx.env, LINKCTL_CONFIG_DIR: tempDir(), LINKCTL_CHECK_ALLOW_PRIVATE: '127.0.0.1' };
+    const db = join(tempDir(), 'history.db');
+    expect((await runMain(['check', '--json', '--db', db], { env })).code).toBe(0);
+    const { openHistory } = await import('../../src/history/store.js');
+    const history = await openHistory({ env: {} }, { db });
+    // What the linkctl before flags stored for a plain-http destination answering 200.
+    await history.db.run("UPDATE check_results SET status = 'insecure', flags = '[]' WHERE subject = 'link:3'");
+    await history.close();
+    const r = await runMain(['check', '--json', '--since-last', '--fail-on', 'broken', '--db', db], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(parse(r)).toEqual([]);
+    expect(r.stderr).toMatch(/; 0 changes since the previous check; --fail-on matched 0$/m);
   });
 });
 

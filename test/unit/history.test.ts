@@ -168,6 +168,28 @@ describe('the API for other features', () => {
     }
   });
 
+  it('flags beside a result\'s status are migration 21: runs stored before it read back with no flags, their status as stored', async () => {
+    const file = join(dir, `h${++files}.db`);
+    const older = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
+    try {
+      // the file as the linkctl before flags left it: a run whose plain-http destination was the status `insecure`
+      await older.db.run('DELETE FROM schema_migrations WHERE version = 21');
+      await older.db.exec('ALTER TABLE check_results DROP COLUMN flags');
+      const runId = Number((await older.db.all("INSERT INTO check_runs (source_id, started_at, finished_at, options) VALUES (?, ?, ?, '{}') RETURNING id", [await older.sourceId(SOURCE), iso(T0), iso(T0)]))[0]![0]);
+      await older.db.run("INSERT INTO check_results (run_id, seq, subject, link, destination, status, code, chain, error, findings, checked_at) VALUES (?, 0, 'link:1', 1, 'http://example.com/1', 'insecure', 200, '[]', NULL, '[]', ?)", [runId, iso(T0)]);
+    } finally {
+      await older.close();
+    }
+    const store = new CheckStore(await openHistory({ env: { LINKCTL_DB: file } }, { create: true }));
+    try {
+      expect((await store.history.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21]);
+      const previous = await store.previousRun(SOURCE);
+      expect([...previous!.results.values()].map((r) => [r.subject, r.status, r.flags])).toEqual([['link:1', 'insecure', []]]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('link health runs: kept per source, the latest 30 of each; the previous run read back by source with its results in order', async () => {
     const h = await fresh();
     const store = new CheckStore(h);

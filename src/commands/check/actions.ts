@@ -15,7 +15,7 @@ import { addDetails, findDuplicates, findMissingCampaigns, findUnknownDomains, l
 import type { AccountReader } from '../../model/reader.js';
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
 import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPrivate } from '../../check/networks.js';
-import { BROKEN, FLAGS, STATUS_ORDER, type Status } from '../../check/statuses.js';
+import { BROKEN, FLAGS, STATUSES, STATUS_ORDER, type Status } from '../../check/statuses.js';
 import type { CheckStore } from '../../check/store.js';
 import type { Change, CheckRecord } from '../../check/record.js';
 import { isProblem, PLAIN, renderView, type Paint } from '../../check/view.js';
@@ -135,10 +135,12 @@ function changesSince(records: CheckRecord[], previous: Map<string, { status: St
     const before = previous?.get(subjectOf(record))?.status;
     const nowBroken = BROKEN.includes(record.status);
     const wasBroken = before !== undefined && BROKEN.includes(before);
+    // A status this linkctl no longer gives (`insecure`, a flag now) says whether it was broken, not which outcome it was.
+    const comparable = before !== undefined && before !== 'unchecked' && STATUSES.includes(before);
     let change: Change | undefined;
     if (nowBroken && !wasBroken) change = 'newly-broken';
     else if (wasBroken && !nowBroken) change = 'fixed';
-    else if (before !== undefined && before !== 'unchecked' && before !== record.status) change = 'changed';
+    else if (comparable && before !== record.status) change = 'changed';
     if (change) out.push({ ...record, change, previous: before ?? null });
   }
   return out;
