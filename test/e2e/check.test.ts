@@ -468,6 +468,14 @@ describe('options, history and limits', () => {
     expect(exits).toEqual({ redirect: 1, insecure: 1, 'broken,insecure': 1, ok: 0, broken: 0, slow: 0, 'redirect-offsite': 0 });
   });
 
+  it('slow: a destination whose requests take more than 5 s in all is flagged, its status still ok', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, `${http.origin}/slow?ms=2600`, 'sluggish'); // HEAD and GET, 2.6 s each
+    const r = await runMain(['check', '--json', '--fail-on', 'slow'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(parse(r)).toEqual([expect.objectContaining({ alias: 'sluggish', status: 'ok', flags: ['insecure', 'slow'], code: 200 })]);
+  }, 30_000);
+
   it('-q: the short URLs of what is broken, one a line, each once; with --fail-on, of what it matches', async () => {
     await withoutSeededLinks(fx.sandbox);
     await addLink(fx.sandbox, `${http.origin}/notfound`, 'gone');
