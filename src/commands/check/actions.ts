@@ -26,6 +26,7 @@ const PER_HOST = 2;
 const DEFAULT_DEADLINE_MS = 10 * 60_000;
 const DEFAULT_EXPIRING_MS = 14 * 86_400_000;
 const GC_EVERY = 250;
+
 /** The options of a run, parsed: nothing is sent before this passes. */
 export interface CheckRequest {
   qr: boolean;
@@ -41,7 +42,7 @@ export interface CheckRequest {
   allowPrivate?: { allow: AllowPrivate; from: string };
 }
 
-export function parse(opts: Record<string, unknown>, ctx?: Pick<Context, 'env' | 'settings' | 'io'>): CheckRequest {
+export function parse(opts: Record<string, unknown>, ctx: Pick<Context, 'env' | 'settings' | 'io'>): CheckRequest {
   if (opts.expiring !== undefined && !opts.details) {
     throw new UsageError('--expiring needs --details: expiry dates are read one request a link', 'add --details (slow on big accounts: paced by the API\'s rate limit)');
   }
@@ -55,7 +56,7 @@ export function parse(opts: Record<string, unknown>, ctx?: Pick<Context, 'env' |
     sinceLast: Boolean(opts.sinceLast),
     problemsOnly: Boolean(opts.problemsOnly),
     all: Boolean(opts.all),
-    allowPrivate: ctx ? allowPrivateOf(opts.allowPrivate as AllowPrivate | true | undefined, ctx) : undefined,
+    allowPrivate: allowPrivateOf(opts.allowPrivate as AllowPrivate | true | undefined, ctx),
   };
 }
 

@@ -25,7 +25,7 @@ function failOn(raw: string): string[] {
  * choices so that completion offers them; the parser takes a comma-separated list of them.
  */
 function failOnOption(): Option {
-  return new Option('--fail-on <list>', 'exit 1 when a result matches one of these names, comma-separated: a status, a flag, a finding, or broken (see below)').choices(FAIL_ON_NAMES).argParser(failOn);
+  return new Option('--fail-on <list>', 'exit 1 when a result matches one of these, comma-separated: a status, flag or finding (below), or broken').choices(FAIL_ON_NAMES).argParser(failOn);
 }
 
 /** `--allow-private` (every private address) or `--allow-private 10.0.0.0/8,127.0.0.1` (those networks). */
@@ -39,7 +39,7 @@ function allowPrivate(raw: string): AllowPrivate {
 
 function concurrency(raw: string): number {
   const n = positiveInt('--concurrency', raw);
-  if (n > MAX_CONCURRENCY) throw new UsageError(`--concurrency must be at most ${MAX_CONCURRENCY}, got ${n}`, 'a link check should not load anyone\'s servers; the limit of 2 requests at a time per host holds whatever the value');
+  if (n > MAX_CONCURRENCY) throw new UsageError(`--concurrency must be at most ${MAX_CONCURRENCY}, got ${n}`, 'a link check should not load anyone\'s servers; the limit of 2 requests at a time to one address holds whatever the value');
   return n;
 }
 
@@ -52,7 +52,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--qr', 'also check QR codes whose data is a URL (one image download a code, read locally)')
       .option('--details', "also read each link's details, one request a link, for its expiry and its geo and device targets (slow: paced by the API's rate limit)")
       .option('--expiring <duration>', 'with --details: report links expiring within this long, e.g. 14d, 2w (default 14d)', (v) => duration('--expiring', v, 'hdw'))
-      .option('--concurrency <n>', `destinations checked at a time (default 8, at most ${MAX_CONCURRENCY}); never more than 2 at a time per host`, concurrency)
+      .option('--concurrency <n>', `destinations checked at a time (default 8, at most ${MAX_CONCURRENCY}); never more than 2 at a time to one address`, concurrency)
       .option('--deadline <duration>', 'stop the whole check after this long, e.g. 90s, 10m (default 10m); what was not checked by then is reported unchecked', (v) => duration('--deadline', v, 'smh'))
       .addOption(failOnOption())
       .option('--since-last', 'show only what changed since the previous check of this account: newly broken, fixed, changed')
