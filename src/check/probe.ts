@@ -237,7 +237,7 @@ export class Prober {
     if (!literal && goesThroughProxy(hostname, this.options.env)) return { key: hostname };
     let addresses: LookupAddress[];
     try {
-      addresses = literal ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }] : await this.resolver.resolve(hostname);
+      addresses = literal ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }] : await this.resolveWithin(hostname);
     } catch (error) {
       return failureOf(error, false, hostname, this.options);
     }
@@ -248,6 +248,31 @@ export class Prober {
       if (what && !isAllowed(address, allow)) return { blocked: { host: hostname, address, what } };
     }
     return { key: addresses[0]!.address };
+  }
+
+  /**
+   * The addresses of a name, within --timeout and the run: a resolver that does not answer is
+   * a `dns` failure after --timeout (or a `timeout` at the deadline), not a run that waits for it.
+   */
+  private resolveWithin(hostname: string): Promise<LookupAddress[]> {
+    return new Promise((resolve, reject) => {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.inFlight.delete(controller);
+      };
+      controller.signal.addEventListener('abort', () => {
+        done();
+        reject(Object.assign(new Error(`no answer from DNS for ${hostname}`), { code: 'EAI_AGAIN' }));
+      }, { once: true });
+      this.inFlight.add(controller);
+      if (this.options.signal.aborted) controller.abort();
+      this.resolver.resolve(hostname).then(
+        (found) => (done(), resolve(found)),
+        (error: unknown) => (done(), reject(error)),
+      );
+    });
   }
 
   /**

@@ -149,3 +149,39 @@ describe('DNS pinning: the connection goes to the address that was checked', () 
     expect([...allowed.seen, ...internal.seen]).toEqual([]);
   });
 });
+
+describe('a resolver that does not answer', () => {
+  const silent: Lookup = () => undefined; // never calls back
+
+  it('is a dns failure after --timeout, naming the host; the run does not wait for it', async () => {
+    const controller = new AbortController();
+    const prober = new Prober({ env: {}, timeoutMs: 300, userAgent: 'linkctl/test', signal: controller.signal, deadline: () => false, concurrency: 2, perHost: 2, lookup: silent });
+    const probes = new Map<string, Probe>();
+    try {
+      await prober.checkAll(['http://quiet.invalid/a', 'http://quiet.invalid/b'], (url, probe) => probes.set(url, probe));
+    } finally {
+      await prober.close();
+    }
+    for (const url of ['http://quiet.invalid/a', 'http://quiet.invalid/b']) {
+      expect(probes.get(url)).toMatchObject({ status: 'dns', error: 'quiet.invalid could not be resolved (no answer from DNS)', chain: [{ url, code: null }] });
+    }
+  });
+
+  it('at the run\'s deadline: its destinations are unchecked, and the run ends', async () => {
+    const controller = new AbortController();
+    let deadlinePassed = false;
+    const prober = new Prober({ env: {}, timeoutMs: 60_000, userAgent: 'linkctl/test', signal: controller.signal, deadline: () => deadlinePassed, concurrency: 2, perHost: 2, lookup: silent });
+    const probes = new Map<string, Probe>();
+    setTimeout(() => {
+      deadlinePassed = true;
+      controller.abort();
+    }, 200);
+    try {
+      await prober.checkAll(['http://quiet.invalid/a'], (url, probe) => probes.set(url, probe));
+    } finally {
+      await prober.close();
+    }
+    // never resolved, so never requested
+    expect(probes.get('http://quiet.invalid/a')).toMatchObject({ status: 'unchecked', error: "not requested: the run's deadline (--deadline) passed first" });
+  });
+});
