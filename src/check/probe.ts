@@ -398,7 +398,7 @@ export class Prober {
       if (BAD_PORTS.has(port)) {
         release();
         chain.push({ url: url.href, code: null });
-        return result('bad-port', null, `${url.host}: a port browsers refuse (the Fetch standard's bad ports); not requested`);
+        return result('bad-port', null, `${url.host}: browsers refuse this port (a "bad port" of the Fetch standard)`);
       }
       const route = await this.route(hostnameOf(url));
       if ('blocked' in route) {

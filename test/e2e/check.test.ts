@@ -221,7 +221,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
   });
 
   it('bad-port: a port browsers refuse (6000) is said as such, and not requested', () => {
-    expect(records.get('bad-port')).toMatchObject({ status: 'bad-port', code: null, error: '127.0.0.1:6000: a port browsers refuse (the Fetch standard\'s bad ports); not requested' });
+    expect(records.get('bad-port')).toMatchObject({ status: 'bad-port', code: null, error: '127.0.0.1:6000: browsers refuse this port (a "bad port" of the Fetch standard)' });
   });
 
   it('blocked: 127.0.0.2 (not in --allow-private 127.0.0.1) is never requested, directly or after a redirect from an allowed destination', () => {
