@@ -225,6 +225,24 @@ describe('calling tools', () => {
     expect(JSON.stringify(problems).length).toBeLessThan(JSON.stringify(r).length);
   });
 
+  it('check whose run cannot be stored: the records all the same, with a note that they were not stored (not a tool error)', async () => {
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    for (const id of [1, 2]) await fetch(`${sandbox.url}/api/url/${id}/delete`, { method: 'DELETE', headers });
+    await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: 'http://10.1.2.3/intranet', custom: 'intranet' }) }); // blocked: nothing is requested
+    const db = join(tempDir(), 'history.db');
+    const first = await runCli(['check', '--json', '--db', db], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const { openHistory } = await import('../../src/history/store.js');
+    const history = await openHistory({ env: {} }, { db });
+    await history.db.exec("CREATE TRIGGER no_room BEFORE INSERT ON check_runs BEGIN SELECT RAISE(ABORT, 'no room left for this run'); END;");
+    await history.close();
+    const s = await connect([], { ...env(), LINKCTL_DB: db });
+    const r = await s.call('check', {});
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.records).toEqual([expect.objectContaining({ alias: 'intranet', status: 'blocked' })]);
+    expect(text(r)).toContain(`the results of this check were not stored in ${db} (no room left for this run)`);
+  });
+
   it('a read tool returns the --json output, as text and as structured content', async () => {
     const s = await connect();
     const r = await s.call('qr_list', { limit: 2 });

@@ -232,7 +232,8 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, start
 
   const names = new Set(request.failOn);
   const matched = shown.filter((r) => matches(r, names)).length;
-  const exitCode = notStored ? ExitCode.config : matched > 0 ? 1 : 0;
+  // An agent gets the results with the note (a tool error would carry the message alone).
+  const exitCode = notStored && !ctx.io.agent ? ExitCode.config : matched > 0 ? 1 : 0;
   const headline = summaryLine(records, urls.size, links.length, request.qr ? qrs.length : undefined, started);
   const tail = `${request.sinceLast ? `; ${shown.length} change${shown.length === 1 ? '' : 's'} since the previous check` : ''}${names.size ? `; --fail-on matched ${matched}` : ''}`;
   const blockedNote = privateNote(ctx, records, request);
