@@ -240,7 +240,7 @@ describe('calling tools', () => {
     const r = await s.call('check', {});
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.records).toEqual([expect.objectContaining({ alias: 'intranet', status: 'blocked' })]);
-    expect(text(r)).toContain(`the results of this check were not stored in ${db} (no room left for this run)`);
+    expect(text(r)).toContain(`the results of this check were not stored (${db}: no room left for this run)`);
   });
 
   it('a read tool returns the --json output, as text and as structured content', async () => {

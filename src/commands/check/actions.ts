@@ -162,8 +162,11 @@ export async function check(ctx: Context, { opts }: ActionInput): Promise<Result
   }
 }
 
-/** How a database failure reads in one line. */
-const causeOf = (error: unknown) => (error instanceof CliError ? error.message : `${(error as Error)?.message ?? String(error)}`.replace(/\s+/g, ' ').trim());
+/** What went wrong with the database, in one line that names it. */
+function databaseFailure(error: unknown, where: string): string {
+  const cause = (error instanceof CliError ? error.message : `${(error as Error)?.message ?? String(error)}`).replace(/\s+/g, ' ').trim();
+  return cause.includes(where) ? cause : `${where}: ${cause}`;
+}
 
 async function run(ctx: Context, request: CheckRequest, store: CheckStore, started: number): Promise<Result> {
   const reader = await ctx.reader();
@@ -214,7 +217,7 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, start
       if (!previous) warn(`no earlier check of this account in ${store.where}: every broken destination is new`);
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
-      warn(`linkctl: the previous check could not be read from ${store.where} (${causeOf(error)}): every broken destination is shown as new`);
+      warn(`linkctl: the previous check could not be read (${databaseFailure(error, store.where)}); every broken destination is shown as new`);
     }
     shown = changesSince(records, previous?.results);
   }
@@ -226,7 +229,7 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, start
     );
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
-    notStored = `linkctl: the results of this check were not stored in ${store.where} (${causeOf(error)}); they are printed, not kept, and the next --since-last compares with an earlier check`;
+    notStored = `linkctl: the results of this check were not stored (${databaseFailure(error, store.where)}); they are printed, not kept, and the next --since-last compares with an earlier check`;
     warn(notStored);
   }
 
