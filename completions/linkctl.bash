@@ -78,7 +78,7 @@ _linkctl_spec() {
     'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
     'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
-    'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last -h --help' vflags='--db --expiring --concurrency --deadline --fail-on' ;;
+    'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
@@ -160,6 +160,7 @@ _linkctl_values() {
     'linkctl stats report --html') vals=@files ;;
     'linkctl stats report --by') vals='hour day week month' ;;
     'linkctl check --db') vals=@files ;;
+    'linkctl check --fail-on') vals='broken ok redirect redirect-offsite client-error server-error timeout dns tls refused loop too-many-redirects bad-port error blocked unchecked insecure slow unknown-domain duplicate missing-campaign expiring expired qr-unreadable' ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;

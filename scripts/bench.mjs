@@ -58,7 +58,7 @@ const BULK_MEMORY_SMALL = 1_000;
 const IMPORT_BIG = 100_000;
 const IMPORT_SMALL = 1_000;
 const SEEDED_LINKS = 2; // the demo account's own links, on top of --seed-links
-// linkctl check: its default limits (8 at a time, 2 per host) over hosts that answer after a delay.
+// linkctl check: its default limits (8 at a time, 2 per host address) over hosts that answer after a delay.
 const CHECK = { destinations: 1_000, hosts: 50, delayMs: 100, concurrency: 8, perHost: 2 };
 
 const started = Date.now();
@@ -690,7 +690,7 @@ if (ONLY.includes('check')) {
   const { destinations, hosts, delayMs, concurrency, perHost } = CHECK;
   const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
   // The destinations, in a process of their own (scripts/bench/destinations.mjs).
-  const server = spawn(NODE, [join(ROOT, 'scripts/bench/destinations.mjs'), String(delayMs)], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = spawn(NODE, [join(ROOT, 'scripts/bench/destinations.mjs'), String(delayMs), String(hosts)], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(server);
   const { port } = JSON.parse(await new Promise((resolve, reject) => {
     server.on('exit', (code) => reject(new Error(`bench destinations exited ${code}`)));
@@ -698,17 +698,20 @@ if (ONLY.includes('check')) {
   }));
   const stats = (method = 'GET') => control(`http://127.0.0.1:${port}/__stats`, { method });
   // The account: the seeded links (on example.com) deleted, then one link a destination, host by host in turn.
+  // The hosts are addresses of this machine (127.0.0.1 to .50): the per-host limit counts addresses.
   const api = (method, path, body) => control(`${sb.url}/api/${path}`, { method, headers: { Authorization: `Bearer ${sb.key}`, 'Content-Type': 'application/json' }, body: body && JSON.stringify(body) });
   for (const id of [1, 2]) await api('DELETE', `url/${id}/delete`);
   for (let i = 0; i < destinations; i++) {
-    const r = await api('POST', 'url/add', { url: `http://h${(i % hosts) + 1}.localhost:${port}/d/${i}`, custom: `check${i}` });
+    const r = await api('POST', 'url/add', { url: `http://127.0.0.${(i % hosts) + 1}:${port}/d/${i}`, custom: `check${i}` });
     if (r.error) throw new Error(`url/add: ${JSON.stringify(r)}`);
   }
-  // The least time the limits allow: rounds of min(concurrency, hosts × per host) requests, each taking the delay.
+  // The least time the limits allow: rounds of min(concurrency, hosts × per host) destinations, each a HEAD
+  // and then a GET (a 200 to HEAD is confirmed by GET), each request taking the delay.
   const parallel = Math.min(concurrency, hosts * perHost);
-  const least = Math.ceil(destinations / parallel) * delayMs;
+  const least = Math.ceil(destinations / parallel) * 2 * delayMs;
   const rssFile = join(tmp, 'maxrss-check');
-  const env = { ...sb.env, LINKCTL_CONFIG_DIR: join(tmp, 'check-config'), BENCH_MAXRSS_FILE: rssFile };
+  // The destinations are on this machine: --allow-private lets linkctl request them.
+  const env = { ...sb.env, LINKCTL_CONFIG_DIR: join(tmp, 'check-config'), BENCH_MAXRSS_FILE: rssFile, LINKCTL_CHECK_ALLOW_PRIVATE: '127.0.0.0/8' };
   // For comparison only (no target): the same requests with bare undici, `concurrency` at a time, in one
   // process; on a loaded machine it shows how far the delay itself stretches.
   const bareChecks = join(tmp, 'bare-checks.mjs');
@@ -717,10 +720,13 @@ if (ONLY.includes('check')) {
     [
       `import { request, Agent } from ${JSON.stringify(join(ROOT, 'node_modules/undici/index.js'))};`,
       'const [port, n, hosts, parallel] = process.argv.slice(2).map(Number);',
-      "const agent = new Agent({ connect: { lookup: (h, o, cb) => (o?.all ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)) } });",
+      'const agent = new Agent();',
       'let next = 0;',
       'await Promise.all(Array.from({ length: parallel }, async () => {',
-      "  for (let i = next++; i < n; i = next++) await (await request(`http://h${(i % hosts) + 1}.localhost:${port}/d/${i}`, { method: 'HEAD', dispatcher: agent })).body.dump();",
+      '  for (let i = next++; i < n; i = next++) {',
+      '    const url = `http://127.0.0.${(i % hosts) + 1}:${port}/d/${i}`;',
+      "    for (const method of ['HEAD', 'GET']) await (await request(url, { method, dispatcher: agent })).body.dump();",
+      '  }',
       '}));',
       'await agent.close();',
     ].join('\n'),
@@ -736,8 +742,8 @@ if (ONLY.includes('check')) {
     const r = timed([MAXRSS, 'check', '-o', 'ndjson'], env);
     const records = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     seen = await stats();
-    const wrong = records.filter((x) => x.status !== 'insecure' || x.code !== 200).length; // http:// destinations answering 200
-    if (records.length !== destinations || wrong || seen.requests !== destinations) problems.push(`run ${i}: ${records.length} records, ${wrong} not answered 200, ${seen.requests} requests at the destinations`);
+    const wrong = records.filter((x) => x.status !== 'ok' || x.code !== 200 || x.flags.join() !== 'insecure').length; // http:// destinations answering 200
+    if (records.length !== destinations || wrong || seen.heads !== destinations || seen.gets !== destinations) problems.push(`run ${i}: ${records.length} records, ${wrong} not answered 200, ${seen.heads} HEAD and ${seen.gets} GET requests at the destinations`);
     if (seen.maxInFlight > concurrency || seen.maxPerHost > perHost) problems.push(`run ${i}: ${seen.maxInFlight} requests at a time (limit ${concurrency}), ${seen.maxPerHost} to one host (limit ${perHost})`);
     if (i === 0) continue; // warm-up
     bare.push(b.ms);
@@ -753,7 +759,7 @@ if (ONLY.includes('check')) {
     1.2,
     [
       { ok: max < MEMORY_CAP_MB, text: `largest peak ${max.toFixed(1)} MB (target under ${MEMORY_CAP_MB} MB)` },
-      { ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: ${destinations} records, one HEAD a destination, at most ${seen.maxInFlight} at a time and ${seen.maxPerHost} per host` },
+      { ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: ${destinations} records, one HEAD and one GET a destination, at most ${seen.maxInFlight} at a time and ${seen.maxPerHost} per address` },
     ],
   );
 }

@@ -43,6 +43,8 @@ export interface IO {
   pacing?: { remaining?: number; resetAtMs?: number };
   /** Which files the command may read and write; the CLI's own (undefined): any. */
   files?: FilePolicy;
+  /** The run is a tool call of `linkctl mcp`: an agent asked, not a person (check never requests private addresses then). */
+  agent?: boolean;
   /**
    * Makes the process leave the terminal's modes alone when it exits (src/run.ts): for a
    * long-running command that never reads the terminal (`sandbox serve`), often run with `&`.

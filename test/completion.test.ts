@@ -16,6 +16,7 @@ import { QR_TYPES } from '../src/commands/qr/types.js';
 import { CHANNEL_ITEM_TYPES } from '../src/commands/channel/types.js';
 import { PIXEL_TYPES } from '../src/commands/pixel/types.js';
 import { DOCUMENT_FORMATS, FORMATS } from '../src/output/types.js';
+import { FAIL_ON_NAMES } from '../src/check/statuses.js';
 
 const FILES: Record<Shell, string> = { bash: 'linkctl.bash', zsh: '_linkctl', fish: 'linkctl.fish', powershell: 'linkctl.ps1' };
 const committed = (shell: Shell) => readFileSync(new URL(`../completions/${FILES[shell]}`, import.meta.url), 'utf8');
@@ -243,6 +244,9 @@ describe('the bash script in a real bash', () => {
     expect(complete('channel', 'assign', '3', 'qr', '')).toEqual([]);
     expect(complete('pixel', 'add', '--type', '')).toEqual([...PIXEL_TYPES]);
     expect(complete('completion', '')).toEqual([...SHELLS]);
+    // check --fail-on: the one list of statuses, flags and findings
+    expect(complete('check', '--fail-on', '')).toEqual([...FAIL_ON_NAMES]);
+    expect(complete('check', '--fail-on', 'in')).toEqual(['insecure']);
     // Flag values are skipped while walking: `json` and `work` are not commands or arguments.
     expect(complete('-o', 'json', '--profile', 'work', 'qr', 'a')).toEqual(['add']);
     expect(complete('--timeout', '5', 'channel', 'assign', '--json', '3', 'b')).toEqual(['bio']);

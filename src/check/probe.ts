@@ -1,21 +1,36 @@
 /**
- * The destination checker: one request at a time per destination (HEAD, GET when HEAD is
- * refused or fails), redirects followed by hand up to MAX_REDIRECTS with every hop recorded, and
- * the outcome classified (statuses.ts). Polite and bounded: a global concurrency limit, at most
- * `perHost` requests at a time to one host, a timeout per request, the run's deadline as a
+ * The destination checker. For each destination and each redirect hop: the host's addresses are
+ * resolved (once a run) and checked against the private-network rule (./networks.ts), then HEAD
+ * is sent; a redirect is followed by hand (up to MAX_REDIRECTS, every hop recorded), any other
+ * answer is confirmed with a GET, whose answer decides (servers that answer HEAD alone wrongly,
+ * or differently, are judged by what a browser gets). The connection goes to the address that
+ * was checked: the agent's `lookup` answers from the run's resolutions, so a name that resolves
+ * elsewhere a second later (DNS rebinding) is not asked again.
+ *
+ * Polite and bounded: a global concurrency limit, at most `perHost` requests at a time to one
+ * address (however many names point at it), a timeout per request, the run's deadline as a
  * signal. Nothing of the user's goes to a destination: no API key, no cookie, no credentials
  * from the URL; only a `linkctl/<version>` User-Agent. Proxies as for the API (transport.ts).
  */
-import { InterruptedError } from '../errors.js';
 import type { LookupAddress } from 'node:dns';
+import { InterruptedError } from '../errors.js';
 import { goesThroughProxy, proxyAgent, proxyConfigured, specialUseLookup, type Dispatcher, type Lookup, type Undici } from '../http/transport.js';
-import type { Status } from './statuses.js';
+import { addressBytes, isAllowed, specialRange, type AllowPrivate } from './networks.js';
+import { SLOW_MS, type Flag, type Status } from './statuses.js';
 
 export const MAX_REDIRECTS = 10;
 /** The most of a GET body read (and thrown away) before the connection is closed instead. */
 const BODY_CAP_BYTES = 64 * 1024;
-/** HEAD answers that mean "ask with GET": refused (405, 501) or any failure, which some servers give HEAD alone. */
-const retryWithGet = (code: number) => code >= 400;
+
+/**
+ * Ports that browsers (and fetch) refuse to connect to (the Fetch standard's "bad ports"): a
+ * link to one cannot be opened by the people it is for, so it is not requested either.
+ */
+export const BAD_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723,
+  2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
 
 export interface Hop {
   url: string;
@@ -25,9 +40,11 @@ export interface Hop {
 
 export interface Probe {
   status: Status;
+  /** What else is true of the destination (plain http at some hop, slow). */
+  flags: Flag[];
   /** The final HTTP status, or null. */
   code: number | null;
-  /** Every request of the check, the first one included. */
+  /** Every hop of the check, the first one included (a hop's HEAD and GET are one hop). */
   chain: Hop[];
   /** Why, for every status but ok, redirect and redirect-offsite. */
   error: string | null;
@@ -43,70 +60,83 @@ export interface ProbeOptions {
   deadline: () => boolean;
   concurrency: number;
   perHost: number;
+  /** Private addresses that may be requested: none by default (`--allow-private`). */
+  allowPrivate?: AllowPrivate;
+  /** How names are resolved (tests); the system resolver, RFC 6761 names answered first, by default. */
+  lookup?: Lookup;
   /** Called after each request (for tests and --debug): method, URL, status or error. */
   trace?: (line: string) => void;
 }
 
-/** The host whose politeness limit a request counts against. */
-const hostKey = (url: URL) => url.hostname.toLowerCase();
+/** `host` of a URL without IPv6 brackets, lower case. */
+const hostnameOf = (url: URL) => url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
 
-/** Same site: the same host name, a leading "www." aside (ports do not make another site). */
+const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };
+const portOf = (url: URL) => url.port || DEFAULT_PORT[url.protocol] || '';
+
+/**
+ * The same site: the same host ("www." aside) and port. Another scheme on the same host is
+ * another origin, except http and https on their default ports: that move is the usual upgrade
+ * (plain http shows as the `insecure` flag), not another site.
+ */
 export function sameSite(a: URL, b: URL): boolean {
-  const bare = (u: URL) => u.hostname.toLowerCase().replace(/^www\./, '');
-  return bare(a) === bare(b);
+  const bare = (u: URL) => hostnameOf(u).replace(/^www\./, '');
+  if (bare(a) !== bare(b)) return false;
+  if (a.protocol === b.protocol) return portOf(a) === portOf(b);
+  return a.port === '' && b.port === '';
 }
 
-/** Slots per host: a request waits for one of `limit` slots of its host. */
-class HostSlots {
+/** Slots per key (an address): a request waits for one of `limit` slots of its key. */
+class Slots {
   private readonly active = new Map<string, number>();
   private readonly waiting = new Map<string, Array<() => void>>();
   constructor(private readonly limit: number, private readonly onRelease: () => void) {}
 
-  tryAcquire(host: string): boolean {
-    const n = this.active.get(host) ?? 0;
+  tryAcquire(key: string): boolean {
+    const n = this.active.get(key) ?? 0;
     if (n >= this.limit) return false;
-    this.active.set(host, n + 1);
+    this.active.set(key, n + 1);
     return true;
   }
 
-  async acquire(host: string): Promise<void> {
-    if (this.tryAcquire(host)) return;
+  async acquire(key: string): Promise<void> {
+    if (this.tryAcquire(key)) return;
     await new Promise<void>((resolve) => {
-      const queue = this.waiting.get(host) ?? [];
+      const queue = this.waiting.get(key) ?? [];
       queue.push(resolve);
-      this.waiting.set(host, queue);
+      this.waiting.set(key, queue);
     });
   }
 
-  release(host: string): void {
-    const next = this.waiting.get(host)?.shift();
+  release(key: string): void {
+    const next = this.waiting.get(key)?.shift();
     if (next) return next(); // the slot passes straight to a waiter
-    const n = (this.active.get(host) ?? 1) - 1;
-    if (n <= 0) this.active.delete(host);
-    else this.active.set(host, n);
+    const n = (this.active.get(key) ?? 1) - 1;
+    if (n <= 0) this.active.delete(key);
+    else this.active.set(key, n);
     this.onRelease();
   }
 }
 
-/** What ended a request that got no HTTP answer. */
-function failureOf(error: unknown, timedOut: boolean, options: ProbeOptions): { status: Status; error: string } {
-  if (timedOut) return { status: 'timeout', error: `no answer within ${options.timeoutMs / 1000} s (--timeout)` };
-  if (options.deadline()) return { status: 'timeout', error: 'no answer before the run\'s deadline (--deadline)' };
+/** What ended a request that got no HTTP answer, the host named in every message. */
+function failureOf(error: unknown, timedOut: boolean, host: string, options: ProbeOptions): { status: Status; error: string } {
+  if (timedOut) return { status: 'timeout', error: `no answer from ${host} within ${options.timeoutMs / 1000} s (--timeout)` };
+  if (options.deadline()) return { status: 'timeout', error: `no answer from ${host} before the run's deadline (--deadline)` };
   const code = errorCode(error);
   const message = errorMessage(error);
-  if (code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA' || code === 'EAI_FAIL') return { status: 'dns', error: 'the host name does not resolve' };
-  if (code === 'EAI_AGAIN') return { status: 'dns', error: 'the host name could not be resolved (no answer from DNS)' };
-  if (code === 'ECONNREFUSED') return { status: 'refused', error: 'connection refused' };
+  if (code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_NODATA' || code === 'EAI_FAIL') return { status: 'dns', error: `${host} does not resolve` };
+  if (code === 'EAI_AGAIN') return { status: 'dns', error: `${host} could not be resolved (no answer from DNS)` };
+  if (code === 'ECONNREFUSED') return { status: 'refused', error: `${host} refused the connection` };
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') {
-    return { status: 'timeout', error: `no answer in time (${code})` };
+    return { status: 'timeout', error: `no answer from ${host} in time (${code})` };
   }
   if (code && (/^ERR_(SSL|TLS)_/.test(code) || /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)|HOSTNAME_MISMATCH/.test(code))) {
-    return { status: 'tls', error: `${TLS_REASONS[code] ?? message} (${code})` };
+    return { status: 'tls', error: `${host}: ${TLS_REASONS[code] ?? message} (${code})` };
   }
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || /other side closed|socket hang up/i.test(message)) {
-    return { status: 'error', error: 'the connection was closed before an answer' };
+    return { status: 'error', error: `${host} closed the connection before an answer` };
   }
-  return { status: 'error', error: code ? `${message} (${code})` : message };
+  return { status: 'error', error: `${host}: ${code ? `${message} (${code})` : message}` };
 }
 
 /** Node's TLS codes in words a person reads. */
@@ -119,6 +149,7 @@ const TLS_REASONS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate is not signed by a known authority',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
   CERT_REVOKED: 'the certificate was revoked',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS on this port (plain http?)',
 };
 
 function errorCode(error: unknown): string | undefined {
@@ -141,21 +172,33 @@ function classifyAnswer(destination: URL, final: URL, code: number, redirected: 
   if (code >= 500 && code < 600) return { status: 'server-error', error: `HTTP ${code}` };
   if (code < 200 || code >= 300) return { status: 'error', error: `HTTP ${code}${code >= 300 && code < 400 ? ' without a Location to follow' : ''}` };
   if (redirected && !sameSite(destination, final)) return { status: 'redirect-offsite', error: null };
-  if (destination.protocol === 'http:' || final.protocol === 'http:') {
-    return { status: 'insecure', error: destination.protocol === 'http:' ? 'the destination is plain http://' : `it lands on plain http:// (${final.href})` };
-  }
   return { status: redirected ? 'redirect' : 'ok', error: null };
 }
+
+/**
+ * Where a host may be reached: the key of its politeness slots (its first address; the name
+ * itself when a proxy resolves it), or why it is not requested at all.
+ */
+type Route = { key: string } | { status: Status; error: string } | { blocked: { host: string; address: string; what: string } };
 
 export class Prober {
   private undici?: Undici;
   private direct?: Dispatcher;
   private proxied?: Dispatcher;
-  private readonly slots: HostSlots;
+  private readonly slots: Slots;
+  private readonly resolver: Resolver;
+  private readonly routes = new Map<string, Promise<Route>>();
+  /** Requests in flight: the run's signal aborts them through one listener (not one listener a request). */
+  private readonly inFlight = new Set<AbortController>();
+  private readonly abortAll = () => {
+    for (const controller of this.inFlight) controller.abort();
+  };
   private wake: () => void = () => undefined;
 
   constructor(private readonly options: ProbeOptions) {
-    this.slots = new HostSlots(options.perHost, () => this.wake());
+    this.slots = new Slots(options.perHost, () => this.wake());
+    this.resolver = new Resolver(options.lookup ?? specialUseLookup());
+    options.signal.addEventListener('abort', this.abortAll, { once: true });
   }
 
   /**
@@ -166,8 +209,8 @@ export class Prober {
     if (this.undici) return;
     const undici = await import('undici');
     if (this.undici) return;
-    // Our own resolution of special-use names (*.invalid never reaches DNS, *.localhost is loopback).
-    const agentOptions = { connect: { lookup: onceAHost(specialUseLookup()), timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
+    // Connections go to the addresses the run resolved and checked: the lookup answers from them.
+    const agentOptions = { connect: { lookup: this.resolver.connectLookup, timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
     this.direct = new undici.Agent(agentOptions);
     this.proxied = proxyConfigured(this.options.env) ? proxyAgent(undici, this.options.env, agentOptions) : this.direct;
     this.undici = undici;
@@ -177,10 +220,66 @@ export class Prober {
     return goesThroughProxy(url.hostname, this.options.env) ? this.proxied! : this.direct!;
   }
 
+  /** The route to a host name, resolved and checked once a run. */
+  private route(hostname: string): Promise<Route> {
+    let route = this.routes.get(hostname);
+    if (!route) {
+      route = this.findRoute(hostname);
+      this.routes.set(hostname, route);
+    }
+    return route;
+  }
+
+  private async findRoute(hostname: string): Promise<Route> {
+    const allow = this.options.allowPrivate ?? [];
+    const literal = addressBytes(hostname) !== undefined;
+    // Through a proxy, the proxy resolves names (and its rules decide where it connects); an address is still checked here.
+    if (!literal && goesThroughProxy(hostname, this.options.env)) return { key: hostname };
+    let addresses: LookupAddress[];
+    try {
+      addresses = literal ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }] : await this.resolveWithin(hostname);
+    } catch (error) {
+      return failureOf(error, false, hostname, this.options);
+    }
+    if (addresses.length === 0) return { status: 'dns', error: `${hostname} does not resolve` };
+    // Every address of the name is checked: the connection may go to any of them.
+    for (const { address } of addresses) {
+      const what = specialRange(address);
+      if (what && !isAllowed(address, allow)) return { blocked: { host: hostname, address, what } };
+    }
+    return { key: addresses[0]!.address };
+  }
+
+  /**
+   * The addresses of a name, within --timeout and the run: a resolver that does not answer is
+   * a `dns` failure after --timeout (or a `timeout` at the deadline), not a run that waits for it.
+   */
+  private resolveWithin(hostname: string): Promise<LookupAddress[]> {
+    return new Promise((resolve, reject) => {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.inFlight.delete(controller);
+      };
+      controller.signal.addEventListener('abort', () => {
+        done();
+        reject(Object.assign(new Error(`no answer from DNS for ${hostname}`), { code: 'EAI_AGAIN' }));
+      }, { once: true });
+      this.inFlight.add(controller);
+      if (this.options.signal.aborted) controller.abort();
+      this.resolver.resolve(hostname).then(
+        (found) => (done(), resolve(found)),
+        (error: unknown) => (done(), reject(error)),
+      );
+    });
+  }
+
   /**
    * Checks every URL, each once, within the limits; `done` is called as each finishes (in the
    * order they finish). URLs are taken host by host in turn, so one big host never holds every
-   * slot while others wait.
+   * slot while others wait; a host's slots are those of its address, known once it is resolved
+   * (resolutions run beside the requests, at most `concurrency` at a time).
    */
   async checkAll(urls: readonly string[], done: (url: string, probe: Probe) => void): Promise<void> {
     await this.ready();
@@ -192,6 +291,9 @@ export class Prober {
       else byHost.set(key, [raw]);
     }
     const hosts = [...byHost.keys()];
+    /** A host's slot key once its route is known; null when its URLs send no request (not http, blocked, no address). */
+    const keys = new Map<string, string | null>();
+    const resolving = new Set<string>();
     let turn = 0;
     let active = 0;
     let remaining = urls.length;
@@ -209,11 +311,30 @@ export class Prober {
           if (this.options.signal.aborted) {
             // The deadline passed: what was not started is reported unchecked, at once.
             for (const raw of queue.splice(0)) (remaining--, done(raw, unchecked('not requested: the run\'s deadline (--deadline) passed first')));
-          } else if (hostIsSpecial(host) || this.slots.tryAcquire(host)) {
+          } else if (!hostIsSpecial(host) && !keys.has(host)) {
+            // Not resolved yet: resolve it beside the requests, and come back when it is.
+            if (!resolving.has(host) && resolving.size < this.options.concurrency) {
+              resolving.add(host);
+              void this.route(host).then((route) => {
+                resolving.delete(host);
+                keys.set(host, 'key' in route ? route.key : null);
+                fill();
+              });
+            }
+            looked++;
+            turn++;
+            continue;
+          } else {
+            const key = hostIsSpecial(host) ? null : keys.get(host)!;
+            if (key !== null && !this.slots.tryAcquire(key)) {
+              looked++;
+              turn++;
+              continue;
+            }
             const raw = queue.shift()!;
             active++;
             looked = 0;
-            this.check(raw, hostIsSpecial(host) ? undefined : host).then(
+            this.check(raw, key ?? undefined).then(
               (probe) => {
                 active--;
                 remaining--;
@@ -226,10 +347,6 @@ export class Prober {
                 fill();
               },
             );
-          } else {
-            looked++;
-            turn++;
-            continue;
           }
           if (queue.length === 0) {
             hosts.splice(turn, 1);
@@ -246,66 +363,98 @@ export class Prober {
     if (failed !== undefined) throw failed;
   }
 
-  /** One destination, its first request already holding a slot of `heldHost` (when it has a host). */
-  async check(raw: string, heldHost?: string): Promise<Probe> {
+  /** One destination, its first request already holding a slot of `heldKey` (when checkAll took one). */
+  async check(raw: string, heldKey?: string): Promise<Probe> {
     await this.ready();
+    let held = heldKey;
+    const release = () => {
+      if (held !== undefined) this.slots.release(held);
+      held = undefined;
+    };
     let destination: URL;
     try {
       destination = new URL(raw);
     } catch {
-      if (heldHost) this.slots.release(heldHost);
-      return { status: 'error', code: null, chain: [], error: 'not a URL', checkedAt: now() };
+      release();
+      return { status: 'error', flags: [], code: null, chain: [], error: 'not a URL', checkedAt: now() };
     }
     if (destination.protocol !== 'http:' && destination.protocol !== 'https:') {
-      if (heldHost) this.slots.release(heldHost);
+      release();
       return unchecked(`not requested: linkctl checks http and https destinations, not ${destination.protocol}`);
     }
     const chain: Hop[] = [];
     const seen = new Set<string>();
     let url = withoutCredentials(destination);
-    // The first request uses the slot checkAll took; each redirect waits for one of its host's.
-    let slotHeld = heldHost !== undefined;
+    let requestMs = 0;
+    const result = (status: Status, code: number | null, error: string | null): Probe => {
+      const flags: Flag[] = [];
+      if (chain.some((hop) => hop.url.startsWith('http:'))) flags.push('insecure');
+      if (requestMs > SLOW_MS && status !== 'timeout') flags.push('slow');
+      return { status, flags, code, chain, error, checkedAt: now() };
+    };
     for (;;) {
       seen.add(url.href);
-      const host = hostKey(url);
-      if (!slotHeld) await this.slots.acquire(host);
-      slotHeld = false;
+      const port = Number(portOf(url));
+      if (BAD_PORTS.has(port)) {
+        release();
+        chain.push({ url: url.href, code: null });
+        return result('bad-port', null, `${url.host}: browsers refuse this port (a "bad port" of the Fetch standard)`);
+      }
+      const route = await this.route(hostnameOf(url));
+      if ('blocked' in route) {
+        release();
+        chain.push({ url: url.href, code: null });
+        return result('blocked', null, blockedText(route.blocked, chain.length > 1));
+      }
+      if (!('key' in route)) {
+        release();
+        chain.push({ url: url.href, code: null });
+        return result(route.status, null, route.error);
+      }
+      // The first request uses the slot checkAll took; each redirect waits for one of its address's.
+      if (held !== route.key) {
+        release();
+        await this.slots.acquire(route.key);
+      }
+      held = undefined;
       let answer: Answer;
+      const started = Date.now();
       try {
         answer = await this.request(url, 'HEAD');
-        if (answer.kind === 'answered' && retryWithGet(answer.code)) answer = await this.request(url, 'GET');
+        // Anything but a redirect is asked again with GET, whose answer decides: HEAD refused
+        // (405, 501), answered wrongly, or answered 200 where GET gets 404.
+        if (answer.kind === 'answered' && !(answer.code >= 300 && answer.code < 400 && answer.location !== undefined)) answer = await this.request(url, 'GET');
       } finally {
-        this.slots.release(host);
+        requestMs += Date.now() - started;
+        this.slots.release(route.key);
       }
       if (answer.kind === 'failed') {
         chain.push({ url: url.href, code: null });
-        return { status: answer.status, code: null, chain, error: answer.error, checkedAt: now() };
+        return result(answer.status, null, answer.error);
       }
       chain.push({ url: url.href, code: answer.code });
       const location = answer.code >= 300 && answer.code < 400 ? answer.location : undefined;
       if (location === undefined) {
         const verdict = classifyAnswer(destination, url, answer.code, chain.length > 1);
-        return { ...verdict, code: answer.code, chain, checkedAt: now() };
+        return result(verdict.status, answer.code, verdict.error);
       }
       let next: URL;
       try {
         next = new URL(location, url);
       } catch {
-        return { status: 'error', code: answer.code, chain, error: `HTTP ${answer.code} to a Location that is not a URL`, checkedAt: now() };
+        return result('error', answer.code, `HTTP ${answer.code} from ${url.host} to a Location that is not a URL`);
       }
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
         // An app link (itms-apps:, intent:, mailto:): the end of the web part of the journey.
         chain.push({ url: next.href, code: null });
-        return { status: 'redirect-offsite', code: answer.code, chain, error: null, checkedAt: now() };
+        return result('redirect-offsite', answer.code, null);
       }
       next = withoutCredentials(next);
       if (seen.has(next.href)) {
         chain.push({ url: next.href, code: null });
-        return { status: 'too-many-redirects', code: answer.code, chain, error: `redirect loop: back to ${next.href}`, checkedAt: now() };
+        return result('loop', answer.code, `redirect loop: back to ${next.href}`);
       }
-      if (chain.length > MAX_REDIRECTS) {
-        return { status: 'too-many-redirects', code: answer.code, chain, error: `more than ${MAX_REDIRECTS} redirects`, checkedAt: now() };
-      }
+      if (chain.length > MAX_REDIRECTS) return result('too-many-redirects', answer.code, `more than ${MAX_REDIRECTS} redirects`);
       url = next;
     }
   }
@@ -320,8 +469,7 @@ export class Prober {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const onAbort = () => controller.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
+    this.inFlight.add(controller);
     try {
       const response = await this.undici!.request(url, {
         method,
@@ -331,7 +479,7 @@ export class Prober {
         signal: controller.signal,
       });
       const location = response.headers.location;
-      // The body is not kept: up to a small cap is read (so the connection can be used again), then it is closed.
+      // The body is not kept: its first bytes, up to a small cap, are read (so the connection can be used again), then it is closed.
       await response.body.dump({ limit: BODY_CAP_BYTES }).catch(() => undefined);
       trace?.(`check: ${method} ${url.href} -> HTTP ${response.statusCode}`);
       return { kind: 'answered', code: response.statusCode, location: Array.isArray(location) ? location[0] : location };
@@ -339,43 +487,68 @@ export class Prober {
       return this.failed(method, url, error, timedOut);
     } finally {
       clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      this.inFlight.delete(controller);
     }
   }
 
   private failed(method: string, url: URL, error: unknown, timedOut: boolean): Answer {
     // Ctrl-C ends the run; the deadline only ends this request (failureOf says so).
     if (this.options.signal.aborted && !this.options.deadline()) throw new InterruptedError();
-    const failure = failureOf(error, timedOut, this.options);
+    const failure = failureOf(error, timedOut, url.host, this.options);
     this.options.trace?.(`check: ${method} ${url.href} -> ${failure.status}: ${failure.error}`);
     return { kind: 'failed', ...failure };
   }
 
   async close(): Promise<void> {
+    this.options.signal.removeEventListener('abort', this.abortAll);
     // Kept-alive connections are closed now rather than when their servers time them out.
     await Promise.all([this.direct?.destroy(), this.proxied !== this.direct ? this.proxied?.destroy() : undefined]);
   }
 }
 
 /**
- * Each host name resolved once a run, however many connections go to it (the system resolver
- * is asked at most once a name: polite to DNS too, and a resolver that does not answer holds
- * one thread, not one a request).
+ * The run's name resolutions: each host name resolved once (polite to DNS too, and a resolver
+ * that does not answer holds one thread, not one a request), and the only answers connections
+ * get. `connectLookup` is the agents' lookup: a name the run checked is answered with the
+ * addresses that were checked, never asked again; a name it never checked (the proxy's own) is
+ * resolved here the same way.
  */
-function onceAHost(lookup: Lookup): Lookup {
-  const cache = new Map<string, Promise<LookupAddress[]>>();
-  return (hostname, options, callback) => {
-    const key = `${hostname.toLowerCase()} ${(options as { family?: unknown })?.family ?? 0}`;
-    let addresses = cache.get(key);
+class Resolver {
+  private readonly cache = new Map<string, Promise<LookupAddress[]>>();
+  constructor(private readonly lookup: Lookup) {}
+
+  resolve(hostname: string): Promise<LookupAddress[]> {
+    const key = hostname.toLowerCase();
+    let addresses = this.cache.get(key);
     if (!addresses) {
-      addresses = new Promise((resolve, reject) => lookup(hostname, { ...options, all: true }, (error, found) => (error ? reject(error) : resolve(found as LookupAddress[]))));
-      cache.set(key, addresses);
+      addresses = new Promise((resolve, reject) => this.lookup(hostname, { all: true }, (error, found) => (error ? reject(error) : resolve(found as LookupAddress[]))));
+      addresses.catch(() => undefined); // read by whoever asked; not an unhandled rejection meanwhile
+      this.cache.set(key, addresses);
     }
-    addresses.then(
-      (found) => (options?.all ? callback(null, found) : callback(null, found[0]?.address, found[0]?.family)),
+    return addresses;
+  }
+
+  readonly connectLookup: Lookup = (hostname, options, callback) => {
+    const family = (options as { family?: unknown })?.family;
+    this.resolve(hostname).then(
+      (found) => {
+        const usable = family === 4 || family === 6 ? found.filter((a) => a.family === family) : found;
+        if (usable.length === 0) {
+          const error: NodeJS.ErrnoException = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+          return callback(error);
+        }
+        return options?.all ? callback(null, usable) : callback(null, usable[0]!.address, usable[0]!.family);
+      },
       (error: NodeJS.ErrnoException) => callback(error),
     );
   };
+}
+
+/** Why a hop was not requested: `10.0.0.5 is a private address (RFC 1918); not requested`. */
+function blockedText({ host, address, what }: { host: string; address: string; what: string }, redirected: boolean): string {
+  const where = host === address ? address : `${host}, which resolves to ${address}`;
+  if (redirected) return `redirected to ${where} (${what}); not requested`;
+  return host === address ? `${address} is ${what}; not requested` : `${host} resolves to ${address}, ${what}; not requested`;
 }
 
 type Answer = { kind: 'answered'; code: number; location?: string } | { kind: 'failed'; status: Status; error: string };
@@ -383,7 +556,7 @@ type Answer = { kind: 'answered'; code: number; location?: string } | { kind: 'f
 const now = () => new Date().toISOString();
 
 function unchecked(error: string): Probe {
-  return { status: 'unchecked', code: null, chain: [], error, checkedAt: now() };
+  return { status: 'unchecked', flags: [], code: null, chain: [], error, checkedAt: now() };
 }
 
 /** Credentials in a destination URL are not sent: nothing but the User-Agent goes to a destination. */
@@ -395,11 +568,11 @@ function withoutCredentials(url: URL): URL {
   return copy;
 }
 
-/** A URL's politeness key; URLs that will not be requested (not http, not a URL) get a key of their own. */
+/** A URL's host name, the unit URLs are taken in turn by; URLs that will not be requested (not http, not a URL) get a key of their own. */
 function hostOf(raw: string): string {
   try {
     const url = new URL(raw);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? hostKey(url) : ' not-http';
+    return url.protocol === 'http:' || url.protocol === 'https:' ? hostnameOf(url) : ' not-http';
   } catch {
     return ' not-a-url';
   }

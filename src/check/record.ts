@@ -1,7 +1,7 @@
 /** What `check` says of each destination: printed as results, and kept between runs (./store.ts). */
 import type { LinkFinding } from './account.js';
 import type { Hop } from './probe.js';
-import type { Status } from './statuses.js';
+import type { Flag, Status } from './statuses.js';
 
 export type Change = 'newly-broken' | 'fixed' | 'changed';
 
@@ -15,6 +15,8 @@ export interface CheckRecord {
   target: string | null;
   destination: string;
   status: Status;
+  /** What else is true of the destination: `insecure`, `slow`. */
+  flags: Flag[];
   code: number | null;
   chain: Hop[];
   error: string | null;

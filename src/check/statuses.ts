@@ -1,61 +1,85 @@
 /**
  * What `linkctl check` can say about a destination and about a link: the names users type in
- * `--fail-on`, read in `--json` and see as table groups. No imports: the command definition
- * (loaded at start-up) takes its help and validation from here.
+ * `--fail-on`, read in `--json` and see in the terminal view. One list each, no imports: the
+ * command definition (loaded at start-up) takes its help, validation and completion values
+ * from here.
+ *
+ * A destination has one outcome (its status) and any number of flags: facts that hold besides
+ * the outcome (plain http at some hop, slow), so that a redirect over plain http is still a
+ * `redirect`, and `--fail-on redirect` and `--fail-on insecure` each see it.
  */
 
-/** The classification of one destination, from the answer to its request (or the lack of one). */
+/** The outcome of one destination, from the answer to its requests (or the lack of one). */
 export const STATUSES = [
   'ok',
   'redirect',
   'redirect-offsite',
-  'insecure',
   'client-error',
   'server-error',
   'timeout',
   'dns',
   'tls',
   'refused',
+  'loop',
   'too-many-redirects',
+  'bad-port',
   'error',
+  'blocked',
   'unchecked',
 ] as const;
 export type Status = (typeof STATUSES)[number];
 
 export const STATUS_HELP: Record<Status, string> = {
-  ok: 'answers 2xx, no redirect',
-  redirect: 'answers 2xx after redirects within the same site (host, ignoring "www.")',
-  'redirect-offsite': 'answers 2xx after redirects that end on another host',
-  insecure: 'answers, but the destination (or where it lands) is plain http://',
+  ok: 'answers 2xx (to GET), no redirect',
+  redirect: 'answers 2xx after redirects within the same site',
+  'redirect-offsite': 'answers 2xx after redirects to another site, or an app',
   'client-error': 'HTTP 4xx',
   'server-error': 'HTTP 5xx',
   timeout: 'no answer within --timeout (or before --deadline)',
   dns: 'the host name does not resolve',
-  tls: 'the certificate is invalid or expired (the reason is given)',
+  tls: 'the certificate is invalid or expired',
   refused: 'the connection was refused',
-  'too-many-redirects': 'a redirect loop, or more than 10 redirects',
-  error: 'any other failure: connection reset, bad Location, not a URL',
-  unchecked: 'not requested: not an http(s) URL, or --deadline passed first',
+  loop: 'a redirect back to a URL of its own chain',
+  'too-many-redirects': 'more than 10 redirects',
+  'bad-port': 'a port browsers refuse (e.g. 6000); not requested',
+  error: 'another failure: connection reset, bad Location',
+  blocked: 'a private or loopback address; not requested',
+  unchecked: 'not requested: not http(s), or --deadline came first',
 };
 
 /** Statuses that mean the destination does not work: `--fail-on broken` matches any of them. */
-export const BROKEN: readonly Status[] = ['client-error', 'server-error', 'timeout', 'dns', 'tls', 'refused', 'too-many-redirects', 'error'];
+export const BROKEN: readonly Status[] = ['client-error', 'server-error', 'timeout', 'dns', 'tls', 'refused', 'loop', 'too-many-redirects', 'bad-port', 'error'];
+
+/** What else is true of a destination, whatever its status. */
+export const FLAGS = ['insecure', 'slow'] as const;
+export type Flag = (typeof FLAGS)[number];
+
+/** A destination whose requests took longer than this in all is `slow`. */
+export const SLOW_MS = 5_000;
+
+export const FLAG_HELP: Record<Flag, string> = {
+  insecure: 'plain http:// at some hop (the destination or a redirect)',
+  slow: `answered, but its requests took more than ${SLOW_MS / 1000} s in all`,
+};
 
 /** Findings about a link that need no request to its destination (account checks). */
 export const FINDINGS = ['unknown-domain', 'duplicate', 'missing-campaign', 'expiring', 'expired', 'qr-unreadable'] as const;
 export type Finding = (typeof FINDINGS)[number];
 
 export const FINDING_HELP: Record<Finding, string> = {
-  'unknown-domain': "the link's domain is not one of the account's domains",
-  duplicate: 'the same destination is shortened by more than one link',
+  'unknown-domain': "the link's domain is not one of the account's",
+  duplicate: 'one destination shortened by several links',
   'missing-campaign': "the link's campaign no longer exists",
-  expiring: 'the link expires within --expiring (with --details)',
+  expiring: 'expires within --expiring (with --details)',
   expired: 'the link has expired (with --details)',
-  'qr-unreadable': 'a QR code whose image linkctl could not read (with --qr)',
+  'qr-unreadable': 'a QR code whose image could not be read (--qr)',
 };
 
-/** Every name `--fail-on` takes: the statuses, the findings, and `broken` for every broken status. */
-export const FAIL_ON_NAMES: readonly string[] = ['broken', ...STATUSES, ...FINDINGS];
+/** Every name `--fail-on` takes (and completion offers): `broken`, the statuses, the flags, the findings. */
+export const FAIL_ON_NAMES: readonly string[] = ['broken', ...STATUSES, ...FLAGS, ...FINDINGS];
 
-/** The order of the terminal table's groups: the worst first. */
-export const GROUP_ORDER: readonly string[] = [...BROKEN, 'redirect-offsite', 'insecure', ...FINDINGS, 'redirect', 'unchecked', 'ok'];
+/** Statuses in the order people read them: the worst first, the healthy last. */
+export const STATUS_ORDER: readonly Status[] = [...BROKEN, 'blocked', 'redirect-offsite', 'unchecked', 'redirect', 'ok'];
+
+/** Statuses that need no attention: a record with one of these, no flag --fail-on names and no finding is healthy. */
+export const HEALTHY: readonly Status[] = ['ok', 'redirect'];

@@ -1,6 +1,6 @@
 /**
  * Where `check` keeps its results between runs, so that `--since-last` can say what broke and
- * what was fixed: two tables of the click-history database (migration 20 in
+ * what was fixed: two tables of the click-history database (migrations 20 and 21 in
  * src/history/schema.ts), so the same SQLite file or PostgreSQL database (`--db`, LINKCTL_DB)
  * holds both, and CI keeps one. Runs are kept per source (server and account, as snapshots
  * are), the latest KEEP_RUNS of each.
@@ -11,11 +11,11 @@ import type { Status } from './statuses.js';
 
 /** Runs kept per account: enough history to look back on, small enough that a daily cron stays small. */
 export const KEEP_RUNS = 30;
-/** Result rows per INSERT: 13 parameters each, well inside both databases' limits. */
+/** Result rows per INSERT: 14 parameters each, well inside both databases' limits. */
 const BATCH = 200;
 
 /** A result as kept: what the run printed of it, by its subject (the link or QR code and target it is about). */
-export type StoredResult = Pick<CheckRecord, 'link' | 'qr' | 'target' | 'destination' | 'status' | 'code' | 'chain' | 'error' | 'findings' | 'checkedAt'> & { subject: string };
+export type StoredResult = Pick<CheckRecord, 'link' | 'qr' | 'target' | 'destination' | 'status' | 'flags' | 'code' | 'chain' | 'error' | 'findings' | 'checkedAt'> & { subject: string };
 
 export interface RunInfo {
   startedAt: string;
@@ -55,9 +55,9 @@ export class CheckStore {
         [source.baseUrl, source.account],
       );
       if (!run) return undefined;
-      const rows = await db.all('SELECT subject, link, qr, target, destination, status, code, chain, error, findings, checked_at FROM check_results WHERE run_id = ? ORDER BY seq', [run[0]]);
+      const rows = await db.all('SELECT subject, link, qr, target, destination, status, flags, code, chain, error, findings, checked_at FROM check_results WHERE run_id = ? ORDER BY seq', [run[0]]);
       const results = new Map<string, StoredResult>();
-      for (const [subject, link, qr, target, destination, status, code, chain, error, findings, checkedAt] of rows) {
+      for (const [subject, link, qr, target, destination, status, flags, code, chain, error, findings, checkedAt] of rows) {
         results.set(String(subject), {
           subject: String(subject),
           link: num(link),
@@ -65,6 +65,7 @@ export class CheckStore {
           target: str(target),
           destination: String(destination),
           status: String(status) as Status,
+          flags: parseJson(flags, []),
           code: num(code),
           chain: parseJson(chain, []),
           error: str(error),
@@ -88,8 +89,8 @@ export class CheckStore {
       for (let i = 0; i < results.length; i += BATCH) {
         const batch = results.slice(i, i + BATCH);
         await db.run(
-          `INSERT INTO check_results (run_id, seq, subject, link, qr, target, destination, status, code, chain, error, findings, checked_at) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-          batch.flatMap((r, j) => [runId, i + j, r.subject, r.link, r.qr, r.target, r.destination, r.status, r.code, JSON.stringify(r.chain), r.error, JSON.stringify(r.findings), r.checkedAt]),
+          `INSERT INTO check_results (run_id, seq, subject, link, qr, target, destination, status, flags, code, chain, error, findings, checked_at) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+          batch.flatMap((r, j) => [runId, i + j, r.subject, r.link, r.qr, r.target, r.destination, r.status, JSON.stringify(r.flags), r.code, JSON.stringify(r.chain), r.error, JSON.stringify(r.findings), r.checkedAt]),
         );
       }
       // The oldest run kept; everything of this source before it goes (results first: they point at their run).

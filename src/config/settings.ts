@@ -24,6 +24,8 @@ export interface Settings {
   profile: Sourced<string>;
   baseUrl?: Sourced<string>;
   apiKey?: Sourced<string>;
+  /** The profile's `checkAllowPrivate` (`linkctl check`: private networks it may request); the flag and environment are check's own. */
+  checkAllowPrivate?: Sourced<string>;
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -81,6 +83,7 @@ export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
     profile,
     baseUrl: flagOrEnvUrl ?? (stored?.baseUrl ? { value: stored.baseUrl, source: 'profile' } : undefined),
     apiKey: envKey ? { value: envKey, source: 'environment' } : storedKey(env, profile.value, stored),
+    ...(stored?.checkAllowPrivate ? { checkAllowPrivate: { value: stored.checkAllowPrivate, source: 'profile' as const } } : {}),
   };
 }
 

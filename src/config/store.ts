@@ -15,6 +15,8 @@ export interface Profile {
   apiKey?: string;
   /** 'keychain': the key is in the operating system's credential store (src/config/keychain.ts). */
   keyStore?: 'keychain';
+  /** `linkctl check`: private networks it may request with this profile (`all`, or `10.0.0.0/8,fd00::/8`); set by hand. */
+  checkAllowPrivate?: string;
 }
 
 export interface ConfigData {
@@ -72,6 +74,9 @@ function normalise(raw: unknown, path: string): ConfigData {
     if (apiKey !== undefined && (typeof apiKey !== 'string' || !apiKey)) throw wrongField(path, `\`profiles.${name}.apiKey\``, `a non-empty string, not ${typeName(apiKey)}`);
     if (baseUrl !== undefined && (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(baseUrl))) {
       throw wrongField(path, `\`profiles.${name}.baseUrl\``, 'an http:// or https:// URL');
+    }
+    if (profile.checkAllowPrivate !== undefined && typeof profile.checkAllowPrivate !== 'string') {
+      throw wrongField(path, `\`profiles.${name}.checkAllowPrivate\``, `"all" or networks separated by commas, not ${typeName(profile.checkAllowPrivate)}`);
     }
     profiles[name] = profile as Profile;
   }

@@ -146,6 +146,15 @@ CREATE TABLE check_results (
 ){{compact}};
 `,
   },
+  {
+    // Issue 30: a destination has one status and flags beside it (insecure, slow): JSON ["insecure"].
+    // Rows of older runs have none ([]); their status `insecure` (a status then) is read as it was stored.
+    version: 21,
+    name: 'link health: flags beside each result\'s status',
+    sql: `
+ALTER TABLE check_results ADD COLUMN flags TEXT NOT NULL DEFAULT '[]';
+`,
+  },
 ];
 
 const TOKENS: Record<Dialect, Record<string, string>> = {

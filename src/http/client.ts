@@ -97,7 +97,7 @@ export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
 }
 
 /** How an attempt that got no usable answer ended. */
-type Failure = 'aborted' | 'timeout' | 'never-sent' | 'unknown-outcome' | 'too-large' | 'proxy-auth' | 'tls';
+type Failure = 'aborted' | 'timeout' | 'never-sent' | 'unknown-outcome' | 'too-large' | 'proxy-auth' | 'tls' | 'bad-port';
 type Attempt =
   | { kind: 'answered'; status: number; headers: Headers; text: string }
   | { kind: 'failed'; failure: Failure; detail: string };
@@ -200,6 +200,7 @@ export class ApiClient {
         // Sending again would meet the same proxy or certificate: say so at once.
         if (failure === 'proxy-auth') throw new NetworkError(`${method} ${url}: ${detail}`, PROXY_AUTH_HINT);
         if (failure === 'tls') throw new NetworkError(`${method} ${url}: ${detail}`, tlsHint(detail));
+        if (failure === 'bad-port') throw new NetworkError(`${method} ${url}: ${detail}; nothing was sent`, 'run the server on another port (browsers refuse this one too), or put a proxy in front of it');
         // A POST that may have reached the server is never sent twice: it could create twice.
         const mayRetry = failure === 'never-sent' || method !== 'POST';
         if (mayRetry && networkRetries < MAX_NETWORK_RETRIES) {
@@ -550,8 +551,12 @@ function tlsHint(detail: string): string {
   return 'if the server uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate file';
 }
 
+/** fetch refuses some ports outright (the Fetch standard's "bad ports": 6000, 6667, ...), sending nothing. */
+const isBadPort = (error: unknown) => (error as { cause?: { message?: string } })?.cause?.message === 'bad port';
+
 function classify(error: unknown): Failure {
   if (isProxyAuth(error)) return 'proxy-auth'; // the server was never reached, and sending again would not help
+  if (isBadPort(error)) return 'bad-port'; // fetch itself refuses the port: sending again changes nothing
   const code = errorCode(error);
   if (isTls(code)) return 'tls';
   return code && NEVER_SENT.has(code) ? 'never-sent' : 'unknown-outcome';
@@ -562,6 +567,7 @@ function describe(error: unknown): string {
   const cause = (error as { cause?: { message?: string } })?.cause?.message;
   const message = cause || (error as Error)?.message || String(error);
   if (isProxyAuth(error)) return 'the proxy refused the request: it wants credentials (HTTP 407)';
+  if (isBadPort(error)) return 'fetch refuses to connect to this port (a "bad port" of the Fetch standard, as browsers do)';
   if (isTls(code)) return `the TLS connection failed (${code})`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';

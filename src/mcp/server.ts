@@ -44,6 +44,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       env: ctx.io.env,
       signal: ctx.io.signal,
       files: { root },
+      agent: true,
       ...session,
     };
     const code = await main([...globals, ...argv], io);

@@ -93,7 +93,7 @@ export const OPTION_ACCESS: Record<string, Access> = {
 };
 
 /**
- * Options no tool takes. The secret ones read from a terminal or from stdin, which a tool call
+ * Options no tool takes (`--flag`, or `command --flag` for one command's). The secret ones read from a terminal or from stdin, which a tool call
  * has neither of (and a secret should not pass through an agent's context); `api --paginate`
  * has no bound, where a list tool's `all` has one. Bulk input (`--from` and its companions) reads
  * a file or stdin and streams a result per row: a tool call creates one record. `--db` would let
@@ -101,8 +101,11 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * user started the server with (LINKCTL_DB, or the default). `check --fail-on` only sets the exit
  * status for scripts, which would turn the results into a tool error: an agent reads each record's
  * status instead. `import --with-clicks` writes the history database: the import tool only converts.
+ * `check --allow-private` would let whoever edits a link reach the networks of the machine the
+ * server runs on: the check tool never requests a private address. `check --all` only shapes the
+ * terminal view (a tool's result has every record, or `problemsOnly`).
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on', '--with-clicks']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on', '--with-clicks', '--allow-private', 'check --all']);
 
 /** The most records `all: true` returns; the result says when it stopped there. */
 export const ALL_CAP = 1000;
@@ -215,9 +218,9 @@ function argumentParam(argument: Argument): Param {
   };
 }
 
-function optionParams(command: Command): Param[] {
+function optionParams(command: Command, path: string[]): Param[] {
   const help = command.createHelp();
-  const options = help.visibleOptions(command).filter((o) => o.long && o.long !== '--help' && !NOT_FOR_TOOLS.has(o.long));
+  const options = help.visibleOptions(command).filter((o) => o.long && o.long !== '--help' && !NOT_FOR_TOOLS.has(o.long) && !NOT_FOR_TOOLS.has(`${path.join(' ')} ${o.long}`));
   const params = new Map<string, Param>();
   for (const option of options) {
     const name = option.attributeName();
@@ -253,7 +256,7 @@ function valueParam(name: string, option: Option, negated: Param | undefined): P
 }
 
 function toolOf(command: Command, path: string[], access: Access): Tool {
-  const params = [...command.registeredArguments.map(argumentParam), ...optionParams(command)];
+  const params = [...command.registeredArguments.map(argumentParam), ...optionParams(command, path)];
   for (const p of params) {
     const access = p.flag ? OPTION_ACCESS[`${path.join(' ')} ${p.flag}`] : undefined;
     if (access) p.access = access;

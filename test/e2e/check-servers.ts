@@ -1,6 +1,7 @@
 /**
  * Destinations for `linkctl check` tests: servers on 127.0.0.1 that this test process starts
- * and stops, each recording every request it receives (method, path, Host and headers).
+ * and stops (or on 127.0.0.2, .3: other addresses of this machine), each recording every request
+ * it receives (method, path, Host and headers); `/to?u=URL` redirects anywhere.
  * Other "hosts" are `*.localhost` names (RFC 6761), which linkctl connects to 127.0.0.1 itself.
  * TLS certificates are made with `openssl` in a temporary folder (see `makeCertificates`).
  */
@@ -26,7 +27,7 @@ export interface Destinations {
   /** Status of `/toggle/NAME`, changed by tests between runs. */
   toggles: Map<string, number>;
   /** The most `/slow` requests (answered after SLOW_MS, or `?ms=`) in flight at once, by Host name and in all. */
-  busiest: { all: number; byHost: Map<string, number> };
+  busiest: Load['busiest'];
   close(): Promise<void>;
 }
 
@@ -59,6 +60,12 @@ function route(req: IncomingMessage, res: ServerResponse, scheme: string, port: 
     res.on('close', () => res.off('drain', pump));
     return pump();
   }
+  if (path === '/head-ok-get-404') {
+    // Says 200 to HEAD and 404 to GET: what a browser gets (GET) decides.
+    if (req.method === 'HEAD') return void res.writeHead(200, { 'Content-Type': 'text/html' }).end();
+    return void res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html>not found</html>');
+  }
+  if (path === '/to') return to(302, new URLSearchParams((req.url ?? '').split('?')[1]).get('u') ?? '/');
   if (path === '/notfound') return void res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html>not found</html>');
   if (path === '/fail') return void res.writeHead(500, { 'Content-Type': 'text/html' }).end('<html>oops</html>');
   if (path === '/same') return to(301, '/ok');
@@ -73,7 +80,16 @@ function route(req: IncomingMessage, res: ServerResponse, scheme: string, port: 
   res.writeHead(404).end();
 }
 
-async function listen(server: Server, scheme: 'http' | 'https', host: string): Promise<Destinations> {
+/** What `/slow` requests in flight are counted in: one server's own, or shared by servers on several addresses. */
+export interface Load {
+  busiest: { all: number; byHost: Map<string, number> };
+  inFlight: Map<string, number>;
+  all: number;
+}
+
+export const newLoad = (): Load => ({ busiest: { all: 0, byHost: new Map() }, inFlight: new Map(), all: 0 });
+
+async function listen(server: Server, scheme: 'http' | 'https', host: string, address = '127.0.0.1', load = newLoad()): Promise<Destinations> {
   const seen: Seen[] = [];
   const toggles = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -82,19 +98,17 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
     s.on('close', () => sockets.delete(s));
   });
   server.on('secureConnection', (s: Socket) => sockets.add(s));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   const { port } = server.address() as AddressInfo;
-  const busiest = { all: 0, byHost: new Map<string, number>() };
-  const inFlight = new Map<string, number>();
-  let all = 0;
+  const { busiest, inFlight } = load;
   const slow = (req: IncomingMessage, res: ServerResponse) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
     busiest.byHost.set(host, Math.max(busiest.byHost.get(host) ?? 0, inFlight.get(host)!));
-    busiest.all = Math.max(busiest.all, ++all);
+    busiest.all = Math.max(busiest.all, ++load.all);
     setTimeout(() => {
       inFlight.set(host, inFlight.get(host)! - 1);
-      all--;
+      load.all--;
       res.writeHead(200).end();
     }, Number(new URLSearchParams((req.url ?? '').split('?')[1]).get('ms') ?? SLOW_MS));
   };
@@ -116,8 +130,9 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
   };
 }
 
-export function startHttp(): Promise<Destinations> {
-  return listen(createHttp(), 'http', '127.0.0.1');
+/** An http server on a loopback address (127.0.0.1 unless told: 127.0.0.2 is another address of this machine). */
+export function startHttp(address = '127.0.0.1', load?: Load): Promise<Destinations> {
+  return listen(createHttp(), 'http', address, address, load);
 }
 
 export function startHttps(key: Buffer, cert: Buffer): Promise<Destinations> {

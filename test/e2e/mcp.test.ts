@@ -156,8 +156,10 @@ describe('one tool per command, its schema the command\'s flags', () => {
       const flags = new Map<string, string>();
       for (const line of optionLines) {
         const long = /--(no-)?([\w-]+)/.exec(line)!;
-        // Secrets, unbounded paging, bulk input (--from and its companions), another database (--db) and check's exit status (--fail-on) are not for tools.
-        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'verify', 'db', 'fail-on', 'with-clicks'].includes(long[2]!) && !long[1]) continue;
+        // Secrets, unbounded paging, bulk input (--from and its companions), another database (--db), check's exit status (--fail-on),
+        // its private networks (--allow-private) and its terminal view (check --all) are not for tools.
+        if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'verify', 'db', 'fail-on', 'with-clicks', 'allow-private'].includes(long[2]!) && !long[1]) continue;
+        if (tool.name === 'check' && long[2] === 'all') continue;
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
@@ -178,31 +180,67 @@ describe('one tool per command, its schema the command\'s flags', () => {
 });
 
 describe('calling tools', () => {
-  it('check: a read-only tool that requests only the account\'s own destinations (it takes no URL), with the CLI\'s records', async ({ onTestFinished }) => {
+  it('check: a read-only tool that requests only the account\'s own destinations (it takes no URL), never a private address (whatever the environment says), with the CLI\'s records; problemsOnly leaves out the healthy ones', async ({ onTestFinished }) => {
     const { createServer } = await import('node:http');
     const seen: string[] = [];
-    const destination = createServer((req, res) => void (seen.push(`${req.method} ${req.url}`), res.writeHead(404).end()));
-    await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => new Promise<void>((resolve) => destination.close(() => resolve())));
+    const destination = createServer((req, res) => void (seen.push(`${req.method} ${req.url}`), res.writeHead(200).end()));
+    // A forward proxy answering for the public destinations itself (nothing leaves this machine): the one way a test reaches a non-private one.
+    const proxied: string[] = [];
+    const proxy = createServer((req, res) => void (proxied.push(`${req.method} ${req.url}`), res.writeHead(req.url?.endsWith('/gone') ? 404 : 200).end()));
+    await Promise.all([destination, proxy].map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+    onTestFinished(() => Promise.all([destination, proxy].map((server) => new Promise<void>((resolve) => server.close(() => resolve())))).then(() => undefined));
     const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
     // The seeded links point at example.com: gone, so that nothing asks DNS about a real name.
     for (const id of [1, 2]) await fetch(`${sandbox.url}/api/url/${id}/delete`, { method: 'DELETE', headers });
     const port = (destination.address() as { port: number }).port;
-    await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: `http://127.0.0.1:${port}/gone`, custom: 'gone' }) });
+    const add = (url: string, custom: string) => fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url, custom }) });
+    await add(`http://127.0.0.1:${port}/internal`, 'internal');
+    await add('http://shop.test/fine', 'fine');
+    await add('http://shop.test/gone', 'gone');
 
-    const s = await connect();
+    const s = await connect([], { ...env(), LINKCTL_CHECK_ALLOW_PRIVATE: 'all', HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` });
     const { tools } = await s.client.listTools();
     const tool = tools.find((t) => t.name === 'check')!;
     expect(tool.annotations?.readOnlyHint).toBe(true);
-    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['concurrency', 'deadline', 'details', 'expiring', 'qr', 'sinceLast']);
+    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['concurrency', 'deadline', 'details', 'expiring', 'problemsOnly', 'qr', 'sinceLast']);
     const refused = await s.call('check', { url: 'http://127.0.0.1:1/anything' });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/^check: unknown property "url"; check takes qr, details, expiring, concurrency, deadline, sinceLast\. Nothing was sent\.$/);
+    expect(text(refused)).toMatch(/^check: unknown property "url"; check takes qr, details, expiring, concurrency, deadline, sinceLast, problemsOnly\. Nothing was sent\.$/);
+    for (const name of ['allowPrivate', 'all']) expect(text(await s.call('check', { [name]: true }))).toMatch(new RegExp(`^check: unknown property "${name}"`));
     const r = await s.call('check', { deadline: '30s', concurrency: 2 });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent.records).toEqual([expect.objectContaining({ alias: 'gone', destination: `http://127.0.0.1:${port}/gone`, status: 'client-error', code: 404 })]);
-    expect(text(r)).toMatch(/checked 1 destination of 1 link in [\d.]+ s: 1 client-error/);
-    expect(seen).toEqual(['HEAD /gone', 'GET /gone']);
+    expect(r.structuredContent.records.map((x: { alias: string; status: string; error: string | null }) => [x.alias, x.status, x.error])).toEqual([
+      ['gone', 'client-error', 'HTTP 404'],
+      ['fine', 'ok', null],
+      ['internal', 'blocked', '127.0.0.1 is a loopback address; not requested'],
+    ]);
+    expect(text(r)).toMatch(/checked 3 destinations of 3 links in [\d.]+ s: 1 client-error, 1 blocked, 1 ok; flags: 3 insecure/);
+    expect(text(r)).toMatch(/1 destination blocked: a private, loopback or link-local address was not requested \(never through linkctl mcp\)/);
+    expect(text(r)).not.toContain('allowPrivate');
+    expect(seen).toEqual([]); // LINKCTL_CHECK_ALLOW_PRIVATE=all did not open the way
+    expect(proxied.sort()).toEqual(['GET http://shop.test/fine', 'GET http://shop.test/gone', 'HEAD http://shop.test/fine', 'HEAD http://shop.test/gone']);
+
+    const problems = await s.call('check', { problemsOnly: true });
+    expect(problems.structuredContent.records.map((x: { alias: string }) => x.alias)).toEqual(['gone', 'internal']);
+    expect(JSON.stringify(problems).length).toBeLessThan(JSON.stringify(r).length);
+  });
+
+  it('check whose run cannot be stored: the records all the same, with a note that they were not stored (not a tool error)', async () => {
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    for (const id of [1, 2]) await fetch(`${sandbox.url}/api/url/${id}/delete`, { method: 'DELETE', headers });
+    await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: 'http://10.1.2.3/intranet', custom: 'intranet' }) }); // blocked: nothing is requested
+    const db = join(tempDir(), 'history.db');
+    const first = await runCli(['check', '--json', '--db', db], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const { openHistory } = await import('../../src/history/store.js');
+    const history = await openHistory({ env: {} }, { db });
+    await history.db.exec("CREATE TRIGGER no_room BEFORE INSERT ON check_runs BEGIN SELECT RAISE(ABORT, 'no room left for this run'); END;");
+    await history.close();
+    const s = await connect([], { ...env(), LINKCTL_DB: db });
+    const r = await s.call('check', {});
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.records).toEqual([expect.objectContaining({ alias: 'intranet', status: 'blocked' })]);
+    expect(text(r)).toContain(`the results of this check were not stored (${db}: no room left for this run)`);
   });
 
   it('a read tool returns the --json output, as text and as structured content', async () => {

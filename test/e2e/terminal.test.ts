@@ -13,8 +13,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, screen, sent, tempDir, useSandbox } from '../helpers.js';
+import { startHttp, type Destinations } from './check-servers.js';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/;
 
@@ -332,5 +333,59 @@ describe('in a pipe that closes early (EPIPE)', () => {
     expect(r.stderr).toBe('linkctl exit 0\n');
     const piped = await runShell(`linkctl --help | true${status}`, fx.env);
     expect(piped.stderr).toBe('linkctl exit 0\n');
+  });
+});
+
+describe('check on a terminal, as people read it (a pseudo-terminal of 80 and of 120 columns)', () => {
+  let http: Destinations;
+  beforeAll(async () => {
+    http = await startHttp();
+  });
+  afterAll(() => http?.close());
+  /** A destination longer than either terminal is wide: it must be shown whole, wrapped. */
+  const LONG = '/notfound?campaign=spring-sale-2025&utm_source=newsletter&utm_medium=email&utm_content=hero-banner-button-variant-b';
+
+  async function addLinks(): Promise<void> {
+    const headers = { Authorization: `Bearer ${fx.sandbox.key}`, 'Content-Type': 'application/json' };
+    const call = async (path: string, method: string, body?: unknown) => {
+      const res = await fetch(`${fx.sandbox.url}/api/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = (await res.json()) as { error: unknown };
+      if (json.error) throw new Error(`${path}: ${JSON.stringify(json)}`);
+    };
+    // The seeded links point at example.com: gone, so that nothing asks DNS about a real name.
+    for (const id of [1, 2]) await call(`url/${id}/delete`, 'DELETE');
+    for (let i = 0; i < 6; i++) await call('url/add', 'POST', { url: `${http.origin}/ok?n=${i}`, custom: `healthy-${i}` });
+    await call('url/add', 'POST', { url: `${http.origin}${LONG}`, custom: 'spring-newsletter-hero' });
+    await call('url/add', 'POST', { url: `http://127.0.0.2:${http.port}/admin`, custom: 'intranet' });
+    await call('url/add', 'POST', { url: `${http.origin}/fail`, custom: 'checkout' });
+  }
+
+  it.each([80, 120])('at %i columns: a summary, then the problems worst first with their destinations whole; no line wider than the terminal', async (columns) => {
+    await addLinks();
+    const r = await runPty(['check'], { env: { ...fx.env, LINKCTL_CONFIG_DIR: tempDir('linkctl-tty-'), LINKCTL_CHECK_ALLOW_PRIVATE: '127.0.0.1' }, columns, timeoutMs: 30_000 });
+    expect(r.code).toBe(0);
+    expect(r.output).toMatch(ANSI); // a terminal: colours
+    const lines = screen(r.output);
+    for (const line of lines) expect(line.length, `${JSON.stringify(line)} is wider than ${columns} columns`).toBeLessThanOrEqual(columns);
+    const start = lines.findIndex((l) => l.startsWith('Checked 9 destinations of 9 links in '));
+    expect(start).toBeGreaterThanOrEqual(0);
+    const rest = lines.slice(start);
+    const summary = rest.slice(rest.indexOf('') + 1, rest.indexOf('', rest.indexOf('') + 1));
+    expect(summary.map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual(['1 client-error', '1 server-error', '1 blocked', '6 ok', '9 insecure']);
+    // The problems, the worst first, each a block: its status and link, its destination (wrapped), one line of detail.
+    const blocks = rest.join('\n').split('\n\n').filter((b) => /^(server-error|client-error|blocked) /.test(b)).map((b) => b.split('\n'));
+    // The first lines: the status, the link and its short URL (on the next line, under the link, when it does not fit).
+    const arrow = (b: string[]) => b.findIndex((l) => l.startsWith('  → '));
+    expect(blocks.map((b) => b.slice(0, arrow(b)).map((l) => l.trim()).join(' ').replace(/link \d+/, 'link N').replace(/\s+/g, ' '))).toEqual([
+      `client-error link N spring-newsletter-hero ${fx.sandbox.url}/spring-newsletter-hero`,
+      `server-error link N checkout ${fx.sandbox.url}/checkout`,
+      `blocked link N intranet ${fx.sandbox.url}/intranet`,
+    ]);
+    // Then the destination after an arrow, wrapped over as many lines as it needs, then one line of detail.
+    const destinations = blocks.map((b) => b.slice(arrow(b), -1).map((l) => l.replace(/^ {2}→ | {4}/, '')).join(''));
+    expect(destinations).toEqual([`${http.origin}${LONG}`, `${http.origin}/fail`, `http://127.0.0.2:${http.port}/admin`]);
+    expect(blocks.map((b) => b.at(-1)!.trim())).toEqual(['HTTP 404; flags: insecure', 'HTTP 500; flags: insecure', '127.0.0.2 is a loopback address; not requested; flags: insecure']);
+    expect(blocks[0]!.length).toBeGreaterThan(3); // the long destination took more than one line
+    expect(rest.join(' ').replace(/\s+/g, ' ')).toContain('6 healthy destinations are not listed: --all lists them, --json gives every field.');
   });
 });

@@ -159,12 +159,34 @@ describe('the API for other features', () => {
     }
     const h = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
     try {
-      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20]);
+      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21]);
       expect(await h.db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'check_%' ORDER BY name")).toEqual([['check_results'], ['check_runs']]);
       expect(await h.db.all('SELECT count(*) FROM snapshots')).toEqual([[1]]); // nothing of the history lost
-      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20\): it was written by a newer linkctl/);
+      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20, 21\): it was written by a newer linkctl/);
     } finally {
       await h.close();
+    }
+  });
+
+  it('flags beside a result\'s status are migration 21: runs stored before it read back with no flags, their status as stored', async () => {
+    const file = join(dir, `h${++files}.db`);
+    const older = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
+    try {
+      // the file as the linkctl before flags left it: a run whose plain-http destination was the status `insecure`
+      await older.db.run('DELETE FROM schema_migrations WHERE version = 21');
+      await older.db.exec('ALTER TABLE check_results DROP COLUMN flags');
+      const runId = Number((await older.db.all("INSERT INTO check_runs (source_id, started_at, finished_at, options) VALUES (?, ?, ?, '{}') RETURNING id", [await older.sourceId(SOURCE), iso(T0), iso(T0)]))[0]![0]);
+      await older.db.run("INSERT INTO check_results (run_id, seq, subject, link, destination, status, code, chain, error, findings, checked_at) VALUES (?, 0, 'link:1', 1, 'http://example.com/1', 'insecure', 200, '[]', NULL, '[]', ?)", [runId, iso(T0)]);
+    } finally {
+      await older.close();
+    }
+    const store = new CheckStore(await openHistory({ env: { LINKCTL_DB: file } }, { create: true }));
+    try {
+      expect((await store.history.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21]);
+      const previous = await store.previousRun(SOURCE);
+      expect([...previous!.results.values()].map((r) => [r.subject, r.status, r.flags])).toEqual([['link:1', 'insecure', []]]);
+    } finally {
+      await store.close();
     }
   });
 
@@ -173,7 +195,7 @@ describe('the API for other features', () => {
     const store = new CheckStore(h);
     try {
       const result = (n: number, status: Status): StoredResult => ({
-        subject: `link:${n}`, link: n, qr: null, target: null, destination: `https://example.com/${n}`, status, code: status === 'ok' ? 200 : 404,
+        subject: `link:${n}`, link: n, qr: null, target: null, destination: `https://example.com/${n}`, status, flags: n === 2 ? ['insecure'] : [], code: status === 'ok' ? 200 : 404,
         chain: [{ url: `https://example.com/${n}`, code: status === 'ok' ? 200 : 404 }], error: status === 'ok' ? null : 'HTTP 404', findings: [], checkedAt: iso(T0),
       });
       const other = { ...SOURCE, account: '8' };

@@ -75,7 +75,9 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
     }
   }
   const saved = await updateConfig(ctx.env, (data) => {
-    data.profiles[name] = store === 'keychain' ? { baseUrl, keyStore: 'keychain' } : { baseUrl, apiKey: key };
+    // The profile's other settings (checkAllowPrivate) stay; its key and where it is kept are replaced.
+    const { apiKey: _key, keyStore: _store, baseUrl: _url, ...kept } = data.profiles[name] ?? {};
+    data.profiles[name] = store === 'keychain' ? { ...kept, baseUrl, keyStore: 'keychain' } : { ...kept, baseUrl, apiKey: key };
     if (!data.defaultProfile || !data.profiles[data.defaultProfile]) data.defaultProfile = name;
   });
   // A key that moves back to the file leaves no copy in the keychain.

@@ -1,19 +1,24 @@
 /**
  * `linkctl check`: reads the account once, runs the account checks, checks each distinct
  * destination once (src/check/probe.ts), stores the run in the click-history database
- * (src/check/store.ts) and returns one record per link destination (and per QR code with --qr).
+ * (src/check/store.ts) and returns one record per link destination (and per QR code with --qr):
+ * as data (--json, -o), as the terminal view (src/check/view.ts), or with -q as the short URLs
+ * of what is broken.
  */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { CliError, ConfigError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
+import { safeText } from '../../output/safe-text.js';
 import { VERSION } from '../../version.js';
 import type { ActionInput } from '../shared/define.js';
 import { addDetails, findDuplicates, findMissingCampaigns, findUnknownDomains, linkOf, readOptionalList, requestKey, type CheckedLink, type LinkFinding } from '../../check/account.js';
 import type { AccountReader } from '../../model/reader.js';
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
-import { BROKEN, GROUP_ORDER, STATUS_HELP, FINDING_HELP, type Status } from '../../check/statuses.js';
+import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPrivate } from '../../check/networks.js';
+import { BROKEN, FLAGS, STATUSES, STATUS_ORDER, type Status } from '../../check/statuses.js';
 import type { CheckStore } from '../../check/store.js';
 import type { Change, CheckRecord } from '../../check/record.js';
+import { isProblem, PLAIN, renderView, type Paint } from '../../check/view.js';
 import { readAccount } from '../../history/read.js';
 
 const DEFAULT_CONCURRENCY = 8;
@@ -31,9 +36,13 @@ export interface CheckRequest {
   deadlineMs: number;
   failOn: string[];
   sinceLast: boolean;
+  problemsOnly: boolean;
+  all: boolean;
+  /** Private addresses this run may request, and where that was said; undefined: none. */
+  allowPrivate?: { allow: AllowPrivate; from: string };
 }
 
-export function parse(opts: Record<string, unknown>): CheckRequest {
+export function parse(opts: Record<string, unknown>, ctx: Pick<Context, 'env' | 'settings' | 'io'>): CheckRequest {
   if (opts.expiring !== undefined && !opts.details) {
     throw new UsageError('--expiring needs --details: expiry dates are read one request a link', 'add --details (slow on big accounts: paced by the API\'s rate limit)');
   }
@@ -45,7 +54,36 @@ export function parse(opts: Record<string, unknown>): CheckRequest {
     deadlineMs: (opts.deadline as number | undefined) ?? DEFAULT_DEADLINE_MS,
     failOn: (opts.failOn as string[] | undefined) ?? [],
     sinceLast: Boolean(opts.sinceLast),
+    problemsOnly: Boolean(opts.problemsOnly),
+    all: Boolean(opts.all),
+    allowPrivate: allowPrivateOf(opts.allowPrivate as AllowPrivate | true | undefined, ctx),
   };
+}
+
+/**
+ * Which private addresses the run may request: `--allow-private` (all, or the networks it
+ * names), else LINKCTL_CHECK_ALLOW_PRIVATE, else the profile's `checkAllowPrivate`. Never for
+ * an agent (`linkctl mcp`): whoever can edit a link or a redirect must not reach the networks of
+ * the machine an agent runs on, whatever its environment or profile says.
+ */
+function allowPrivateOf(flag: AllowPrivate | true | undefined, ctx: Pick<Context, 'env' | 'settings' | 'io'>): CheckRequest['allowPrivate'] {
+  if (ctx.io.agent) return undefined;
+  if (flag !== undefined) return { allow: flag === true ? 'all' : flag, from: '--allow-private' };
+  const fromEnv = ctx.env[ALLOW_PRIVATE_ENV];
+  if (fromEnv) return { allow: networksSetting(fromEnv, (m) => new UsageError(`${ALLOW_PRIVATE_ENV}: ${m}`, ALLOW_PRIVATE_HINT)), from: ALLOW_PRIVATE_ENV };
+  const setting = ctx.settings().checkAllowPrivate;
+  if (!setting) return undefined;
+  const where = `checkAllowPrivate of profile "${ctx.settings().profile.value}"`;
+  return { allow: networksSetting(setting.value, (m) => new ConfigError(`${where}: ${m}`, ALLOW_PRIVATE_HINT)), from: where };
+}
+
+/** A setting's value as `--allow-private` takes it; `refuse` makes the error that names where it came from. */
+function networksSetting(raw: string, refuse: (message: string) => CliError): AllowPrivate {
+  try {
+    return parseAllowPrivate(raw);
+  } catch (error) {
+    throw refuse((error as Error).message);
+  }
 }
 
 const chainText = (chain: Hop[]) => chain.map((h) => `${h.code ?? '-'} ${h.url}`).join(' -> ');
@@ -60,6 +98,7 @@ const COLUMNS: Column[] = [
   { key: 'target' },
   { key: 'destination' },
   { key: 'status' },
+  { key: 'flags', show: (r) => (r.flags as string[]).join(' ') },
   { key: 'code' },
   { key: 'chain', show: (r) => chainText(r.chain as Hop[]) },
   { key: 'error' },
@@ -69,15 +108,6 @@ const COLUMNS: Column[] = [
   { key: 'previous', optional: true },
 ];
 
-/** The terminal table: one row per problem of a record, under the problem's title. */
-const TABLE_COLUMNS: Column[] = [
-  { key: 'what', header: 'Link' },
-  { key: 'shorturl', header: 'Short URL' },
-  { key: 'destination', header: 'Destination', value: (r) => (r.target ? `${String(r.target)} ${String(r.destination)}` : r.destination) },
-  { key: 'code', header: 'Code' },
-  { key: 'detail', header: 'Detail' },
-];
-
 /** A record before its destination is checked. */
 type Subject = Pick<CheckRecord, 'link' | 'qr' | 'alias' | 'shorturl' | 'target' | 'destination' | 'findings'> & { unread?: string };
 
@@ -85,48 +115,17 @@ type Subject = Pick<CheckRecord, 'link' | 'qr' | 'alias' | 'shorturl' | 'target'
 function recordOf(s: Subject, probe: Probe | undefined): CheckRecord {
   return {
     link: s.link, qr: s.qr, alias: s.alias, shorturl: s.shorturl, target: s.target, destination: s.destination,
-    status: probe?.status ?? 'unchecked', code: probe?.code ?? null, chain: probe?.chain ?? [], error: probe?.error ?? s.unread ?? null,
+    status: probe?.status ?? 'unchecked', flags: probe?.flags ?? [], code: probe?.code ?? null, chain: probe?.chain ?? [], error: probe?.error ?? s.unread ?? null,
     findings: s.findings, checkedAt: probe?.checkedAt ?? new Date().toISOString(),
   };
 }
 
 const subjectOf = (r: Pick<CheckRecord, 'link' | 'qr' | 'target'>) => (r.qr !== null ? `qr:${r.qr}` : `link:${r.link}${r.target ? ` ${r.target}` : ''}`);
 
-/** What a status means for this record, for the table's Detail column. */
-function statusDetail(r: CheckRecord): string {
-  if (r.status === 'redirect' || r.status === 'redirect-offsite') return `-> ${r.chain.at(-1)?.url ?? ''} (${r.chain.length - 1} redirect${r.chain.length === 2 ? '' : 's'})`;
-  return r.error ?? '';
-}
-
-/** The table's groups: every problem of every record, worst first; ok records are only counted (stderr). */
-function groupsOf(sinceLast: boolean) {
-  return (records: Rec[]): Array<{ title: string; records: Rec[] }> => {
-    const rows = new Map<string, Rec[]>();
-    const add = (group: string, record: CheckRecord, detail: string) => {
-      const what = record.qr !== null ? `QR ${record.qr}` : `${record.link ?? ''}${record.alias ? ` ${record.alias}` : ''}`;
-      const list = rows.get(group) ?? [];
-      list.push({ ...record, what, detail });
-      rows.set(group, list);
-    };
-    for (const raw of records) {
-      const record = raw as unknown as CheckRecord;
-      if (sinceLast) {
-        add(record.change ?? 'changed', record, `${record.previous ?? 'not checked before'} -> ${record.status}${record.error ? `: ${record.error}` : ''}`);
-        continue;
-      }
-      if (record.status !== 'ok') add(record.status, record, statusDetail(record));
-      for (const f of record.findings) add(f.kind, record, f.detail);
-    }
-    const order = sinceLast ? ['newly-broken', 'changed', 'fixed'] : GROUP_ORDER;
-    const help: Record<string, string> = { ...STATUS_HELP, ...FINDING_HELP, 'newly-broken': 'broken now, not at the previous check', fixed: 'broken at the previous check, not now', changed: 'another status than at the previous check' };
-    return order.filter((g) => rows.has(g)).map((g) => ({ title: `${g} (${rows.get(g)!.length}): ${help[g] ?? ''}`, records: rows.get(g)! }));
-  };
-}
-
-/** Whether a record matches `--fail-on`. */
+/** Whether a record matches `--fail-on`: its status, a flag or a finding (`broken`: any broken status). */
 function matches(record: CheckRecord, names: Set<string>): boolean {
   if (names.has(record.status) || (names.has('broken') && BROKEN.includes(record.status))) return true;
-  return record.findings.some((f) => names.has(f.kind));
+  return record.flags.some((f) => names.has(f)) || record.findings.some((f) => names.has(f.kind));
 }
 
 /** `--since-last`: the records whose status moved since the previous run of this account, each saying how. */
@@ -137,31 +136,39 @@ function changesSince(records: CheckRecord[], previous: Map<string, { status: St
     const before = previous?.get(subjectOf(record))?.status;
     const nowBroken = BROKEN.includes(record.status);
     const wasBroken = before !== undefined && BROKEN.includes(before);
+    // A status this linkctl no longer gives (`insecure`, a flag now) says whether it was broken, not which outcome it was.
+    const comparable = before !== undefined && before !== 'unchecked' && STATUSES.includes(before);
     let change: Change | undefined;
     if (nowBroken && !wasBroken) change = 'newly-broken';
     else if (wasBroken && !nowBroken) change = 'fixed';
-    else if (before !== undefined && before !== 'unchecked' && before !== record.status) change = 'changed';
+    else if (comparable && before !== record.status) change = 'changed';
     if (change) out.push({ ...record, change, previous: before ?? null });
   }
   return out;
 }
 
 export async function check(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  const request = parse(opts);
-  const tty = ctx.format === 'table' && Boolean(ctx.io.stdout.isTTY);
-  ctx.checkOutput(tty ? TABLE_COLUMNS : COLUMNS);
+  const request = parse(opts, ctx);
+  ctx.checkOutput(COLUMNS);
   const started = Date.now();
   // The history first: a database that cannot be used is said before anything is sent, not after a long check.
   const { CheckStore } = await import('../../check/store.js');
   const store = await CheckStore.open(ctx, opts.db);
   try {
-    return await run(ctx, request, store, tty, started);
+    return await run(ctx, request, store, started);
   } finally {
-    await store.close();
+    // A database that went away while the check ran fails to close too: the results are printed all the same.
+    await store.close().catch(() => undefined);
   }
 }
 
-async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: boolean, started: number): Promise<Result> {
+/** What went wrong with the database, in one line that names it. */
+function databaseFailure(error: unknown, where: string): string {
+  const cause = (error instanceof CliError ? error.message : `${(error as Error)?.message ?? String(error)}`).replace(/\s+/g, ' ').trim();
+  return cause.includes(where) ? cause : `${where}: ${cause}`;
+}
+
+async function run(ctx: Context, request: CheckRequest, store: CheckStore, started: number): Promise<Result> {
   const reader = await ctx.reader();
   const { client } = reader;
   const warn = (line: string) => ctx.warn(line);
@@ -199,42 +206,95 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, tty: 
   const probes = await checkDestinations(ctx, [...urls.values()], request, started);
   const records = subjects.map((s) => recordOf(s, s.destination ? probes.get(requestKey(s.destination)) : undefined));
 
-  // Stored for the next --since-last, compared with the previous run first.
+  // Stored for the next --since-last, compared with the previous run first. A database that
+  // fails now (full disk, server gone) loses no result: they are printed, and it is said.
+  let notStored: string | undefined;
   let shown: CheckRecord[] = records;
   if (request.sinceLast) {
-    const previous = await store.previousRun(source);
-    if (!previous) warn(`no earlier check of this account in ${store.where}: every broken destination is new`);
+    let previous: Awaited<ReturnType<CheckStore['previousRun']>>;
+    try {
+      previous = await store.previousRun(source);
+      if (!previous) warn(`no earlier check of this account in ${store.where}: every broken destination is new`);
+    } catch (error) {
+      if (error instanceof InterruptedError) throw error;
+      warn(`linkctl: the previous check could not be read (${databaseFailure(error, store.where)}); every broken destination is shown as new`);
+    }
     shown = changesSince(records, previous?.results);
   }
-  await store.saveRun(
-    source,
-    { startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), profile: ctx.settings().profile.value, options: { qr: request.qr, details: request.details, expiringMs: request.expiringMs } },
-    records.map((r) => ({ ...r, subject: subjectOf(r) })),
-  );
+  try {
+    await store.saveRun(
+      source,
+      { startedAt: new Date(started).toISOString(), finishedAt: new Date().toISOString(), profile: ctx.settings().profile.value, options: { qr: request.qr, details: request.details, expiringMs: request.expiringMs } },
+      records.map((r) => ({ ...r, subject: subjectOf(r) })),
+    );
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    notStored = `linkctl: the results of this check were not stored (${databaseFailure(error, store.where)}); they are printed, not kept, and the next --since-last compares with an earlier check`;
+    warn(notStored);
+  }
 
   const names = new Set(request.failOn);
   const matched = shown.filter((r) => matches(r, names)).length;
-  if (!ctx.globals.quiet) {
-    const counts = new Map<string, number>();
-    for (const r of records) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-    const parts = GROUP_ORDER.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s}`);
-    const findings = records.reduce((n, r) => n + r.findings.length, 0);
-    warn(
-      `checked ${urls.size} destination${urls.size === 1 ? '' : 's'} of ${links.length} link${links.length === 1 ? '' : 's'}${request.qr ? ` and ${qrs.length} QR code${qrs.length === 1 ? '' : 's'}` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
-        `${parts.length ? `: ${parts.join(', ')}` : ''}${findings ? `; ${findings} finding${findings === 1 ? '' : 's'}` : ''}` +
-        `${request.sinceLast ? `; ${shown.length} change${shown.length === 1 ? '' : 's'} since the previous check` : ''}` +
-        `${names.size ? `; --fail-on matched ${matched}` : ''}`,
-    );
+  // An agent gets the results with the note (a tool error would carry the message alone).
+  const exitCode = notStored && !ctx.io.agent ? ExitCode.config : matched > 0 ? 1 : 0;
+  const headline = summaryLine(records, urls.size, links.length, request.qr ? qrs.length : undefined, started);
+  const tail = `${request.sinceLast ? `; ${shown.length} change${shown.length === 1 ? '' : 's'} since the previous check` : ''}${names.size ? `; --fail-on matched ${matched}` : ''}`;
+  const blockedNote = privateNote(ctx, records, request);
+
+  if (ctx.globals.quiet) {
+    // The short URLs of what is broken (or matches --fail-on), one a line, each once: for xargs, a mail, a chat.
+    const wanted = shown.filter((r) => (names.size ? matches(r, names) : BROKEN.includes(r.status)));
+    const lines = [...new Set(wanted.map((r) => r.shorturl ?? r.destination).filter(Boolean))];
+    return { kind: 'text', text: lines.map((l) => `${safeText(l)}\n`).join(''), exitCode };
   }
+  const view = ctx.format === 'table' && Boolean(ctx.io.stdout.isTTY) && !ctx.globals.fields?.length;
+  if (view) {
+    const options = ctx.outputOptions();
+    const text = renderView({
+      records, shown, all: request.all, sinceLast: request.sinceLast, failOn: names,
+      headline: `${headline[0]!.toUpperCase()}${headline.slice(1)}${tail}.`, notes: blockedNote ? [blockedNote] : [], width: options.width, paint: options.color ? await painter() : PLAIN,
+    });
+    return { kind: 'text', text, exitCode };
+  }
+  warn(`${headline}${tail}`);
+  if (blockedNote) warn(blockedNote);
+  const listed = request.problemsOnly ? shown.filter((r) => isProblem(r, names)) : shown;
   return {
     kind: 'list',
-    columns: tty ? TABLE_COLUMNS : COLUMNS.map((c) => (request.sinceLast && c.optional ? { ...c, optional: false } : c)),
+    columns: COLUMNS.map((c) => (request.sinceLast && c.optional ? { ...c, optional: false } : c)),
     pages: (async function* () {
-      yield shown as unknown as Rec[];
+      yield listed as unknown as Rec[];
     })(),
-    groups: groupsOf(request.sinceLast),
-    exitCode: matched > 0 ? 1 : 0,
+    exitCode,
   };
+}
+
+/** `checked 21 destinations of 22 links in 4.1 s: 2 client-error, 19 ok; flags: 3 insecure; 2 findings`. */
+function summaryLine(records: CheckRecord[], destinations: number, links: number, qrs: number | undefined, started: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const counts = (names: readonly string[], of: (r: CheckRecord) => readonly string[]) =>
+    names.map((name) => [name, records.filter((r) => of(r).includes(name)).length] as const).filter(([, n]) => n > 0).map(([name, n]) => `${n} ${name}`);
+  const statuses = counts(STATUS_ORDER, (r) => [r.status]);
+  const flags = counts(FLAGS, (r) => r.flags);
+  const findings = records.reduce((n, r) => n + r.findings.length, 0);
+  return `checked ${plural(destinations, 'destination')} of ${plural(links, 'link')}${qrs !== undefined ? ` and ${plural(qrs, 'QR code')}` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+    `${statuses.length ? `: ${statuses.join(', ')}` : ''}${flags.length ? `; flags: ${flags.join(', ')}` : ''}${findings ? `; ${plural(findings, 'finding')}` : ''}`;
+}
+
+/** What a person needs to know about blocked destinations, and about private addresses this run allowed. */
+function privateNote(ctx: Context, records: CheckRecord[], request: CheckRequest): string | undefined {
+  const blocked = records.filter((r) => r.status === 'blocked').length;
+  if (request.allowPrivate) return `private addresses allowed by ${request.allowPrivate.from}: ${request.allowPrivate.allow === 'all' ? 'all' : request.allowPrivate.allow.map((n) => n.text).join(', ')}`;
+  if (!blocked) return undefined;
+  const what = `${blocked} destination${blocked === 1 ? '' : 's'} blocked: a private, loopback or link-local address was not requested`;
+  return ctx.io.agent ? `${what} (never through linkctl mcp)` : `${what}; --allow-private [networks] checks them`;
+}
+
+async function painter(): Promise<Paint> {
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  const tones = { bad: chalk.red.bold, warn: chalk.yellow, good: chalk.green };
+  return { bold: (s) => chalk.bold(s), dim: (s) => chalk.dim(s), status: (s, tone) => tones[tone](s) };
 }
 
 async function readQrCodes(ctx: Context, reader: AccountReader) {
@@ -261,6 +321,7 @@ async function checkDestinations(ctx: Context, urls: string[], request: CheckReq
     deadline: () => deadlinePassed,
     concurrency: request.concurrency,
     perHost: PER_HOST,
+    allowPrivate: request.allowPrivate?.allow,
     trace: ctx.globals.debug ? (line) => ctx.warn(`[debug] ${line}`) : undefined,
   });
   // Each request leaves garbage (sockets' buffers, parsed headers) that V8 lets pile up in the old
