@@ -245,6 +245,45 @@ describe('on a terminal', () => {
   });
 });
 
+describe('tables at 80 columns', () => {
+  let dir: string;
+  beforeEach(() => void (dir = tempDir('linkctl-table-')));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('link list: a column that does not fit is left out with a note naming it and the --fields that shows it; every destination keeps its scheme', async () => {
+    const headers = { Authorization: `Bearer ${fx.sandbox.key}`, 'Content-Type': 'application/json' };
+    // A destination far wider than 80 columns, on plain http: it is cut, but never to look like https.
+    const long = 'http://shop.example.com/collections/autumn/products/a-very-long-product-name-that-goes-on-1234';
+    await fetch(`${fx.sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: long, custom: 'autumn' }) });
+    const errFile = join(dir, 'stderr.txt');
+    const r = await runPty(['link', 'list'], { env: { ...fx.env, NO_COLOR: '1' }, columns: 80, redirect: `2>${quote(errFile)}` });
+    expect(r.code).toBe(0);
+    const lines = screen(r.output).filter(Boolean);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^ID {2}Short URL +Destination +Clicks$/);
+    // Each row whole on its line: its id first, its click count last (no wrapped cell).
+    expect(lines.slice(1).map((l) => /^(\d+) .* (\d+)$/.exec(l)?.[1])).toEqual(['3', '2', '1']);
+    const destinations = lines.slice(1).map((l) => l.split(/ {2,}/)[2]!);
+    // The seeded destinations fit and show whole, https and all; the long one keeps http:// and its end.
+    expect(destinations.slice(1)).toEqual(['https://example.com/spring-sale', 'https://example.com/docs']);
+    expect(destinations[0]).toMatch(/^http:\/\/shop\.example\.com.*…[^…]*-1234$/);
+    expect(readFileSync(errFile, 'utf8')).toBe('not shown at 80 columns: Created (--fields id,date shows it)\npage 1 of 1, 3 results\n');
+
+    // What the note says works: the column comes back, and nothing is left out then.
+    const asked = await runPty(['link', 'list', '--fields', 'id,date'], { env: { ...fx.env, NO_COLOR: '1' }, columns: 80, redirect: `2>${quote(errFile)}` });
+    expect(screen(asked.output).filter(Boolean)[0]).toMatch(/^ID {2}Created$/);
+    expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 3 results\n');
+  });
+
+  it('a table that fits shrinks nothing and says nothing (link list at 120 columns)', async () => {
+    const errFile = join(dir, 'stderr.txt');
+    const r = await runPty(['link', 'list'], { env: { ...fx.env, NO_COLOR: '1' }, columns: 120, redirect: `2>${quote(errFile)}` });
+    expect(screen(r.output).filter(Boolean)[0]).toMatch(/^ID {2}Short URL +Destination +Clicks {2}Created$/);
+    expect(r.output).not.toContain('…');
+    expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 2 results\n');
+  });
+});
+
 describe('bulk progress with stdout redirected to a file (`link add --from big.csv > out.csv`)', () => {
   const rows = (n: number) => `url\n${Array.from({ length: n }, (_, i) => `https://example.com/progress-${i + 1}`).join('\n')}\n`;
   let dir: ReturnType<typeof freshDir>;
