@@ -5,6 +5,7 @@
  */
 import { UsageError } from './errors.js';
 import { editDistance } from './distance.js';
+import { withLikelyScheme } from './http/loopback.js';
 
 const show = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 
@@ -41,7 +42,7 @@ export function oneOf<T extends string>(flag: string, raw: string, allowed: read
 export function httpUrl(flag: string, raw: string): string {
   let url: URL;
   // A host typed without its scheme: say what it would be with one.
-  const withScheme = !raw.includes('://') && URL.canParse(`https://${raw.trim()}`) ? `https://${raw.trim()}` : undefined;
+  const withScheme = withLikelyScheme(raw);
   const hint = withScheme ? `did you mean ${example(flag, withScheme)}?` : `a full URL with its scheme, e.g. ${example(flag, 'https://example.com/page')}`;
   try {
     url = new URL(raw);

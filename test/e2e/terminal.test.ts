@@ -149,6 +149,23 @@ describe('on a terminal', () => {
       expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
     });
 
+    it('a local server typed without a scheme is offered back with http:// (not https://); Enter takes it', async () => {
+      const hostPort = fx.sandbox.url.replace('http://', '');
+      const offer = `Base URL [http://${hostPort}]: `;
+      const r = await runPty(['auth', 'login', '--insecure-storage'], {
+        env: { LINKCTL_CONFIG_DIR: config.dir },
+        steps: [
+          { waitFor: 'Base URL (the site root, e.g. https://links.example.com): ', send: `${hostPort}\r` },
+          { waitFor: offer, send: '\r' },
+          { waitFor: 'API key: ', send: `${fx.sandbox.key}\r` },
+        ],
+      });
+      expect(r.code).toBe(0);
+      expect(plain(r.output)).toContain(`"${hostPort}" has no scheme. Press Enter to use http://${hostPort}, or type the URL.`);
+      expect(plain(r.output)).toMatch(new RegExp(`Logged in to http://${hostPort.replace(/\./g, '\\.')} as `));
+      expect(JSON.parse(readFileSync(config.file, 'utf8')).profiles.default.baseUrl).toBe(fx.sandbox.url);
+    });
+
     it('Ctrl-C at the prompt exits 130 on a line of its own, and saves and sends nothing', async () => {
       const r = await login('half-typed\u0003');
       expect(r.code).toBe(130);
