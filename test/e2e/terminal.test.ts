@@ -14,7 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, screen, sent, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, runCli, screen, sent, tempDir, useSandbox } from '../helpers.js';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/;
 
@@ -324,7 +324,7 @@ describe('bulk progress with stdout redirected to a file (`link add --from big.c
       expect(readFileSync(out, 'utf8')).not.toMatch(/rows|waiting|\u001b/);
       // What stays on the screen: the summary alone, at the start of its line (the live line was cleared).
       expect(screen(r.output).filter(Boolean)).toEqual([`${join(dir.path, 'big.csv')}: 20 of 20 rows done (20 created)`]);
-      const frames = [...r.output.matchAll(/(\d+)\/20 rows, [\d.]+\/s(?:, ETA (?:(\d+) min )?(\d+) s)?[^\u001b\r\n]*/g)];
+      const frames = [...r.output.matchAll(/(\d+) of 20 rows, [\d.]+\/s(?:, ETA (?:(\d+) min )?(\d+) s)?[^\u001b\r\n]*/g)];
       // During a wait the line counts it down: one row count, several wait times.
       const waitsShown = frames.map((f) => /waiting ([\d.]+) s/.exec(f[0])?.[1]).filter(Boolean);
       expect(new Set(waitsShown).size).toBeGreaterThan(2);
@@ -353,10 +353,51 @@ describe('bulk progress with stdout redirected to a file (`link add --from big.c
       expect(lines.filter((l) => /^waiting \d+ s: the rate-limit window is used up/.test(l))).toHaveLength(1);
       const progress = lines.filter((l) => l.startsWith('progress: '));
       expect(progress).toHaveLength(1);
-      expect(progress[0]).toMatch(/^progress: 4\/6 rows, [\d.]+\/s, ETA \d+ s, 1 rate-limit wait; waiting \d(\.\d)? s: the rate-limit window is used up/);
+      expect(progress[0]).toMatch(/^progress: 4 of 6 rows, [\d.]+\/s, ETA \d+ s, 1 rate-limit wait; waiting \d(\.\d)? s: the rate-limit window is used up/);
       expect(readFileSync(err, 'utf8')).not.toMatch(/[\r\u001b]/);
       expect(lines.at(-2)).toBe(`${join(dir.path, 'big.csv')}: 6 of 6 rows done (6 created)`);
     });
+  });
+});
+
+describe('apply progress', () => {
+  // Five requests a second: 12 creates (after the reads) take a few windows, so the line is seen moving.
+  const limited = useSandbox({ rateLimit: { limit: 5, windowSeconds: 1 } });
+  let dir: string;
+  beforeEach(() => void (dir = tempDir('linkctl-apply-')));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const file = () => {
+    const path = join(dir, 'account.yaml');
+    const links = Array.from({ length: 12 }, (_, i) => `  - alias: step-${i + 1}\n    url: https://example.com/step-${i + 1}\n`).join('');
+    writeFileSync(path, `version: 1\nlinks:\n${links}`);
+    return path;
+  };
+  const creates = () => limited.sandbox.requests.filter((q) => q.method === 'POST' && q.path === '/api/url/add');
+
+  it('on a terminal: one line on stderr with "N of M steps", the pace and an ETA, cleared at the end', async () => {
+    const out = join(dir, 'out.txt');
+    const r = await runPty(['apply', '-f', file(), '--yes'], { env: limited.env, redirect: `> ${quote(out)}`, columns: 120, timeoutMs: 30_000 });
+    expect(r.code, r.output).toBe(0);
+    expect(creates()).toHaveLength(12);
+    const frames = [...r.output.matchAll(/(\d+) of 12 steps, [\d.]+\/s(?:, ETA (?:\d+ min )?(\d+) s)?[^:\u001b\r\n]*: \+ link (step-\d+)/g)];
+    // The line moves on (the spinner redraws a few times a second, so not every step is drawn): each
+    // frame counts the steps finished before the link it names, and has an ETA once one step is done.
+    const shown = [...new Set(frames.map((f) => f[3]))];
+    expect(shown.length, JSON.stringify(frames.map((f) => f[0]))).toBeGreaterThanOrEqual(3);
+    for (const f of frames) expect(`step-${Number(f[1]) + 1}`, f[0]).toBe(f[3]);
+    expect(frames.filter((f) => f[1] !== '0').every((f) => f[2] !== undefined)).toBe(true);
+    const counts = frames.map((f) => Number(f[1]));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    // The line was cleared: the screen keeps the plan only; the result went to the file.
+    expect(screen(r.output).filter(Boolean).some((l) => / steps, /.test(l))).toBe(false);
+    expect(readFileSync(out, 'utf8')).toBe('Applied: 12 added, 0 changed, 0 deleted.\n');
+  });
+
+  it('off a terminal: no progress line at all', async () => {
+    const r = await runCli(['apply', '-f', file(), '--yes'], { env: limited.env, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(creates()).toHaveLength(12);
+    expect(r.stderr).not.toMatch(/steps|progress|ETA/);
   });
 });
 
