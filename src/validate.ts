@@ -23,6 +23,14 @@ export function positiveInt(flag: string, raw: string): number {
   return Number(raw);
 }
 
+/**
+ * A record given by id or by name (`--campaign 3`, `--campaign "Spring launch"`): digits are an
+ * id (a number), anything else a name (trimmed), which the action looks up in the account.
+ */
+export function idOrName(flag: string, raw: string): number | string {
+  return /^\s*\d+\s*$/.test(raw) ? positiveInt(flag, raw) : nonEmpty(flag, raw).trim();
+}
+
 /** The allowed value closest to what was typed (a typo, a prefix), if any is close. */
 function closest(raw: string, allowed: readonly string[]): string | undefined {
   const typed = raw.toLowerCase();
