@@ -306,9 +306,11 @@ async function printTable(rows: Rec[], columns: Column[], options: OutputOptions
   // Widths are those of the text as shown: control characters become escapes (safe-text.ts).
   const natural = columns.map((c, i) => Math.max(headerOf(c).length, ...all.map((row) => safeText(row[i]!).length)));
   const isUrl = columns.map((_, i) => all.length > 0 && all.every((row) => row[i] === '' || URL_START.test(row[i]!)));
+  // The longest scheme and host of a URL column: it stays whole (see `shorten`), so the column is never narrower.
+  const origins = columns.map((_, i) => (isUrl[i] ? Math.max(0, ...all.map((row) => originLength(row[i]!))) : 0));
   const { keep, widths } = layOut(
     natural,
-    columns.map((c, i) => narrowest(c, natural[i]!, isUrl[i]!)),
+    columns.map((c, i) => narrowest(c, natural[i]!, isUrl[i] ? origins[i]! : undefined)),
     columns.map(giveWay),
     options.width,
   );
@@ -349,13 +351,23 @@ function giveWay(column: Column): number {
 /**
  * How narrow a column may become: `comfortable`, before a date column is left out to make room;
  * `least`, before any other column is. Dates, numbers and ids never shrink (a cut date or count
- * says something false); names and titles keep 12 characters, then 8; URLs 24, then 16 (cut in
- * the middle, they keep their scheme, host and end).
+ * says something false); names and titles keep 12 characters, then 8; URLs their scheme and host
+ * and a few characters of the rest (at most 40), 24 before a date gives way.
  */
-function narrowest(column: Column, natural: number, isUrl: boolean): { comfortable: number; least: number } {
+function narrowest(column: Column, natural: number, origin: number | undefined): { comfortable: number; least: number } {
   if (giveWay(column) === 0) return { comfortable: natural, least: natural };
-  const [comfortable, least] = isUrl ? [24, 16] : giveWay(column) === 1 ? [12, 8] : [Math.max(8, headerOf(column).length), Math.max(8, headerOf(column).length)];
-  return { comfortable: Math.min(natural, comfortable), least: Math.min(natural, least) };
+  const header = Math.max(8, headerOf(column).length);
+  const [comfortable, least] = origin !== undefined ? [Math.max(24, origin + KEPT_AFTER_ORIGIN), Math.min(40, Math.max(header, origin + KEPT_AFTER_ORIGIN))] : giveWay(column) === 1 ? [12, 8] : [header, header];
+  return { comfortable: Math.min(natural, Math.max(comfortable, least)), least: Math.min(natural, least) };
+}
+
+/** Characters a shortened URL keeps after its scheme and host: the ellipsis and the end of its path. */
+const KEPT_AFTER_ORIGIN = 4;
+
+/** `https://go.example.com` of a URL: its length as shown. */
+function originLength(raw: string): number {
+  const origin = /^[^:/?#]+:\/\/[^/?#]*/.exec(raw);
+  return origin ? safeText(origin[0]).length : 0;
 }
 
 /**
@@ -396,9 +408,9 @@ function shorten(raw: string, width: number, isUrl: boolean): string {
   if (value.length <= width) return value;
   if (!isUrl || width < 12) return safeTruncate(raw, width);
   const chars = Array.from(raw).map((ch) => safeText(ch));
-  // Three fifths for the start, more when that keeps the host whole and leaves 6 for the end.
-  const origin = safeText(/^[^:]+:\/\/[^/?#]*/.exec(raw)![0]).length;
-  const headWidth = Math.max(Math.ceil((width - 1) * 0.6), origin <= width - 7 ? origin : 0);
+  // Three fifths for the start, more when that keeps the scheme and host whole (the column is made wide enough for that).
+  const origin = originLength(raw);
+  const headWidth = Math.max(Math.ceil((width - 1) * 0.6), origin <= width - KEPT_AFTER_ORIGIN ? origin : 0);
   let head = '';
   for (const ch of chars) {
     if (head.length + ch.length > headWidth) break;
