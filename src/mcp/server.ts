@@ -16,8 +16,9 @@ import { FULL_READ } from '../http/pages.js';
 import { UNCONFIRMED } from '../errors.js';
 import type { ListSummary } from '../output/types.js';
 import { partialNote } from '../output/render.js';
+import { safeStringify } from '../output/safe-text.js';
 import { LineTransport } from './lines.js';
-import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
 
 interface Run {
@@ -27,9 +28,6 @@ interface Run {
   /** What a list said of itself (page, pages, records in all), when the command printed one. */
   listed?: ListSummary;
 }
-
-/** Records a list tool asks of the server at a time when the call gives no `limit`: a few answers' worth. */
-export const PAGE_SIZE = 100;
 
 /**
  * Serves until the client closes stdin (returns) or Ctrl-C (the signal; returns too). Tools read
@@ -131,6 +129,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       const decoded = decodeCursor(String(given.cursor), tool);
       if (typeof decoded === 'string') return failure(`${tool.name}: ${decoded}. Nothing was sent.`);
       cursor = decoded;
+      // What a cursor carries is checked as a call's arguments are (a cursor could be made by hand).
+      const wrong = checkArguments(tool, cursor.a);
+      if (wrong) return failure(`${tool.name}: \`cursor\` is not one this server gave (${wrong}). Nothing was sent.`);
       // The cursor carries the call's arguments; others given again must be the same (page and all only said where to start).
       for (const [name, value] of Object.entries(given)) {
         if (['cursor', 'maxBytes', 'limit', 'page', 'all'].includes(name) || value === undefined || value === null) continue;
@@ -165,14 +166,16 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       if (!cursor && tool.paginated) at = list.start;
     }
     const extra = at === list.start ? list.extra : undefined;
+    // JSON as the CLI writes it: control characters and bidi overrides escaped (a client may show it on a terminal).
+    const json = (value: unknown) => safeStringify(value);
 
     // As many records from `at` on as fit: the notes, the summary and the cursor take their share first.
-    const reserve = Buffer.byteLength(notes) + 400 + encodeCursor({ t: tool.name, a: kept, o: 1e9, l: list.pageSize, h: 'x'.repeat(12), m }).length;
+    const reserve = Buffer.byteLength(notes) + Buffer.byteLength(json(extra ?? {})) + 400 + encodeCursor({ t: tool.name, a: kept, o: 1e9, l: list.pageSize, h: 'x'.repeat(12), m }).length;
     const records: unknown[] = [];
     let size = 0;
     for (let i = at - list.start; i >= 0 && i < list.records.length; i++) {
       if (limit !== undefined && records.length >= limit) break;
-      const bytes = Buffer.byteLength(JSON.stringify(list.records[i])) + 1;
+      const bytes = Buffer.byteLength(json(list.records[i])) + 1;
       if (records.length > 0 && size + bytes > maxBytes - reserve) break;
       records.push(list.records[i]);
       size += bytes;
@@ -186,7 +189,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     }
     const cut = nextCursor !== undefined && (limit === undefined || records.length < limit) && end < list.start + list.records.length;
     const answer = { summary: summaryOf(tool, at, end, list, nextCursor !== undefined, cut ? maxBytes : undefined), ...extra, records, ...(nextCursor ? { nextCursor } : {}) };
-    const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer) }];
+    const content: CallToolResult['content'] = [{ type: 'text', text: json(answer) }];
     if (notes) content.push({ type: 'text', text: notes });
     return { content };
   }
@@ -336,7 +339,7 @@ function listNotes(tool: Tool, r: Run): string {
 function success(tool: Tool, r: Run): CallToolResult {
   let text = r.stdout.trim();
   try {
-    text = JSON.stringify(JSON.parse(r.stdout));
+    text = safeStringify(JSON.parse(r.stdout));
   } catch {
     // not JSON (an exported file, a document): as it is
   }

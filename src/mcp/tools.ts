@@ -107,6 +107,9 @@ export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-
 /** The most records `all: true` reads; the answer says when it stopped there. */
 export const ALL_CAP = 1000;
 
+/** Records a list tool asks of the server at a time when the call gives no `limit`: a few answers' worth, one request. */
+export const PAGE_SIZE = 100;
+
 /** The size an answer of a list tool is kept under unless the call's `maxBytes` asks otherwise. */
 export const MAX_BYTES = 25_000;
 /** The bounds of `maxBytes`: a record or two at least; at most what clients are sure to take (a message is read up to 4 MiB). */
@@ -288,7 +291,7 @@ function toolOf(command: Command, path: string[], access: Access): Tool {
   const lists = isList(command);
   for (const p of params) {
     if (paginated && p.name === 'all') p.description = `read every page at once (up to ${ALL_CAP.toLocaleString('en')} records, and says so); the answer is still cut at maxBytes, the rest follows with the cursor`;
-    if (paginated && p.name === 'limit') p.description = 'at most this many records in the answer; also the page size asked of the server (default 100)';
+    if (paginated && p.name === 'limit') p.description = `at most this many records in the answer; also the page size asked of the server (default ${PAGE_SIZE})`;
     if (paginated && p.name === 'page') p.description = 'start at this page of `limit` records (default 1); the cursor goes on from there';
     if ((CONTROLS as readonly string[]).includes(p.name)) throw new Error(`internal: ${path.join(' ')} has a flag named like a tool control (${p.name})`);
   }

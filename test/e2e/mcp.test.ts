@@ -229,6 +229,17 @@ describe('calling tools', () => {
     expect(data(r).records).toEqual(JSON.parse((await runCli(['qr', 'list', '--limit', '2', '--json'], { env: env() })).stdout));
   });
 
+  it('text from the server stays safe: C1 controls and bidi overrides are escapes in the JSON text, as --json writes them', async () => {
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    await fetch(`${sandbox.url}/api/pixel/add`, { method: 'POST', headers, body: JSON.stringify({ type: 'gtmpixel', name: 'evil\u009b2J\u202ename', tag: 'GTM-ABC1234' }) });
+    const s = await connect();
+    const r = await s.call('pixel_list', {});
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r)).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(text(r)).toContain('evil\\u009b2J\\u202ename');
+    expect(data(r).records.map((p: { name: string }) => p.name)).toContain('evil\u009b2J\u202ename'); // the same value, losslessly
+  });
+
   it('a partial page says so in the tool\'s own terms: a summary and a cursor, not the CLI\'s --all', async () => {
     const s = await connect();
     const r = await s.call('qr_list', { limit: 2 });
