@@ -154,7 +154,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     const { page: _page, all: _all, cursor: _cursor, maxBytes: _maxBytes, ...kept } = args;
 
     // Where the records come from: a list held for this cursor, one page of the server, or one run.
-    let list: HeldList | undefined = cursor?.h ? held.get(cursor.h, tool.name, kept) : undefined;
+    // A held list is these arguments' list whatever the records an answer takes (`limit`).
+    const { limit: _limit, ...which } = kept;
+    let list: HeldList | undefined = cursor?.h ? held.get(cursor.h, tool.name, which) : undefined;
     let notes = '';
     if (!list && cursor?.h && !tool.paginated) {
       return failure(`${tool.name}: the records of this cursor are no longer held (this server keeps the last ${Held.SIZE} lists it has not answered in full); call ${tool.name} again without cursor. Nothing was sent.`);
@@ -183,7 +185,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     const end = at + records.length;
     let nextCursor: string | undefined;
     if (end < list.start + list.records.length) {
-      nextCursor = encodeCursor({ t: tool.name, a: kept, o: end, l: list.pageSize, h: held.keep(list, tool.name, kept), m });
+      nextCursor = encodeCursor({ t: tool.name, a: kept, o: end, l: list.pageSize, h: held.keep(list, tool.name, which), m });
     } else if (list.more && list.pageSize) {
       nextCursor = encodeCursor({ t: tool.name, a: kept, o: end, l: list.pageSize, m });
     }

@@ -494,7 +494,11 @@ describe('long lists: answers under a size cap, a summary first, a cursor to go 
     for (const id of [1, 2]) await fetch(`${sandbox.url}/api/url/${id}/delete`, { method: 'DELETE', headers });
     for (let i = 1; i <= 30; i++) await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: `http://127.0.0.1:${port}/gone-${i}`, custom: `gone-${i}` }) });
     const s = await connect();
-    const answers = await toTheEnd(s, 'check', { deadline: '60s', maxBytes: 1_500 });
+    const first = await s.call('check', { deadline: '60s', maxBytes: 1_500 });
+    // Another limit with the cursor: the same list, from memory.
+    const two = await s.call('check', { cursor: data(first).nextCursor, limit: 2 });
+    expect(data(two).records).toHaveLength(2);
+    const answers = [first, two, ...(await toTheEnd(s, 'check', { cursor: data(two).nextCursor }))];
     const records = answers.flatMap((r) => data(r).records as Array<{ destination: string }>);
     expect(records.map((r) => r.destination).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `http://127.0.0.1:${port}/gone-${i + 1}`).sort());
     expect(answers.length).toBeGreaterThan(2);
