@@ -190,7 +190,10 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       nextCursor = encodeCursor({ t: tool.name, a: kept, o: end, l: list.pageSize, m });
     }
     const cut = nextCursor !== undefined && (limit === undefined || records.length < limit) && end < list.start + list.records.length;
-    const answer = { summary: summaryOf(tool, at, end, list, nextCursor !== undefined, cut ? maxBytes : undefined), ...extra, records, ...(nextCursor ? { nextCursor } : {}) };
+    let summary = summaryOf(tool, at, end, list, nextCursor !== undefined, cut ? maxBytes : undefined);
+    // One record is always given, even one larger than the cap: said, so that nobody waits for a smaller answer.
+    if (records.length === 1 && size > maxBytes - reserve) summary += `; this record alone is over maxBytes (${maxBytes.toLocaleString('en')})`;
+    const answer = { summary, ...extra, records, ...(nextCursor ? { nextCursor } : {}) };
     const content: CallToolResult['content'] = [{ type: 'text', text: json(answer) }];
     if (notes) content.push({ type: 'text', text: notes });
     return { content };

@@ -524,6 +524,12 @@ describe('long lists: answers under a size cap, a summary first, a cursor to go 
     expect(text(made)).toMatch(/^link_list: `cursor` is not one this server gave/);
     const big = await s.call('qr_list', { maxBytes: 10 });
     expect(text(big)).toMatch(/^qr_list: `maxBytes` must be a whole number from 1000 to 4194304, got 10/);
+    // A record larger than the cap still comes, alone, and the summary says so.
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: 'https://example.com/long', description: 'x'.repeat(3_000) }) });
+    const alone = await s.call('link_list', { maxBytes: 1_000 });
+    expect(data(alone).records).toHaveLength(1);
+    expect(data(alone).summary).toBe('records 1–1 of 3; the rest did not fit 1,000 bytes (maxBytes); more: call link_list with {"cursor": nextCursor}; this record alone is over maxBytes (1,000)');
   });
 });
 
