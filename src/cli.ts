@@ -143,6 +143,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const result = await (action as Action)(context, { args: command.processedArgs, opts: command.opts() });
     const { render } = await import('./output/render.js');
     await render(result, context.outputOptions(), context.outputStreams());
+    if (result.kind === 'list') io.listed?.(result.summary?.());
     exitCode = result.exitCode ?? ExitCode.ok;
   };
   const program = buildProgram(io, bind);

@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from './http/client.js';
 import type { AccountReader } from './model/reader.js';
-import { InterruptedError, AuthError, ConfigError, UsageError } from './errors.js';
+import { InterruptedError, AuthError, ConfigError, ConfirmationNeeded, UsageError } from './errors.js';
 import type { FilePolicy, IO } from './io.js';
 import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
@@ -412,7 +412,7 @@ export class Context {
    */
   async confirm(question: string, hint?: string): Promise<void> {
     if (this.globals.yes || this.globals.dryRun) return;
-    if (!this.interactive) throw new UsageError(`${question.replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`, hint);
+    if (!this.interactive) throw new ConfirmationNeeded(question, hint);
     const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
     if (!(await ask(safeText(question)))) throw new UsageError('cancelled; nothing was changed');
   }

@@ -47,6 +47,16 @@ export class UsageError extends CliError {
   }
 }
 
+/** What a question nobody can answer (no terminal, no --yes) is refused with: `linkctl mcp` says it in its own terms. */
+export const UNCONFIRMED = 'refusing without a terminal to confirm; pass --yes';
+
+/** A change that asks first, refused where nobody can answer: `Delete pixel 1: refusing without a terminal to confirm; pass --yes`. */
+export class ConfirmationNeeded extends UsageError {
+  constructor(question: string, hint?: string) {
+    super(`${question.replace(/\?$/, '')}: ${UNCONFIRMED}`, hint);
+  }
+}
+
 /** The API answered `error: 1` (or true); the message is the server's. */
 export class ApiError extends CliError {
   constructor(message: string, hint?: string) {

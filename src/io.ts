@@ -1,4 +1,6 @@
 /** The streams and environment a command runs with; `main()` receives them so tests can run in-process. */
+import type { ListSummary } from './output/types.js';
+
 export interface OutStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
@@ -45,6 +47,11 @@ export interface IO {
   files?: FilePolicy;
   /** The run is a tool call of `linkctl mcp`: an agent asked, not a person (check never requests private addresses then). */
   agent?: boolean;
+  /**
+   * Told, once a list was printed, what the list knew of itself (page, pages, records in all):
+   * `linkctl mcp` pages its answers by it, and says it in its own terms.
+   */
+  listed?: (summary: ListSummary | undefined) => void;
   /**
    * Makes the process leave the terminal's modes alone when it exits (src/run.ts): for a
    * long-running command that never reads the terminal (`sandbox serve`), often run with `&`.

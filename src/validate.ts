@@ -5,6 +5,7 @@
  */
 import { UsageError } from './errors.js';
 import { editDistance } from './distance.js';
+import { withLikelyScheme } from './http/loopback.js';
 
 const show = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 
@@ -20,6 +21,14 @@ export function positiveInt(flag: string, raw: string): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new UsageError(`${flag} must be a positive integer, got ${show(raw)}`, intHint(flag));
   if (!Number.isSafeInteger(Number(raw))) throw new UsageError(`${flag} is too large (at most ${Number.MAX_SAFE_INTEGER}), got ${show(raw)}`, intHint(flag));
   return Number(raw);
+}
+
+/**
+ * A record given by id or by name (`--campaign 3`, `--campaign "Spring launch"`): digits are an
+ * id (a number), anything else a name (trimmed), which the action looks up in the account.
+ */
+export function idOrName(flag: string, raw: string): number | string {
+  return /^\s*\d+\s*$/.test(raw) ? positiveInt(flag, raw) : nonEmpty(flag, raw).trim();
 }
 
 /** The allowed value closest to what was typed (a typo, a prefix), if any is close. */
@@ -41,7 +50,7 @@ export function oneOf<T extends string>(flag: string, raw: string, allowed: read
 export function httpUrl(flag: string, raw: string): string {
   let url: URL;
   // A host typed without its scheme: say what it would be with one.
-  const withScheme = !raw.includes('://') && URL.canParse(`https://${raw.trim()}`) ? `https://${raw.trim()}` : undefined;
+  const withScheme = withLikelyScheme(raw);
   const hint = withScheme ? `did you mean ${example(flag, withScheme)}?` : `a full URL with its scheme, e.g. ${example(flag, 'https://example.com/page')}`;
   try {
     url = new URL(raw);

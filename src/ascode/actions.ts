@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 import { VERSION } from '../version.js';
-import { duration } from '../output/progress.js';
+import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
@@ -263,13 +263,22 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
     const question = deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}` : 'Apply these changes';
     await ctx.confirm(clearing.length ? `${question}, clearing in ${clearing.length} link${clearing.length === 1 ? '' : 's'} what the file does not state?` : `${question}?`);
     const problems: string[] = [];
+    // "3 of 120 steps, 1.5/s, ETA 1 min 20 s: + link spring" on a terminal (nothing elsewhere: the
+    // plan said what comes, the result says what was done). Started at the first step, after the question.
+    let progress: Progress | undefined;
+    const onStep = (what: string, finished: number, total: number) => {
+      progress ??= new Progress(ctx, total, { noun: 'steps', lines: false });
+      progress.total = total;
+      progress.tick(finished, what);
+    };
     try {
-      await applyPlan(reader, ctx, plan, state, (what) => ctx.status(what), applied, journal, { verify: Boolean(opts.verify), problems });
+      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems });
     } catch (error) {
       // A partial result says so: what was done stays done, and plan shows what is left.
       if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);
       throw error;
     } finally {
+      progress?.end();
       // Done, but not as the file asked (another domain or alias, dropped options): said even when a later change failed.
       for (const problem of problems) ctx.warn(`linkctl: ${problem}`);
     }

@@ -369,7 +369,10 @@ export interface ApplyOptions {
  * is checked as `link add`/`link update` check theirs (see `notAsAsked`), the read-back only with
  * `verify`.
  */
-export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: (what: string) => void, done: Applied = { created: 0, updated: 0, deleted: 0 }, log?: StepLog, options: ApplyOptions = {}): Promise<Applied> {
+/** Told before each step: what it is (`+ link spring`), the steps finished and all there are so far (assignments add to them as links are done). */
+export type ApplyProgress = (what: string, finished: number, total: number) => void;
+
+export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, plan: Plan, state: State, progress: ApplyProgress, done: Applied = { created: 0, updated: 0, deleted: 0 }, log?: StepLog, options: ApplyOptions = {}): Promise<Applied> {
   const client = reader.client;
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
@@ -380,6 +383,8 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     return id;
   };
   const steps: Step[] = (done.steps ??= []);
+  const before = steps.length;
+  let total = plan.changes.length;
   /** One step: "sending" in the log before anything is sent, its outcome after (a failure too). */
   type Outcome = number | undefined | { id: number; status: Exclude<Step['status'], 'failed'> };
   const step = async (action: Step['action'], kind: Kind, key: string, status: Exclude<Step['status'], 'failed'>, send: () => Promise<Outcome>) => {
@@ -404,7 +409,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   const assigns: Array<() => Promise<void>> = [];
   const linksById = new Map(state.links.map((c) => [c.id, c]));
   for (const change of plan.changes) {
-    progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`);
+    progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`, steps.length - before, total);
     const model = MODELS[change.kind];
     if (change.action === 'delete') {
       await step('delete', change.kind, change.key, 'deleted', async () => {
@@ -446,10 +451,14 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         });
       }
       ids.set(idKey('links', change.key), id!);
-      for (const channel of missing) assigns.push(() => step('assign', 'links', change.key, 'updated', async () => {
-        const already = await assign(reader, channel, id!);
-        return { id: id!, status: already ? 'exists' : 'updated' };
-      }));
+      total += missing.length;
+      for (const channel of missing) assigns.push(() => {
+        progress(`~ link ${change.key}: into channel ${channel}`, steps.length - before, total);
+        return step('assign', 'links', change.key, 'updated', async () => {
+          const already = await assign(reader, channel, id!);
+          return { id: id!, status: already ? 'exists' : 'updated' };
+        });
+      });
     } else {
       const body = resourceBody(change.kind, record);
       if (change.action === 'create') {

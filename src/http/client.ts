@@ -10,6 +10,7 @@ import { redact } from '../redact.js';
 import { interpretBody, retryAfterSeconds, toSeconds, type Body } from './envelope.js';
 import { newBudget, RateLimitPolicy, type RateState } from './rate-limit.js';
 import { fetchFor, isLoopback } from './transport.js';
+import { withLikelyScheme } from './loopback.js';
 
 export type { RateState } from './rate-limit.js';
 
@@ -82,14 +83,17 @@ const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / H
 const BASE_URL_HINT = 'the base URL is the site root of your server, with its scheme: e.g. https://links.example.com';
 
 export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
+  // A host typed without its scheme (`127.0.0.1:8787` parses as the scheme "127.0.0.1:"): say what it would be with one.
+  const offer = withLikelyScheme(raw);
+  const hint = offer ? `did you mean ${flag.startsWith('--') ? `${flag} ` : ''}${offer}?` : BASE_URL_HINT;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`${flag} must be an http(s) URL such as https://example.com, got "${raw}"`, BASE_URL_HINT);
+    throw new UsageError(`${flag} must be an http(s) URL such as https://example.com, got "${raw}"`, hint);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${flag} must start with https:// or http://, got "${raw}"`, BASE_URL_HINT);
+    throw new UsageError(`${flag} must start with https:// or http://, got "${raw}"`, hint);
   }
   if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or fragment, got "${raw}"`, BASE_URL_HINT);
   url.pathname = url.pathname.replace(/\/+$/, '') + '/';

@@ -5,15 +5,13 @@
  * loaded by the caller, only when needed.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isLoopback } from './loopback.js';
 
 type Env = Record<string, string | undefined>;
 export type Undici = typeof import('undici');
 export type Dispatcher = import('undici').Dispatcher;
 
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
+export { isLoopback } from './loopback.js';
 
 /** Whether a proxy variable is set: only then is undici loaded. */
 export function proxyConfigured(env: Env): boolean {

@@ -6,7 +6,7 @@
  * No SDK here: this file only describes tools and turns a call's arguments into an argv.
  */
 import type { Argument, Command, Option } from 'commander';
-import { isRepeatable } from '../commands/shared/define.js';
+import { isList, isRepeatable } from '../commands/shared/define.js';
 
 /**
  * What a tool may do, which decides when it is listed: `read` always, `write` with
@@ -107,14 +107,31 @@ export const OPTION_ACCESS: Record<string, Access> = {
  */
 export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on', '--with-clicks', '--allow-private', 'check --all']);
 
-/** The most records `all: true` returns; the result says when it stopped there. */
+/** The most records `all: true` reads; the answer says when it stopped there. */
 export const ALL_CAP = 1000;
+
+/** Records a list tool asks of the server at a time when the call gives no `limit`: a few answers' worth, one request. */
+export const PAGE_SIZE = 100;
+
+/** The size an answer of a list tool is kept under unless the call's `maxBytes` asks otherwise. */
+export const MAX_BYTES = 25_000;
+/** The bounds of `maxBytes`: a record or two at least; at most what clients are sure to take (a message is read up to 4 MiB). */
+export const MAX_BYTES_RANGE = { min: 1_000, max: 4 * 1024 * 1024 } as const;
+
+/** Parameters the MCP layer adds to tools (not flags of the command), by name. */
+export const CONTROLS = ['dryRun', 'confirm', 'cursor', 'maxBytes', 'fields'] as const;
 
 export interface Param {
   /** The property name: the argument's name or the option's long name, camelCased. */
   name: string;
   /** `--long` of an option; undefined for a positional argument. */
   flag?: string;
+  /** `-f` of an option that has one: messages may name it so (`-f account.yaml: ...`). */
+  short?: string;
+  /** How messages name a positional argument (`ID`, `CAMPAIGN_ID`: the validators' label). */
+  label?: string;
+  /** Added by the MCP layer (dryRun, confirm, cursor, maxBytes, fields; limit where the command has none): no flag of the command. */
+  control?: boolean;
   /** `--no-long`, when the option has a negated form (`starred: false` sends it). */
   negated?: string;
   /** A boolean flag (no value). */
@@ -137,8 +154,10 @@ export interface Tool {
   access: Access;
   description: string;
   params: Param[];
-  /** Takes limit, page and all. */
+  /** Takes limit, page and all (the server's pages). */
   paginated: boolean;
+  /** Answers with a list that can be long: paged by `limit` and `cursor`, kept under `maxBytes`. */
+  lists: boolean;
 }
 
 export interface Mode {
@@ -179,15 +198,22 @@ export function forMode(tools: Tool[], mode: Mode): Tool[] {
 
 const camel = (name: string) => name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
-/** A value parsed by the definition's validator: "1" becoming a number means an integer. */
+/**
+ * A value parsed by the definition's validator: "1" becoming a number means an integer, unless
+ * the validator takes a name too (`--campaign <id|name>`: "Black Friday" stays text), when the
+ * tool takes a string (or a number) as the command line does.
+ */
 function parsesToNumber(parse: ((raw: string, previous: unknown) => unknown) | undefined): boolean {
   if (!parse) return false;
-  try {
-    const value = parse('1', undefined);
-    return typeof value === 'number' || (Array.isArray(value) && typeof value[0] === 'number');
-  } catch {
-    return false;
-  }
+  const parsed = (raw: string) => {
+    try {
+      const value = parse(raw, undefined);
+      return Array.isArray(value) ? value[0] : value;
+    } catch {
+      return undefined;
+    }
+  };
+  return typeof parsed('1') === 'number' && typeof parsed('Black Friday') !== 'string';
 }
 
 /** A parser that appends to the previous value (a repeatable flag not built with `many`), tried on a few plain values. */
@@ -209,6 +235,8 @@ function argumentParam(argument: Argument): Param {
   const parse = (argument as unknown as { parseArg?: (raw: string, previous: unknown) => unknown }).parseArg;
   return {
     name: camel(argument.name()),
+    // The label the validators give it (`positiveInt('CAMPAIGN_ID', v)`), which messages start with.
+    label: argument.name().toUpperCase().replace(/-/g, '_'),
     boolean: false,
     integer: !argument.argChoices?.length && parsesToNumber(parse),
     list: argument.variadic,
@@ -237,7 +265,7 @@ function optionParams(command: Command, path: string[]): Param[] {
 }
 
 function booleanParam(name: string, option: Option): Param {
-  return { name, boolean: true, integer: false, list: false, required: false, description: option.description };
+  return { name, short: option.short, boolean: true, integer: false, list: false, required: false, description: option.description };
 }
 
 function valueParam(name: string, option: Option, negated: Param | undefined): Param {
@@ -246,6 +274,7 @@ function valueParam(name: string, option: Option, negated: Param | undefined): P
   return {
     name,
     flag: option.long,
+    short: option.short,
     boolean: false,
     integer: !option.argChoices?.length && parsesToNumber(parse),
     list: isRepeatable(option) || accumulates(parse),
@@ -262,17 +291,28 @@ function toolOf(command: Command, path: string[], access: Access): Tool {
     if (access) p.access = access;
   }
   const paginated = ['limit', 'page', 'all'].every((n) => params.some((p) => p.name === n));
+  const lists = isList(command);
   for (const p of params) {
-    if (paginated && p.name === 'all') p.description = `${p.description}; stops at ${ALL_CAP.toLocaleString('en')} records and says so`;
-    if (p.name === 'dryRun' || p.name === 'confirm') throw new Error(`internal: ${path.join(' ')} has a flag named like a tool control (${p.name})`);
+    if (paginated && p.name === 'all') p.description = `read every page at once (up to ${ALL_CAP.toLocaleString('en')} records, and says so); the answer is still cut at maxBytes, the rest follows with the cursor`;
+    if (paginated && p.name === 'limit') p.description = `at most this many records in the answer; also the page size asked of the server (default ${PAGE_SIZE})`;
+    if (paginated && p.name === 'page') p.description = 'start at this page of `limit` records (default 1); the cursor goes on from there';
+    if ((CONTROLS as readonly string[]).includes(p.name)) throw new Error(`internal: ${path.join(' ')} has a flag named like a tool control (${p.name})`);
   }
-  if (access !== 'read') params.push(control('dryRun', 'return the request that would be sent, and send nothing'));
+  if (lists) {
+    if (!params.some((p) => p.name === 'limit')) params.push(control('limit', 'at most this many records in the answer (default: as many as fit maxBytes)', { integer: true }));
+    params.push(
+      control('cursor', 'go on where the previous answer stopped: its nextCursor (it carries that call\'s other arguments, maxBytes included; give limit or maxBytes again to change them)', { boolean: false }),
+      control('maxBytes', `keep the answer under this many bytes (default ${MAX_BYTES.toLocaleString('en')}, ${MAX_BYTES_RANGE.min.toLocaleString('en')} to ${MAX_BYTES_RANGE.max.toLocaleString('en')}); records that do not fit come with the next cursor`, { integer: true }),
+      control('fields', 'only these fields of each record (the keys of --json, e.g. ["id", "shorturl"]): more records fit an answer', { list: true, flag: '--fields' }),
+    );
+  }
+  if (access !== 'read') params.push(control('dryRun', 'return the request that would be sent, and send nothing', { flag: '--dry-run' }));
   if (access === 'confirm' || access === 'delete') {
-    params.push(control('confirm', 'go ahead with a change that loses something; call first without it to see what would be lost'));
+    params.push(control('confirm', 'go ahead with a change that loses something; call first without it to see what would be lost', { flag: '--yes' }));
   }
   const notes = helpNotes(command);
   const description = `${command.description()} (linkctl ${path.join(' ')})${notes ? `\n\n${notes}` : ''}`;
-  return { name: path.join('_'), path, access, description, params, paginated };
+  return { name: path.join('_'), path, access, description, params, paginated, lists };
 }
 
 /** The paragraphs a command's help adds after its options (what real servers do, ...), without its CLI examples and bulk input. */
@@ -294,8 +334,10 @@ function helpNotes(command: Command): string {
     .join('\n\n');
 }
 
-function control(name: string, description: string): Param {
-  return { name, boolean: true, integer: false, list: false, required: false, description };
+/** A parameter of the MCP layer: a boolean unless `shape` says otherwise; `flag` is the CLI's, for messages that name it. */
+function control(name: string, description: string, shape: Partial<Pick<Param, 'boolean' | 'integer' | 'list' | 'flag'>> = {}): Param {
+  const boolean = shape.boolean ?? !(shape.integer || shape.list);
+  return { name, boolean, integer: false, list: false, ...shape, required: false, description, control: true };
 }
 
 /**
@@ -304,12 +346,27 @@ function control(name: string, description: string): Param {
  * Flags that are no argument of the tool stay as they are.
  */
 export function inToolTerms(tool: Tool, text: string): string {
-  return text.replace(/--([a-z][a-z0-9-]*)(?: (\d+))?/g, (whole, flag: string, value: string | undefined) => {
-    const p = tool.params.find((q) => q.flag === `--${flag}`);
-    if (!p) return whole;
+  const named = (p: Param, value: string | undefined) => {
     if (p.boolean) return `\`${p.name}: true\`${value === undefined ? '' : ` ${value}`}`;
     return value === undefined ? `\`${p.name}\`` : `\`${p.name}: ${value}\``;
-  });
+  };
+  return (
+    text
+      .replace(/--([a-z][a-z0-9-]*)(?: (\d+))?/g, (whole, flag: string, value: string | undefined) => {
+        const p = tool.params.find((q) => q.flag === `--${flag}`);
+        return p ? named(p, value) : whole;
+      })
+      // `-f account.yaml: ...`: a short flag, where it stands as one (not inside a word or a range).
+      .replace(/(^|[\s(`])-([a-zA-Z])(?=[\s`),:]|$)/gm, (whole, before: string, letter: string) => {
+        const p = tool.params.find((q) => q.short === `-${letter}`);
+        return p ? `${before}${named(p, undefined)}` : whole;
+      })
+      // A message about a positional argument starts with its label: `linkctl: ID must be ...`.
+      .replace(/^(linkctl: )?([A-Z][A-Z_]*)\b(?= )/gm, (whole, prefix: string | undefined, label: string) => {
+        const p = tool.params.find((q) => q.label === label);
+        return p ? `${prefix ?? ''}\`${p.name}\`` : whole;
+      })
+  );
 }
 
 /** The tool's input schema, as JSON Schema. */
@@ -317,6 +374,7 @@ export function inputSchema(tool: Tool): { type: 'object'; properties: Record<st
   const properties: Record<string, object> = {};
   for (const p of tool.params) {
     const value = p.boolean ? { type: 'boolean' } : p.choices ? { type: 'string', enum: [...p.choices] } : { type: p.integer ? 'integer' : 'string' };
+    if (p.name === 'maxBytes') Object.assign(value, { minimum: MAX_BYTES_RANGE.min, maximum: MAX_BYTES_RANGE.max });
     properties[p.name] = p.list ? { type: 'array', items: value, description: p.description } : { ...value, description: p.description };
   }
   const required = tool.params.filter((p) => p.required).map((p) => p.name);
@@ -345,7 +403,8 @@ export function checkArguments(tool: Tool, args: Record<string, unknown>): strin
 /**
  * The argv of linkctl for a call: the command path, its options as `--flag=value` (a value
  * starting with "-" stays a value), `--json`, then `--` and the positional arguments.
- * `dryRun` and `confirm` become `--dry-run` and `--yes`. Call `checkArguments` first.
+ * `dryRun` and `confirm` become `--dry-run` and `--yes`, `fields` `--fields`; the other controls
+ * (cursor, maxBytes) are the server's. Call `checkArguments` first.
  */
 export function argvOf(tool: Tool, args: Record<string, unknown>, extra: { page?: number; limit?: number; all?: boolean } = {}): string[] {
   const options: string[] = [];
@@ -362,6 +421,12 @@ export function argvOf(tool: Tool, args: Record<string, unknown>, extra: { page?
       if (value === true) options.push('--yes');
       continue;
     }
+    if (p.name === 'fields') {
+      if (Array.isArray(value) && value.length) options.push(`--fields=${value.join(',')}`);
+      else if (typeof value === 'string' && value) options.push(`--fields=${value}`);
+      continue;
+    }
+    if (p.control) continue; // cursor, maxBytes, and a limit the command does not have: the server's own
     const isArgument = !p.flag && !p.boolean;
     if (value === undefined || value === null) {
       if (isArgument) missing = true;

@@ -252,6 +252,45 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
 }
 
 /**
+ * The records a link refers to: its option (`--campaign`), the field of its body, their kind, and
+ * how a server's message names them.
+ */
+export const LINK_REFERENCES = [
+  { option: 'pixel', field: 'pixels', model: pixels, flag: '--pixel', pattern: /pixel/i },
+  { option: 'campaign', field: 'campaign', model: campaigns, flag: '--campaign', pattern: /campaign/i },
+  { option: 'channel', field: 'channel', model: channels, flag: '--channel', pattern: /channel/i },
+] as const;
+
+/**
+ * A link's options with each pixel, campaign and channel given by name (`--campaign "Spring
+ * launch"`) replaced by its id; ids stay as they are. A name is matched as the account's list has
+ * it (any case, one read of that list a run); none or several is a usage error naming the flag.
+ */
+export async function referencesByName(readerOf: () => Promise<AccountReader>, opts: Rec): Promise<Rec> {
+  const named = LINK_REFERENCES.filter((r) => [opts[r.option]].flat().some((v) => typeof v === 'string'));
+  if (!named.length) return opts; // ids only: nothing to read
+  const reader = await readerOf();
+  const out = { ...opts };
+  for (const ref of named) {
+    const value = opts[ref.option];
+    const ids = await Promise.all([value].flat().map((v) => (typeof v === 'string' ? idOfName(reader, ref, v) : v)));
+    out[ref.option] = Array.isArray(value) ? ids : ids[0];
+  }
+  return out;
+}
+
+/** The id of the one record of `ref`'s kind named `name`. */
+export async function idOfName(reader: AccountReader, ref: (typeof LINK_REFERENCES)[number], name: string): Promise<number> {
+  const { kind, noun, command, key } = ref.model;
+  const ids = (await reader.byKey(kind, name)).map((r) => toInt(r.id)).filter((id): id is number => id !== undefined);
+  if (ids.length === 1) return ids[0]!;
+  if (ids.length > 1) throw new UsageError(`${ref.flag} "${name}": ${ids.length} ${noun}s have this name (ids ${ids.join(', ')})`, `give the id instead, e.g. ${ref.flag} ${ids[0]}`);
+  const names = (await reader.all(kind)).map(key).filter((n): n is string => typeof n === 'string');
+  const some = names.slice(0, 10).map((n) => JSON.stringify(n)).join(', ') + (names.length > 10 ? ', ...' : '');
+  throw new UsageError(`${ref.flag} "${name}": no ${noun} has this name (${names.length ? some : `the account has no ${noun}s`})`, `give the id, or the name as \`linkctl ${command} list\` shows it (any case)`);
+}
+
+/**
  * Sends a create or update of a link; when the server rejects a referenced pixel, campaign or
  * channel without saying which ("Pixel does not exist."), names the ids given that the lists lack.
  */
@@ -260,16 +299,12 @@ export async function withNamedReferences(reader: AccountReader, given: Rec, sen
     return await send();
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    const refs = [
-      { pattern: /pixel/i, kind: pixels.kind, flag: '--pixel', value: given.pixels },
-      { pattern: /campaign/i, kind: campaigns.kind, flag: '--campaign', value: given.campaign },
-      { pattern: /channel/i, kind: channels.kind, flag: '--channel', value: given.channel },
-    ] as const;
-    for (const { pattern, kind, flag, value } of refs) {
+    for (const { pattern, model, flag, field } of LINK_REFERENCES) {
+      const value = given[field];
       if (!pattern.test(error.message) || value === undefined || value === null) continue;
       const ids = (Array.isArray(value) ? value : [value]).map(String);
       try {
-        const known = new Set((await reader.all(kind)).map((r) => String(r.id)));
+        const known = new Set((await reader.all(model.kind)).map((r) => String(r.id)));
         const missing = ids.filter((id) => !known.has(id));
         if (missing.length) error.message = `${error.message} (${missing.map((id) => `${flag} ${id}`).join(', ')} not found)`;
       } catch (readError) {

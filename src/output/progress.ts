@@ -1,36 +1,51 @@
 /**
- * The progress of a bulk run (`--from FILE`): rows done of all, the pace, an ETA and the
- * rate-limit waits. On a terminal it is the Context's lasting status line: cleared before any
- * other message and drawn again after it, computed again while a rate-limit wait counts down.
- * Elsewhere (a file, CI, --quiet) it is a whole line on stderr, at most one every 10 s, written
- * by a timer so that it goes on through long waits.
+ * The progress of a long job (a bulk run's rows, `--from FILE`; apply's steps): done of all, the
+ * pace, an ETA and the rate-limit waits. On a terminal it is the Context's lasting status line:
+ * cleared before any other message and drawn again after it, computed again while a rate-limit
+ * wait counts down. Elsewhere (a file, CI, --quiet) a bulk run writes a whole line on stderr, at
+ * most one every 10 s, written by a timer so that it goes on through long waits; apply, whose
+ * plan and result say what it does, writes none.
  *
  * The ETA counts the waits the rate limit will impose: the rows left, times the requests a row
  * has taken, spread over the windows of the announced limit (X-RateLimit-Limit, as the API
  * client reports it), the window's length as measured, else the documented 60 s.
  */
 import type { Context } from '../context.js';
+import { safeText } from './safe-text.js';
 
 const LINE_EVERY_MS = 10_000;
 /** The documented window (30 requests per minute by default), until one has been measured. */
 const DEFAULT_WINDOW_MS = 60_000;
 
+export interface ProgressOptions {
+  /** What is counted: `rows` (the default), `steps`. */
+  noun?: string;
+  /** Off a terminal, whole lines on stderr (the default) or nothing. */
+  lines?: boolean;
+}
+
 export class Progress {
   private readonly started = Date.now();
   private readonly before: { requests: number; waits: number; waitedMs: number };
   private done = 0;
+  /** What is under way (`+ link spring`), shown after the counts. */
+  private what?: string;
   private readonly live: boolean;
   private readonly timer?: NodeJS.Timeout;
   private readonly line = () => this.text();
+  private readonly noun: string;
 
   constructor(
     private readonly ctx: Context,
-    private readonly total: number,
+    /** All there is to do; it may grow (apply learns of channel assignments as it goes). */
+    public total: number,
+    options: ProgressOptions = {},
   ) {
+    this.noun = options.noun ?? 'rows';
     const { requests, waits, waitedMs } = ctx.traffic;
     this.before = { requests, waits, waitedMs };
     this.live = ctx.lastingStatus(this.line);
-    if (!this.live) {
+    if (!this.live && options.lines !== false) {
       this.timer = setInterval(() => {
         const wait = ctx.waitNote();
         ctx.warn(`progress: ${this.text()}${wait ? `; ${wait}` : ''}`);
@@ -39,9 +54,10 @@ export class Progress {
     }
   }
 
-  /** `done` rows are finished. On a terminal the line is drawn again if a write had cleared it. */
-  tick(done: number): void {
+  /** `done` are finished (and `what` under way). On a terminal the line is drawn again if a write had cleared it. */
+  tick(done: number, what?: string): void {
     this.done = done;
+    this.what = what;
     if (this.live) this.ctx.lastingStatus(this.line);
   }
 
@@ -50,16 +66,17 @@ export class Progress {
     if (this.live) this.ctx.lastingStatus(undefined);
   }
 
-  /** `16/80 rows, 4.2/s, ETA 1 min 5 s, 2 rate-limit waits` */
+  /** `16 of 80 rows, 4.2/s, ETA 1 min 5 s, 2 rate-limit waits`, then what is under way (`: + link spring`). */
   text(): string {
     const seconds = (Date.now() - this.started) / 1000;
     const pace = seconds > 0 ? this.done / seconds : 0;
     const eta = this.eta();
     const waits = this.ctx.traffic.waits - this.before.waits;
     return (
-      `${this.done}/${this.total} rows, ${pace.toFixed(1)}/s` +
+      `${this.done} of ${this.total} ${this.noun}, ${pace.toFixed(1)}/s` +
       `${eta !== undefined ? `, ETA ${duration(eta)}` : ''}` +
-      `${waits ? `, ${waits} rate-limit wait${waits === 1 ? '' : 's'}` : ''}`
+      `${waits ? `, ${waits} rate-limit wait${waits === 1 ? '' : 's'}` : ''}` +
+      `${this.what ? `: ${safeText(this.what)}` : ''}` // a key may come from a server
     );
   }
 

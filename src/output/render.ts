@@ -226,14 +226,20 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     const summary = result.summary?.();
     if (rows.length === 0) {
       streams.stderr.write('No results.\n');
-    } else if (result.groups) {
-      const style = await styleFor(options.color);
-      for (const [i, group] of result.groups(rows).entries()) {
-        out(`${i ? '\n' : ''}${style.bold(safeText(group.title))}\n`);
-        await printTable(group.records, columns, options, out);
-      }
     } else {
-      await printTable(rows, columns, options, out);
+      // Columns left out anywhere (a group's table may leave out what another shows): one note.
+      const dropped = new Set<Column>();
+      if (result.groups) {
+        const style = await styleFor(options.color);
+        for (const [i, group] of result.groups(rows).entries()) {
+          out(`${i ? '\n' : ''}${style.bold(safeText(group.title))}\n`);
+          for (const c of await printTable(group.records, columns, options, out)) dropped.add(c);
+        }
+      } else {
+        for (const c of await printTable(rows, columns, options, out)) dropped.add(c);
+      }
+      const note = leftOutNote(columns.filter((c) => dropped.has(c)), columns, options.width);
+      if (note) streams.stderr.write(`${note}\n`);
     }
     const footer = summary && footerLine(summary);
     if (footer) streams.stderr.write(`${footer}\n`);
@@ -286,24 +292,53 @@ const BORDERLESS = Object.fromEntries(
   ['top', 'top-mid', 'top-left', 'top-right', 'bottom', 'bottom-mid', 'bottom-left', 'bottom-right', 'left', 'left-mid', 'mid', 'mid-mid', 'right', 'right-mid'].map((k) => [k, '']),
 ) as Record<string, string>;
 
-async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<void> {
+/** Spaces between two columns of a terminal table. */
+const GAP = 2;
+
+/**
+ * Prints a terminal table that fits `options.width`: columns that cannot fit are left out (and
+ * returned, for the note that says so), the others shrink; a value longer than its column is
+ * shortened by one rule for the whole column (`shorten`), never only on some rows.
+ */
+async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<Column[]> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
   const all = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
   // Widths are those of the text as shown: control characters become escapes (safe-text.ts).
-  const natural = columns.map((c, i) => Math.max((c.header ?? c.key).length, ...all.map((row) => safeText(row[i]!).length)));
-  // Too wide: columns of least value give way first, dates (dropped) and then titles (shortened).
-  const keep = columns.map((c) => !(giveWay(c) === 0 && natural.reduce((a, b) => a + b, 0) + 3 * columns.length > options.width));
-  columns = columns.filter((_, i) => keep[i]);
-  const cells = all.map((row) => row.filter((_, i) => keep[i]));
-  const widths = fitWidths(natural.filter((_, i) => keep[i]), options.width, columns.map(giveWay));
+  const natural = columns.map((c, i) => Math.max(headerOf(c).length, ...all.map((row) => safeText(row[i]!).length)));
+  const isUrl = columns.map((_, i) => all.length > 0 && all.every((row) => row[i] === '' || URL_START.test(row[i]!)));
+  // The longest scheme and host of a URL column: it stays whole (see `shorten`), so the column is never narrower.
+  const origins = columns.map((_, i) => (isUrl[i] ? Math.max(0, ...all.map((row) => originLength(row[i]!))) : 0));
+  const { keep, widths } = layOut(
+    natural,
+    columns.map((c, i) => narrowest(c, natural[i]!, isUrl[i] ? origins[i]! : undefined)),
+    columns.map(giveWay),
+    options.width,
+  );
+  const kept = columns.filter((_, i) => keep[i]);
   const table = new Table({
-    head: options.header ? columns.map((c) => style.bold(c.header ?? c.key)) : [],
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
+    head: options.header ? kept.map((c) => style.bold(headerOf(c))) : [],
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': GAP }, // colour is ours to decide (cli-table3 ignores NO_COLOR)
     chars: { ...BORDERLESS, middle: '' }, // like `gh` and `kubectl`: aligned columns under a bold header
     wordWrap: false,
   });
-  for (const row of cells) table.push(row.map((value, i) => shorten(value, widths[i]!)));
+  const keptIndexes = columns.map((_, i) => i).filter((i) => keep[i]);
+  for (const row of all) table.push(keptIndexes.map((i, k) => shorten(row[i]!, widths[k]!, isUrl[i]!)));
   out(`${table.toString().replace(/ +$/gm, '')}\n`);
+  return columns.filter((_, i) => !keep[i]);
+}
+
+const headerOf = (column: Column) => column.header ?? column.key;
+const URL_START = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]/i;
+
+/**
+ * `not shown at 80 columns: Created (--fields id,date shows it)`: what a table left out, and the
+ * --fields that brings it back (with the first column, which is never left out). Short enough
+ * for the terminal it is about.
+ */
+export function leftOutNote(dropped: Column[], all: Column[], width: number): string | undefined {
+  if (!dropped.length) return undefined;
+  const fields = [...new Set([all[0]!.key, ...dropped.map((c) => c.key)])].join(',');
+  return `not shown at ${width} columns: ${dropped.map(headerOf).join(', ')} (--fields ${fields} shows ${dropped.length === 1 ? 'it' : 'them'})`;
 }
 
 /** Which columns give way first on a narrow terminal: dates (0), then titles and names (1), then the rest (2). */
@@ -314,37 +349,96 @@ function giveWay(column: Column): number {
 }
 
 /**
- * A cell (raw text) made safe and cut to `width`; a URL drops its scheme first and keeps its host
- * whole. The raw text is cut, so an escape is never cut in half.
+ * How narrow a column may become: `comfortable`, before a date column is left out to make room;
+ * `least`, before any other column is. Dates, numbers and ids never shrink (a cut date or count
+ * says something false); names and titles keep 12 characters, then 8; URLs their scheme and host
+ * and a few characters of the rest (at most 40), 24 before a date gives way.
  */
-function shorten(raw: string, width: number): string {
+function narrowest(column: Column, natural: number, origin: number | undefined): { comfortable: number; least: number } {
+  if (giveWay(column) === 0) return { comfortable: natural, least: natural };
+  const header = Math.max(8, headerOf(column).length);
+  const [comfortable, least] = origin !== undefined ? [Math.max(24, origin + KEPT_AFTER_ORIGIN), Math.min(40, Math.max(header, origin + KEPT_AFTER_ORIGIN))] : giveWay(column) === 1 ? [12, 8] : [header, header];
+  return { comfortable: Math.min(natural, Math.max(comfortable, least)), least: Math.min(natural, least) };
+}
+
+/** Characters a shortened URL keeps after its scheme and host: the ellipsis and the end of its path. */
+const KEPT_AFTER_ORIGIN = 4;
+
+/** `https://go.example.com` of a URL: its length as shown. */
+function originLength(raw: string): number {
+  const origin = /^[^:/?#]+:\/\/[^/?#]*/.exec(raw);
+  return origin ? safeText(origin[0]).length : 0;
+}
+
+/**
+ * Which columns to show and how wide. Dates are left out first, while the columns at their
+ * comfortable widths do not fit `width`; then any column (names and titles first, then the
+ * rightmost; never the first) while they do not fit at their least. The rest shrink to fit
+ * (`fitWidths`), none below its least.
+ */
+export function layOut(natural: number[], narrow: Array<{ comfortable: number; least: number }>, order: number[], width: number): { keep: boolean[]; widths: number[] } {
+  const keep = natural.map(() => true);
+  const need = (which: 'comfortable' | 'least') => natural.reduce((sum, _, i) => sum + (keep[i] ? narrow[i]![which] + GAP : 0), -GAP);
+  const leaveOut = (allowed: (i: number) => boolean): boolean => {
+    const candidates = keep.map((_, i) => i).filter((i) => keep[i] && i > 0 && allowed(i));
+    if (candidates.length === 0) return false;
+    const level = Math.min(...candidates.map((i) => order[i]!));
+    keep[Math.max(...candidates.filter((i) => order[i] === level))] = false;
+    return true;
+  };
+  if (natural.reduce((a, b) => a + b + GAP, -GAP) > width) {
+    while (need('comfortable') > width && leaveOut((i) => order[i] === 0));
+    while (need('least') > width && leaveOut(() => true));
+  }
+  const indexes = natural.map((_, i) => i).filter((i) => keep[i]);
+  // Every column to its comfortable width before any goes further, down to its least.
+  const orderOf = indexes.map((i) => order[i]!);
+  const comfortable = fitWidths(indexes.map((i) => natural[i]!), width, orderOf, indexes.map((i) => narrow[i]!.comfortable));
+  const widths = fitWidths(comfortable, width, orderOf, indexes.map((i) => narrow[i]!.least));
+  return { keep, widths };
+}
+
+/**
+ * A cell (raw text) made safe and, when longer than `width`, shortened by its column's rule: a
+ * URL keeps its start (scheme and host whole, so http:// never passes for https://) and its end
+ * (the alias, the last part of a path) around an ellipsis; other text keeps its start. The raw text is cut, so an escape is never cut in half.
+ */
+function shorten(raw: string, width: number, isUrl: boolean): string {
   const value = safeText(raw);
   if (value.length <= width) return value;
-  const url = /^https?:\/\/([^/?#]+)(.*)$/i.exec(raw);
-  if (url) {
-    const bare = `${url[1]}${url[2]}`;
-    if (safeText(bare).length <= width) return safeText(bare);
-    return safeTruncate(bare, Math.max(width, safeText(url[1]!).length + 1));
+  if (!isUrl || width < 12) return safeTruncate(raw, width);
+  const chars = Array.from(raw).map((ch) => safeText(ch));
+  // Three fifths for the start, more when that keeps the scheme and host whole (the column is made wide enough for that).
+  const origin = originLength(raw);
+  const headWidth = Math.max(Math.ceil((width - 1) * 0.6), origin <= width - KEPT_AFTER_ORIGIN ? origin : 0);
+  let head = '';
+  for (const ch of chars) {
+    if (head.length + ch.length > headWidth) break;
+    head += ch;
   }
-  return safeTruncate(raw, width);
+  let tail = '';
+  for (const ch of chars.reverse()) {
+    if (head.length + 1 + tail.length + ch.length > width) break;
+    tail = ch + tail;
+  }
+  return `${head}…${tail}`;
 }
 
 /**
  * Shrinks columns until the table fits the terminal: those of least value first (`order`, lower
- * gives way first), within that the widest; no column goes below 8.
+ * gives way first), within that the widest; none below its `minimum` (8 when not given).
  */
-export function fitWidths(natural: number[], terminalWidth: number, order: number[] = natural.map(() => 0)): number[] {
+export function fitWidths(natural: number[], terminalWidth: number, order: number[] = natural.map(() => 0), minimum: number[] = natural.map((w) => Math.min(w, 8))): number[] {
   const widths = [...natural];
-  const budget = terminalWidth - 3 * widths.length; // padding between columns
-  const MIN = 8;
+  const budget = terminalWidth - GAP * (widths.length - 1);
   for (;;) {
     const total = widths.reduce((a, b) => a + b, 0);
     if (total <= budget) return widths;
-    const shrinkable = widths.map((w, i) => i).filter((i) => widths[i]! > MIN);
+    const shrinkable = widths.map((w, i) => i).filter((i) => widths[i]! > minimum[i]!);
     if (shrinkable.length === 0) return widths;
     const level = Math.min(...shrinkable.map((i) => order[i]!));
     const candidates = shrinkable.filter((i) => order[i] === level);
     const widest = candidates.reduce((a, b) => (widths[b]! > widths[a]! ? b : a));
-    widths[widest] = Math.max(MIN, widths[widest]! - Math.max(1, total - budget));
+    widths[widest] = Math.max(minimum[widest]!, widths[widest]! - Math.max(1, total - budget));
   }
 }

@@ -86,12 +86,29 @@ describe('auth login: the base URL at the prompt', () => {
   });
 
   it('takes another URL typed instead of the offer, and checks the key there', async () => {
-    const hostPort = fx.sandbox.url.replace('http://', '');
-    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: [hostPort, fx.sandbox.url], secret: fx.sandbox.key });
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: ['links.example.com', fx.sandbox.url], secret: fx.sandbox.key });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.prompts).toEqual([first, `Base URL [https://${hostPort}]: `, 'API key: ']);
+    expect(r.prompts).toEqual([first, 'Base URL [https://links.example.com]: ', 'API key: ']);
     expect(configOf(dir).profiles.default.baseUrl).toBe(fx.sandbox.url);
     expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
+  });
+
+  it('offers http:// for a host of this machine (a local sandbox has no certificate); Enter takes it and the key is checked there', async () => {
+    const hostPort = fx.sandbox.url.replace('http://', '');
+    const r = await runMain(['auth', 'login', '--insecure-storage'], { env: { LINKCTL_CONFIG_DIR: dir }, tty: true, answers: [hostPort, ''], secret: fx.sandbox.key });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.prompts).toEqual([first, `Base URL [http://${hostPort}]: `, 'API key: ']);
+    expect(configOf(dir).profiles.default.baseUrl).toBe(fx.sandbox.url);
+    expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
+  });
+
+  it('--base-url without a scheme: exit 2, and the hint offers http:// for this machine, https:// elsewhere; nothing sent', async () => {
+    for (const [typed, offer] of [['127.0.0.1:8787', 'http://127.0.0.1:8787'], ['sandbox.localhost:8787', 'http://sandbox.localhost:8787'], ['links.example.com', 'https://links.example.com']]) {
+      const r = await runCli(['auth', 'login', '--base-url', typed], { env: { LINKCTL_CONFIG_DIR: dir } });
+      expect(r.code, typed).toBe(2);
+      expect(r.stderr, typed).toContain(`hint: did you mean --base-url ${offer}?\n`);
+    }
+    expect(fx.sandbox.requests).toHaveLength(0);
   });
 
   it('asks again after a URL that is not http(s), three tries, naming no flag', async () => {
@@ -114,7 +131,7 @@ describe('auth login: the base URL at the prompt', () => {
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toMatch(/^linkctl: LINKCTL_BASE_URL must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: /);
     const fromFlag = await runMain(['auth', 'login', '--with-token', '--no-verify', '--base-url', 'links.example.com'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'key-abcd-12345678' });
-    expect(fromFlag.stderr).toMatch(/^linkctl: --base-url must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: the base URL is the site root/);
+    expect(fromFlag.stderr).toMatch(/^linkctl: --base-url must be an http\(s\) URL such as https:\/\/example.com, got "links.example.com"\nhint: did you mean --base-url https:\/\/links\.example\.com\?\n$/);
     const none = await runMain(['auth', 'login', '--with-token', '--no-verify'], { env: { LINKCTL_CONFIG_DIR: dir }, stdin: 'key-abcd-12345678' });
     expect(none.code).toBe(2);
     expect(none.stderr).toBe('linkctl: a new profile needs the base URL of its server (the site root)\nhint: give it with --base-url https://links.example.com, or run `linkctl auth login` at a terminal to be asked\n');

@@ -36,7 +36,7 @@ const CASES: Case[] = [
   { args: ['link', 'add', 'example.com/spring'], given: 'got "example.com/spring"', allowed: 'a URL starting with http:// or https://', hint: 'did you mean https://example.com/spring?' },
   { args: ['link', 'add', 'ftp://example.com/file'], given: 'got "ftp://example.com/file"', allowed: 'must start with http:// or https://', hint: 'a full URL with its scheme' },
   { args: ['domain', 'add', 'https://go.example.com/path'], given: 'got "https://go.example.com/path"', allowed: 'a scheme and a host only', hint: 'e.g. linkctl domain add https://go.example.com' },
-  { args: ['--base-url', 'links.example.com', 'qr', 'list'], given: 'got "links.example.com"', allowed: '--base-url must be an http(s) URL', hint: 'the base URL is the site root of your server' },
+  { args: ['--base-url', 'links.example.com', 'qr', 'list'], given: 'got "links.example.com"', allowed: '--base-url must be an http(s) URL', hint: 'did you mean --base-url https://links.example.com?' },
   { args: ['api', 'GET', 'https://example.com/api/urls'], given: 'got "https://example.com/api/urls"', allowed: 'a path such as /api/urls', hint: 'e.g. linkctl api GET /api/urls' },
   // dates, colours, pairs, addresses
   { args: ['link', 'add', 'https://example.com', '--expiry', 'tomorrow'], given: 'got "tomorrow"', allowed: '"YYYY-MM-DD HH:MM:SS"', hint: 'e.g. --expiry "2027-06-30 23:59:59"' },

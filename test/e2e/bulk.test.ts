@@ -45,7 +45,7 @@ describe('link add --from', () => {
   });
 
   it('names every bad line, exits 2 and sends nothing', async () => {
-    const csv = file('bad.csv', 'url,alias,pixel,public\nhttps://example.com/ok,,1;2,true\nftp://example.com,,,\nhttps://example.com/x,,x,\nhttps://example.com/y,,,maybe\n');
+    const csv = file('bad.csv', 'url,alias,pixel,public\nhttps://example.com/ok,,1;2,true\nftp://example.com,,,\nhttps://example.com/x,,0,\nhttps://example.com/y,,,maybe\n');
     const r = await runCli(['link', 'add', '--from', csv], { env: fx.env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -55,6 +55,21 @@ describe('link add --from', () => {
     expect(r.stderr).not.toContain('bad.csv:2');
     expect(r.stderr).toContain('3 of 4 rows are not valid; nothing was sent');
     expect(fx.sandbox.requests).toEqual([]);
+  });
+
+  it('a campaign or pixel by name: each name looked up once for every row; one that names nothing stops the file before any row is sent', async () => {
+    const good = file('named.csv', 'url,campaign,pixel\nhttps://example.com/n1,Spring launch,Main analytics\nhttps://example.com/n2,spring launch,1\n');
+    const r = await runCli(['link', 'add', '--from', good, '-o', 'csv'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    const posts = fx.sandbox.requests.filter((q) => q.method === 'POST');
+    expect(posts.map((q) => q.body)).toEqual([expect.objectContaining({ campaign: 1, pixels: [1] }), expect.objectContaining({ campaign: 1, pixels: [1] })]);
+    expect(fx.sandbox.requests.filter((q) => q.path === '/api/campaigns')).toHaveLength(1);
+    fx.sandbox.requests.length = 0;
+    const bad = file('unnamed.csv', 'url,campaign\nhttps://example.com/n3,Spring launch\nhttps://example.com/n4,Black Friday\n');
+    const refused = await runCli(['link', 'add', '--from', bad], { env: fx.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('unnamed.csv:3: --campaign "Black Friday": no campaign has this name ("Spring launch")');
+    expect(fx.sandbox.requests.filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
   it('a header naming a column twice is refused, naming it: exit 2, nothing sent', async () => {

@@ -470,7 +470,7 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--redirect', 'direct', '--splash', '1'], /--redirect and --splash each set the redirect type; give one of them/],
     [['link', 'add', url, '--splash', '1', '--overlay', '2'], /--splash and --overlay each set the redirect type/],
     [['link', 'add', url, '--public', '--private'], /--public and --private contradict each other/],
-    [['link', 'add', url, '--pixel', 'abc'], /--pixel must be a positive integer/],
+    [['link', 'add', url, '--pixel', '0'], /--pixel must be a positive integer, got "0"/], // digits are an id; other text a name
     [['link', 'add', url, '--meta-image', 'og.png'], /--meta-image must be a URL starting with http/],
     [['link', 'add', url, '--param', '=x'], /--param must be KEY=VALUE/],
     [['link', 'add', url, '--alias', 'ab'], /--alias must have at least 3 characters, got "ab"\nhint: servers refuse shorter aliases/],
@@ -490,6 +490,16 @@ describe('link input validation (exit 2, nothing sent)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(fx.sandbox.requests).toHaveLength(0);
+  });
+
+  it('a pixel, campaign or channel named but not in the account: exit 2 naming the flag and the names there are; only the lists are read', async () => {
+    for (const [flag, name, list, known] of [['--pixel', 'Ads', '/api/pixels', '"Main analytics"'], ['--campaign', 'Black Friday', '/api/campaigns', '"Spring launch"'], ['--channel', 'Sales', '/api/channels', '"Marketing"']]) {
+      const r = await runCli(['link', 'add', url, flag!, name!], { env: fx.env });
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toBe(`linkctl: ${flag} "${name}": no ${flag!.slice(2)} has this name (${known})\nhint: give the id, or the name as \`linkctl ${flag!.slice(2)} list\` shows it (any case)\n`);
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`GET ${list}`]);
+      fx.sandbox.requests.length = 0;
+    }
   });
 
   it('has examples in the help of every command', async () => {

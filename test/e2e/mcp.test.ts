@@ -13,6 +13,7 @@ import type { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { ACCESS } from '../../src/mcp/tools.js';
+import { isList } from '../../src/commands/shared/define.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, runMain, tempDir } from '../helpers.js';
 
@@ -35,6 +36,10 @@ interface Result {
 }
 
 const text = (r: Result) => r.content.map((c) => c.text ?? '').join('\n');
+/** The data of an answer: its first text, the --json output (compact). */
+const data = (r: Result) => JSON.parse(r.content[0]!.text!);
+/** The size of an answer as the client receives it: every text of it. */
+const bytes = (r: Result) => Buffer.byteLength(r.content.map((c) => c.text ?? '').join(''));
 
 let sandbox: Sandbox;
 let configDir: string;
@@ -163,9 +168,12 @@ describe('one tool per command, its schema the command\'s flags', () => {
         flags.set(camel(long[2]!), line);
       }
       const props = tool.inputSchema.properties as Record<string, { type?: string; enum?: string[]; items?: { enum?: string[] } }>;
-      const controls: string[] = Object.keys(props).filter((k) => k === 'dryRun' || k === 'confirm');
+      // The MCP layer's own: dryRun and confirm for changes; paging for tools that list (limit too where the command has none).
+      const lists = isList(command);
+      const listControls = lists ? [...(flags.has('limit') ? [] : ['limit']), 'cursor', 'maxBytes', 'fields'] : [];
+      const controls: string[] = Object.keys(props).filter((k) => ['dryRun', 'confirm', ...listControls].includes(k));
       const expectedControls = tool.annotations?.readOnlyHint ? [] : tool.name.endsWith('_delete') || tool.name === 'api' || tool.name === 'link_update' || tool.name === 'apply' ? ['dryRun', 'confirm'] : ['dryRun'];
-      expect(controls, tool.name).toEqual(expectedControls);
+      expect(controls, tool.name).toEqual([...listControls, ...expectedControls]);
       expect(Object.keys(props).filter((k) => !controls.includes(k)).sort(), tool.name).toEqual([...args.map((a) => camel(a.name)), ...flags.keys()].sort());
       // Choices shown by help are the enum; required arguments and mandatory options are required.
       for (const [name, line] of flags) {
@@ -202,14 +210,15 @@ describe('calling tools', () => {
     const { tools } = await s.client.listTools();
     const tool = tools.find((t) => t.name === 'check')!;
     expect(tool.annotations?.readOnlyHint).toBe(true);
-    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['concurrency', 'deadline', 'details', 'expiring', 'problemsOnly', 'qr', 'sinceLast']);
+    // The command's options, and the paging every list tool has (limit, cursor, maxBytes, fields).
+    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['concurrency', 'cursor', 'deadline', 'details', 'expiring', 'fields', 'limit', 'maxBytes', 'problemsOnly', 'qr', 'sinceLast']);
     const refused = await s.call('check', { url: 'http://127.0.0.1:1/anything' });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/^check: unknown property "url"; check takes qr, details, expiring, concurrency, deadline, sinceLast, problemsOnly\. Nothing was sent\.$/);
+    expect(text(refused)).toMatch(/^check: unknown property "url"; check takes qr, details, expiring, concurrency, deadline, sinceLast, problemsOnly, limit, cursor, maxBytes, fields\. Nothing was sent\.$/);
     for (const name of ['allowPrivate', 'all']) expect(text(await s.call('check', { [name]: true }))).toMatch(new RegExp(`^check: unknown property "${name}"`));
     const r = await s.call('check', { deadline: '30s', concurrency: 2 });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent.records.map((x: { alias: string; status: string; error: string | null }) => [x.alias, x.status, x.error])).toEqual([
+    expect(data(r).records.map((x: { alias: string; status: string; error: string | null }) => [x.alias, x.status, x.error])).toEqual([
       ['gone', 'client-error', 'HTTP 404'],
       ['fine', 'ok', null],
       ['internal', 'blocked', '127.0.0.1 is a loopback address; not requested'],
@@ -221,7 +230,7 @@ describe('calling tools', () => {
     expect(proxied.sort()).toEqual(['GET http://shop.test/fine', 'GET http://shop.test/gone', 'HEAD http://shop.test/fine', 'HEAD http://shop.test/gone']);
 
     const problems = await s.call('check', { problemsOnly: true });
-    expect(problems.structuredContent.records.map((x: { alias: string }) => x.alias)).toEqual(['gone', 'internal']);
+    expect(data(problems).records.map((x: { alias: string }) => x.alias)).toEqual(['gone', 'internal']);
     expect(JSON.stringify(problems).length).toBeLessThan(JSON.stringify(r).length);
   });
 
@@ -239,27 +248,44 @@ describe('calling tools', () => {
     const s = await connect([], { ...env(), LINKCTL_DB: db });
     const r = await s.call('check', {});
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent.records).toEqual([expect.objectContaining({ alias: 'intranet', status: 'blocked' })]);
+    expect(data(r).records).toEqual([expect.objectContaining({ alias: 'intranet', status: 'blocked' })]);
     expect(text(r)).toContain(`the results of this check were not stored (${db}: no room left for this run)`);
   });
 
-  it('a read tool returns the --json output, as text and as structured content', async () => {
+  it('a read tool returns the --json output once, as one compact text, and no structuredContent', async () => {
     const s = await connect();
-    const r = await s.call('qr_list', { limit: 2 });
-    expect(r.isError).toBeFalsy();
-    const cli = await runCli(['qr', 'list', '--limit', '2', '--json'], { env: env() });
-    expect(r.structuredContent).toEqual({ records: JSON.parse(cli.stdout) });
-    expect(JSON.parse(r.content[0]!.text!)).toEqual(JSON.parse(cli.stdout));
     const get = await s.call('qr_get', { id: 1 });
-    expect(get.structuredContent).toEqual(JSON.parse((await runCli(['qr', 'get', '1', '--json'], { env: env() })).stdout));
+    expect(get.isError).toBeFalsy();
+    expect(get.structuredContent).toBeUndefined();
+    expect(get.content).toHaveLength(1);
+    const cli = await runCli(['qr', 'get', '1', '--json'], { env: env() });
+    expect(get.content[0]!.text).toBe(JSON.stringify(JSON.parse(cli.stdout)));
+    // A list: a summary first, the --json records, and where to go on.
+    const r = await s.call('qr_list', { limit: 2 });
+    expect(r.structuredContent).toBeUndefined();
+    expect(Object.keys(data(r))).toEqual(['summary', 'records', 'nextCursor']);
+    expect(data(r).records).toEqual(JSON.parse((await runCli(['qr', 'list', '--limit', '2', '--json'], { env: env() })).stdout));
   });
 
-  it('a partial page says so in the tool\'s own terms: the `all` argument, not the CLI\'s --all', async () => {
+  it('text from the server stays safe: C1 controls and bidi overrides are escapes in the JSON text, as --json writes them', async () => {
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    await fetch(`${sandbox.url}/api/pixel/add`, { method: 'POST', headers, body: JSON.stringify({ type: 'gtmpixel', name: 'evil\u009b2J\u202ename', tag: 'GTM-ABC1234' }) });
+    const s = await connect();
+    const r = await s.call('pixel_list', {});
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r)).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(text(r)).toContain('evil\\u009b2J\\u202ename');
+    expect(data(r).records.map((p: { name: string }) => p.name)).toContain('evil\u009b2J\u202ename'); // the same value, losslessly
+  });
+
+  it('a partial page says so in the tool\'s own terms: a summary and a cursor, not the CLI\'s --all', async () => {
     const s = await connect();
     const r = await s.call('qr_list', { limit: 2 });
-    expect(r.content).toHaveLength(2);
-    expect(r.content[1]!.text).toBe('page 1 of 2 (2 of 3 records); `all: true` for every record');
+    expect(r.content).toHaveLength(1); // the CLI's "page 1 of 2 ...; --all for every record" is the summary here
+    expect(data(r).summary).toBe('records 1–2 of 3; more: call qr_list with {"cursor": nextCursor}');
     expect(text(r)).not.toContain('--all');
+    const rest = await s.call('qr_list', { cursor: data(r).nextCursor });
+    expect(data(rest)).toEqual({ summary: 'records 3–3 of 3; the end of the list', records: [expect.objectContaining({ id: 1 })] });
     const cli = await runCli(['qr', 'list', '--limit', '2', '--json'], { env: env() });
     expect(cli.stderr).toBe('page 1 of 2 (2 of 3 records); --all for every record\n');
   });
@@ -278,7 +304,7 @@ describe('calling tools', () => {
     const s = await connect(['--allow-writes']);
     const bad = await s.call('qr_get', { id: 'abc' });
     expect(bad.isError).toBe(true);
-    expect(text(bad)).toMatch(/ID must be a positive integer/);
+    expect(text(bad)).toMatch(/^linkctl: `id` must be a positive integer, got "abc"/); // the tool's name for the argument
     const unknown = await s.call('qr_list', { colour: 'red' });
     expect(unknown.isError).toBe(true);
     expect(text(unknown)).toMatch(/unknown property "colour"/);
@@ -286,6 +312,51 @@ describe('calling tools', () => {
     expect(missing.isError).toBe(true);
     expect(text(missing)).toMatch(/type is required/);
     expect(sandbox.requests).toEqual([]);
+  });
+
+  it('errors name the tool\'s parameters, not the CLI\'s flags: `file` (not -f), `id` (not ID), `campaign`, `fields`', async () => {
+    const dir = tempDir();
+    try {
+      const s = await connect(['--allow-writes', '--root', dir]);
+      const plan = await s.call('plan', { file: 'missing.yaml' });
+      expect(plan.isError).toBe(true);
+      expect(text(plan)).toBe('linkctl: `file`: cannot read missing.yaml (ENOENT)');
+      const cli = await runCli(['plan', '-f', join(dir, 'missing.yaml')], { env: env() });
+      expect(cli.stderr).toBe(`linkctl: -f: cannot read ${join(dir, 'missing.yaml')} (ENOENT)\n`); // the same message, in the CLI's terms
+      const outside = await s.call('plan', { file: '/etc/linkctl-nothing.yaml' });
+      expect(text(outside)).toMatch(/^linkctl: `file` \/etc\/linkctl-nothing\.yaml: outside the folder this MCP server may read/);
+      const id = await s.call('link_get', { id: 'twelve' });
+      expect(text(id)).toMatch(/^linkctl: `id` must be a positive integer, got "twelve"/);
+      const campaign = await s.call('link_add', { url: 'https://example.com/bf', campaign: 'Black Friday', dryRun: true });
+      expect(text(campaign)).toBe('linkctl: `campaign` "Black Friday": no campaign has this name ("Spring launch")\nhint: give the id, or the name as `linkctl campaign list` shows it (any case)');
+      const fields = await s.call('link_list', { fields: ['id', 'nope'] });
+      expect(text(fields)).toMatch(/^linkctl: `fields`: unknown field "nope"; known fields: id, /);
+      expect(changes()).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a campaign, channel and pixels by name, as the command line takes them: sent as their ids', async () => {
+    const s = await connect(['--allow-writes']);
+    const { tools } = await s.client.listTools();
+    const schema = tools.find((t) => t.name === 'link_add')!.inputSchema.properties as Record<string, { type: string; items?: { type: string } }>;
+    expect(schema.campaign!.type).toBe('string');
+    expect(schema.channel!.type).toBe('string');
+    expect(schema.pixel!.items!.type).toBe('string');
+    const r = await s.call('link_add', { url: 'https://example.com/black-friday', alias: 'black-friday', campaign: 'spring launch', channel: 'Marketing', pixel: ['Main analytics'] });
+    expect(r.isError, text(r)).toBeFalsy();
+    const posts = changes();
+    expect(posts.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /api/url/add']);
+    expect(posts[0]!.body).toMatchObject({ url: 'https://example.com/black-friday', custom: 'black-friday', campaign: 1, channel: 1, pixels: [1] });
+    // Each list read once to find the names (and the link's own checks).
+    const reads = sandbox.requests.filter((q) => q.method === 'GET').map((q) => q.path);
+    for (const path of ['/api/campaigns', '/api/channels', '/api/pixels']) expect(reads.filter((p) => p === path), path).toHaveLength(1);
+    // The same by id, and the CLI by name: the same body.
+    const cli = await runCli(['link', 'add', 'https://example.com/bf2', '--campaign', 'Spring launch', '--dry-run', '--json'], { env: env() });
+    expect(JSON.parse(cli.stdout).body).toMatchObject({ campaign: 1 });
+    const byId = await s.call('link_add', { url: 'https://example.com/bf3', campaign: 1, dryRun: true });
+    expect(data(byId).body).toMatchObject({ campaign: 1 });
   });
 
   it('a write without --allow-writes is impossible and sends nothing', async () => {
@@ -302,7 +373,7 @@ describe('calling tools', () => {
     const s = await connect(['--allow-writes']);
     const r = await s.call('qr_add', { type: 'text', data: 'only a test', dryRun: true });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ dryRun: true, method: 'POST', url: `${sandbox.url}/api/qr/add` });
+    expect(data(r)).toMatchObject({ dryRun: true, method: 'POST', url: `${sandbox.url}/api/qr/add` });
     expect(text(r)).toContain('dry run: nothing was sent');
     expect(changes()).toEqual([]);
   });
@@ -314,22 +385,23 @@ describe('calling tools', () => {
     const posts = changes();
     expect(posts.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /api/url/add']);
     expect(posts[0]!.body).toMatchObject({ url: 'https://example.com/from-an-agent', custom: 'agent' });
-    const id = r.structuredContent.id;
+    const id = data(r).id;
     expect(typeof id).toBe('number');
     const back = await s.call('link_get', { id });
     expect(back.isError, text(back)).toBeFalsy();
-    expect(JSON.stringify(back.structuredContent)).toContain('from-an-agent');
+    expect(JSON.stringify(data(back))).toContain('from-an-agent');
   });
 
   it('a delete needs --allow-deletes, then confirm: the first call says what it would do and sends nothing', async () => {
     const s = await connect(['--allow-writes', '--allow-deletes']);
     const first = await s.call('pixel_delete', { id: 1 });
     expect(first.isError).toBe(true);
-    expect(text(first)).toMatch(/Delete pixel 1/);
-    expect(text(first)).toMatch(/confirm: true/);
+    expect(text(first)).toBe('linkctl: Delete pixel 1 (not done: it needs `confirm: true`)\nNothing was changed. To go ahead, call pixel_delete again with the same arguments and `confirm: true`.');
+    // The CLI says it for a terminal and --yes.
+    expect((await runCli(['pixel', 'delete', '1'], { env: env() })).stderr).toBe('linkctl: Delete pixel 1: refusing without a terminal to confirm; pass --yes\n');
     expect(changes()).toEqual([]);
     const dry = await s.call('pixel_delete', { id: 1, dryRun: true });
-    expect(dry.structuredContent).toMatchObject({ dryRun: true, method: 'DELETE' });
+    expect(data(dry)).toMatchObject({ dryRun: true, method: 'DELETE' });
     expect(changes()).toEqual([]);
     const second = await s.call('pixel_delete', { id: 1, confirm: true });
     expect(second.isError, text(second)).toBeFalsy();
@@ -343,7 +415,9 @@ describe('calling tools', () => {
       const first = await s.call('link_update', { id: 1, url: 'https://example.com/moved' });
       expect(first.isError).toBe(true);
       expect(text(first)).toMatch(/clear whatever it has of: password/);
-      expect(text(first)).toMatch(/confirm: true/);
+      // In the tool's terms: `confirm: true` and `clear`, never the CLI's --yes, --clear or its terminal.
+      expect(text(first)).toMatch(/\(not done: it needs `confirm: true`\)\nhint: .*name each with `clear`, give `private: true`, or pass `confirm: true`\nNothing was changed\. To go ahead, call link_update again with the same arguments and `confirm: true`\.$/);
+      expect(text(first)).not.toMatch(/--yes|--clear|terminal/);
       expect(real.requests.filter((r) => r.method !== 'GET')).toEqual([]);
       const second = await s.call('link_update', { id: 1, url: 'https://example.com/moved', confirm: true });
       expect(second.isError, text(second)).toBeFalsy();
@@ -357,41 +431,143 @@ describe('calling tools', () => {
     const s = await connect(['--allow-writes']);
     const r = await s.call('channel_update', { id: 1, starred: false, dryRun: true });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(r.structuredContent.body).toMatchObject({ starred: false });
+    expect(data(r).body).toMatchObject({ starred: false });
   });
 
   it('a value that starts with "-" stays a value', async () => {
     const s = await connect(['--allow-writes']);
     const r = await s.call('qr_add', { type: 'text', data: '--json', name: '-n', dryRun: true });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(JSON.stringify(r.structuredContent.body)).toContain('--json');
+    expect(JSON.stringify(data(r).body)).toContain('--json');
   });
 });
 
-describe('all is bounded', () => {
-  it('all pages in order, the same records as --all, and says it was not cut', async () => {
-    const s = await connect();
-    const r = await s.call('link_list', { all: true, limit: 2 });
+/** Calls `name` with `args`, then with each answer's cursor to the end: the answers, in order. */
+async function toTheEnd(s: Session, name: string, args: Record<string, unknown>): Promise<Result[]> {
+  const answers: Result[] = [];
+  for (let next: Record<string, unknown> | undefined = args; next; ) {
+    const r = await s.call(name, next);
     expect(r.isError, text(r)).toBeFalsy();
-    const cli = JSON.parse((await runCli(['link', 'list', '--all', '--json'], { env: env() })).stdout);
-    expect(r.structuredContent).toEqual({ records: cli, truncated: false });
-  });
+    answers.push(r);
+    next = data(r).nextCursor ? { cursor: data(r).nextCursor } : undefined;
+    expect(answers.length).toBeLessThan(200); // a cursor that never ends fails here
+  }
+  return answers;
+}
 
-  it('stops at 1,000 records and says so', async () => {
-    const big = await startSandbox({ port: 0, rateLimit: null, key: KEY, seed: { links: 1100 } });
+describe('long lists: answers under a size cap, a summary first, a cursor to go on', () => {
+  const urlsRead = (server: Sandbox) => server.requests.filter((q) => q.method === 'GET' && q.path === '/api/urls');
+
+  it('300 links: every answer under 25,000 bytes, the cursor goes through all of them in order, 3 requests of 100', async () => {
+    const big = await startSandbox({ port: 0, rateLimit: null, key: KEY, seed: { links: 298 } }); // and the 2 seeded: 300
     try {
       const s = await connect([], { ...env(), LINKCTL_BASE_URL: big.url });
-      const r = await s.call('link_list', { all: true });
-      expect(r.isError, text(r)).toBeFalsy();
-      expect(r.structuredContent.records).toHaveLength(1000);
-      expect(r.structuredContent.truncated).toBe(true);
-      expect(r.structuredContent.note).toMatch(/stops at 1,000 records/);
-      expect(r.structuredContent.next).toEqual({ page: 2, limit: 1000 });
-      expect(new Set(r.structuredContent.records.map((l: { id: number }) => l.id)).size).toBe(1000);
-      expect(big.requests.length).toBe(1); // one page of 1,000: nothing past the cap is asked for
+      const answers = await toTheEnd(s, 'link_list', {});
+      // Pages of 100 read once each: answers within a page come from memory.
+      expect(urlsRead(big).map((q) => [q.query.page, q.query.limit])).toEqual([['1', '100'], ['2', '100'], ['3', '100']]);
+      const records = answers.flatMap((r) => data(r).records as Array<{ id: number }>);
+      const cli = JSON.parse((await runCli(['link', 'list', '--all', '--json'], { env: { ...env(), LINKCTL_BASE_URL: big.url } })).stdout) as Array<{ id: number }>;
+      expect(records.map((l) => l.id)).toEqual(cli.map((l) => l.id));
+      expect(records).toHaveLength(300);
+      for (const r of answers) expect(bytes(r)).toBeLessThanOrEqual(25_000);
+      // More than one answer (300 records do not fit 25 KB), fewer than one a record.
+      expect(answers.length).toBeGreaterThan(3);
+      expect(answers.length).toBeLessThan(30);
+      expect(data(answers[0]!).summary).toMatch(/^records 1–\d+ of 300; the rest did not fit 25,000 bytes \(maxBytes\); more: call link_list with \{"cursor": nextCursor\}$/);
+      expect(data(answers.at(-1)!).summary).toMatch(/^records \d+–300 of 300; the end of the list$/);
+      expect(data(answers.at(-1)!).nextCursor).toBeUndefined();
     } finally {
       await big.close();
     }
+  });
+
+  it('limit: that many records an answer, one request each; maxBytes: more in one answer', async () => {
+    const big = await startSandbox({ port: 0, rateLimit: null, key: KEY, seed: { links: 118 } }); // and the 2 seeded: 120
+    try {
+      const s = await connect([], { ...env(), LINKCTL_BASE_URL: big.url });
+      const answers = await toTheEnd(s, 'link_list', { limit: 25 });
+      expect(answers.map((r) => data(r).records.length)).toEqual([25, 25, 25, 25, 20]);
+      expect(urlsRead(big)).toHaveLength(5);
+      big.requests.length = 0;
+      const one = await s.call('link_list', { limit: 120, maxBytes: 1_000_000 });
+      expect(data(one).records).toHaveLength(120);
+      expect(data(one).summary).toBe('records 1–120 of 120; the end of the list');
+      expect(urlsRead(big)).toHaveLength(1);
+      // fields: only those keys, so many more fit.
+      const slim = await s.call('link_list', { fields: ['id', 'shorturl'] });
+      expect(data(slim).records).toHaveLength(100);
+      expect(Object.keys(data(slim).records[0])).toEqual(['id', 'shorturl']);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('all: one read of up to 1,000 records, answered in pieces from memory; the cursor goes on past 1,000 from the server', async () => {
+    const big = await startSandbox({ port: 0, rateLimit: null, key: KEY, seed: { links: 1098 } }); // and the 2 seeded: 1,100
+    try {
+      const s = await connect([], { ...env(), LINKCTL_BASE_URL: big.url });
+      const first = await s.call('link_list', { all: true });
+      expect(first.content[1]!.text).toBe('all stops at 1,000 records; the cursor goes on past them, page by page');
+      expect(urlsRead(big)).toHaveLength(1); // one page of 1,000: nothing past the cap is asked for
+      const rest = await toTheEnd(s, 'link_list', { cursor: data(first).nextCursor });
+      const ids = [first, ...rest].flatMap((r) => data(r).records.map((l: { id: number }) => l.id));
+      expect(ids).toHaveLength(1100);
+      expect(new Set(ids).size).toBe(1100);
+      for (const r of [first, ...rest]) expect(bytes(r)).toBeLessThanOrEqual(25_000);
+      // The 1,000 from memory, then page 2 of 1,000 for the last 100: two requests in all.
+      expect(urlsRead(big).map((q) => [q.query.page, q.query.limit])).toEqual([['1', '1000'], ['2', '1000']]);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it('check: one run, answered in pieces from memory; the destinations are requested once', async ({ onTestFinished }) => {
+    const { createServer } = await import('node:http');
+    let requests = 0;
+    // MCP never requests a private address: the destinations are public names, answered by a forward proxy on loopback.
+    const proxy = createServer((_req, res) => void (requests++, res.writeHead(404).end()));
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    for (const id of [1, 2]) await fetch(`${sandbox.url}/api/url/${id}/delete`, { method: 'DELETE', headers });
+    for (let i = 1; i <= 30; i++) await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: `http://shop.test/gone-${i}`, custom: `gone-${i}` }) });
+    const s = await connect([], { ...env(), HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` });
+    const first = await s.call('check', { deadline: '60s', maxBytes: 1_500 });
+    // Another limit with the cursor: the same list, from memory.
+    const two = await s.call('check', { cursor: data(first).nextCursor, limit: 2 });
+    expect(data(two).records).toHaveLength(2);
+    const answers = [first, two, ...(await toTheEnd(s, 'check', { cursor: data(two).nextCursor }))];
+    const records = answers.flatMap((r) => data(r).records as Array<{ destination: string }>);
+    expect(records.map((r) => r.destination).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `http://shop.test/gone-${i + 1}`).sort());
+    expect(answers.length).toBeGreaterThan(2);
+    for (const r of answers) expect(bytes(r)).toBeLessThanOrEqual(1_500);
+    expect(requests).toBe(60); // HEAD and GET of each destination, once: the later answers ran no check
+    // The check's own note comes with the first answer.
+    expect(answers[0]!.content[1]!.text).toMatch(/checked 30 destinations of 30 links/);
+  });
+
+  it('a cursor goes on with the call that made it: another argument, another tool or a made-up cursor is refused, naming it', async () => {
+    const s = await connect();
+    const first = await s.call('link_list', { limit: 1, search: 'example' });
+    const cursor = data(first).nextCursor;
+    const other = await s.call('link_list', { cursor, search: 'x' });
+    expect(other.isError).toBe(true);
+    expect(text(other)).toMatch(/^link_list: `search` is not what it was in the call that gave this cursor \("example"\)/);
+    const same = await s.call('link_list', { cursor, search: 'example' });
+    expect(same.isError, text(same)).toBeFalsy();
+    expect(data(same).summary).toBe('records 2–2 of 2; the end of the list');
+    const elsewhere = await s.call('qr_list', { cursor });
+    expect(text(elsewhere)).toMatch(/^qr_list: `cursor` goes on with a list of link_list, not of qr_list/);
+    const made = await s.call('link_list', { cursor: 'not-a-cursor' });
+    expect(text(made)).toMatch(/^link_list: `cursor` is not one this server gave/);
+    const big = await s.call('qr_list', { maxBytes: 10 });
+    expect(text(big)).toMatch(/^qr_list: `maxBytes` must be a whole number from 1000 to 4194304, got 10/);
+    // A record larger than the cap still comes, alone, and the summary says so.
+    const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+    await fetch(`${sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: 'https://example.com/long', metadescription: 'x'.repeat(3_000) }) });
+    const alone = await s.call('link_list', { maxBytes: 1_000 });
+    expect(data(alone).records).toHaveLength(1);
+    expect(data(alone).summary).toBe('records 1–1 of 3; the rest did not fit 1,000 bytes (maxBytes); more: call link_list with {"cursor": nextCursor}; this record alone is over maxBytes (1,000)');
   });
 });
 
@@ -413,9 +589,9 @@ describe('the server\'s own global options', () => {
   it('linkctl mcp --dry-run makes every write a dry run; --yes is not passed on', async () => {
     const s = await connect(['--allow-writes', '--allow-deletes', '--dry-run', '--yes']);
     const add = await s.call('campaign_add', { name: 'Never sent' });
-    expect(add.structuredContent).toMatchObject({ dryRun: true, method: 'POST' });
+    expect(data(add)).toMatchObject({ dryRun: true, method: 'POST' });
     const del = await s.call('campaign_delete', { id: 1 });
-    expect(del.structuredContent).toMatchObject({ dryRun: true, method: 'DELETE' });
+    expect(data(del)).toMatchObject({ dryRun: true, method: 'DELETE' });
     expect(changes()).toEqual([]);
   });
 });
@@ -492,7 +668,7 @@ describe('local files', () => {
 
     const saved = await s.call('qr_download', { id: 1, file: 'files/menu.png' });
     expect(saved.isError, text(saved)).toBeFalsy();
-    expect(saved.structuredContent).toMatchObject({ file: join(realpathSync(dir), 'files', 'menu.png'), type: 'png' });
+    expect(data(saved)).toMatchObject({ file: join(realpathSync(dir), 'files', 'menu.png'), type: 'png' });
     expect(existsSync(join(files, 'menu.png'))).toBe(true);
     const read = await s.call('qr_add', { type: 'text', name: 'from-file', dataJson: '@files/data.json', dryRun: true });
     expect(read.isError, text(read)).toBeFalsy();

@@ -382,10 +382,11 @@ describe('outside linkctl', () => {
       expect(tool.annotations?.readOnlyHint).toBe(true);
       expect(Object.keys(tool.inputSchema.properties ?? {})).not.toContain('db');
       expect(tools.map((t) => t.name)).not.toContain('stats_snapshot'); // it writes: --allow-writes
-      const r = (await client.callTool({ name: 'stats_show', arguments: { since: '4d', link: ['docs'] } })) as unknown as { isError?: boolean; structuredContent: { newestSnapshot: string; series: Array<{ clicks: number }> } };
+      const r = (await client.callTool({ name: 'stats_show', arguments: { since: '4d', link: ['docs'] } })) as unknown as { isError?: boolean; content: Array<{ text: string }> };
       expect(r.isError).toBeFalsy();
-      expect(r.structuredContent.newestSnapshot).toBe('2025-06-05T06:00:00.000Z');
-      expect(r.structuredContent.series[0]!.clicks).toBe(7);
+      const result = JSON.parse(r.content[0]!.text) as { newestSnapshot: string; series: Array<{ clicks: number }> }; // the --json output, once (no structuredContent)
+      expect(result.newestSnapshot).toBe('2025-06-05T06:00:00.000Z');
+      expect(result.series[0]!.clicks).toBe(7);
     } finally {
       await client.close();
     }

@@ -14,7 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, screen, sent, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, runCli, screen, sent, tempDir, useSandbox } from '../helpers.js';
 import { startHttp, type Destinations } from './check-servers.js';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/;
@@ -150,6 +150,23 @@ describe('on a terminal', () => {
       expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
     });
 
+    it('a local server typed without a scheme is offered back with http:// (not https://); Enter takes it', async () => {
+      const hostPort = fx.sandbox.url.replace('http://', '');
+      const offer = `Base URL [http://${hostPort}]: `;
+      const r = await runPty(['auth', 'login', '--insecure-storage'], {
+        env: { LINKCTL_CONFIG_DIR: config.dir },
+        steps: [
+          { waitFor: 'Base URL (the site root, e.g. https://links.example.com): ', send: `${hostPort}\r` },
+          { waitFor: offer, send: '\r' },
+          { waitFor: 'API key: ', send: `${fx.sandbox.key}\r` },
+        ],
+      });
+      expect(r.code).toBe(0);
+      expect(plain(r.output)).toContain(`"${hostPort}" has no scheme. Press Enter to use http://${hostPort}, or type the URL.`);
+      expect(plain(r.output)).toMatch(new RegExp(`Logged in to http://${hostPort.replace(/\./g, '\\.')} as `));
+      expect(JSON.parse(readFileSync(config.file, 'utf8')).profiles.default.baseUrl).toBe(fx.sandbox.url);
+    });
+
     it('Ctrl-C at the prompt exits 130 on a line of its own, and saves and sends nothing', async () => {
       const r = await login('half-typed\u0003');
       expect(r.code).toBe(130);
@@ -246,6 +263,45 @@ describe('on a terminal', () => {
   });
 });
 
+describe('tables at 80 columns', () => {
+  let dir: string;
+  beforeEach(() => void (dir = tempDir('linkctl-table-')));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('link list: a column that does not fit is left out with a note naming it and the --fields that shows it; every destination keeps its scheme', async () => {
+    const headers = { Authorization: `Bearer ${fx.sandbox.key}`, 'Content-Type': 'application/json' };
+    // A destination far wider than 80 columns, on plain http: it is cut, but never to look like https.
+    const long = 'http://shop.example.com/collections/autumn/products/a-very-long-product-name-that-goes-on-1234';
+    await fetch(`${fx.sandbox.url}/api/url/add`, { method: 'POST', headers, body: JSON.stringify({ url: long, custom: 'autumn' }) });
+    const errFile = join(dir, 'stderr.txt');
+    const r = await runPty(['link', 'list'], { env: { ...fx.env, NO_COLOR: '1' }, columns: 80, redirect: `2>${quote(errFile)}` });
+    expect(r.code).toBe(0);
+    const lines = screen(r.output).filter(Boolean);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^ID {2}Short URL +Destination +Clicks$/);
+    // Each row whole on its line: its id first, its click count last (no wrapped cell).
+    expect(lines.slice(1).map((l) => /^(\d+) .* (\d+)$/.exec(l)?.[1])).toEqual(['3', '2', '1']);
+    const destinations = lines.slice(1).map((l) => l.split(/ {2,}/)[2]!);
+    // The seeded destinations fit and show whole, https and all; the long one keeps http:// and its end.
+    expect(destinations.slice(1)).toEqual(['https://example.com/spring-sale', 'https://example.com/docs']);
+    expect(destinations[0]).toMatch(/^http:\/\/shop\.example\.com.*…[^…]*-1234$/);
+    expect(readFileSync(errFile, 'utf8')).toBe('not shown at 80 columns: Created (--fields id,date shows it)\npage 1 of 1, 3 results\n');
+
+    // What the note says works: the column comes back, and nothing is left out then.
+    const asked = await runPty(['link', 'list', '--fields', 'id,date'], { env: { ...fx.env, NO_COLOR: '1' }, columns: 80, redirect: `2>${quote(errFile)}` });
+    expect(screen(asked.output).filter(Boolean)[0]).toMatch(/^ID {2}Created$/);
+    expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 3 results\n');
+  });
+
+  it('a table that fits shrinks nothing and says nothing (link list at 120 columns)', async () => {
+    const errFile = join(dir, 'stderr.txt');
+    const r = await runPty(['link', 'list'], { env: { ...fx.env, NO_COLOR: '1' }, columns: 120, redirect: `2>${quote(errFile)}` });
+    expect(screen(r.output).filter(Boolean)[0]).toMatch(/^ID {2}Short URL +Destination +Clicks {2}Created$/);
+    expect(r.output).not.toContain('…');
+    expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 2 results\n');
+  });
+});
+
 describe('bulk progress with stdout redirected to a file (`link add --from big.csv > out.csv`)', () => {
   const rows = (n: number) => `url\n${Array.from({ length: n }, (_, i) => `https://example.com/progress-${i + 1}`).join('\n')}\n`;
   let dir: ReturnType<typeof freshDir>;
@@ -269,7 +325,7 @@ describe('bulk progress with stdout redirected to a file (`link add --from big.c
       expect(readFileSync(out, 'utf8')).not.toMatch(/rows|waiting|\u001b/);
       // What stays on the screen: the summary alone, at the start of its line (the live line was cleared).
       expect(screen(r.output).filter(Boolean)).toEqual([`${join(dir.path, 'big.csv')}: 20 of 20 rows done (20 created)`]);
-      const frames = [...r.output.matchAll(/(\d+)\/20 rows, [\d.]+\/s(?:, ETA (?:(\d+) min )?(\d+) s)?[^\u001b\r\n]*/g)];
+      const frames = [...r.output.matchAll(/(\d+) of 20 rows, [\d.]+\/s(?:, ETA (?:(\d+) min )?(\d+) s)?[^\u001b\r\n]*/g)];
       // During a wait the line counts it down: one row count, several wait times.
       const waitsShown = frames.map((f) => /waiting ([\d.]+) s/.exec(f[0])?.[1]).filter(Boolean);
       expect(new Set(waitsShown).size).toBeGreaterThan(2);
@@ -298,10 +354,51 @@ describe('bulk progress with stdout redirected to a file (`link add --from big.c
       expect(lines.filter((l) => /^waiting \d+ s: the rate-limit window is used up/.test(l))).toHaveLength(1);
       const progress = lines.filter((l) => l.startsWith('progress: '));
       expect(progress).toHaveLength(1);
-      expect(progress[0]).toMatch(/^progress: 4\/6 rows, [\d.]+\/s, ETA \d+ s, 1 rate-limit wait; waiting \d(\.\d)? s: the rate-limit window is used up/);
+      expect(progress[0]).toMatch(/^progress: 4 of 6 rows, [\d.]+\/s, ETA \d+ s, 1 rate-limit wait; waiting \d(\.\d)? s: the rate-limit window is used up/);
       expect(readFileSync(err, 'utf8')).not.toMatch(/[\r\u001b]/);
       expect(lines.at(-2)).toBe(`${join(dir.path, 'big.csv')}: 6 of 6 rows done (6 created)`);
     });
+  });
+});
+
+describe('apply progress', () => {
+  // Five requests a second: 12 creates (after the reads) take a few windows, so the line is seen moving.
+  const limited = useSandbox({ rateLimit: { limit: 5, windowSeconds: 1 } });
+  let dir: string;
+  beforeEach(() => void (dir = tempDir('linkctl-apply-')));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const file = () => {
+    const path = join(dir, 'account.yaml');
+    const links = Array.from({ length: 12 }, (_, i) => `  - alias: step-${i + 1}\n    url: https://example.com/step-${i + 1}\n`).join('');
+    writeFileSync(path, `version: 1\nlinks:\n${links}`);
+    return path;
+  };
+  const creates = () => limited.sandbox.requests.filter((q) => q.method === 'POST' && q.path === '/api/url/add');
+
+  it('on a terminal: one line on stderr with "N of M steps", the pace and an ETA, cleared at the end', async () => {
+    const out = join(dir, 'out.txt');
+    const r = await runPty(['apply', '-f', file(), '--yes'], { env: limited.env, redirect: `> ${quote(out)}`, columns: 120, timeoutMs: 30_000 });
+    expect(r.code, r.output).toBe(0);
+    expect(creates()).toHaveLength(12);
+    const frames = [...r.output.matchAll(/(\d+) of 12 steps, [\d.]+\/s(?:, ETA (?:\d+ min )?(\d+) s)?[^:\u001b\r\n]*: \+ link (step-\d+)/g)];
+    // The line moves on (the spinner redraws a few times a second, so not every step is drawn): each
+    // frame counts the steps finished before the link it names, and has an ETA once one step is done.
+    const shown = [...new Set(frames.map((f) => f[3]))];
+    expect(shown.length, JSON.stringify(frames.map((f) => f[0]))).toBeGreaterThanOrEqual(3);
+    for (const f of frames) expect(`step-${Number(f[1]) + 1}`, f[0]).toBe(f[3]);
+    expect(frames.filter((f) => f[1] !== '0').every((f) => f[2] !== undefined)).toBe(true);
+    const counts = frames.map((f) => Number(f[1]));
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    // The line was cleared: the screen keeps the plan only; the result went to the file.
+    expect(screen(r.output).filter(Boolean).some((l) => / steps, /.test(l))).toBe(false);
+    expect(readFileSync(out, 'utf8')).toBe('Applied: 12 added, 0 changed, 0 deleted.\n');
+  });
+
+  it('off a terminal: no progress line at all', async () => {
+    const r = await runCli(['apply', '-f', file(), '--yes'], { env: limited.env, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(creates()).toHaveLength(12);
+    expect(r.stderr).not.toMatch(/steps|progress|ETA/);
   });
 });
 

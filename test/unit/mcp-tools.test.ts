@@ -92,7 +92,7 @@ describe('arguments to argv', () => {
   });
 
   it('read tools take no dryRun or confirm; deletes and link update take confirm', () => {
-    expect(tool('qr_list').params.map((p) => p.name)).toEqual(['limit', 'page', 'all']);
+    expect(tool('qr_list').params.map((p) => p.name)).toEqual(['limit', 'page', 'all', 'cursor', 'maxBytes', 'fields']); // a list: paged answers
     expect(tool('link_update').params.map((p) => p.name)).toContain('confirm');
     expect(tool('qr_add').params.map((p) => p.name)).not.toContain('confirm');
     expect(tool('account_update').params.map((p) => p.name)).toEqual(['email', 'dryRun']); // passwords need a terminal or stdin
@@ -105,5 +105,32 @@ describe('notes in the tool\'s terms', () => {
     expect(inToolTerms(list, 'page 1 of 4 (15 of 50 records); --all for every record')).toBe('page 1 of 4 (15 of 50 records); `all: true` for every record');
     expect(inToolTerms(list, 'page 1 of 4; --page 2 for more, --all for every page')).toBe('page 1 of 4; `page: 2` for more, `all: true` for every page');
     expect(inToolTerms(list, 'raise --max-wait, or --limit')).toBe('raise --max-wait, or `limit`');
+  });
+
+  it('short flags, --yes and the labels of positional arguments too', () => {
+    expect(inToolTerms(tool('plan'), 'linkctl: -f nope.yaml: this MCP server reads no local files')).toBe('linkctl: `file` nope.yaml: this MCP server reads no local files');
+    expect(inToolTerms(tool('link_update'), 'hint: give them again, name each with --clear, or pass --yes')).toBe('hint: give them again, name each with `clear`, or pass `confirm: true`');
+    expect(inToolTerms(tool('qr_get'), 'linkctl: ID must be a positive integer, got "abc"')).toBe('linkctl: `id` must be a positive integer, got "abc"');
+    expect(inToolTerms(tool('campaign_assign'), 'linkctl: LINK_ID must be a positive integer, got "x"')).toBe('linkctl: `linkId` must be a positive integer, got "x"');
+    // Not a flag where it stands inside a word or a range; not a label in the middle of a sentence.
+    expect(inToolTerms(tool('plan'), 'a to-f range; the URL -f')).toBe('a to-f range; the URL `file`');
+    expect(inToolTerms(tool('link_add'), 'linkctl: the URL must be https')).toBe('linkctl: the URL must be https');
+  });
+});
+
+describe('names where the command line takes names', () => {
+  it('an option whose validator takes a name as well as an id is a string in the tool (a number is taken too)', () => {
+    for (const name of ['campaign', 'channel']) {
+      const p = tool('link_add').params.find((q) => q.name === name)!;
+      expect(p.integer, name).toBe(false);
+      expect(checkArguments(tool('link_add'), { url: 'https://x.example', [name]: 'Spring launch' })).toBeUndefined();
+      expect(checkArguments(tool('link_add'), { url: 'https://x.example', [name]: 3 })).toBeUndefined();
+    }
+    expect(tool('link_add').params.find((q) => q.name === 'pixel')).toMatchObject({ integer: false, list: true });
+    // An id that is only an id stays a whole number.
+    expect(tool('link_add').params.find((q) => q.name === 'splash')!.integer).toBe(true);
+    expect(argvOf(tool('link_add'), { url: 'https://x.example', campaign: 'Black Friday', pixel: ['Main analytics', 2] })).toEqual([
+      'link', 'add', '--pixel=Main analytics', '--pixel=2', '--campaign=Black Friday', '--json', '--', 'https://x.example',
+    ]);
   });
 });

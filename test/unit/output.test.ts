@@ -106,12 +106,12 @@ describe('pieces', () => {
     expect(barChart({ title: 'Empty', entries: [] })).toBe('Empty\n  (none)\n');
   });
 
-  it('shrinks only the widest columns to fit', () => {
+  it('shrinks only the widest columns to fit, two spaces between columns', () => {
     expect(fitWidths([2, 10, 50], 100)).toEqual([2, 10, 50]);
     const fitted = fitWidths([2, 10, 200], 60);
     expect(fitted[0]).toBe(2);
     expect(fitted[1]).toBe(10);
-    expect(fitted.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60 - 9);
+    expect(fitted.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(60 - 2 * 2);
   });
 
   it('writes a footer that says how to get more', () => {

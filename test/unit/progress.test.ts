@@ -35,7 +35,7 @@ describe('the ETA of a bulk run', () => {
     // 70 rows left: 30 once this window ends in 57 s, 30 a window later, the last 10 (0.1 s each) a window after that.
     expect(progress.eta()).toBe(57 + 60 + 60 + 1);
     // The pace so far alone would say 7 s.
-    expect(progress.text()).toBe('30/100 rows, 10.0/s, ETA 2 min 58 s');
+    expect(progress.text()).toBe('30 of 100 rows, 10.0/s, ETA 2 min 58 s');
   });
 
   it('uses what is left of the window first, and a row\'s own requests', () => {
@@ -63,7 +63,7 @@ describe('the ETA of a bulk run', () => {
     traffic.waitedMs = 15_000;
     progress.tick(10);
     expect(progress.eta()).toBe(60);
-    expect(progress.text()).toBe('10/40 rows, 0.5/s, ETA 1 min 0 s, 1 rate-limit wait');
+    expect(progress.text()).toBe('10 of 40 rows, 0.5/s, ETA 1 min 0 s, 1 rate-limit wait');
   });
 
   it('says nothing of an ETA before the first row', () => {

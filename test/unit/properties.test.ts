@@ -55,6 +55,10 @@ const validators: Record<string, (raw: string) => void> = {
     expect(v.key.length).toBeGreaterThan(0);
     expect(`${v.key}=${v.value}`).toBe(raw);
   }),
+  idOrName: (raw) => valueOrUsageError(() => validate.idOrName('--flag', raw), (v) => {
+    if (typeof v === 'number') expect(Number.isSafeInteger(v) && v >= 1 && /^\s*\d+\s*$/.test(raw)).toBe(true);
+    else expect(v.length > 0 && v === v.trim() && !/^\d+$/.test(v)).toBe(true);
+  }),
   seconds: (raw) => valueOrUsageError(() => validate.seconds('--flag', raw), (n) => expect(n > 0 && n <= 86_400).toBe(true)),
   duration: (raw) => valueOrUsageError(() => validate.duration('--flag', raw, 'smd'), (ms) => {
     expect(Number.isSafeInteger(ms) && ms >= 1000).toBe(true);

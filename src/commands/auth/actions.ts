@@ -8,6 +8,7 @@ import { deleteKeychain, KeychainUnavailable, writeKeychain } from '../../config
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { normaliseBaseUrl } from '../../http/client.js';
+import { withLikelyScheme } from '../../http/loopback.js';
 
 function profileName(ctx: Context): string {
   return activeProfile(ctx.globals, ctx.env, readConfig(ctx.env).data).value;
@@ -101,7 +102,8 @@ const URL_TRIES = 3;
 
 /**
  * The base URL typed at the prompt. A host without a scheme (`links.example.com`) is offered
- * back as `https://links.example.com`, taken with Enter; anything else that is not an http(s)
+ * back as `https://links.example.com` (this machine's as `http://127.0.0.1:8787`: a local server
+ * rarely has a certificate), taken with Enter; anything else that is not an http(s)
  * URL is asked again, up to three tries.
  */
 async function askBaseUrl(ctx: Context): Promise<string> {
@@ -116,7 +118,7 @@ async function askBaseUrl(ctx: Context): Promise<string> {
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       if (attempt >= URL_TRIES) throw new UsageError(error.message, 'run `linkctl auth login` again and type the URL with https:// (or http://)');
-      offer = answer && !answer.includes('://') && URL.canParse(`https://${answer}`) ? `https://${answer}` : undefined;
+      offer = withLikelyScheme(answer);
       ctx.warn(offer ? `"${answer}" has no scheme. Press Enter to use ${offer}, or type the URL.` : `${error.message[0]!.toUpperCase()}${error.message.slice(1)}. Try again.`);
     }
   }

@@ -1,7 +1,7 @@
 /** `check`: link health. Flags and help only; the work is in ./actions.ts, loaded when it runs. */
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { dbOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOption, listsRecords, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { duration, positiveInt } from '../../validate.js';
 import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, FLAG_HELP, FLAGS, STATUS_HELP, STATUSES } from '../../check/statuses.js';
@@ -47,7 +47,7 @@ const list = (help: Record<string, string>, names: readonly string[]) => names.m
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
-    dbOption(program.command('check'))
+    listsRecords(dbOption(program.command('check')))
       .description("Check every link's destination (and with --qr, what printed QR codes lead to): broken, redirected, insecure")
       .option('--qr', 'also check QR codes whose data is a URL (one image download a code, read locally)')
       .option('--details', "also read each link's details, one request a link, for its expiry and its geo and device targets (slow: paced by the API's rate limit)")

@@ -3,14 +3,14 @@
  * how creates and updates are made safe live in the model (src/model/links.ts, link-writes.ts).
  */
 import type { Context } from '../../context.js';
-import { ApiError, AuthError, NetworkError, NotFoundError, UsageError } from '../../errors.js';
+import { ApiError, AuthError, ConfirmationNeeded, NetworkError, NotFoundError, UsageError } from '../../errors.js';
 import { toInt, type Body } from '../../http/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf, updateCannot } from '../../model/links.js';
-import { addLink, checkDomain, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { addLink, checkDomain, idOfName, LINK_REFERENCES, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from './types.js';
 
 const COLUMNS: Column[] = [
@@ -100,7 +100,8 @@ async function getByShortUrl(ctx: Context, short: string): Promise<Body> {
 
 /** The body fields the flags give (only those given), after the checks that involve several flags. */
 async function bodyFromFlags(ctx: Context, opts: Rec): Promise<Rec> {
-  const body = bodyFromOptions(opts);
+  // A pixel, campaign or channel given by name is sent as its id (one read of that list a run).
+  const body = bodyFromOptions(await referencesByName(() => ctx.reader(), opts));
   // Last, so that every other mistake is reported before anyone is asked to type.
   const password = await ctx.password(opts, 'the link password');
   if (password !== undefined) body.password = password;
@@ -136,12 +137,17 @@ export async function addPrepare(ctx: Context, rows: number): Promise<void> {
 
 /**
  * What a `link add --from` or `link update --from` row names in the account: its domain, which
- * must be one of the account's (servers would put the link on the default one). The engine checks
- * each domain once, before any row is sent.
+ * must be one of the account's (servers would put the link on the default one), and the pixels,
+ * campaign and channel it gives by name. The engine checks each once, before any row is sent.
  */
 export function addNames({ opts }: ActionInput): AccountName[] {
   const domain = opts.domain;
-  return typeof domain === 'string' && domain ? [{ flag: '--domain', value: domain, check: (reader) => checkDomain(reader, domain) }] : [];
+  const names: AccountName[] = typeof domain === 'string' && domain ? [{ flag: '--domain', value: domain, check: (reader) => checkDomain(reader, domain) }] : [];
+  // A pixel, campaign or channel by name: it must name exactly one.
+  for (const ref of LINK_REFERENCES) {
+    for (const value of [opts[ref.option]].flat()) if (typeof value === 'string') names.push({ flag: ref.flag, value, check: async (reader) => void (await idOfName(reader, ref, value)) });
+  }
+  return names;
 }
 export const updateNames = addNames;
 
@@ -194,7 +200,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   // What the update would clear whatever the link holds is known now: without a terminal or --yes, refuse before any request.
   const regardless = clearedRegardless(given, clear);
   if (regardless.length && !ctx.globals.yes && !ctx.globals.dryRun && !ctx.interactive) {
-    throw new UsageError(`${clearingQuestion(id, regardless).replace(/\?$/, '')}: refusing without a terminal to confirm; pass --yes`, CLEARING_HINT);
+    throw new ConfirmationNeeded(clearingQuestion(id, regardless), CLEARING_HINT);
   }
   return writeResult(ctx, await updateLink(await deps(ctx, opts), id, given, clear));
 }

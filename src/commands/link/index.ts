@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
 import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, many, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
-import { httpUrl, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
+import { httpUrl, idOrName, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
 import { MIN_ALIAS_LENGTH } from '../../model/aliases.js';
 
@@ -40,6 +40,7 @@ export function expiry(raw: string): string {
 /** The options of a link's create (the model's `bodyFromOptions`), shared by `link add` and `link update`. */
 export function linkOptions(command: Command): Command {
   const id = (flag: string) => (v: string) => positiveInt(flag, v);
+  const named = (flag: string) => (v: string) => idOrName(flag, v);
   return command
     .option('--alias <alias>', 'custom alias, at least 3 characters (servers rewrite invalid characters: "a b!" becomes "a-b")', alias)
     .option('--domain <url>', 'branded domain to use, e.g. https://go.example.com', (v) => httpUrl('--domain', v))
@@ -56,9 +57,9 @@ export function linkOptions(command: Command): Command {
     .option('--meta-description <text>', 'description shown in link previews')
     .option('--meta-image <url>', 'image shown in link previews', (v) => httpUrl('--meta-image', v))
     .option('--description <text>', 'a private note about the link, stored on create only (no answer returns it; updates ignore it)')
-    .option('--pixel <id>', 'tracking pixel id (repeatable)', many(id('--pixel')))
-    .option('--channel <id>', 'add the link to this channel', id('--channel'))
-    .option('--campaign <id>', 'add the link to this campaign', id('--campaign'))
+    .option('--pixel <id|name>', 'tracking pixel, by id or name (repeatable)', many(named('--pixel')))
+    .option('--channel <id|name>', 'add the link to this channel, by id or name', named('--channel'))
+    .option('--campaign <id|name>', 'add the link to this campaign, by id or name', named('--campaign'))
     .option('--public', 'show the link on public pages (a create only: real servers make a link private on every update)')
     .option('--private', 'keep the link private')
     .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v, 'utm_source=newsletter')))

@@ -49,7 +49,23 @@ export function dbOptionOf(): Option {
   return pathOption('--db <file|url>', 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)');
 }
 
+const LISTS = Symbol('lists records');
+
+/**
+ * Marks a command whose --json result is a list of records that can be long (every list command;
+ * `check`): its MCP tool pages its answers (`limit`, `cursor`) and keeps each under a size cap.
+ */
+export function listsRecords(command: Command): Command {
+  return Object.assign(command, { [LISTS]: true });
+}
+
+/** Whether `command` was marked with `listsRecords`. */
+export function isList(command: Command): boolean {
+  return Boolean((command as { [LISTS]?: boolean })[LISTS]);
+}
+
 export function paginationOptions(command: Command): Command {
+  listsRecords(command);
   return command
     .option('--limit <n>', 'records per page (server default 15)', (v) => positiveInt('--limit', v))
     .option('--page <n>', 'page to show (default 1)', (v) => positiveInt('--page', v))
