@@ -5,6 +5,7 @@
 // product's 7.6 code does (real-servers.md, last section). `plan` and `version` emulate an
 // account whose plan lacks features and a 6.x server.
 import { randomBytes } from 'node:crypto';
+import { refusedAsShort, serverAlias } from '../model/aliases.js';
 import type { Plan } from '../commands/sandbox/types.js';
 import {
   indexOfId, insert, slugFor, timestamp, zeroStats,
@@ -101,7 +102,7 @@ const optBool = (v: unknown): boolean | undefined =>
   v === undefined || v === null ? undefined : v === true || v === 1 || v === '1' || v === 'true';
 const minLength = (v: unknown, n: number, message: string): string =>
   typeof v === 'string' && v.trim().length >= n ? v.trim() : fail(message);
-/** How real servers rewrite aliases and slugs: `bad alias!` becomes `bad-alias`. */
+/** How the sandbox rewrites campaign slugs: `my slug!` becomes `my-slug` (aliases: src/model/aliases.ts). */
 const slugify = (s: string) => s.trim().replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
 /** A host as links and domains are compared: no scheme, no trailing slash, lower case. */
 const bareHost = (u: string) => u.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase();
@@ -509,12 +510,16 @@ function withinPlan(ctx: Ctx): Json {
   return body;
 }
 
+/**
+ * The alias a link gets for `custom`, by the product's rule (src/model/aliases.ts): 3 bytes at
+ * least as sent, then rewritten; `café` and `日本語` are kept, `with space` becomes `with-space`,
+ * and one that the rewrite empties (`???`) is stored empty, as the product stores it.
+ */
 function claimAlias(ctx: Ctx, v: unknown, domain: string | undefined, self?: number): string | undefined {
-  const raw = optString(v, 'custom')?.trim() ?? '';
+  const raw = optString(v, 'custom') ?? '';
   if (!raw) return undefined;
-  if (raw.length < 3) fail(MESSAGES.aliasShort);
-  const alias = slugify(raw);
-  if (!alias) return undefined;
+  if (refusedAsShort(raw)) fail(MESSAGES.aliasShort);
+  const alias = serverAlias(raw);
   // an alias is unique on its domain
   const lower = alias.toLowerCase();
   if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower && l.domain === domain)) fail(MESSAGES.aliasTaken);
