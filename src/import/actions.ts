@@ -15,7 +15,6 @@ import { FORMATS, mappedFormat, type Delimiter, type FormatName } from './format
 import { check, keyFor, survey, write, type ImportOptions, type Reject, type Written } from './convert.js';
 import { encodingOption } from './decode.js';
 import type { ReadOptions } from './read.js';
-import { destinationKey } from '../model/links.js';
 import { keyMatch, noSlash, text } from '../model/values.js';
 import { csvLine } from '../output/render.js';
 
@@ -150,7 +149,7 @@ async function accountLinks(ctx: Context): Promise<{ domains: Map<string, string
   await reader.each('links', (r) => {
     if (typeof r.alias !== 'string' || typeof r.longurl !== 'string') return;
     const domain = text(r.domain) ? byName.get(keyMatch(noSlash(String(r.domain)))) : undefined;
-    links.set(keyFor(domain, r.alias), destinationKey(r.longurl));
+    links.set(keyFor(domain, r.alias), r.longurl);
   });
   return { domains, links };
 }

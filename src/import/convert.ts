@@ -40,7 +40,7 @@ export interface ImportOptions {
   skipInvalid: boolean;
   /** --keep-domains: the target account's domains by host (`go.example.com` → `https://go.example.com`). */
   domains?: Map<string, string>;
-  /** The target account's links: destination (as `destinationKey` makes it) by key (`keyFor`). */
+  /** The target account's links: their destination, as the server gives it, by key (`keyFor`). */
   account: Map<string, string>;
   /** `--with-clicks`: told each link written, under the alias it has in the file, with the source's click total. */
   onLink?: (link: { alias: string; title?: string; clicks?: number }) => void;
@@ -125,7 +125,7 @@ type Decision =
       key: string;
       /** The alias as the source spells it, when the server would store another. */
       rewrittenFrom?: string;
-      /** taken: the live link's destination; conflict: the line with the same alias before. */
+      /** taken: the live link's destination (existing: the same one, as the server spells it); conflict: the line with the same alias before. */
       liveUrl?: string;
       other?: number;
       sameUrl?: boolean;
@@ -161,7 +161,7 @@ class Decider {
     const urlDigest = hash(destinationKey(link.url));
     const digest = hash(JSON.stringify([link.url, link.title ?? '', link.description ?? '', link.tags, link.host ?? '']));
     const live = options.account.get(key);
-    const liveUrl = live !== undefined && live !== destinationKey(link.url) ? live : undefined;
+    const liveUrl = live !== undefined && destinationKey(live) !== destinationKey(link.url) ? live : undefined;
     const holder = this.holders.get(key);
     if (holder) {
       if (holder.digest === digest) return { kind: 'duplicate', of: holder.line };
@@ -171,7 +171,7 @@ class Decider {
     }
     this.holders.set(key, { line: link.line, digest, urlDigest });
     if (liveUrl !== undefined) return { kind: 'taken', ...base, liveUrl };
-    return { kind: live !== undefined ? 'existing' : 'new', ...base };
+    return live !== undefined ? { kind: 'existing', ...base, liveUrl: live } : { kind: 'new', ...base };
   }
 }
 
@@ -379,8 +379,8 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
         if (d.liveUrl !== undefined) done.replaced++;
       }
       const existing = d.kind === 'existing';
-      if (existing) notes.push('already in the account with this destination: nothing to do (its title, description, campaign and channels there stay as they are)');
-      out(`${linkText(link, alias, d.domain, notes, options, surveyed.tags, existing)}\n`);
+      if (existing) notes.push(`already in the account with this destination${d.liveUrl !== link.url ? ` (${link.url} in the export)` : ''}: nothing to do (its title, description, campaign and channels there stay as they are)`);
+      out(`${linkText(existing ? { ...link, url: d.liveUrl! } : link, alias, d.domain, notes, options, surveyed.tags, existing)}\n`);
       options.onLink?.({ alias, title: link.title, clicks: link.clicks });
       done.links++;
       if (existing) done.existing++;
