@@ -24,7 +24,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
       .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
       .action(bind(load, 'exportAccount')),
-    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file /etc/nginx/linkctl-redirects.conf'],
+    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
   );
 
   withExamples(

@@ -58,7 +58,7 @@ export function register(program: Command, bind: Bind): void {
       'linkctl import csv links.csv --map "url=Destination,alias=Back-half,title=Name"',
       'linkctl import kutt links.json --keep-domains --on-collision suffix --file account.yaml',
       'linkctl import bitly bitly-links.csv --with-clicks --file account.yaml',
-      'linkctl import yourls links.csv --encoding windows-1252 --on-collision suffix > account.yaml',
+      'linkctl import yourls yourls-links.csv --encoding windows-1252 > account.yaml',
       'linkctl import csv links.csv --map "url=Destination,alias=Back-half" --skip-invalid --rejects rejects.csv',
     ],
   );
