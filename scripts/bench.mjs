@@ -648,7 +648,9 @@ if (ONLY.includes('import')) {
   const big = bitlyCsv(IMPORT_BIG);
   const rssFile = join(tmp, 'maxrss-import');
   const out = join(tmp, 'import-out.yaml');
-  const env = clean({ LINKCTL_CONFIG_DIR: join(tmp, 'import-config'), BENCH_MAXRSS_FILE: rssFile });
+  // Import compares the export with the target account (one read of its domains and links): a sandbox of the seed here.
+  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
+  const env = clean({ LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: join(tmp, 'import-config'), BENCH_MAXRSS_FILE: rssFile });
   const times = { [IMPORT_SMALL]: [], [IMPORT_BIG]: [] };
   const peak = (file, rows) => () => {
     // The file streams to stdout, as `linkctl import bitly FILE > account.yaml` does.

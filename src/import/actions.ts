@@ -37,6 +37,8 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   const written = opts.file !== undefined && opts.file !== '-' ? await checkWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force) }) : undefined;
   const rejectsFile = opts.rejects !== undefined ? await prepareWrite(ctx, String(opts.rejects), { flag: '--rejects', force: Boolean(opts.force), mode: 0o600 }) : undefined;
 
+  // Three passes over a file of many rows, each making short-lived garbage: the young generation is kept at its size.
+  (await import('../memory.js')).keepMemoryFlat();
   // The input is checked before the account is read: bad input sends no request.
   ctx.status('checking the export');
   const checked = await check(options);

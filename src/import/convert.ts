@@ -57,6 +57,8 @@ export interface Reject {
 
 const TAG_MIN = 2; // campaign and channel names need 2 characters (src/ascode/model.ts)
 const MAX_SHOWN = 20;
+/** Rows between full garbage collections (see memory.ts). */
+const GC_EVERY = 20_000;
 
 /** The key of a link in the file and on the server: domain (when not the default) and alias, without case. */
 export const keyFor = (domain: string | undefined, alias: string) => keyMatch(domain ? `${domain}/${alias}` : alias);
@@ -78,8 +80,12 @@ function linkOf(row: Row, format: Format): { link?: SourceLink; error?: string }
 
 /** Reads the valid rows as links, handing each to `visit`; the rest to `invalid`. A fault of the input as a whole is thrown as a refusal. */
 async function eachLink(options: ImportOptions, visit: (link: SourceLink) => void, invalid: (row: Row, reason: string) => void): Promise<void> {
+  const { collectGarbage } = await import('../memory.js');
+  let rows = 0;
   try {
     await forEachRow(options.path, options.format, options.read, (row) => {
+      // Each pass makes the garbage of every row; collected every so often, so it never piles up into the old generation.
+      if (++rows % GC_EVERY === 0) collectGarbage();
       const { link, error } = linkOf(row, options.format);
       if (link) visit(link);
       else invalid(row, error!);
@@ -133,21 +139,22 @@ type Decision =
       replaces?: number;
     };
 
-/** What the first rows with each key were: their line and a digest of what the file would write of them. */
-interface Holder {
-  line: number;
-  digest: string;
-  urlDigest: string;
-}
-
-const hash = (text: string) => createHash('sha256').update(text).digest('base64').slice(0, 16);
+/**
+ * The row that holds each key, kept small (a 100,000-row export keeps 100,000 of them): one string
+ * of a digest of what the file would write of the row, a digest of its destination, and its line.
+ */
+const DIGEST = 11; // 66 bits of SHA-1, in base64
+const digestOf = (text: string) => createHash('sha1').update(text).digest('base64').slice(0, DIGEST);
+const holder = (line: number, digest: string, urlDigest: string) => `${digest}${urlDigest}${line}`;
+const holderLine = (held: string) => Number(held.slice(2 * DIGEST));
 
 /**
  * Decides each row in order. State grows only from the rows before: pass 2 and pass 3 each make
  * their own and come to the same decisions.
  */
 class Decider {
-  readonly holders = new Map<string, Holder>();
+  /** The row that holds each alias key (the first one, or the last that replaced it). */
+  readonly holders = new Map<string, string>();
 
   constructor(private readonly options: ImportOptions) {}
 
@@ -158,18 +165,20 @@ class Decider {
     const key = keyFor(domain, alias);
     const base = { alias, domain, key, rewrittenFrom: alias !== link.alias ? link.alias : undefined };
     if (alias.length < MIN_ALIAS_LENGTH) return { kind: 'unusable', ...base };
-    const urlDigest = hash(destinationKey(link.url));
-    const digest = hash(JSON.stringify([link.url, link.title ?? '', link.description ?? '', link.tags, link.host ?? '']));
+    const destination = destinationKey(link.url);
+    const urlDigest = digestOf(destination);
+    const digest = digestOf(JSON.stringify([link.url, link.title ?? '', link.description ?? '', link.tags, link.host ?? '']));
     const live = options.account.get(key);
-    const liveUrl = live !== undefined && destinationKey(live) !== destinationKey(link.url) ? live : undefined;
-    const holder = this.holders.get(key);
-    if (holder) {
-      if (holder.digest === digest) return { kind: 'duplicate', of: holder.line };
-      const replaces = options.onCollision === 'replace' ? holder.line : undefined;
-      if (replaces !== undefined) this.holders.set(key, { line: link.line, digest, urlDigest });
-      return { kind: 'conflict', ...base, other: holder.line, sameUrl: holder.urlDigest === urlDigest, liveUrl, replaces };
+    const liveUrl = live !== undefined && destinationKey(live) !== destination ? live : undefined;
+    const held = this.holders.get(key);
+    if (held !== undefined) {
+      const other = holderLine(held);
+      if (held.startsWith(digest)) return { kind: 'duplicate', of: other };
+      const replaces = options.onCollision === 'replace' ? other : undefined;
+      if (replaces !== undefined) this.holders.set(key, holder(link.line, digest, urlDigest));
+      return { kind: 'conflict', ...base, other, sameUrl: held.slice(DIGEST, 2 * DIGEST) === urlDigest, liveUrl, replaces };
     }
-    this.holders.set(key, { line: link.line, digest, urlDigest });
+    this.holders.set(key, holder(link.line, digest, urlDigest));
     if (liveUrl !== undefined) return { kind: 'taken', ...base, liveUrl };
     return live !== undefined ? { kind: 'existing', ...base, liveUrl: live } : { kind: 'new', ...base };
   }
@@ -202,8 +211,8 @@ function tagsUsed(link: SourceLink, options: ImportOptions): string[] {
 export interface Survey {
   /** Links the file will hold. */
   links: number;
-  /** Every alias key of the input that rows claim (renames must avoid them). */
-  keys: Set<string>;
+  /** Every alias key of the input that rows claim, with its holder (renames must avoid them; kept for --on-collision suffix only). */
+  keys: ReadonlyMap<string, string>;
   /** Rows another row of the file takes the alias from (--on-collision replace): line → that row's line. */
   superseded: Map<number, number>;
   /** Tags that become campaigns or channels, by their key, in the spelling first met. */
@@ -260,7 +269,8 @@ export async function survey(options: ImportOptions): Promise<Survey> {
     );
   }
   const tags = new Map([...tagCounts].filter(([, t]) => t.rows > 0).map(([k, t]) => [k, t.name]));
-  return { links, keys: new Set(decider.holders.keys()), superseded, tags, collisions };
+  // Renames must avoid every alias of the input: only suffix needs them, and the other choices let them go.
+  return { links, keys: options.onCollision === 'suffix' ? decider.holders : new Map(), superseded, tags, collisions };
 }
 
 /** What becomes of a row, by its class and --on-collision. */
