@@ -387,6 +387,11 @@ if (ONLY.includes('requests')) {
     if (r.status !== 0) throw new Error(`apply to the empty account exited ${r.status}\n${r.stderr}`);
   }, empty);
   await job('link add https://example.com/ (every link contains it)', 3, () => timed([BIN, 'link', 'add', 'https://example.com/', '--json'], env));
+  const importFile = join(tmp, 'requests-import.csv');
+  // 1,000 rows: 500 links the account has (bulk<id> from id 3), 500 new ones.
+  writeFileSync(importFile, `keyword,url\n${Array.from({ length: 1000 }, (_, i) => (i < 500 ? `bulk${i + 3},https://example.com/bulk/${i + 3}` : `fresh${i},https://example.com/fresh/${i}`)).join('\n')}\n`);
+  await job('import, 1,000 rows (the domains, then the links)', 1 + pages(N), () => timed([BIN, 'import', 'yourls', importFile], env));
+  await job('export --redirects nginx', pages(N), () => timed([BIN, 'export', '--redirects', 'nginx'], env));
   const details = join(tmp, 'requests-details.yaml');
   await job('export --details', reads + N, () => timed([BIN, 'export', '--details', '--file', details], env));
   const detailed = (readFileSync(details, 'utf8').match(/^ {4}(geo|device|expiry):/gm) ?? []).length;
