@@ -93,12 +93,13 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
     }
   }
   const rejected = checked.rejects.length;
-  if (rejected && rejectsFile) rejectsFile.write(rejectsCsv(checked.rejects));
-  else for (const r of checked.rejects.slice(0, 20)) ctx.warn(`note: ${input}:${r.line}${r.column ? `:${r.column}` : ''}: rejected: ${r.reason}`);
+  // On a dry run the rejects file is not written either: the summary then names no file.
+  const rejectsWritten = rejected && rejectsFile ? rejectsFile.write(rejectsCsv(checked.rejects)) : false;
+  if (!rejectsFile) for (const r of checked.rejects.slice(0, 20)) ctx.warn(`note: ${input}:${r.line}${r.column ? `:${r.column}` : ''}: rejected: ${r.reason}`);
   if (rejected > 20 && !rejectsFile) ctx.warn(`note: ... and ${rejected - 20} more rows rejected (--rejects FILE keeps them all)`);
-  const summary: Record<string, unknown> = { ...done, rejected, ...(rejectsFile && rejected ? { rejects: rejectsFile.path } : {}) };
+  const summary: Record<string, unknown> = { ...done, rejected, ...(rejectsWritten ? { rejects: rejectsFile!.path } : {}) };
   if (clicks) summary.clicks = await clicks.store(format.name);
-  const counts = summaryWords(done, rejected, rejectsFile && rejected ? rejectsFile.path : undefined);
+  const counts = summaryWords(done, rejected, rejectsWritten ? rejectsFile!.path : undefined);
   if (target && ctx.globals.dryRun) {
     return { kind: 'message', message: `dry run: would import ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}${counts ? ` (${counts})` : ''}; nothing was written`, json: { dryRun: true, file: opts.file, ...summary } };
   }

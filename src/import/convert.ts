@@ -96,8 +96,8 @@ async function eachLink(options: ImportOptions, visit: (link: SourceLink) => voi
   }
 }
 
-/** A list for a refusal: the first MAX_SHOWN lines, then how many more. */
-const listed = (lines: string[]) => `${lines.slice(0, MAX_SHOWN).join('\n  ')}${lines.length > MAX_SHOWN ? `\n  ... and ${lines.length - MAX_SHOWN} more` : ''}`;
+/** A list for a refusal: the first MAX_SHOWN lines (only those are kept), then how many more of `count`. */
+const listed = (lines: string[], count: number) => `${lines.slice(0, MAX_SHOWN).join('\n  ')}${count > MAX_SHOWN ? `\n  ... and ${count - MAX_SHOWN} more` : ''}`;
 
 /**
  * Pass 1: every row checked, nothing sent. Throws a refusal listing the bad rows (the first 20,
@@ -106,15 +106,20 @@ const listed = (lines: string[]) => `${lines.slice(0, MAX_SHOWN).join('\n  ')}${
 export async function check(options: ImportOptions): Promise<{ valid: number; rejects: Reject[] }> {
   const rejects: Reject[] = [];
   let valid = 0;
+  let invalid = 0;
   await eachLink(
     options,
     () => valid++,
-    (row, reason) => rejects.push({ line: row.line, column: row.column, reason, raw: row.raw }),
+    (row, reason) => {
+      // Kept whole for --rejects; for a refusal, the ones it lists.
+      invalid++;
+      if (options.skipInvalid || invalid <= MAX_SHOWN) rejects.push({ line: row.line, column: row.column, reason, raw: row.raw });
+    },
   );
-  if (rejects.length && !options.skipInvalid) {
+  if (invalid && !options.skipInvalid) {
     const hints = rejects.some((r) => r.column) ? 'a cell that holds quotes, the delimiter or a line break is written in quotes, its quotes doubled; ' : '';
     throw new UsageError(
-      `the ${options.format.label} export cannot be imported: ${rejects.length} row${rejects.length === 1 ? ' is' : 's are'} not valid:\n  ${listed(rejects.map((r) => `${at(options, r)}: ${r.reason}`))}`,
+      `the ${options.format.label} export cannot be imported: ${invalid} row${invalid === 1 ? ' is' : 's are'} not valid:\n  ${listed(rejects.map((r) => `${at(options, r)}: ${r.reason}`), invalid)}`,
       `${hints}nothing was written; --skip-invalid imports the other rows and --rejects FILE keeps these; \`linkctl import --help\` lists each format's columns${options.format.name === 'csv' ? '' : ', and `linkctl import csv --map` reads any other CSV'}`,
     );
   }
@@ -217,15 +222,17 @@ export interface Survey {
   superseded: Map<number, number>;
   /** Tags that become campaigns or channels, by their key, in the spelling first met. */
   tags: Map<string, string>;
-  /** Rows that cannot keep their alias, as `file:line: why` (what --on-collision decides about). */
-  collisions: string[];
+  /** How many rows cannot keep their alias (what --on-collision decides about). */
+  collisions: number;
 }
 
 /** Pass 2: every valid row classified; throws a refusal listing the collisions unless --on-collision says what to do. */
 export async function survey(options: ImportOptions): Promise<Survey> {
   const decider = new Decider(options);
   const superseded = new Map<number, number>();
+  /** The first of them, as `file:line: why`, for a refusal. */
   const collisions: string[] = [];
+  let collided = 0;
   /** Tags by key: their first spelling, and how many rows written use them. */
   const tagCounts = new Map<string, { name: string; rows: number }>();
   const countTags = (tags: string[], by: number) => {
@@ -246,7 +253,7 @@ export async function survey(options: ImportOptions): Promise<Survey> {
       const d = decider.decide(link);
       if (d.kind === 'duplicate') return;
       const why = problem(d, link);
-      if (why) collisions.push(`${options.label}:${link.line}: ${why}`);
+      if (why && ++collided <= MAX_SHOWN) collisions.push(`${options.label}:${link.line}: ${why}`);
       if (d.kind === 'conflict' && d.replaces !== undefined) {
         // Every row that holds an alias under replace was counted (only unusable ones are left out, and they hold none).
         superseded.set(d.replaces, link.line);
@@ -262,15 +269,15 @@ export async function survey(options: ImportOptions): Promise<Survey> {
     },
     () => undefined, // set aside in pass 1
   );
-  if (collisions.length && options.onCollision === 'fail') {
+  if (collided && options.onCollision === 'fail') {
     throw new UsageError(
-      `${collisions.length} link${collisions.length === 1 ? '' : 's'} cannot keep ${collisions.length === 1 ? 'its' : 'their'} alias:\n  ${listed(collisions)}`,
+      `${collided} link${collided === 1 ? '' : 's'} cannot keep ${collided === 1 ? 'its' : 'their'} alias:\n  ${listed(collisions, collided)}`,
       'nothing was written; --on-collision suffix renames them (alias-2, alias-3, ...), skip leaves them out, replace gives a taken alias to this file\'s destination (the only way to repoint a live link)',
     );
   }
   const tags = new Map([...tagCounts].filter(([, t]) => t.rows > 0).map(([k, t]) => [k, t.name]));
   // Renames must avoid every alias of the input: only suffix needs them, and the other choices let them go.
-  return { links, keys: options.onCollision === 'suffix' ? decider.holders : new Map(), superseded, tags, collisions };
+  return { links, keys: options.onCollision === 'suffix' ? decider.holders : new Map(), superseded, tags, collisions: collided };
 }
 
 /** What becomes of a row, by its class and --on-collision. */

@@ -320,6 +320,9 @@ describe('issue 29: hostile exports', () => {
     const skipped = await runCli(['import', 'kutt', input, '--skip-invalid'], { env: fx.env });
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(parse(skipped.stdout).links).toEqual([{ alias: 'fine', url: 'https://example.com/fine' }]);
+    // Without --rejects the rows set aside are listed on stderr, and counted.
+    expect(skipped.stderr).toContain(`note: ${input}:3: rejected: a field of this link is nested more than 64 levels deep`);
+    expect(skipped.stderr).toContain('1 row rejected)');
   });
 
   it('$${ and ${env:...} in a title arrive unchanged through import and apply', async () => {
