@@ -205,7 +205,7 @@ const encodedPath = (path: string) => path.split('/').map((segment) => encodeURI
 
 /** `export --redirects FORMAT [--file F] [--details]`. */
 export async function exportRedirects(ctx: Context, format: RedirectFormat, opts: Record<string, unknown>): Promise<Result> {
-  if (opts.schema || opts.format !== undefined) throw new UsageError(`--redirects writes a ${format} redirect map, not an account file: drop ${opts.schema ? '--schema' : '--format'}`, 'run export twice for both');
+  if (opts.schema || opts.format !== undefined) throw new UsageError(`--redirects writes a redirect map (${format}), not an account file: drop ${opts.schema ? '--schema' : '--format'}`, 'run export twice for both');
   const out = opts.file && opts.file !== '-' ? await prepareWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force) }) : undefined;
   const { entries, notes } = await build(ctx, Boolean(opts.details));
   const body = WRITERS[format](entries, notes);
@@ -217,5 +217,7 @@ export async function exportRedirects(ctx: Context, format: RedirectFormat, opts
     if (!out.write(textOut)) return { kind: 'message', message: `dry run: would write ${entries.length} redirects to ${out.path}; nothing was written`, json: { dryRun: true, file: out.path, redirects: entries.length } };
     return { kind: 'message', message: `Wrote ${entries.length} redirects (${format}) to ${out.path}.`, json: { file: out.path, redirects: entries.length, format } };
   }
+  // --json on stdout: the redirects as data (a map file is not JSON), the same whatever the format.
+  if (ctx.format === 'json') return { kind: 'raw', json: entries.map((e) => ({ shortUrl: `${e.scheme}//${e.host}${e.sentPath}`, destination: e.to, status: STATUS })) };
   return { kind: 'text', text: textOut };
 }

@@ -76,6 +76,11 @@ describe('export --redirects', () => {
     expect(r.stderr).toContain('note: A static map sends every visitor to the destination: geo, device and language targeting, passwords (the API does not say which links have one: a protected link opens without asking), expiry');
     expect(r.stderr).toContain('--details reads each link (10 requests) and names them');
     expect(r.stdout.split('\n')[0]).toBe('short_url,destination,status');
+    // --json: the redirects as data, whatever the format (a map file is not JSON).
+    const json = await runCli(['export', '--redirects', 'nginx', '--json'], { env: fx.env });
+    const data = JSON.parse(json.stdout) as Array<{ shortUrl: string; destination: string; status: number }>;
+    expect(data).toHaveLength(10);
+    expect(data.find((d) => d.shortUrl.endsWith('/quote-a'))).toEqual({ shortUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1\/quote-a$/), destination: 'https://example.com/a%22;%20return%20200%20%22pwned', status: 302 });
   });
 
   it('nginx: a map whose every entry is one quoted key and one quoted value, that nginx -t accepts and nginx serves as written', async () => {
