@@ -68,10 +68,10 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl export') cmds='' flags='--file --force --format --details --schema -h --help' vflags='--file --format' ;;
+    'linkctl export') cmds='' flags='--file --force --format --details --schema --redirects -h --help' vflags='--file --format --redirects' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --allow-clear -h --help' vflags='-f --file --max-deletes' ;;
-    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --db' ;;
+    'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --encoding --delimiter --skip-invalid --rejects --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --encoding --delimiter --rejects --db' ;;
     'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
@@ -141,13 +141,16 @@ _linkctl_values() {
     'linkctl pixel delete --from-format') vals='csv ndjson json' ;;
     'linkctl export --file') vals=@files ;;
     'linkctl export --format') vals='yaml json' ;;
+    'linkctl export --redirects') vals='nginx apache caddy netlify cloudflare csv' ;;
     'linkctl plan -f') vals=@files ;;
     'linkctl plan --file') vals=@files ;;
     'linkctl apply -f') vals=@files ;;
     'linkctl apply --file') vals=@files ;;
     'linkctl import --file') vals=@files ;;
     'linkctl import --tags-to') vals='campaign channel none' ;;
-    'linkctl import --on-collision') vals='fail suffix skip' ;;
+    'linkctl import --on-collision') vals='fail suffix skip replace' ;;
+    'linkctl import --delimiter') vals='comma semicolon tab' ;;
+    'linkctl import --rejects') vals=@files ;;
     'linkctl import --db') vals=@files ;;
     'linkctl import #0') vals='bitly shlink yourls kutt dub shortio rebrandly csv' ;;
     'linkctl import #1') vals=@files ;;
@@ -179,7 +182,7 @@ _linkctl_values() {
 
 _linkctl() {
   local IFS=$' \t\n' cur=${COMP_WORDS[COMP_CWORD]} key=linkctl cmds flags vflags vals w c i n=0 flag='' ddash='' pre=''
-  local gflags='-V --version -p --profile --base-url --json -o --output --fields --no-header -q --quiet --no-color --debug --timeout --max-wait -y --yes --dry-run --sandbox --insecure-http' gvflags='-p --profile --base-url -o --output --fields --timeout --max-wait'
+  local gflags='-V --version -p --profile --base-url --json -o --output --fields --no-header --csv-raw -q --quiet --no-color --debug --timeout --max-wait -y --yes --dry-run --sandbox --insecure-http' gvflags='-p --profile --base-url -o --output --fields --timeout --max-wait'
   COMPREPLY=()
   _linkctl_spec "$key"
   # Walk the words before the cursor: sub-commands extend the path, flags taking a value

@@ -387,6 +387,11 @@ if (ONLY.includes('requests')) {
     if (r.status !== 0) throw new Error(`apply to the empty account exited ${r.status}\n${r.stderr}`);
   }, empty);
   await job('link add https://example.com/ (every link contains it)', 3, () => timed([BIN, 'link', 'add', 'https://example.com/', '--json'], env));
+  const importFile = join(tmp, 'requests-import.csv');
+  // 1,000 rows: 500 links the account has (bulk<id> from id 3), 500 new ones.
+  writeFileSync(importFile, `keyword,url\n${Array.from({ length: 1000 }, (_, i) => (i < 500 ? `bulk${i + 3},https://example.com/bulk/${i + 3}` : `fresh${i},https://example.com/fresh/${i}`)).join('\n')}\n`);
+  await job('import, 1,000 rows (the domains, then the links)', 1 + pages(N), () => timed([BIN, 'import', 'yourls', importFile], env));
+  await job('export --redirects nginx', pages(N), () => timed([BIN, 'export', '--redirects', 'nginx'], env));
   const details = join(tmp, 'requests-details.yaml');
   await job('export --details', reads + N, () => timed([BIN, 'export', '--details', '--file', details], env));
   const detailed = (readFileSync(details, 'utf8').match(/^ {4}(geo|device|expiry):/gm) ?? []).length;
@@ -648,7 +653,9 @@ if (ONLY.includes('import')) {
   const big = bitlyCsv(IMPORT_BIG);
   const rssFile = join(tmp, 'maxrss-import');
   const out = join(tmp, 'import-out.yaml');
-  const env = clean({ LINKCTL_CONFIG_DIR: join(tmp, 'import-config'), BENCH_MAXRSS_FILE: rssFile });
+  // Import compares the export with the target account (one read of its domains and links): a sandbox of the seed here.
+  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
+  const env = clean({ LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: join(tmp, 'import-config'), BENCH_MAXRSS_FILE: rssFile });
   const times = { [IMPORT_SMALL]: [], [IMPORT_BIG]: [] };
   const peak = (file, rows) => () => {
     // The file streams to stdout, as `linkctl import bitly FILE > account.yaml` does.

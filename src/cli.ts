@@ -109,6 +109,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .addOption(enumOption('-o, --output <format>', 'output format (markdown: plan only)', [...FORMATS, ...DOCUMENT_FORMATS]))
     .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
     .option('--no-header', 'leave out the header line of table, csv and tsv output')
+    .option('--csv-raw', "csv and tsv cells exactly as they are: no ' before a cell a spreadsheet would run as a formula (=, +, -, @)")
     .option('-q, --quiet', 'print only ids, one per line')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--debug', 'trace HTTP requests to stderr (the key is redacted)')

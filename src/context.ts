@@ -29,6 +29,7 @@ export interface GlobalOptions {
   fields?: string[];
   header: boolean;
   quiet?: boolean;
+  csvRaw?: boolean;
 }
 
 const SPINNER_DELAY_MS = 150;
@@ -139,6 +140,7 @@ export class Context {
       header: this.globals.header !== false,
       quiet: Boolean(this.globals.quiet),
       width: this.io.stdout.columns || 100, // 0 when the terminal does not say
+      csvRaw: Boolean(this.globals.csvRaw),
     };
   }
 

@@ -14,6 +14,7 @@ import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
+import type { RedirectFormat } from './redirects.js';
 
 /**
  * Where an exported file says its schema is: the package's own copy (schema/ is in the package)
@@ -34,6 +35,7 @@ function unreadable(kind: Kind): string[] {
 }
 
 export async function exportAccount(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  if (opts.redirects !== undefined) return (await import('./redirects.js')).exportRedirects(ctx, opts.redirects as RedirectFormat, opts);
   if (opts.schema) return { kind: 'raw', json: buildSchema() };
   // --json (-o json) asks for JSON on stdout: the file is then written as JSON, unless --format says otherwise.
   const format = (opts.format as 'yaml' | 'json' | undefined) ?? ((opts.file === undefined || opts.file === '-') && ctx.format === 'json' ? 'json' : typeof opts.file === 'string' && opts.file.endsWith('.json') ? 'json' : 'yaml');

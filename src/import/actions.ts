@@ -5,14 +5,18 @@ import { parseDocument } from 'yaml';
 import { basename, dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { checkWrite, moveIntoPlace, privateTempPath, readablePath, writeError } from '../files/access.js';
+import { checkWrite, moveIntoPlace, prepareWrite, privateTempPath, readablePath, writeError } from '../files/access.js';
 import { toInt } from '../http/envelope.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import type { Result } from '../output/types.js';
 import { schemaUrl } from '../ascode/actions.js';
 import type { HistoryRecord } from '../history/store.js';
-import { FORMATS, mappedFormat, type FormatName } from './formats.js';
-import { survey, write, type ImportOptions } from './convert.js';
+import { FORMATS, mappedFormat, type Delimiter, type FormatName } from './formats.js';
+import { check, keyFor, survey, write, type ImportOptions, type Reject, type Written } from './convert.js';
+import { encodingOption } from './decode.js';
+import type { ReadOptions } from './read.js';
+import { keyMatch, noSlash, text } from '../model/values.js';
+import { csvLine } from '../output/render.js';
 
 export async function importLinks(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const [name, given] = args as [FormatName, string];
@@ -24,19 +28,25 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   } catch (error) {
     throw new UsageError(`INPUT: cannot read ${input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'give the export file as it is on disk, after the format: linkctl import bitly bitly-links.csv');
   }
-  const options: ImportOptions = { format, path: input, label: input, tagsTo: opts.tagsTo, onCollision: opts.onCollision };
-  if (opts.keepDomains) {
-    // The input is checked before the account is read: bad input sends no request.
-    ctx.status('checking the export');
-    await survey({ ...options, onCollision: 'suffix' });
-    options.domains = await accountDomains(ctx);
-  }
-  ctx.status('checking the export');
-  const surveyed = await survey(options);
-  for (const note of surveyed.skipped) ctx.warn(`note: ${note}`);
-
+  if (format.input === 'json' && opts.delimiter !== undefined) throw new UsageError(`--delimiter is for CSV; a ${format.label} export is JSON`, 'drop --delimiter');
+  if (opts.rejects !== undefined && !opts.skipInvalid) throw new UsageError('--rejects names the file for the rows --skip-invalid sets aside', 'add --skip-invalid, or drop --rejects');
+  const read: ReadOptions = { encoding: opts.encoding === undefined ? undefined : encodingOption(String(opts.encoding)), delimiter: opts.delimiter as Delimiter | undefined };
+  const options: ImportOptions = { format, path: input, label: input, read, tagsTo: opts.tagsTo, onCollision: opts.onCollision, skipInvalid: Boolean(opts.skipInvalid), account: new Map() };
+  // Checked before any request or write: a file that exists without --force, a path an MCP server may not write.
   // The file is written beside its target (or in the temp folder for stdout) and appears whole or not at all.
   const written = opts.file !== undefined && opts.file !== '-' ? await checkWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force) }) : undefined;
+  const rejectsFile = opts.rejects !== undefined ? await prepareWrite(ctx, String(opts.rejects), { flag: '--rejects', force: Boolean(opts.force), mode: 0o600 }) : undefined;
+
+  // Three passes over a file of many rows, each making short-lived garbage: the young generation is kept at its size.
+  (await import('../memory.js')).keepMemoryFlat();
+  // The input is checked before the account is read: bad input sends no request.
+  ctx.status('checking the export');
+  const checked = await check(options);
+  const account = await accountLinks(ctx);
+  options.account = account.links;
+  if (opts.keepDomains) options.domains = account.domains;
+  ctx.status('comparing the export with the account');
+  const surveyed = await survey(options);
   const target = written?.target;
   // --with-clicks: the database and the account are known before anything is written; the totals
   // are kept as the links are written, and stored once the file is in place.
@@ -82,18 +92,26 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
       // renamed
     }
   }
-  const summary: Record<string, unknown> = { links: done.links, renamed: done.renamed, skipped: done.skipped };
+  const rejected = checked.rejects.length;
+  // On a dry run the rejects file is not written either: the summary then names no file.
+  const rejectsWritten = rejected && rejectsFile ? rejectsFile.write(rejectsCsv(checked.rejects)) : false;
+  if (!rejectsFile) for (const r of checked.rejects.slice(0, 20)) ctx.warn(`note: ${input}:${r.line}${r.column ? `:${r.column}` : ''}: rejected: ${r.reason}`);
+  if (rejected > 20 && !rejectsFile) ctx.warn(`note: ... and ${rejected - 20} more rows rejected (--rejects FILE keeps them all)`);
+  const summary: Record<string, unknown> = { ...done, rejected, ...(rejectsWritten ? { rejects: rejectsFile!.path } : {}) };
   if (clicks) summary.clicks = await clicks.store(format.name);
+  const counts = summaryWords(done, rejected, rejectsWritten ? rejectsFile!.path : undefined);
   if (target && ctx.globals.dryRun) {
-    return { kind: 'message', message: `dry run: would import ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}; nothing was written`, json: { dryRun: true, file: opts.file, ...summary } };
+    return { kind: 'message', message: `dry run: would import ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}${counts ? ` (${counts})` : ''}; nothing was written`, json: { dryRun: true, file: opts.file, ...summary } };
   }
   if (target) {
     return {
       kind: 'message',
-      message: `Imported ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}${summary.renamed || summary.skipped ? ` (${summary.renamed} renamed, ${summary.skipped} left out)` : ''}; next: linkctl plan -f ${opts.file}`,
+      message: `Imported ${done.links} link${done.links === 1 ? '' : 's'} from ${given} to ${opts.file}${counts ? ` (${counts})` : ''}; next: linkctl plan -f ${opts.file}`,
       json: { file: opts.file, ...summary },
     };
   }
+  // The file goes to stdout: what happened beyond new links is said on stderr.
+  if (counts) ctx.warn(`imported ${done.links} link${done.links === 1 ? '' : 's'} from ${given} (${counts})`);
   if (ctx.format === 'json') {
     // --json: the same account file as JSON (plan and apply read both), so that stdout is JSON as promised.
     const text = readFileSync(temp, 'utf8');
@@ -108,20 +126,55 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   return { kind: 'text', text: stream as AsyncIterable<string> };
 }
 
-/** The account's branded domains by host, through the run's reader (one request); system domains, with no id, cannot carry links of the file. */
-async function accountDomains(ctx: Context): Promise<Map<string, string>> {
+/**
+ * The target account as import needs it, through the run's reader: its branded domains by host
+ * (system domains, with no id, cannot carry links of the file) and its links' destinations by
+ * key, keyed as plan keys them (src/ascode/engine.ts): a link on one of the account's branded
+ * domains by that domain and its alias, any other by its alias. One request for the domains, and
+ * the links in the reader's large pages.
+ */
+async function accountLinks(ctx: Context): Promise<{ domains: Map<string, string>; links: Map<string, string> }> {
+  const reader = await ctx.reader();
+  ctx.status("reading the account's domains and links");
   const domains = new Map<string, string>();
-  ctx.status("reading the account's domains");
-  for (const record of await (await ctx.reader()).all('domains')) {
+  const byName = new Map<string, string>();
+  for (const record of await reader.all('domains')) {
     if (toInt(record.id) === undefined || typeof record.domain !== 'string') continue;
-    const domain = record.domain.replace(/\/+$/, '');
+    const domain = noSlash(record.domain);
+    byName.set(keyMatch(domain), domain);
     try {
       domains.set(new URL(/^[a-z]+:\/\//i.test(domain) ? domain : `https://${domain}`).hostname.toLowerCase(), domain);
     } catch {
       // a domain that is no URL cannot match a short URL's host
     }
   }
-  return domains;
+  const links = new Map<string, string>();
+  await reader.each('links', (r) => {
+    if (typeof r.alias !== 'string' || typeof r.longurl !== 'string') return;
+    const domain = text(r.domain) ? byName.get(keyMatch(noSlash(String(r.domain)))) : undefined;
+    links.set(keyFor(domain, r.alias), r.longurl);
+  });
+  return { domains, links };
+}
+
+/** What happened beyond new links, in words for the summary line ('' when nothing did). */
+function summaryWords(done: Written, rejected: number, rejectsPath: string | undefined): string {
+  const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+  const parts = [
+    done.existing && `${n(done.existing, 'link')} already there`,
+    done.replaced && `${n(done.replaced, 'live link')} repointed (--on-collision replace)`,
+    done.renamed && `${n(done.renamed, 'link')} renamed`,
+    done.rewritten && `${n(done.rewritten, 'alias', 'aliases')} rewritten as the server stores ${done.rewritten === 1 ? 'it' : 'them'}`,
+    done.duplicates && `${n(done.duplicates, 'duplicate row')} collapsed`,
+    done.skipped && `${n(done.skipped, 'link')} left out`,
+    rejected && `${n(rejected, 'row')} rejected${rejectsPath ? `, in ${rejectsPath}` : ''}`,
+  ].filter(Boolean);
+  return parts.length ? [`${done.new} new`, ...parts].join(', ') : '';
+}
+
+/** The rejects file: one row per row set aside, with its line (and column, for a fault of the CSV), why, and its text as the export has it. */
+function rejectsCsv(rejects: Reject[]): string {
+  return [csvLine(['line', 'column', 'reason', 'row']), ...rejects.map((r) => csvLine([r.line, r.column ?? '', r.reason, r.raw]))].join('');
 }
 
 /**

@@ -1,87 +1,208 @@
 /**
- * An export turned into a links-as-code file (src/ascode/model.ts), in two passes over the input
- * so that neither the input nor the output is held in memory:
+ * An export turned into a links-as-code file (src/ascode/model.ts), in three passes over the
+ * input so that neither the input nor the output is held in memory:
  *
- * 1. `survey`: every row read and checked; bad rows and collisions found, and the aliases and
- *    tags the file will hold collected. Nothing is written: a fault ends the import here.
- * 2. `write`: the same rows read again, each link written as YAML text with its comments.
+ * 1. `check`: every row read and checked (a destination, an http(s) URL, CSV that reads). Bad
+ *    rows end the import here, before the account is read, unless `--skip-invalid` sets them aside.
+ * 2. `survey`, once the target account's links are known: every row classified (new, already
+ *    there, a collision with a live link, a conflict inside the file, an exact duplicate, an alias
+ *    the server refuses), and the aliases and tags the file will hold collected. Collisions end the
+ *    import here unless `--on-collision` says what to do.
+ * 3. `write`: the same rows read again, each link written as YAML text with its comments.
  *
- * Both passes decide each row by the same code from the same facts, so they agree; the output
- * depends on nothing but the input and the options, and the same input gives the same bytes.
+ * Passes 2 and 3 decide each row by the same code (a `Decider`, which only knows the rows before
+ * it), so they agree; the output depends on nothing but the input, the account's links and the
+ * options, and the same input gives the same bytes.
  */
+import { createHash } from 'node:crypto';
 import { MIN_ALIAS_LENGTH, serverAlias } from '../model/aliases.js';
+import { destinationKey } from '../model/links.js';
 import { CliError, UsageError } from '../errors.js';
 import { keyMatch } from '../ascode/model.js';
+import { escapeLiteral } from '../ascode/file.js';
 import { schemaUrl, yamlScalar } from '../ascode/actions.js';
 import { safeJsonText, safeText } from '../output/safe-text.js';
 import { httpUrl } from '../validate.js';
 import type { Format, ON_COLLISION, SourceLink, TAGS_TO } from './formats.js';
-import { forEachRow, InputError } from './read.js';
+import { forEachRow, InputError, type ReadOptions, type Row } from './read.js';
+
+export type OnCollision = (typeof ON_COLLISION)[number];
 
 export interface ImportOptions {
   format: Format;
   /** The input file, and its name as messages give it. */
   path: string;
   label: string;
+  read: ReadOptions;
   tagsTo: (typeof TAGS_TO)[number];
-  onCollision: (typeof ON_COLLISION)[number];
-  /** The target account's domains by host (`go.example.com` → `https://go.example.com`); undefined when not read. */
+  onCollision: OnCollision;
+  /** --skip-invalid: rows that cannot be read are set aside (and written to --rejects) instead of ending the import. */
+  skipInvalid: boolean;
+  /** --keep-domains: the target account's domains by host (`go.example.com` → `https://go.example.com`). */
   domains?: Map<string, string>;
+  /** The target account's links: their destination, as the server gives it, by key (`keyFor`). */
+  account: Map<string, string>;
   /** `--with-clicks`: told each link written, under the alias it has in the file, with the source's click total. */
   onLink?: (link: { alias: string; title?: string; clicks?: number }) => void;
 }
 
-/** A link that cannot keep its alias on the target, and why. */
-interface Collision {
+/** A row set aside by --skip-invalid: where it is, why, and its text. */
+export interface Reject {
   line: number;
-  what: string;
-}
-
-/** What the first pass learned, which the second needs. */
-export interface Survey {
-  links: number;
-  /** Every key (domain and server-spelled alias, without case) of the input, with the line that has it first. */
-  keys: Map<string, number>;
-  /** Tags that become campaigns or channels, by their key, in the spelling first met. */
-  tags: Map<string, string>;
-  collisions: Collision[];
-  /** Things said about rows left out that are no collisions (a domain's root link). */
-  skipped: string[];
+  /** For a fault of the CSV itself: where on the line. */
+  column?: number;
+  reason: string;
+  raw: string;
 }
 
 const TAG_MIN = 2; // campaign and channel names need 2 characters (src/ascode/model.ts)
-const MAX_ERRORS_SHOWN = 20;
+const MAX_SHOWN = 20;
+/** Rows between full garbage collections (see memory.ts). */
+const GC_EVERY = 20_000;
 
-/** A source link with what the file makes of it. */
-interface Decided {
-  link: SourceLink;
-  /** The target's domain, when kept. */
-  domain?: string;
-  /** The alias the server keeps. */
-  alias: string;
-  key: string;
-  /** Why it cannot keep its alias as it is (undefined: it can). */
-  collision?: string;
-  /** The first line with the same key, for a duplicate. */
-  firstAt?: number;
+/** The key of a link in the file and on the server: domain (when not the default) and alias, without case. */
+export const keyFor = (domain: string | undefined, alias: string) => keyMatch(domain ? `${domain}/${alias}` : alias);
+
+/** `file:line` (and `:column` for a fault of the CSV itself). */
+const at = (options: ImportOptions, row: { line: number; column?: number }) => `${options.label}:${row.line}${row.column ? `:${row.column}` : ''}`;
+
+/** A row as a link, or why it cannot be one. */
+function linkOf(row: Row, format: Format): { link?: SourceLink; error?: string } {
+  try {
+    if (row.error) throw new Error(row.error);
+    const link = format.row(row.cell, row.line);
+    link.url = httpUrl('destination', link.url);
+    return { link };
+  } catch (error) {
+    return { error: error instanceof CliError || error instanceof Error ? error.message : String(error) };
+  }
 }
 
-const keyFor = (domain: string | undefined, alias: string) => keyMatch(`${domain ?? ''}/${alias}`);
+/** Reads the valid rows as links, handing each to `visit`; the rest to `invalid`. A fault of the input as a whole is thrown as a refusal. */
+async function eachLink(options: ImportOptions, visit: (link: SourceLink) => void, invalid: (row: Row, reason: string) => void): Promise<void> {
+  const { collectGarbage } = await import('../memory.js');
+  let rows = 0;
+  try {
+    await forEachRow(options.path, options.format, options.read, (row) => {
+      // Each pass makes the garbage of every row; collected every so often, so it never piles up into the old generation.
+      if (++rows % GC_EVERY === 0) collectGarbage();
+      const { link, error } = linkOf(row, options.format);
+      if (link) visit(link);
+      else invalid(row, error!);
+    });
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    throw new UsageError(`the ${options.format.label} export cannot be imported:\n  ${at(options, error)}: ${error.message}`, `${error.hint ? `${error.hint}; ` : ''}nothing was written`);
+  }
+}
 
-function decide(link: SourceLink, options: ImportOptions, keys: Map<string, number>): Decided {
-  const domain = link.host ? options.domains?.get(link.host) : undefined;
-  const alias = serverAlias(link.alias);
-  const key = keyFor(domain, alias);
+/** A list for a refusal: the first MAX_SHOWN lines (only those are kept), then how many more of `count`. */
+const listed = (lines: string[], count: number) => `${lines.slice(0, MAX_SHOWN).join('\n  ')}${count > MAX_SHOWN ? `\n  ... and ${count - MAX_SHOWN} more` : ''}`;
+
+/**
+ * Pass 1: every row checked, nothing sent. Throws a refusal listing the bad rows (the first 20,
+ * then a count), unless `skipInvalid`: then they are returned, with their line, reason and text.
+ */
+export async function check(options: ImportOptions): Promise<{ valid: number; rejects: Reject[] }> {
+  const rejects: Reject[] = [];
+  let valid = 0;
+  let invalid = 0;
+  await eachLink(
+    options,
+    () => valid++,
+    (row, reason) => {
+      // Kept whole for --rejects; for a refusal, the ones it lists.
+      invalid++;
+      if (options.skipInvalid || invalid <= MAX_SHOWN) rejects.push({ line: row.line, column: row.column, reason, raw: row.raw });
+    },
+  );
+  if (invalid && !options.skipInvalid) {
+    const hints = rejects.some((r) => r.column) ? 'a cell that holds quotes, the delimiter or a line break is written in quotes, its quotes doubled; ' : '';
+    throw new UsageError(
+      `the ${options.format.label} export cannot be imported: ${invalid} row${invalid === 1 ? ' is' : 's are'} not valid:\n  ${listed(rejects.map((r) => `${at(options, r)}: ${r.reason}`), invalid)}`,
+      `${hints}nothing was written; --skip-invalid imports the other rows and --rejects FILE keeps these; \`linkctl import --help\` lists each format's columns${options.format.name === 'csv' ? '' : ', and `linkctl import csv --map` reads any other CSV'}`,
+    );
+  }
+  return { valid, rejects };
+}
+
+/** What a row is, as far as the rows before it and the account say. */
+type Decision =
+  | { kind: 'duplicate'; of: number }
+  | {
+      kind: 'new' | 'existing' | 'taken' | 'conflict' | 'unusable';
+      alias: string;
+      domain?: string;
+      key: string;
+      /** The alias as the source spells it, when the server would store another. */
+      rewrittenFrom?: string;
+      /** taken: the live link's destination (existing: the same one, as the server spells it); conflict: the line with the same alias before. */
+      liveUrl?: string;
+      other?: number;
+      sameUrl?: boolean;
+      /** A row of the file that this one takes the alias from (--on-collision replace). */
+      replaces?: number;
+    };
+
+/**
+ * The row that holds each key, kept small (a 100,000-row export keeps 100,000 of them): one string
+ * of a digest of what the file would write of the row, a digest of its destination, and its line.
+ */
+const DIGEST = 11; // 66 bits of SHA-1, in base64
+const digestOf = (text: string) => createHash('sha1').update(text).digest('base64').slice(0, DIGEST);
+const holder = (line: number, digest: string, urlDigest: string) => `${digest}${urlDigest}${line}`;
+const holderLine = (held: string) => Number(held.slice(2 * DIGEST));
+
+/**
+ * Decides each row in order. State grows only from the rows before: pass 2 and pass 3 each make
+ * their own and come to the same decisions.
+ */
+class Decider {
+  /** The row that holds each alias key (the first one, or the last that replaced it). */
+  readonly holders = new Map<string, string>();
+
+  constructor(private readonly options: ImportOptions) {}
+
+  decide(link: SourceLink): Decision {
+    const { options } = this;
+    const domain = link.host ? options.domains?.get(link.host) : undefined;
+    const alias = serverAlias(link.alias);
+    const key = keyFor(domain, alias);
+    const base = { alias, domain, key, rewrittenFrom: alias !== link.alias ? link.alias : undefined };
+    if (alias.length < MIN_ALIAS_LENGTH) return { kind: 'unusable', ...base };
+    const destination = destinationKey(link.url);
+    const urlDigest = digestOf(destination);
+    const digest = digestOf(JSON.stringify([link.url, link.title ?? '', link.description ?? '', link.tags, link.host ?? '']));
+    const live = options.account.get(key);
+    const liveUrl = live !== undefined && destinationKey(live) !== destination ? live : undefined;
+    const held = this.holders.get(key);
+    if (held !== undefined) {
+      const other = holderLine(held);
+      if (held.startsWith(digest)) return { kind: 'duplicate', of: other };
+      const replaces = options.onCollision === 'replace' ? other : undefined;
+      if (replaces !== undefined) this.holders.set(key, holder(link.line, digest, urlDigest));
+      return { kind: 'conflict', ...base, other, sameUrl: held.slice(DIGEST, 2 * DIGEST) === urlDigest, liveUrl, replaces };
+    }
+    this.holders.set(key, holder(link.line, digest, urlDigest));
+    if (liveUrl !== undefined) return { kind: 'taken', ...base, liveUrl };
+    return live !== undefined ? { kind: 'existing', ...base, liveUrl: live } : { kind: 'new', ...base };
+  }
+}
+
+/** Why a row cannot keep its alias, in words, or undefined when it can. */
+function problem(d: Exclude<Decision, { kind: 'duplicate' }>, link: SourceLink): string | undefined {
   const shown = `"${link.alias}"`;
-  // Only an earlier line counts: the first pass knows no later one yet, and both passes must agree.
-  const first = keys.get(key);
-  const firstAt = first !== undefined && first < link.line ? first : undefined;
-  let collision: string | undefined;
-  if (alias !== link.alias) collision = `alias ${shown} would be rewritten by the server to "${alias}"`;
-  else if (alias.length < MIN_ALIAS_LENGTH) collision = `alias ${shown} is shorter than ${MIN_ALIAS_LENGTH} characters, which servers refuse`;
-  else if (firstAt !== undefined) collision = `alias ${shown}${domain ? ` on ${domain}` : ''} is also at line ${firstAt}`;
-  // A rewritten or short alias can also be a duplicate: the suffix then makes it unique.
-  return { link, domain, alias, key, collision, firstAt };
+  const rewritten = d.rewrittenFrom !== undefined ? ` ("${d.alias}" once the server rewrites it)` : '';
+  switch (d.kind) {
+    case 'unusable':
+      return d.alias ? `alias ${shown}${rewritten} is shorter than ${MIN_ALIAS_LENGTH} characters, which servers refuse` : `alias ${shown} is empty once the server rewrites it (it turns spaces and punctuation into - and trims them)`;
+    case 'taken':
+      return `alias ${shown}${rewritten}${d.domain ? ` on ${d.domain}` : ''} is taken in the account by ${d.liveUrl} (this row: ${link.url})`;
+    case 'conflict':
+      return `alias ${shown}${rewritten}${d.domain ? ` on ${d.domain}` : ''} is also at line ${d.other}, ${d.sameUrl ? 'with the same destination but another title, description or tags' : 'with another destination'} (this row: ${link.url})`;
+    default:
+      return undefined;
+  }
 }
 
 /** The tags a link's record names, by --tags-to: the first usable tag (campaign), all (channels), none. */
@@ -91,76 +212,104 @@ function tagsUsed(link: SourceLink, options: ImportOptions): string[] {
   return options.tagsTo === 'campaign' ? usable.slice(0, 1) : usable;
 }
 
-/** Reads every row as a link, handing each to `visit`; a row's fault becomes `file:line: message` in `errors`. */
-async function eachLink(options: ImportOptions, errors: string[], visit: (link: SourceLink) => void): Promise<void> {
-  try {
-    await forEachRow(options.path, options.format, (row) => {
-      let link: SourceLink;
-      try {
-        if (row.error) throw new Error(row.error);
-        link = options.format.row(row.cell, row.line);
-        link.url = httpUrl('destination', link.url);
-      } catch (error) {
-        errors.push(`${options.label}:${row.line}: ${error instanceof CliError || error instanceof Error ? error.message : String(error)}`);
-        return;
-      }
-      visit(link);
-    });
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    errors.push(`${options.label}:${error.line}: ${error.message}`);
-  }
+/** What the second pass learned, which the third needs. */
+export interface Survey {
+  /** Links the file will hold. */
+  links: number;
+  /** Every alias key of the input that rows claim, with its holder (renames must avoid them; kept for --on-collision suffix only). */
+  keys: ReadonlyMap<string, string>;
+  /** Rows another row of the file takes the alias from (--on-collision replace): line → that row's line. */
+  superseded: Map<number, number>;
+  /** Tags that become campaigns or channels, by their key, in the spelling first met. */
+  tags: Map<string, string>;
+  /** How many rows cannot keep their alias (what --on-collision decides about). */
+  collisions: number;
 }
 
-function inputError(errors: string[], format: Format): UsageError {
-  const shown = errors.slice(0, MAX_ERRORS_SHOWN);
-  const more = errors.length - shown.length;
-  return new UsageError(
-    `the ${format.label} export cannot be imported:\n  ${shown.join('\n  ')}${more ? `\n  ... and ${more} more` : ''}`,
-    `nothing was written; \`linkctl import --help\` lists each format's columns${format.name === 'csv' ? '' : ', and `linkctl import csv --map` reads any other CSV'}`,
-  );
-}
-
-/** Pass 1: checks everything, writes nothing; throws a UsageError listing every fault. */
+/** Pass 2: every valid row classified; throws a refusal listing the collisions unless --on-collision says what to do. */
 export async function survey(options: ImportOptions): Promise<Survey> {
-  const errors: string[] = [];
-  const result: Survey = { links: 0, keys: new Map(), tags: new Map(), collisions: [], skipped: [] };
-  await eachLink(options, errors, (link) => {
-    if (!link.alias) {
-      result.skipped.push(`${options.label}:${link.line}: skipped: a domain's root link has no back-half to keep (give the domain a redirectRoot instead)`);
-      return;
+  const decider = new Decider(options);
+  const superseded = new Map<number, number>();
+  /** The first of them, as `file:line: why`, for a refusal. */
+  const collisions: string[] = [];
+  let collided = 0;
+  /** Tags by key: their first spelling, and how many rows written use them. */
+  const tagCounts = new Map<string, { name: string; rows: number }>();
+  const countTags = (tags: string[], by: number) => {
+    for (const tag of tags) {
+      const k = keyMatch(tag.trim());
+      const have = tagCounts.get(k) ?? { name: tag.trim(), rows: 0 };
+      have.rows += by;
+      tagCounts.set(k, have);
     }
-    const decided = decide(link, options, result.keys);
-    // A link claims its alias unless it is left out (skip): the rest must not take it (fail, suffix).
-    if (!result.keys.has(decided.key) && (options.onCollision !== 'skip' || !decided.collision)) result.keys.set(decided.key, link.line);
-    if (decided.collision) {
-      result.collisions.push({ line: link.line, what: decided.collision });
-      if (options.onCollision === 'skip' || (options.onCollision === 'suffix' && !decided.alias)) return;
-    }
-    result.links++;
-    for (const tag of tagsUsed(link, options)) if (!result.tags.has(keyMatch(tag))) result.tags.set(keyMatch(tag), tag.trim());
-  });
-  if (errors.length) throw inputError(errors, options.format);
-  if (result.collisions.length && options.onCollision === 'fail') {
-    const lines = result.collisions.map((c) => `${options.label}:${c.line}: ${c.what}`);
+  };
+  // Only replace takes a row out once counted (another row takes its alias): the tags it counted, by line.
+  const counted = options.onCollision === 'replace' && options.tagsTo !== 'none' ? new Map<number, string[]>() : undefined;
+  let links = 0;
+  await eachLink(
+    options,
+    (link) => {
+      if (!link.alias) return; // a domain's root link: said in pass 3
+      const d = decider.decide(link);
+      if (d.kind === 'duplicate') return;
+      const why = problem(d, link);
+      if (why && ++collided <= MAX_SHOWN) collisions.push(`${options.label}:${link.line}: ${why}`);
+      if (d.kind === 'conflict' && d.replaces !== undefined) {
+        // Every row that holds an alias under replace was counted (only unusable ones are left out, and they hold none).
+        superseded.set(d.replaces, link.line);
+        links--;
+        countTags(counted?.get(d.replaces) ?? [], -1);
+      }
+      if (actionFor(d, options.onCollision) === 'skip') return;
+      links++;
+      if (d.kind === 'existing') return; // written with its key and destination only
+      const tags = tagsUsed(link, options);
+      countTags(tags, 1);
+      counted?.set(link.line, tags);
+    },
+    () => undefined, // set aside in pass 1
+  );
+  if (collided && options.onCollision === 'fail') {
     throw new UsageError(
-      `${result.collisions.length} link${result.collisions.length === 1 ? '' : 's'} cannot keep ${result.collisions.length === 1 ? 'its' : 'their'} alias on the target:\n  ${lines.join('\n  ')}`,
-      'nothing was written; --on-collision suffix renames them (alias-2, alias-3, ...), --on-collision skip leaves them out',
+      `${collided} link${collided === 1 ? '' : 's'} cannot keep ${collided === 1 ? 'its' : 'their'} alias:\n  ${listed(collisions, collided)}`,
+      'nothing was written; --on-collision suffix renames them (alias-2, alias-3, ...), skip leaves them out, replace gives a taken alias to this file\'s destination (the only way to repoint a live link)',
     );
   }
-  return result;
+  const tags = new Map([...tagCounts].filter(([, t]) => t.rows > 0).map(([k, t]) => [k, t.name]));
+  // Renames must avoid every alias of the input: only suffix needs them, and the other choices let them go.
+  return { links, keys: options.onCollision === 'suffix' ? decider.holders : new Map(), superseded, tags, collisions: collided };
 }
 
-/** A scalar of the file: YAML text a parser reads back as the same string, with no raw control character. */
-const scalar = (value: string) => safeJsonText(yamlScalar(value));
+/** What becomes of a row, by its class and --on-collision. */
+function actionFor(d: Exclude<Decision, { kind: 'duplicate' }>, onCollision: OnCollision): 'write' | 'skip' | 'rename' | 'replace' {
+  if (d.kind === 'new' || d.kind === 'existing') return 'write';
+  if (onCollision === 'skip') return 'skip';
+  if (onCollision === 'suffix') return 'rename';
+  if (onCollision === 'replace') return d.kind === 'unusable' ? 'skip' : 'replace';
+  return 'skip'; // fail: refused in pass 2
+}
+
+/** A scalar of the file: YAML text a parser reads back as the same string (a literal `${` written `$${`), with no raw control character. */
+const scalar = (value: string) => safeJsonText(yamlScalar(escapeLiteral(value)));
 /** A comment: one line, whatever the source put in it. */
 const comment = (text: string) => `# ${safeText(text)}`;
 
+export interface Written {
+  links: number;
+  new: number;
+  existing: number;
+  replaced: number;
+  renamed: number;
+  rewritten: number;
+  duplicates: number;
+  skipped: number;
+}
+
 /**
- * Pass 2: the file, handed to `out` in pieces. Reports each renamed or skipped link through
- * `report` (stderr). Throws if the input no longer reads as it did in pass 1 (it changed).
+ * Pass 3: the file, handed to `out` in pieces. Reports each rewritten, renamed, replaced, collapsed
+ * or skipped link through `report` (stderr). Throws if the input no longer reads as it did (it changed).
  */
-export async function write(options: ImportOptions, surveyed: Survey, out: (text: string) => void, report: (message: string) => void): Promise<{ links: number; renamed: number; skipped: number }> {
+export async function write(options: ImportOptions, surveyed: Survey, out: (text: string) => void, report: (message: string) => void): Promise<Written> {
   const { format } = options;
   const head: string[] = [];
   head.push(`# yaml-language-server: $schema=${schemaUrl()}`);
@@ -168,9 +317,11 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
     `# linkctl account file, converted from a ${format.label} export by \`linkctl import ${format.name}\`.`,
     '# `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change. Each link\'s comment',
     `# gives where it was in the export, its ${format.label} id, creation date, clicks, domain and tags.`,
+    '# Checked against the target account\'s links when imported: a link already there with the same',
+    '# destination is written with its key and destination only (nothing to change).',
     options.domains
       ? '# A link whose domain the target account does not have goes to the account\'s default domain.'
-      : '# The target account\'s domains were not read (import --keep-domains): every link goes to its default domain.',
+      : '# Every link goes to the account\'s default domain (import --keep-domains keeps the domains the account has).',
     'version: 1',
   );
   const kind = options.tagsTo === 'campaign' ? 'campaigns' : 'channels';
@@ -182,64 +333,103 @@ export async function write(options: ImportOptions, surveyed: Survey, out: (text
   head.push(surveyed.links ? 'links:' : 'links: []');
   out(`${head.join('\n')}\n`);
 
-  const errors: string[] = [];
-  /** Keys that renames took (and server spellings kept in place of an alias): the input's own are in `surveyed.keys`. */
+  const decider = new Decider(options);
+  /** Keys that renames took: the input's own are in `surveyed.keys`, the account's in `options.account`. */
   const assigned = new Set<string>();
-  const done = { links: 0, renamed: 0, skipped: 0 };
-  await eachLink(options, errors, (link) => {
-    if (!link.alias) {
-      done.skipped++;
-      return;
-    }
-    const decided = decide(link, options, surveyed.keys);
-    let alias = decided.alias;
-    let key = decided.key;
-    const notes = [...link.notes];
-    if (decided.collision) {
+  const done: Written = { links: 0, new: 0, existing: 0, replaced: 0, renamed: 0, rewritten: 0, duplicates: 0, skipped: 0 };
+  let changed = false;
+  await eachLink(
+    options,
+    (link) => {
       const where = `${options.label}:${link.line}`;
-      if (options.onCollision === 'skip' || !alias) {
-        report(`${where}: skipped: ${decided.collision}${alias ? '' : ', and nothing is left of it to rename'}`);
+      if (!link.alias) {
+        report(`${where}: skipped: a domain's root link has no back-half to keep (give the domain a redirectRoot instead)`);
         done.skipped++;
         return;
       }
-      // suffix: the server's spelling, made unique among every alias of the input and every rename so far.
-      if (decided.firstAt !== undefined || alias.length < MIN_ALIAS_LENGTH || assigned.has(key)) {
-        let n = 2;
-        while (surveyed.keys.has(keyFor(decided.domain, `${decided.alias}-${n}`)) || assigned.has(keyFor(decided.domain, `${decided.alias}-${n}`))) n++;
-        alias = `${decided.alias}-${n}`;
-        key = keyFor(decided.domain, alias);
+      const d = decider.decide(link);
+      if (d.kind === 'duplicate') {
+        report(`${where}: the same link as line ${d.of}: collapsed into it`);
+        done.duplicates++;
+        return;
       }
-      report(`${where}: renamed to "${alias}": ${decided.collision}`);
-      notes.push(`renamed from "${link.alias}": ${decided.collision}`);
-      done.renamed++;
-    }
-    if (decided.collision) assigned.add(key);
-    out(`${linkText(link, alias, decided.domain, notes, options, surveyed.tags)}\n`);
-    options.onLink?.({ alias, title: link.title, clicks: link.clicks });
-    done.links++;
-  });
-  if (errors.length || done.links !== surveyed.links) throw new UsageError(`${options.label} changed while it was read; nothing was written`, 'import it again once nothing is writing to it');
+      const by = surveyed.superseded.get(link.line);
+      if (by !== undefined) {
+        report(`${where}: skipped: line ${by} has the same alias, and replaces it (--on-collision replace)`);
+        done.skipped++;
+        return;
+      }
+      const why = problem(d, link);
+      const action = actionFor(d, options.onCollision);
+      const notes = [...link.notes];
+      let alias = d.alias;
+      if (action === 'skip') {
+        report(`${where}: skipped: ${why}${d.kind === 'unusable' && options.onCollision === 'replace' ? ' (replace keeps aliases; there is nothing to replace here)' : ''}`);
+        done.skipped++;
+        return;
+      }
+      if (d.rewrittenFrom !== undefined && d.alias) {
+        const said = `alias "${d.rewrittenFrom}" is stored as "${d.alias}" by the server (it turns spaces, most punctuation and _ into -)`;
+        report(`${where}: ${said}`);
+        notes.push(said);
+        done.rewritten++;
+      }
+      if (action === 'rename') {
+        const base = d.alias || 'link';
+        const free = (candidate: string) => {
+          const key = keyFor(d.domain, candidate);
+          return !surveyed.keys.has(key) && !assigned.has(key) && !options.account.has(key);
+        };
+        let n = 2;
+        while (!free(`${base}-${n}`)) n++;
+        alias = `${base}-${n}`;
+        assigned.add(keyFor(d.domain, alias));
+        report(`${where}: renamed to "${alias}": ${why}`);
+        notes.push(`renamed from "${link.alias}": ${why}`);
+        done.renamed++;
+      } else if (action === 'replace') {
+        const said = [d.liveUrl !== undefined ? `replaces the destination of the live link "${d.alias}", ${d.liveUrl}` : '', d.kind === 'conflict' ? `takes the alias from line ${d.other}` : '']
+          .filter(Boolean)
+          .join(', and ');
+        report(`${where}: ${said} (--on-collision replace)`);
+        notes.push(`${said} (--on-collision replace)`);
+        if (d.liveUrl !== undefined) done.replaced++;
+      }
+      const existing = d.kind === 'existing';
+      if (existing) notes.push(`already in the account with this destination${d.liveUrl !== link.url ? ` (${link.url} in the export)` : ''}: nothing to do (its title, description, campaign and channels there stay as they are)`);
+      out(`${linkText(existing ? { ...link, url: d.liveUrl! } : link, alias, d.domain, notes, options, surveyed.tags, existing)}\n`);
+      options.onLink?.({ alias, title: link.title, clicks: link.clicks });
+      done.links++;
+      if (existing) done.existing++;
+      else if (action === 'write' || (action === 'replace' && d.liveUrl === undefined)) done.new++;
+    },
+    () => {
+      changed ||= !options.skipInvalid;
+    },
+  );
+  if (changed || done.links !== surveyed.links) throw new UsageError(`${options.label} changed while it was read; nothing was written`, 'import it again once nothing is writing to it');
   return done;
 }
 
-/** One link: its comments, then its record as an item of `links:`. */
-function linkText(link: SourceLink, alias: string, domain: string | undefined, notes: string[], options: ImportOptions, tags: Map<string, string>): string {
+/** One link: its comments, then its record as an item of `links:` (only its key and destination when it is in the account already). */
+function linkText(link: SourceLink, alias: string, domain: string | undefined, notes: string[], options: ImportOptions, tags: Map<string, string>, keyOnly: boolean): string {
   const facts = [`${options.format.label} line ${link.line}`];
   if (link.id) facts.push(`id ${link.id}`);
   if (link.created) facts.push(`created ${link.created}`);
   if (link.clicks !== undefined) facts.push(`${link.clicks} click${link.clicks === 1 ? '' : 's'}`);
   if (link.host && !domain) facts.push(`on ${link.host}${options.domains ? ', which the target account does not have' : ''}`);
   if (link.tags.length) facts.push(`tags ${link.tags.join(', ')}`);
+  if (keyOnly && link.title) facts.push(`title ${link.title}`);
   const lines = [`  ${comment(facts.join(' · '))}`];
   for (const note of notes) lines.push(`  ${comment(note)}`);
   // Named as the file's campaigns/channels list spells them: tags differing only in case are one.
-  const names = [...new Set(tagsUsed(link, options).map((t) => tags.get(keyMatch(t))!))];
+  const names = keyOnly ? [] : [...new Set(tagsUsed(link, options).map((t) => tags.get(keyMatch(t.trim()))).filter((t): t is string => t !== undefined))];
   const record: Array<[string, string | string[] | undefined]> = [
     ['alias', alias],
     ['domain', domain],
     ['url', link.url],
-    ['title', link.title],
-    ['description', link.description],
+    ['title', keyOnly ? undefined : link.title],
+    ['description', keyOnly ? undefined : link.description],
     ['campaign', options.tagsTo === 'campaign' ? names[0] : undefined],
     ['channels', options.tagsTo === 'channel' && names.length ? names : undefined],
   ];

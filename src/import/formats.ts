@@ -13,7 +13,19 @@ export const FORMAT_NAMES = ['bitly', 'shlink', 'yourls', 'kutt', 'dub', 'shorti
 export type FormatName = (typeof FORMAT_NAMES)[number];
 /** What a source's tags become (`--tags-to`), and what becomes of a link that cannot keep its alias (`--on-collision`). */
 export const TAGS_TO = ['campaign', 'channel', 'none'] as const;
-export const ON_COLLISION = ['fail', 'suffix', 'skip'] as const;
+export const ON_COLLISION = ['fail', 'suffix', 'skip', 'replace'] as const;
+
+/** The CSV delimiters linkctl reads (the header shows which; `--delimiter` says so when it does not). */
+export const DELIMITERS = { ',': 'comma', ';': 'semicolon', '\t': 'tab' } as const;
+export type Delimiter = keyof typeof DELIMITERS;
+
+/** `--delimiter`: a name (comma, semicolon, tab) or the character itself (`\t` for a tab). */
+export function delimiterOption(value: string): Delimiter {
+  const given = value === '\\t' ? '\t' : value;
+  const found = (Object.entries(DELIMITERS) as Array<[Delimiter, string]>).find(([char, name]) => given === char || given.trim().toLowerCase() === name);
+  if (!found) throw new UsageError(`--delimiter must be one of ${Object.values(DELIMITERS).join(', ')} (or the character itself), got "${value}"`, 'for example --delimiter semicolon');
+  return found[0];
+}
 
 /** One link of a source export, as linkctl understands it. */
 export interface SourceLink {

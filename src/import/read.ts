@@ -1,33 +1,51 @@
 /**
  * Reading an export record by record, streamed (a 100,000-row file never sits in memory), each
- * with the line it starts on so that messages can say `links.csv:7: ...`.
+ * with the line it starts on so that messages can say `links.csv:7: ...`. The bytes become text
+ * in ./decode.ts (encoding), CSV records are read by ./csv.ts (delimiter, quotes).
  */
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
-import { normalizeColumn, type Cells, type Format } from './formats.js';
+import { DELIMITERS, normalizeColumn, type Cells, type Delimiter, type Format } from './formats.js';
+import { CsvReader, detectDelimiter } from './csv.js';
+import { decodedText, InputError } from './decode.js';
+
+export { InputError };
 
 export interface Row {
   line: number;
   cell: Cells;
-  /** Why this record cannot be read (a JSON element without a required field). */
+  /** The record's own text (a CSV row's lines, a JSON element), for a rejects file. */
+  raw: string;
+  /** Why this record cannot be read (a JSON element without a required field, a stray quote). */
   error?: string;
+  /** Where on its line, for a fault of the CSV itself. */
+  column?: number;
+  hint?: string;
 }
 
-/** A fault of the input as a whole (not a CSV/JSON file, missing columns): `file:line: message`. */
-export class InputError extends Error {
-  constructor(
-    readonly line: number,
-    message: string,
-  ) {
-    super(message);
-  }
+export interface ReadOptions {
+  /** --encoding, as `encodingOption` names it; undefined: detected. */
+  encoding?: string;
+  /** --delimiter; undefined: detected from the header. */
+  delimiter?: Delimiter;
 }
 
 /** A row as it is read (synchronously: no promise a row, and nothing waits in a buffer). */
 export type Visit = (row: Row) => void;
 
 /** Reads every record of the export in order, handing each to `visit`; resolves once the file is read. */
-export function forEachRow(path: string, format: Format, visit: Visit): Promise<void> {
-  return format.input === 'csv' ? csvRows(path, format, visit) : jsonRows(path, format, visit);
+export async function forEachRow(path: string, format: Format, options: ReadOptions, visit: Visit): Promise<void> {
+  const text = decodedText(path, options.encoding);
+  try {
+    const first = await text.next();
+    const head = first.done ? '' : first.value;
+    if (first.done || !head.trim()) throw new InputError(1, `empty: a ${format.label} export ${format.input === 'json' ? 'is JSON' : 'starts with a header row'}`);
+    async function* all(): AsyncGenerator<string> {
+      yield head;
+      yield* text;
+    }
+    await (format.input === 'csv' ? csvRows(all(), head, format, options, visit) : jsonRows(all(), format, visit));
+  } finally {
+    await text.return(undefined); // closes the file when reading stopped early
+  }
 }
 
 /** The required columns `have` lacks, as words (`long_url, and link or id`), or undefined. */
@@ -36,83 +54,64 @@ function missingColumns(format: Format, have: (column: string) => boolean): stri
   return missing.length ? missing.map((set) => set.join(' or ')).join(', and ') : undefined;
 }
 
-function checkColumns(format: Format, have: Set<string>, line: number): void {
-  const missing = missingColumns(format, (c) => have.has(normalizeColumn(c)));
-  if (missing) throw new InputError(line, `not a ${format.label} export: no ${missing} column (${format.name === 'csv' ? 'as --map names' : `its columns are ${format.columns.join(', ')}`})`);
-}
+const shownDelimiter = (d: Delimiter) => (d === '\t' ? 'a tab' : `"${d}"`);
 
-/** The file's first characters, to tell JSON from CSV before either parser complains in its own words. */
-function head(path: string): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(256);
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8').replace(/^\uFEFF/, '').trimStart();
-  } finally {
-    closeSync(fd);
-  }
-}
-
-async function csvRows(path: string, format: Format, visit: Visit): Promise<void> {
-  if (/^[[{]/.test(head(path))) throw new InputError(1, `not a ${format.label} export: this is JSON, and ${format.name === 'csv' ? '--map reads' : `a ${format.label} export is`} CSV with a header row`);
-  const { parse } = await import('csv-parse');
+async function csvRows(chunks: AsyncIterable<string>, head: string, format: Format, options: ReadOptions, visit: Visit): Promise<void> {
+  if (/^[[{]/.test(head.trimStart())) throw new InputError(1, `not a ${format.label} export: this is JSON, and ${format.name === 'csv' ? '--map reads' : `a ${format.label} export is`} CSV with a header row`);
+  const delimiter = options.delimiter ?? detectDelimiter(head);
   /** Each column's place in a record, by its normalized name (the first of two alike). */
   let header: Map<string, number> | undefined;
-  let line = 1;
-  const record = (cells: string[], raw: string) => {
-    const start = line;
-    // raw: the record's own text, to count the lines it spans (a quoted cell may hold line breaks).
-    line += (raw.endsWith('\n') ? raw.slice(0, -1) : raw).split('\n').length;
-    if (cells.length === 1 && cells[0]!.trim() === '') return; // an empty line
-    if (!header) {
-      header = new Map();
-      for (const [i, name] of cells.entries()) if (!header.has(normalizeColumn(name))) header.set(normalizeColumn(name), i);
-      checkColumns(format, new Set(header.keys()), start);
-      return;
-    }
-    const places = header;
-    visit({
-      line: start,
-      cell: (column) => {
-        const at = places.get(normalizeColumn(column));
-        return at === undefined ? undefined : cells[at];
-      },
-    });
-  };
-  await new Promise<void>((resolve, reject) => {
-    const input = createReadStream(path, { highWaterMark: 16 * 1024 });
-    const parser = parse({ bom: true, raw: true, relax_column_count: true });
-    let failed = false;
-    const fail = (error: unknown) => {
-      if (failed) return;
-      failed = true;
-      input.destroy();
-      parser.destroy();
-      reject(error);
-    };
-    // Records are handled as the parser makes them, in its own turn: none waits in a buffer.
-    parser.on('data', ({ record: cells, raw }: { record: string[]; raw: string }) => {
-      if (failed) return;
-      try {
-        record(cells, raw);
-      } catch (error) {
-        fail(error); // the header's fault (InputError), or a bug, as it is
+  const reader = new CsvReader(
+    delimiter,
+    ({ cells, line, raw }) => {
+      if (!header) {
+        header = new Map();
+        for (const [i, name] of cells.entries()) if (!header.has(normalizeColumn(name))) header.set(normalizeColumn(name), i);
+        const places = header;
+        const missing = missingColumns(format, (c) => places.has(normalizeColumn(c)));
+        if (missing) {
+          const how = `${options.delimiter ? '' : 'detected, '}--delimiter chooses another`;
+          const columns = format.name === 'csv' ? 'as --map names' : `its columns are ${format.columns.join(', ')}`;
+          throw new InputError(
+            line,
+            `not a ${format.label} export: no ${missing} column (${columns}); the header was read as ${cells.length} column${cells.length === 1 ? '' : 's'} separated by ${shownDelimiter(delimiter)} (${how})`,
+            `check the export's format and the delimiter: --delimiter ${Object.values(DELIMITERS).join('|')}`,
+          );
+        }
+        return;
       }
-    });
-    parser.once('error', (error: Error & { lines?: number }) => fail(new InputError(error.lines ?? line, `not valid CSV: ${error.message}`)));
-    input.once('error', fail);
-    parser.once('end', () => resolve());
-    input.pipe(parser);
-  });
+      const places = header;
+      visit({
+        line,
+        raw,
+        cell: (column) => {
+          const at = places.get(normalizeColumn(column));
+          return at === undefined ? undefined : cells[at];
+        },
+      });
+    },
+    (fault) => {
+      if (!header) throw new InputError(fault.line, `the header: ${fault.message}`, fault.hint, fault.column);
+      visit({ line: fault.line, column: fault.column, error: fault.message, hint: fault.hint, raw: fault.raw, cell: () => undefined });
+    },
+  );
+  for await (const chunk of chunks) reader.push(chunk);
+  reader.end();
   if (!header) throw new InputError(1, `empty: a ${format.label} export starts with a header row`);
 }
+
+/** How deep a link's JSON may nest: a link is a flat object; the API client allows answers 64 levels deep. */
+const MAX_DEPTH = 64;
 
 /**
  * The link objects of a JSON document, found by a small scanner rather than JSON.parse of the
  * whole file: the elements of a top-level array, or of the `data` array of a top-level object
  * (Kutt's `{total, limit, skip, data: [...]}`), in one document or several (pages appended to one
- * file, or one per line). Each element is parsed on its own, with the line it starts on.
+ * file, or one per line). Each element is parsed on its own, with the line it starts on. The
+ * scanner keeps its own stack (no recursion), and an element nested deeper than MAX_DEPTH is a
+ * bad row, never parsed.
  */
-async function jsonRows(path: string, format: Format, visit: Visit): Promise<void> {
+async function jsonRows(chunks: AsyncIterable<string>, format: Format, visit: Visit): Promise<void> {
   /** Open containers: `{` or `[`, with, for an array inside the top-level object, the key it is under. */
   const stack: Array<{ kind: '{' | '['; key?: string }> = [];
   let line = 1;
@@ -122,14 +121,13 @@ async function jsonRows(path: string, format: Format, visit: Visit): Promise<voi
   let lastKey: string | undefined;
   let documents = 0;
   let lists = 0;
-  // The element being captured: its text so far and where it started.
-  let capture: { parts: string[]; from: number; line: number; depth: number } | undefined;
+  // The element being captured: its text so far and where it started; `deep` once it nests too deeply (its text is dropped).
+  let capture: { parts: string[]; from: number; line: number; depth: number; deep: boolean } | undefined;
   const isLinkList = () => {
     const top = stack[stack.length - 1];
     return top?.kind === '[' && (stack.length === 1 || (stack.length === 2 && stack[0]!.kind === '{' && top.key === 'data'));
   };
-  for await (const chunk of createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>) {
-    const text = documents === 0 && line === 1 && !stack.length ? chunk.replace(/^\uFEFF/, '') : chunk;
+  for await (const text of chunks) {
     if (capture) capture.from = 0;
     for (let i = 0; i < text.length; i++) {
       const ch = text[i]!;
@@ -148,9 +146,16 @@ async function jsonRows(path: string, format: Format, visit: Visit): Promise<voi
       }
       if (ch === ':' && stack.length === 1 && stack[0]!.kind === '{') lastKey = stringText;
       if (ch === '{' || ch === '[') {
-        if (!capture && ch === '{' && isLinkList()) capture = { parts: [], from: i, line, depth: stack.length };
+        if (!capture && ch === '{' && isLinkList()) capture = { parts: [], from: i, line, depth: stack.length, deep: false };
         if (!stack.length) documents++;
         stack.push({ kind: ch, key: stack.length === 1 && stack[0]!.kind === '{' ? lastKey : undefined });
+        if (stack.length > MAX_DEPTH) {
+          if (!capture) throw new InputError(line, `not a ${format.label} export: JSON nested more than ${MAX_DEPTH} levels deep`, `a ${format.label} export is a list of flat link objects`);
+          if (!capture.deep) {
+            capture.deep = true;
+            capture.parts = [];
+          }
+        }
         if (isLinkList()) lists++;
         continue;
       }
@@ -158,8 +163,13 @@ async function jsonRows(path: string, format: Format, visit: Visit): Promise<voi
         const open = stack.pop();
         if (!open || (open.kind === '{') !== (ch === '}')) throw new InputError(line, `not valid JSON: unexpected ${ch}`);
         if (capture && stack.length === capture.depth) {
-          capture.parts.push(text.slice(capture.from, i + 1));
-          visit(jsonRow(capture.parts.join(''), capture.line, format));
+          if (capture.deep) {
+            visit({ line: capture.line, raw: '', cell: () => undefined, error: `a field of this link is nested more than ${MAX_DEPTH} levels deep (a ${format.label} link is a flat object)` });
+          } else {
+            capture.parts.push(text.slice(capture.from, i + 1));
+            const raw = capture.parts.join('');
+            visit(jsonRow(raw, capture.line, format));
+          }
           capture = undefined;
         }
         if (!stack.length) lastKey = undefined;
@@ -167,7 +177,7 @@ async function jsonRows(path: string, format: Format, visit: Visit): Promise<voi
       }
       if (!stack.length && !/\s/.test(ch)) throw new InputError(line, `not valid JSON: expected { or [ ${documents ? 'after the previous document' : 'at the start'}`);
     }
-    if (capture) capture.parts.push(text.slice(capture.from));
+    if (capture && !capture.deep) capture.parts.push(text.slice(capture.from));
   }
   if (stack.length || inString) throw new InputError(line, 'not valid JSON: the file ends inside a value');
   if (!documents) throw new InputError(1, `empty: a ${format.label} export is JSON`);
@@ -179,7 +189,7 @@ function jsonRow(text: string, line: number, format: Format): Row {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InputError(line, `not valid JSON: ${(error as Error).message}`);
+    return { line, raw: text, cell: () => undefined, error: `not valid JSON: ${(error as Error).message}` };
   }
   const values = new Map<string, string>();
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
@@ -187,5 +197,5 @@ function jsonRow(text: string, line: number, format: Format): Row {
     values.set(normalizeColumn(key), typeof v === 'object' ? JSON.stringify(v) : String(v));
   }
   const missing = missingColumns(format, (c) => values.has(normalizeColumn(c)));
-  return { line, cell: (column) => values.get(normalizeColumn(column)), error: missing ? `no ${missing} (the fields of a ${format.label} link are ${format.columns.join(', ')})` : undefined };
+  return { line, raw: text, cell: (column) => values.get(normalizeColumn(column)), error: missing ? `no ${missing} (the fields of a ${format.label} link are ${format.columns.join(', ')})` : undefined };
 }

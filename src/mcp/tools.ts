@@ -75,7 +75,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS
   export: 'read', // likewise --file
   plan: 'read',
-  import: 'read', // reads a file, and with --keep-domains the account's domains; --file writes: OPTION_ACCESS
+  import: 'read', // reads a file and the account's domains and links; --file and --rejects write: OPTION_ACCESS
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
   // Reads the account and requests only its own destinations (no URL argument); the run is kept in the click-history database.
   check: 'read',
@@ -89,6 +89,7 @@ export const OPTION_ACCESS: Record<string, Access> = {
   'apply --prune': 'delete',
   'export --file': 'write',
   'import --file': 'write',
+  'import --rejects': 'write',
   'link qr --file': 'write',
 };
 

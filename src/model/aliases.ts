@@ -1,13 +1,26 @@
 /**
- * What real servers do with a custom alias (../shared/spec/real-servers.md): characters other
- * than letters, digits, `-` and `_` are rewritten (`bad alias!` becomes `bad-alias`), and an
- * alias shorter than 3 characters is refused ("Custom alias must be at least 3 characters.").
- * The sandbox (src/sandbox/routes.ts) emulates the same rule on its side of the API. (A fact of
- * links: src/model/links.ts may take it in.)
+ * What real servers do with a custom alias. real-servers.md says invalid characters are rewritten
+ * (`bad alias!` becomes `bad-alias`); the product's link trait (its `slug()`, read, not run) says
+ * which: every run of `/`, `_`, `|`, `+` and the characters from space to `.` (space ! " # $ % & '
+ * ( ) * + , - .) becomes one `-`, `'`, `"` and `?` are removed, and `-` is trimmed from both ends.
+ * Everything else is kept as it is: letters with accents and other scripts (`café`, `日本語`),
+ * `@`, `:`, `~` and the like. The length check ("Custom alias must be at least 3 characters.")
+ * counts the bytes of the alias as sent, before the rewrite; an alias that the rewrite empties
+ * (`???`) is stored empty, so its short URL would be the bare domain.
+ *
+ * The sandbox (src/sandbox/routes.ts) answers by the same rule, and linkctl asks for 3 characters
+ * after the rewrite (an alias of 1 or 2 could not be sent again). A fact of links: src/model/links.ts
+ * may take it in.
  */
 export const MIN_ALIAS_LENGTH = 3;
 
 /** The alias a server keeps when it is asked for `alias`. */
 export function serverAlias(alias: string): string {
-  return alias.trim().replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return alias
+    .replace(/[/_|+\x20-\x2e]+/g, '-')
+    .replace(/['"?]/g, '')
+    .replace(/^-+|-+$/g, '');
 }
+
+/** Whether the server refuses `alias` as sent: shorter than 3 bytes (the product counts bytes). */
+export const refusedAsShort = (alias: string): boolean => Buffer.byteLength(alias) < MIN_ALIAS_LENGTH;

@@ -23,6 +23,7 @@ import { create, update } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
 import { keyMatch, noSlash, type Rec } from './values.js';
+import { serverAlias } from './aliases.js';
 
 /** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
 export interface Ui {
@@ -150,14 +151,11 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
   const problems = await notAsAsked(deps, id, body, answer, 'created');
   const got = aliasOf(shortUrlOf(answer));
-  if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(rewrittenAlias(alias))) {
-    deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (an alias has letters, digits, - and _ only)`);
+  if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(serverAlias(alias))) {
+    deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (servers turn spaces, most punctuation and _ into -)`);
   }
   return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
 }
-
-/** An alias as servers rewrite it: runs of characters an alias may not have become one `-`. */
-export const rewrittenAlias = (alias: string) => alias.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
 
 /** The alias of a short URL: its last path segment. */
 function aliasOf(short: unknown): string | undefined {
@@ -186,7 +184,7 @@ function differences(sent: Rec, answer: Rec): string[] {
   }
   const got = aliasOf(short);
   // Servers rewrite characters an alias may not have ("bad alias!" becomes "bad-alias"), as --alias's help says; anything else is a dropped alias.
-  if (typeof sent.custom === 'string' && got !== undefined && keyMatch(got) !== keyMatch(sent.custom) && keyMatch(got) !== keyMatch(rewrittenAlias(sent.custom))) {
+  if (typeof sent.custom === 'string' && got !== undefined && keyMatch(got) !== keyMatch(sent.custom) && keyMatch(got) !== keyMatch(serverAlias(sent.custom))) {
     problems.push(`the server gave it the alias "${got}", not "${sent.custom}": the account's plan may not include custom aliases`);
   }
   return problems;

@@ -18,6 +18,8 @@ export interface OutputOptions {
   header: boolean;
   quiet: boolean;
   width: number;
+  /** --csv-raw: csv and tsv cells exactly as they are, formula-like ones too. */
+  csvRaw?: boolean;
 }
 
 export interface Streams {
@@ -80,14 +82,41 @@ function text(value: unknown): string {
   return String(value);
 }
 
-/** A cell for a csv file: quoted when needed; control characters other than tab and newline shown as escapes. */
-function csvField(value: unknown): string {
-  const s = safeText(text(value), true);
+/**
+ * Spreadsheet programs run a cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return
+ * as a formula (CSV injection): a link title `=HYPERLINK("https://evil.example","Click")` from a
+ * server or an imported export would become a live link or worse. As OWASP advises, such a cell is
+ * written with a leading `'`, which spreadsheets show as text; a number (`-5`) is left alone, as no
+ * spreadsheet runs it. `--csv-raw` writes cells exactly, for scripts that need the bytes.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** `s` as a spreadsheet cannot run it, when `disarm`. */
+function unformula(s: string, disarm: boolean): string {
+  return disarm && FORMULA_START.test(s) && !PLAIN_NUMBER.test(s) ? `'${s}` : s;
+}
+
+/** A cell for a csv file: quoted when needed; control characters other than tab and newline shown as escapes; formulas disarmed when asked. */
+function csvField(value: unknown, disarm = false): string {
+  const s = safeText(unformula(text(value), disarm), true);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function tsvField(value: unknown): string {
-  return safeText(text(value).replace(/[\t\r\n]+/g, ' '));
+/** A cell for a tsv file (and a piped table): tabs and line breaks become spaces; formulas disarmed when asked. */
+function tsvField(value: unknown, disarm = false): string {
+  return safeText(unformula(text(value), disarm).replace(/[\t\r\n]+/g, ' '));
+}
+
+/** A line of a CSV file linkctl writes of its own (import's rejects): the same cells as `-o csv`, formulas disarmed. */
+export function csvLine(cells: unknown[]): string {
+  return `${cells.map((c) => csvField(c, true)).join(',')}\n`;
+}
+
+/** The cell writer of csv or tsv output, and its separator. */
+function cellWriter(format: 'csv' | 'tsv', options: OutputOptions): [string, (value: unknown) => string] {
+  const disarm = !options.csvRaw;
+  return format === 'csv' ? [',', (v) => csvField(v, disarm)] : ['\t', (v) => tsvField(v, disarm)];
 }
 
 /** With --fields, JSON records carry just those fields, in that order. */
@@ -133,8 +162,7 @@ async function renderRecord(result: Extract<Result, { kind: 'record' }>, options
       return;
     case 'csv':
     case 'tsv': {
-      const sep = options.format === 'csv' ? ',' : '\t';
-      const field = options.format === 'csv' ? csvField : tsvField;
+      const [sep, field] = cellWriter(options.format, options);
       const all = fileColumns(result.columns, options.fields, [result.record]);
       if (options.header) out(`${all.map((c) => field(c.key)).join(sep)}\n`);
       out(`${all.map((c) => field(shown(result.record, c))).join(sep)}\n`);
@@ -210,7 +238,8 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
             rows.push(record);
             break;
           }
-          const [sep, field] = format === 'csv' ? [',', csvField] : ['\t', tsvField];
+          // A piped table is bare data for `cut` and friends, as it always was; csv and tsv are for spreadsheets too.
+          const [sep, field] = format === 'table' ? ['\t', (v: unknown) => tsvField(v)] : cellWriter(format, options);
           const shownColumns = format === 'table' ? columns : (fileColumnsOfList ??= fileColumns(result.columns, options.fields, page.map((r) => stableJson(r) as Rec)));
           // csv/tsv carry a header unless --no-header; a piped table is bare data, like `gh`.
           if (count === 0 && options.header && format !== 'table') out(`${shownColumns.map((c) => field(c.key)).join(sep)}\n`);

@@ -100,7 +100,7 @@ export const optBool = (v: unknown): boolean | undefined =>
   v === undefined || v === null ? undefined : v === true || v === 1 || v === '1' || v === 'true';
 export const minLength = (v: unknown, n: number, message: string): string =>
   typeof v === 'string' && v.trim().length >= n ? v.trim() : fail(message);
-/** How real servers rewrite aliases and slugs: `bad alias!` becomes `bad-alias`. */
+/** How the sandbox rewrites campaign slugs: `my slug!` becomes `my-slug` (aliases: src/model/aliases.ts). */
 export const slugify = (s: string) => s.trim().replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
 /** A host as links and domains are compared: no scheme, no trailing slash, lower case. */
 export const bareHost = (u: string) => u.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase();

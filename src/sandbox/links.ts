@@ -1,10 +1,11 @@
 // Short links: the twin of src/model/links.ts. What the product does with each field (kept,
 // answered under which key, lost on update) is the model's table; these routes follow it.
 import {
-  deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, MESSAGES, must, num, optString, route, slugify, unassign, withFloatMaxpage, bareHost,
+  deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, MESSAGES, must, num, optString, route, unassign, withFloatMaxpage, bareHost,
   type Ctx, type Json,
 } from './kit.js';
 import { addToChannel, inChannel } from './channels.js';
+import { refusedAsShort, serverAlias } from '../model/aliases.js';
 import { insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
 
 export const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
@@ -90,13 +91,17 @@ function withinPlan(ctx: Ctx): Json {
  */
 export const REFUSED_ALIAS_WORDS = ['anal', 'porn', 'sex', 'newone'];
 
+/**
+ * The alias a link gets for `custom`, by the product's rule (src/model/aliases.ts): 3 bytes at
+ * least as sent, then rewritten; `café` and `日本語` are kept, `with space` becomes `with-space`,
+ * and one that the rewrite empties (`???`) is stored empty, as the product stores it.
+ */
 function claimAlias(ctx: Ctx, v: unknown, domain: string | undefined, self?: number): string | undefined {
-  const raw = optString(v, 'custom')?.trim() ?? '';
+  const raw = optString(v, 'custom') ?? '';
   if (!raw) return undefined;
-  if (raw.length < 3) fail(MESSAGES.aliasShort);
+  if (refusedAsShort(raw)) fail(MESSAGES.aliasShort);
   if (REFUSED_ALIAS_WORDS.some((word) => raw.toLowerCase().includes(word))) fail(MESSAGES.aliasInappropriate);
-  const alias = slugify(raw);
-  if (!alias) return undefined;
+  const alias = serverAlias(raw);
   // an alias is unique on its domain
   const lower = alias.toLowerCase();
   if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower && l.domain === domain)) fail(MESSAGES.aliasTaken);

@@ -71,7 +71,7 @@ describe('help examples', () => {
     // An account file that matches the seed: plan and apply examples have nothing to change (export and import write their own: they replace none without --force).
     if (!/^linkctl (export|import)/.test(line)) writeFileSync(join(dir, 'account.yaml'), 'version: 1\ncampaigns:\n  - name: Spring launch\n    public: true\n');
     // Exports for the import examples, under the names they give.
-    for (const [name, fixture] of [['bitly-links.csv', 'bitly.csv'], ['short_urls.csv', 'shlink.csv'], ['links.csv', 'links.csv'], ['links.json', 'kutt.json']]) {
+    for (const [name, fixture] of [['bitly-links.csv', 'bitly.csv'], ['short_urls.csv', 'shlink.csv'], ['links.csv', 'links.csv'], ['links.json', 'kutt.json'], ['yourls-links.csv', 'yourls-1252.csv']]) {
       copyFileSync(new URL(`../fixtures/import/${fixture}`, import.meta.url), join(dir, name));
     }
     mkdirSync(join(dir, 'state'));

@@ -448,11 +448,12 @@ it('15. a key echoed base64-encoded or in another letter case is redacted, in me
   expect(h.requests).toHaveLength(1);
 });
 
-it('16. csv cells that a spreadsheet would run as a formula are printed as they are (documented in the README)', async (t) => {
+it('16. csv cells that a spreadsheet would run as a formula get a leading \' (OWASP); --csv-raw prints them as they are (documented in the README)', async (t) => {
   const h = await hostile(t, (_req, res) => json(res, list('qrs', [{ id: 1, name: '=HYPERLINK("http://evil.example","x")' }, { id: 2, name: '+1-2' }, { id: 3, name: '@SUM(A1)' }])));
   const r = await runCli(['qr', 'list', '-o', 'csv', '--fields', 'id,name'], { env: h.env });
   expect(r.code).toBe(0);
   clean(r);
-  // The data is not altered (csv output round-trips); the README tells how to open it safely.
-  expect(r.stdout).toBe('id,name\n1,"=HYPERLINK(""http://evil.example"",""x"")"\n2,+1-2\n3,@SUM(A1)\n');
+  expect(r.stdout).toBe('id,name\n1,"\'=HYPERLINK(""http://evil.example"",""x"")"\n2,\'+1-2\n3,\'@SUM(A1)\n');
+  const raw = await runCli(['qr', 'list', '-o', 'csv', '--fields', 'id,name', '--csv-raw'], { env: h.env });
+  expect(raw.stdout).toBe('id,name\n1,"=HYPERLINK(""http://evil.example"",""x"")"\n2,+1-2\n3,@SUM(A1)\n');
 });

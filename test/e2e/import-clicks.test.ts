@@ -37,8 +37,8 @@ describe('import --with-clicks', () => {
     const r = await runCli(['import', 'yourls', fixture('yourls.csv'), '--with-clicks', '--on-collision', 'suffix', '--file', file], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`recorded the click totals of 3 links as the first snapshot of this account's click history (${db})`);
-    // One request: the account, to know whose history this is.
-    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/account']);
+    // The account's domains and links (import compares the export with them), then the account, to know whose history this is.
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains', 'GET /api/urls', 'GET /api/account']);
 
     const first = await history(db);
     expect(first.snapshots.map((s) => s.origin)).toEqual(['import:yourls']);
@@ -61,24 +61,26 @@ describe('import --with-clicks', () => {
     }
   });
 
-  it('an export without click totals records nothing and says so; bad input reads no account and writes no database', async () => {
+  it('an export without click totals records nothing and says so; a refused export reads no account and writes no database', async () => {
     const dir = tempDir();
     const db = join(dir, 'history.db');
     const r = await runCli(['import', 'bitly', fixture('bitly.csv'), '--with-clicks'], { env: { ...fx.env, LINKCTL_DB: db } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('note: --with-clicks: the export gives no click totals (a Bitly CSV export has none); nothing was recorded');
+    fx.sandbox.requests.length = 0;
     const bad = await runCli(['import', 'yourls', fixture('yourls.csv'), '--with-clicks'], { env: { ...fx.env, LINKCTL_DB: join(dir, 'other.db') } });
     expect(bad.code).toBe(2); // "gh" is shorter than 3 characters: --on-collision fail
     expect(existsSync(join(dir, 'other.db'))).toBe(false);
-    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/account']);
+    // The collision is known once the account's links are read; the account itself (whose history) is not asked for.
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains', 'GET /api/urls']);
   });
 
-  it('without a key to read the account with: exit 3, no account file, no temporary file (the history database, opened first, stays)', async () => {
+  it('without a key to read the account with: exit 3, no account file, no temporary file, no history database (the account is read first)', async () => {
     const dir = tempDir();
     const { LINKCTL_API_KEY: _key, ...noKey } = fx.env;
     const r = await runCli(['import', 'yourls', fixture('yourls.csv'), '--with-clicks', '--on-collision', 'suffix', '--file', join(dir, 'account.yaml')], { env: { ...noKey, LINKCTL_DB: join(dir, 'history.db') } });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(readdirSync(dir)).toEqual(['history.db']);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

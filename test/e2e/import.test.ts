@@ -32,7 +32,7 @@ const ROUND_TRIPS: Record<string, Expected> = {
     args: ['bitly', fixture('bitly.csv'), '--tags-to', 'campaign'],
     links: {
       // A custom back-half is the alias; the generated one stays in a comment.
-      'spring-sale': { url: 'https://example.com/spring?utm_source=bitly', title: 'Spring sale', tags: ['spring'] },
+      'spring-sale': { url: 'https://example.com/spring-sale', title: 'Spring sale', tags: ['spring'] },
       '4kLmNop': { url: 'https://example.com/docs/getting-started', title: 'Docs, getting started', tags: ['docs'] },
       pricing: { url: 'https://example.com/pricing', title: 'Pricing' },
     },
@@ -113,7 +113,8 @@ describe('each format into an empty account', () => {
       const imported = await runMain(['import', ...expected.args, '--file', file], { env: empty.env });
       expect(imported.code, imported.stderr).toBe(0);
       expect(imported.stdout).toMatch(new RegExp(`^Imported ${Object.keys(expected.links).length} links from .* to ${file}`));
-      expect(sent(empty.sandbox)).toEqual([]); // without --keep-domains nothing is asked of the server
+      // The account is read once, before the file is written: its domains, then its links (an empty account: one page).
+      expect(sent(empty.sandbox).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/domains', 'GET /api/urls']);
 
       const plan = await runMain(['plan', '-f', file, '--json'], { env: empty.env });
       expect(plan.code, plan.stderr).toBe(0);
@@ -174,7 +175,7 @@ describe('the file', () => {
     expect(parse(r.stdout)).toEqual({
       version: 1,
       links: [
-        { alias: 'spring-sale', url: 'https://example.com/spring?utm_source=bitly', title: 'Spring sale' },
+        { alias: 'spring-sale', url: 'https://example.com/spring-sale', title: 'Spring sale' },
         { alias: '4kLmNop', url: 'https://example.com/docs/getting-started', title: 'Docs, getting started' },
         { alias: 'pricing', url: 'https://example.com/pricing', title: 'Pricing' },
       ],
@@ -194,13 +195,15 @@ describe('the file', () => {
     expect(plan.code, plan.stderr).toBe(0);
   });
 
-  it('keeps a domain the account has with --keep-domains (one request), and says so of the others', async () => {
+  it('keeps a domain the account has with --keep-domains (the domains are read anyway), and says so of the others', async () => {
     const seeded = await import('../../src/sandbox/server.js').then((m) => m.startSandbox({ port: 0, rateLimit: null }));
     try {
       const env = { ...empty.env, LINKCTL_BASE_URL: seeded.url, LINKCTL_API_KEY: seeded.key };
       const r = await runMain(['import', 'bitly', fixture('bitly.csv'), '--keep-domains'], { env });
       expect(r.code, r.stderr).toBe(0);
-      expect(seeded.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains']);
+      expect(seeded.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains', 'GET /api/urls']);
+      // The seeded account has spring-sale for the same destination: nothing to do for it.
+      expect(r.stdout).toContain('# already in the account with this destination: nothing to do');
       expect(r.stdout).toContain('  - alias: pricing\n    domain: https://go.example.com\n');
       expect(r.stdout).toContain('· on bit.ly, which the target account does not have · tags spring, sale');
       const plan = await runMain(['plan', '-f', '-', '--json'], { env, stdin: r.stdout });
@@ -220,7 +223,7 @@ describe('collisions', () => {
       'Destination,Alias',
       'https://example.com/1,spring', // line 2
       'https://example.com/2,ab', // line 3: too short
-      'https://example.com/3,bad alias!', // line 4: rewritten to bad-alias
+      'https://example.com/3,bad alias!', // line 4: the server stores it as bad-alias: said, not a collision
       'https://example.com/4,Spring', // line 5: the same as line 2, without case
       'https://example.com/5,spring-2', // line 6: taken already, so line 5 becomes spring-3
       'https://example.com/6,keep-me', // line 7
@@ -233,13 +236,12 @@ describe('collisions', () => {
     const r = await runMain([...args, '--file', file], { env: empty.env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`linkctl: 3 links cannot keep their alias on the target:
+    expect(r.stderr).toContain(`linkctl: 2 links cannot keep their alias:
   ${input}:3: alias "ab" is shorter than 3 characters, which servers refuse
-  ${input}:4: alias "bad alias!" would be rewritten by the server to "bad-alias"
-  ${input}:5: alias "Spring" is also at line 2
+  ${input}:5: alias "Spring" is also at line 2, with another destination (this row: https://example.com/4)
 hint: nothing was written; --on-collision suffix renames them`);
     expect(existsSync(file)).toBe(false);
-    expect(sent(empty.sandbox)).toEqual([]);
+    expect(sent(empty.sandbox).map((q) => q.method)).toEqual(['GET', 'GET']); // the account's domains and links, nothing written
   });
 
   it('suffix: renamed, each said with its line, and the file applies', async () => {
@@ -248,13 +250,14 @@ hint: nothing was written; --on-collision suffix renames them`);
     expect(r.stderr).toBe(
       [
         `note: ${input}:3: renamed to "ab-2": alias "ab" is shorter than 3 characters, which servers refuse`,
-        `note: ${input}:4: renamed to "bad-alias": alias "bad alias!" would be rewritten by the server to "bad-alias"`,
-        `note: ${input}:5: renamed to "Spring-3": alias "Spring" is also at line 2`,
+        `note: ${input}:4: alias "bad alias!" is stored as "bad-alias" by the server (it turns spaces, most punctuation and _ into -)`,
+        `note: ${input}:5: renamed to "Spring-3": alias "Spring" is also at line 2, with another destination (this row: https://example.com/4)`,
+        `imported 6 links from ${input} (4 new, 2 links renamed, 1 alias rewritten as the server stores it)`,
         '',
       ].join('\n'),
     );
     expect(parse(r.stdout).links.map((l: Rec) => l.alias)).toEqual(['spring', 'ab-2', 'bad-alias', 'Spring-3', 'spring-2', 'keep-me']);
-    expect(r.stdout).toContain('  # renamed from "Spring": alias "Spring" is also at line 2\n  - alias: Spring-3\n');
+    expect(r.stdout).toContain('  # renamed from "Spring": alias "Spring" is also at line 2, with another destination (this row: https://example.com/4)\n  - alias: Spring-3\n');
     expect((await runMain(['apply', '-f', '-', '--yes'], { env: empty.env, stdin: r.stdout })).code).toBe(0);
     expect((await listOf('link')).map((l) => l.alias).sort()).toEqual(['ab-2', 'bad-alias', 'keep-me', 'spring', 'spring-2', 'Spring-3'].sort());
   });
@@ -263,8 +266,8 @@ hint: nothing was written; --on-collision suffix renames them`);
     const r = await runMain([...args, '--on-collision', 'skip'], { env: empty.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`note: ${input}:5: skipped: alias "Spring" is also at line 2`);
-    expect(r.stderr.match(/skipped/g)).toHaveLength(3);
-    expect(parse(r.stdout).links.map((l: Rec) => l.alias)).toEqual(['spring', 'spring-2', 'keep-me']);
+    expect(r.stderr.match(/skipped/g)).toHaveLength(2);
+    expect(parse(r.stdout).links.map((l: Rec) => l.alias)).toEqual(['spring', 'bad-alias', 'spring-2', 'keep-me']);
   });
 });
 
@@ -290,7 +293,7 @@ describe('bad input: file:line, exit 2, nothing written, nothing sent', () => {
     const input = join(dir, 'rows.csv');
     writeFileSync(input, 'keyword,url,title\nfirst,https://example.com/1,One\nsecond,,Two\nthird,ftp://example.com/3,Three\nfourth,"not a url",Four\n');
     const stderr = await attempt(['yourls', input]);
-    expect(stderr).toContain(`the YOURLS export cannot be imported:\n  ${input}:3: no destination (the url column is empty)\n  ${input}:4: destination must start with http:// or https://, got "ftp://example.com/3"\n  ${input}:5: destination must be a URL starting with http:// or https://, got "not a url"\n`);
+    expect(stderr).toContain(`the YOURLS export cannot be imported: 3 rows are not valid:\n  ${input}:3: no destination (the url column is empty)\n  ${input}:4: destination must start with http:// or https://, got "ftp://example.com/3"\n  ${input}:5: destination must be a URL starting with http:// or https://, got "not a url"\n`);
   });
 
   it('a Kutt link without its target, by the line it starts on', async () => {
@@ -312,7 +315,7 @@ describe('bad input: file:line, exit 2, nothing written, nothing sent', () => {
     expect(await attempt(['bitly', join(dir, 'missing.csv')])).toContain('cannot read');
   });
 
-  it('--keep-domains reads the account only once the input is known to be good', async () => {
+  it('the account is read only once the input is known to be good (--keep-domains too)', async () => {
     expect(await attempt(['bitly', fixture('shlink.csv'), '--keep-domains'])).toContain('not a Bitly export');
   });
 });

@@ -153,6 +153,25 @@ describe('creating and updating links', () => {
     expect((await put(sb, '/api/url/2/update', { url: 'https://example.com/spring-sale', custom: 'docs' })).json.message).toBe('That alias is taken. Please choose another one.');
   });
 
+  it('an invalid custom alias is rewritten as the product\'s slug() does: space to . and / _ | + become -, \' " ? go; accents and other scripts stay; 3 bytes as sent; one the rewrite empties is stored empty', async () => {
+    const sb = await start();
+    const stored = async (custom: string) => {
+      const answer = (await post(sb, '/api/url/add', { url: `https://example.org/${encodeURIComponent(custom)}`, custom })).json;
+      return answer.error ? answer.message : answer.shorturl.slice(sb.url.length + 1);
+    };
+    expect(await stored('café')).toBe('café');
+    expect(await stored('日本語')).toBe('日本語');
+    expect(await stored('with space')).toBe('with-space');
+    expect(await stored('bad alias!')).toBe('bad-alias');
+    expect(await stored('under_score')).toBe('under-score');
+    expect(await stored('what?now')).toBe('whatnow');
+    expect(await stored('a+b|c/d')).toBe('a-b-c-d');
+    expect(await stored('keep:@~me')).toBe('keep:@~me');
+    expect(await stored('é!')).toBe('é'); // 3 bytes as sent: accepted, and 1 character once rewritten
+    expect(await stored('é')).toBe('Custom alias must be at least 3 characters.');
+    expect(await stored('???')).toBe(''); // the product stores no alias: the short URL is the domain's root
+  });
+
   it('the existing link is returned only when destination, domain, targeting, options, pixels, parameters, password and redirect type all match', async () => {
     const sb = await start();
     const base = {

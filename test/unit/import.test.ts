@@ -23,7 +23,7 @@ const file = (text: string) => {
 };
 async function rows(text: string, format: Format): Promise<Row[]> {
   const out: Row[] = [];
-  await forEachRow(file(text), format, (row) => out.push(row));
+  await forEachRow(file(text), format, {}, (row) => out.push(row));
   return out;
 }
 
@@ -110,7 +110,8 @@ describe('the import command', () => {
     const program = buildProgram({ stdout: { write: () => true }, stderr: { write: () => true }, stdin: (async function* () {})(), env: {} }, () => async () => undefined);
     const tool = toolsOf(program).find((t) => t.name === 'import')!;
     expect(tool.access).toBe('read');
-    expect(tool.params.map((p) => p.name)).toEqual(['format', 'input', 'file', 'map', 'tagsTo', 'onCollision', 'keepDomains', 'force']);
+    expect(tool.params.map((p) => p.name)).toEqual(['format', 'input', 'file', 'map', 'tagsTo', 'onCollision', 'keepDomains', 'encoding', 'delimiter', 'skipInvalid', 'rejects', 'force']);
     expect(tool.params.find((p) => p.name === 'file')!.access).toBe('write');
+    expect(tool.params.find((p) => p.name === 'rejects')!.access).toBe('write');
   });
 });

@@ -4,6 +4,9 @@ import { enumOption, forceOption, pathOption, printsDocuments, withExamples, typ
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 
+/** The formats of `export --redirects`: one writer each in src/ascode/redirects.ts. */
+export const REDIRECT_FORMATS = ['nginx', 'apache', 'caddy', 'netlify', 'cloudflare', 'csv'] as const;
+
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
 const accountFile = () => pathOption('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
 
@@ -19,8 +22,9 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
+      .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
       .action(bind(load, 'exportAccount')),
-    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
   );
 
   withExamples(

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { dbOptionOf, enumArgument, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
-import { FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
+import { DELIMITERS, delimiterOption, FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
 
 /**
  * Each format's columns, from the definitions the parser uses, so the help cannot drift from them;
@@ -17,9 +17,16 @@ function formatsHelp(): string {
     `  ${'csv'.padEnd(9)}  any CSV with a header row, its columns named by --map: ${MAP_TARGETS.join(', ')}`,
     '',
     'The output is an account file of links keyed by alias, with the source line, id, creation date,',
-    'clicks, domain and tags of each in a comment. A link whose alias the target cannot take (the same',
-    'alias twice, one under 3 characters, one the server would rewrite) is a collision: listed with its',
-    'line, and nothing written, unless --on-collision says what to do. Sends nothing without --keep-domains.',
+    'clicks, domain and tags of each in a comment. The target account is read first (its domains and',
+    'links) and each row is new, already there (same alias and destination: nothing to do), or cannot',
+    'keep its alias: a collision (the account has the alias for another destination), a conflict with',
+    'an earlier row, or an alias the server refuses (under 3 characters, or empty once the server',
+    'rewrites it). Those are listed with their line and nothing is written, unless --on-collision says',
+    'what to do; only replace points a live link elsewhere. Aliases the server rewrites (with space:',
+    'with-space) are listed; exact duplicate rows are collapsed into one.',
+    '',
+    'The encoding is read from the byte-order mark (UTF-8, UTF-16); a file without one must be UTF-8',
+    'or be named with --encoding. The CSV delimiter (comma, semicolon or tab) is found in the header.',
   ].join('\n');
 }
 
@@ -34,9 +41,13 @@ export function register(program: Command, bind: Bind): void {
       .addOption(pathOption('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout'))
       .option('--map <part=column,...>', `csv: which column holds each part of a link (${MAP_TARGETS.join(', ')}); url and alias (or short) are needed`)
       .addOption(enumOption('--tags-to <kind>', "what the source's tags become: each link's first tag its campaign, every tag a channel, or comments only", TAGS_TO).default('none'))
-      .addOption(enumOption('--on-collision <action>', 'a link that cannot keep its alias: fail (exit 2, nothing written), suffix (alias-2, ...), skip (left out)', ON_COLLISION).default('fail'))
-      .option('--keep-domains', "read the account's branded domains (one request) and keep each link's domain where the account has it")
-      .option('--with-clicks', "record the export's click totals as the first snapshot of this account's click history (one request: the account; see `linkctl stats`)")
+      .addOption(enumOption('--on-collision <action>', 'a link that cannot keep its alias: fail (exit 2, nothing written), suffix (alias-2, ...), skip (left out), replace (the file\'s destination replaces the live link\'s)', ON_COLLISION).default('fail'))
+      .option('--keep-domains', "keep each link's domain where the target account has it (else every link goes to its default domain)")
+      .option('--encoding <name>', 'the encoding of a file without a byte-order mark that is not UTF-8: windows-1252, latin1, iso-8859-15, utf-16le, ...')
+      .addOption(enumOption('--delimiter <delimiter>', 'the CSV delimiter, when the header does not show it', Object.values(DELIMITERS)).argParser((v: string) => delimiterOption(v)))
+      .option('--skip-invalid', 'import the valid rows and set the others aside (listed, or written to --rejects), instead of refusing the file')
+      .addOption(pathOption('--rejects <path>', 'with --skip-invalid: write the rows set aside to this CSV file (line, column, reason, row)'))
+      .option('--with-clicks', "record the export's click totals as the first snapshot of this account's click history (one more request: the account; see `linkctl stats`)")
       .addOption(dbOptionOf())
       .addOption(forceOption())
       .addHelpText('after', wrapped(formatsHelp))
@@ -47,6 +58,8 @@ export function register(program: Command, bind: Bind): void {
       'linkctl import csv links.csv --map "url=Destination,alias=Back-half,title=Name"',
       'linkctl import kutt links.json --keep-domains --on-collision suffix --file account.yaml',
       'linkctl import bitly bitly-links.csv --with-clicks --file account.yaml',
+      'linkctl import yourls yourls-links.csv --encoding windows-1252 > account.yaml',
+      'linkctl import csv links.csv --map "url=Destination,alias=Back-half" --skip-invalid --rejects rejects.csv',
     ],
   );
 }
