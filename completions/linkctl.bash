@@ -72,11 +72,13 @@ _linkctl_spec() {
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --db' ;;
-    'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
+    'linkctl stats') cmds='snapshot show top report forget migrate help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
     'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
     'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
+    'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
+    'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last -h --help' vflags='--db --expiring --concurrency --deadline --fail-on' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
@@ -159,6 +161,8 @@ _linkctl_values() {
     'linkctl stats report --db') vals=@files ;;
     'linkctl stats report --html') vals=@files ;;
     'linkctl stats report --by') vals='hour day week month' ;;
+    'linkctl stats forget --db') vals=@files ;;
+    'linkctl stats migrate --db') vals=@files ;;
     'linkctl check --db') vals=@files ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;

@@ -233,9 +233,9 @@ function __linkctl_data --argument-names key
         case 'linkctl import|vflags'
             printf '%s\n' '--file' '--map' '--tags-to' '--on-collision' '--db'
         case 'linkctl stats|cmds'
-            printf '%s\n' 'snapshot' 'show' 'top' 'report' 'help'
+            printf '%s\n' 'snapshot' 'show' 'top' 'report' 'forget' 'migrate' 'help'
         case 'linkctl stats|subs'
-            printf '%s\t%s\n' 'snapshot' 'Record the totals of every link, QR code and campaign now (⌈links/1000⌉+3 requests; -q for cron)' 'show' 'Clicks per period: a table with a sparkline, or series for scripts (--json, -o ndjson|csv)' 'top' 'Biggest movers: clicks in the window against the window of the same length before it, up and down' 'report' 'Write one self-contained HTML page: totals, a line chart per selection, the top movers' 'help' 'display help for command'
+            printf '%s\t%s\n' 'snapshot' 'Record the totals of every link, QR code and campaign now (⌈links/1000⌉+3 requests; -q for cron)' 'show' 'Clicks per period: a table with a sparkline, or series for scripts (--json, -o ndjson|csv)' 'top' 'Biggest movers: clicks in the window against the window of the same length before it, up and down' 'report' 'Write one self-contained HTML page: totals, a line chart per selection, the top movers' 'forget' 'Remove one snapshot from the history (one dated wrongly, say); asks first on a terminal, needs --yes elsewhere' 'migrate' 'Bring a history database written by an older linkctl to this one\'s tables (show, top and report only read)' 'help' 'display help for command'
         case 'linkctl stats|flags'
             printf '%s\t%s\n' '-h' 'show help' '--help' 'show help'
         case 'linkctl stats snapshot|flags'
@@ -254,6 +254,14 @@ function __linkctl_data --argument-names key
             printf '%s\t%s\n' '--since' 'start of the window: a duration before now (48h, 30d, 12w) or a date (default 90d)' '--until' 'end of the window (default: now)' '--account' 'the account, when the database holds several of this server' '--link' 'a link, by id or alias (repeatable)' '--campaign' 'the links of a campaign, by id or name (repeatable)' '--qr' 'a QR code\'s scans, by id or name (repeatable)' '--top' 'also the N links with the most clicks in the window, each a series of its own' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '--html' 'the page to write (- for stdout)' '--by' 'period of each point (default day)' '--force' 'replace the file if it exists (without it: a question on a terminal, a refusal elsewhere)' '-h' 'show help' '--help' 'show help'
         case 'linkctl stats report|vflags'
             printf '%s\n' '--since' '--until' '--account' '--link' '--campaign' '--qr' '--top' '--db' '--html' '--by'
+        case 'linkctl stats forget|flags'
+            printf '%s\t%s\n' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '--snapshot' 'the snapshot\'s number, as `stats snapshot` printed it (Snapshot 12 at ...)' '-h' 'show help' '--help' 'show help'
+        case 'linkctl stats forget|vflags'
+            printf '%s\n' '--db' '--snapshot'
+        case 'linkctl stats migrate|flags'
+            printf '%s\t%s\n' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '-h' 'show help' '--help' 'show help'
+        case 'linkctl stats migrate|vflags'
+            printf '%s\n' '--db'
         case 'linkctl check|flags'
             printf '%s\t%s\n' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '--qr' 'also check QR codes whose data is a URL (one image download a code, read locally)' '--details' 'also read each link\'s details, one request a link, for its expiry and its geo and device targets (slow: paced by the API\'s rate limit)' '--expiring' 'with --details: report links expiring within this long, e.g. 14d, 2w (default 14d)' '--concurrency' 'destinations checked at a time (default 8, at most 32); never more than 2 at a time per host' '--deadline' 'stop the whole check after this long, e.g. 90s, 10m (default 10m); what was not checked by then is reported unchecked' '--fail-on' 'exit 1 when a result matches one of these names, comma-separated (see below)' '--since-last' 'show only what changed since the previous check of this account: newly broken, fixed, changed' '-h' 'show help' '--help' 'show help'
         case 'linkctl check|vflags'
@@ -416,6 +424,10 @@ function __linkctl_data --argument-names key
             echo @files
         case 'linkctl stats report --by'
             printf '%s\n' 'hour' 'day' 'week' 'month'
+        case 'linkctl stats forget --db'
+            echo @files
+        case 'linkctl stats migrate --db'
+            echo @files
         case 'linkctl check --db'
             echo @files
         case 'linkctl api --input'

@@ -21,6 +21,24 @@ export interface ReportInput {
 }
 
 const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Names longer than this are cut on the page, whole in their tooltip (up to NAME_TITLE). */
+export const NAME_MAX = 80;
+const NAME_TITLE = 2_000;
+
+/**
+ * A name from the server on the page: in its own bidi isolate (`<bdi>`), so that right-to-left
+ * text or a stray override (U+202E) cannot reorder the page's own words around it; C0 and C1
+ * controls shown as the visible pictures of their codes; cut to NAME_MAX characters with the
+ * whole name (up to NAME_TITLE) as its tooltip, so a 200,000-character alias cannot widen the page.
+ */
+export function nameHtml(raw: unknown, max = NAME_MAX): string {
+  const text = String(raw ?? '').replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => (c.charCodeAt(0) < 0x20 ? String.fromCharCode(0x2400 + c.charCodeAt(0)) : '\ufffd'));
+  const chars = [...text];
+  if (chars.length <= max) return `<bdi class="name">${escape(text)}</bdi>`;
+  const whole = chars.length > NAME_TITLE ? `${chars.slice(0, NAME_TITLE).join('')}…` : text;
+  return `<bdi class="name" title="${escape(whole)}">${escape(chars.slice(0, max - 1).join(''))}…</bdi>`;
+}
 const number = (n: number | null) => (n === null ? '–' : n.toLocaleString('en'));
 
 /** The line colour: the Chromium test looks for it in the screenshot. */
@@ -70,12 +88,12 @@ ${dots.join('')}
 
 export function renderReport(input: ReportInput): string {
   const { window } = input;
-  const cards = input.series.map((s) => `<div class="card"><div class="name">${escape(s.spec.label)}</div><div class="total">${number(s.clicks)}</div><div class="sub">clicks${s.uniqueClicks === null ? '' : `, ${number(s.uniqueClicks)} new uniques*`}</div></div>`);
+  const cards = input.series.map((s) => `<div class="card"><div class="name">${nameHtml(s.spec.label)}</div><div class="total">${number(s.clicks)}</div><div class="sub">clicks${s.uniqueClicks === null ? '' : `, ${number(s.uniqueClicks)} new uniques*`}</div></div>`);
   const charts = input.series.map((s) => {
     const notes = [s.gaps ? `${s.gaps} period${s.gaps === 1 ? '' : 's'} without a snapshot (grey: gaps, not zeros)` : '', s.resets ? `${s.resets} reset${s.resets === 1 ? '' : 's'} (red: a total went down, counted from zero)` : ''].filter(Boolean);
-    return `<figure class="series"><figcaption><strong>${escape(s.spec.label)}</strong> <span class="muted">${escape(s.spec.key)} · ${number(s.clicks)} clicks per ${escape(window.by)}</span>${notes.length ? `<br><span class="muted">${escape(notes.join('; '))}</span>` : ''}</figcaption>${chart(s)}</figure>`;
+    return `<figure class="series"><figcaption><strong>${nameHtml(s.spec.label)}</strong> <span class="muted">${escape(s.spec.key)} · ${number(s.clicks)} clicks per ${escape(window.by)}</span>${notes.length ? `<br><span class="muted">${escape(notes.join('; '))}</span>` : ''}</figcaption>${chart(s)}</figure>`;
   });
-  const moverRows = input.movers.map((m) => `<tr class="${m.direction}"><td>${m.direction === 'up' ? '↑' : '↓'} ${m.rank}</td><td>${escape(m.alias ?? m.id)}</td><td>${escape(m.label ?? '')}</td><td class="n">${number(m.clicks)}</td><td class="n">${number(m.previous)}</td><td class="n">${m.change === null ? '–' : `${m.change > 0 ? '+' : ''}${number(m.change)}`}</td><td class="n">${m.changePercent === null ? '–' : `${m.changePercent > 0 ? '+' : ''}${m.changePercent}%`}</td></tr>`);
+  const moverRows = input.movers.map((m) => `<tr class="${m.direction}"><td>${m.direction === 'up' ? '↑' : '↓'} ${m.rank}</td><td>${nameHtml(m.alias ?? m.id)}</td><td>${nameHtml(m.label ?? '')}</td><td class="n">${number(m.clicks)}</td><td class="n">${number(m.previous)}</td><td class="n">${m.change === null ? '–' : `${m.change > 0 ? '+' : ''}${number(m.change)}`}</td><td class="n">${m.changePercent === null ? '–' : `${m.changePercent > 0 ? '+' : ''}${m.changePercent}%`}</td></tr>`);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -97,19 +115,22 @@ svg.chart { max-width: 100%; height: auto; display: block; }
 table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid #d0d7de; }
 th, td { padding: 6px 10px; border-bottom: 1px solid #eaeef2; text-align: left; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 tr.up td:first-child { color: #1a7f37; } tr.down td:first-child { color: #d1242f; }
+.wide { overflow-x: auto; }
+bdi.name { unicode-bidi: isolate; overflow-wrap: anywhere; word-break: break-word; }
+td, figcaption, .card { overflow-wrap: anywhere; min-width: 0; }
 </style>
 </head>
 <body>
 <main>
 <h1>${escape(input.title)}</h1>
-<div class="muted">Account ${escape(input.account)} · ${escape(iso(window.since))} to ${escape(iso(window.until))}, per ${escape(window.by)} (UTC) · ${input.snapshots} snapshot${input.snapshots === 1 ? '' : 's'}, newest ${escape(input.newest ?? 'none')} · generated ${escape(input.generated)}</div>
+<div class="muted">Account ${nameHtml(input.account)} · ${escape(iso(window.since))} to ${escape(iso(window.until))}, per ${escape(window.by)} (UTC) · ${input.snapshots} snapshot${input.snapshots === 1 ? '' : 's'}, newest ${escape(input.newest ?? 'none')} · generated ${escape(input.generated)}</div>
 <h2>Totals in the window</h2>
 <div class="cards">${cards.join('')}</div>
 <h2>Clicks per ${escape(window.by)}</h2>
 ${charts.join('\n') || '<p>No series.</p>'}
 <h2>Top movers: the second half of the window against the first</h2>
 <p class="muted">${escape(input.moversNote)}</p>
-${moverRows.length ? `<table id="movers"><thead><tr><th></th><th>Link</th><th>Title</th><th class="n">Clicks</th><th class="n">Before</th><th class="n">Change</th><th class="n">%</th></tr></thead><tbody>${moverRows.join('')}</tbody></table>` : '<p>No movers yet.</p>'}
+${moverRows.length ? `<div class="wide"><table id="movers"><thead><tr><th></th><th>Link</th><th>Title</th><th class="n">Clicks</th><th class="n">Before</th><th class="n">Change</th><th class="n">%</th></tr></thead><tbody>${moverRows.join('')}</tbody></table></div>` : '<p>No movers yet.</p>'}
 <h2>Reading this page</h2>
 <ul class="muted">
 <li>Clicks of a period are the differences between snapshots: what happened between the snapshot before it and its last one.</li>

@@ -118,6 +118,11 @@ export class ApiClient {
   readonly base: URL;
   private readonly http: KyInstance;
   private readonly rateState: RateState;
+  /**
+   * The server's clock: the `Date` header of its latest answer (epoch ms), if it sent one. Click
+   * history checks its own clock against it, so a machine set in the future cannot date a snapshot there.
+   */
+  serverTime?: number;
 
   /** The rate-limit state lives in `options.rate` when given (shared across clients), so assigning updates that object. */
   private get rate(): RateState {
@@ -228,6 +233,8 @@ export class ApiClient {
       }
       const { status, headers, text } = attempt;
       this.noteRateLimit(headers);
+      const date = Date.parse(headers.get('date') ?? '');
+      if (Number.isFinite(date)) this.serverTime = date;
       if (status >= 300 && status < 400 && status !== 304) throw redirectError(url, path, status, headers.get('location'));
       // Nesting no answer of this API needs would overflow the stack later, half-way through printing.
       if (nestingDepth(text) > MAX_JSON_DEPTH) {

@@ -54,7 +54,7 @@ describe('snapshots store only what changed', () => {
     const h = await fresh();
     try {
       await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 1)] });
-      await expect(h.snapshot({ source: SOURCE, at: T0, records: [link(1, 1)] })).rejects.toThrow(/would come before the newest one of this account \(2025-06-02T06:00:00.000Z\)/);
+      await expect(h.snapshot({ source: SOURCE, at: T0, records: [link(1, 1)] })).rejects.toThrow(/this snapshot's reads finished at 2025-06-01T06:00:00.000Z, before those of snapshot 1 \(2025-06-02T06:00:00.000Z\), stored meanwhile/);
       await expect(h.snapshot({ source: { ...SOURCE, account: '8' }, at: T0, records: [link(1, 1)] })).resolves.toMatchObject({ first: true });
     } finally {
       await h.close();

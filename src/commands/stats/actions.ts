@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import type { ActionInput } from '../shared/define.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { ConfigError, NotFoundError, UsageError } from '../../errors.js';
-import { openHistory, type History, type Item, type Source } from '../../history/store.js';
+import { CLOCK_SKEW_MS, openHistory, type History, type Item, type Source } from '../../history/store.js';
 import { readAccount, readCollections, readDetails, sourceBaseUrl, toRecords } from '../../history/read.js';
 import { bucketTotals, computeBreakdown, computeSeries, covered, sparkline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
 import { DEFAULT_SINCE, iso, now, parseSince, periodStart, type Period } from '../../history/time.js';
@@ -26,19 +26,67 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
     const lists = await readCollections(ctx, ['links', 'qr', 'campaigns']);
     const { records, skipped } = toRecords(lists);
     const detailed = await readDetails(ctx, records, opts.details ?? 0);
+    // The totals are the server's as of now, when the reads finished: the snapshot's time,
+    // whenever it gets the writers' lock. Checked against the server's own clock.
+    const at = now(ctx.env);
+    const serverTime = (await ctx.client()).serverTime;
     ctx.status('Writing the snapshot');
     const dryRun = Boolean(ctx.globals.dryRun); // the server is only read; a dry run writes no snapshot either
-    const result = await history.snapshot({ source, records, profile: ctx.settings().profile.value, dryRun });
+    const result = await history.snapshot({
+      source, records, at, profile: ctx.settings().profile.value, dryRun,
+      ...(serverTime !== undefined ? { notAfter: serverTime + CLOCK_SKEW_MS, notAfterClock: `the server's clock (its answers are dated ${iso(serverTime)})` } : {}),
+    });
     if (skipped) ctx.warn(`note: ${plural(skipped, 'record')} without an id in the server's lists were left out`);
+    if (result.refused || result.refusedDetails) {
+      const what = [result.refused ? `the totals of ${plural(result.refused, 'record')} (kept as they were)` : '', result.refusedDetails ? `${plural(result.refusedDetails, 'name')} of --details lists` : ''].filter(Boolean).join(' and ');
+      ctx.warn(`warning: the server sent values that are not counts (negative, fractional, huge or not a number): ${what} not stored, e.g. ${result.refusedExamples.join('; ')}`);
+    }
+    if (result.cleanedTexts) ctx.warn(`note: ${plural(result.cleanedTexts, 'text')} from the server held NUL or broken characters, stored with \ufffd in their place`);
     const changes = result.first ? 'the first snapshot of this account' : `${plural(result.changed, 'record')} changed since the previous snapshot${result.gone ? `, ${result.gone} of them gone` : ''}`;
+    const refused = result.refused ? `; ${plural(result.refused, 'record')} refused (totals not counts)` : '';
     const message = `Snapshot ${result.snapshot} at ${result.takenAt}: ${plural(result.links, 'link')}, ${plural(result.qrs, 'QR code')}, ${plural(result.campaigns, 'campaign')}` +
-      `${detailed ? ` (details of ${plural(detailed, 'link')})` : ''}; ${changes} (${history.db.where})`;
+      `${detailed ? ` (details of ${plural(detailed, 'link')})` : ''}; ${changes}${refused} (${history.db.where})`;
     if (dryRun) ctx.warn('dry run: no snapshot was written');
     return {
       kind: 'message',
       message: dryRun ? message.replace(/^Snapshot \d+ at/, 'Dry run: a snapshot at').replace(/changed since/, 'would change since') : message,
       json: { ...result, skipped, account: source, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) },
     };
+  } finally {
+    await history.close();
+  }
+}
+
+// ---------------------------------------------------------------- forget, migrate
+
+export async function forget(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const id = opts.snapshot as number;
+  const history = await openHistory(ctx, { db: opts.db, write: true });
+  try {
+    const info = await history.snapshotInfo(id);
+    if (!info) throw new NotFoundError(`no snapshot ${id} in ${history.db.where}`, 'each snapshot prints its number (`Snapshot 12 at ...`); `linkctl stats snapshot --json` gives it as "snapshot"');
+    const server = info.baseUrl === 'sandbox' ? 'the sandbox' : info.baseUrl;
+    const what = `snapshot ${id} of ${server} (account ${info.name ?? info.account}), dated ${info.takenAt}${info.origin === 'api' ? '' : ` (${info.origin})`}`;
+    await ctx.confirm(`Forget ${what}?`, 'a snapshot forgotten is gone from the history; the next snapshot measures from the one before it');
+    const dryRun = Boolean(ctx.globals.dryRun);
+    const done = await history.forget(id, dryRun);
+    const message = `${dryRun ? 'Dry run: would forget' : 'Forgot'} ${what}: ${plural(done.deleted + done.moved, 'stored total')} (${done.moved} of them kept for the next snapshot, which had not stored them again)${done.details ? `, ${plural(done.details, 'details read', 'details reads')}` : ''}.`;
+    if (dryRun) ctx.warn('dry run: nothing was changed');
+    return { kind: 'message', message, json: { snapshot: id, takenAt: info.takenAt, account: { baseUrl: info.baseUrl, account: info.account, name: info.name }, ...done, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) } };
+  } finally {
+    await history.close();
+  }
+}
+
+/** `stats migrate`: brings an older database to this linkctl's schema (readers never do). */
+export async function migrateDb(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const dryRun = Boolean(ctx.globals.dryRun);
+  const history = await openHistory(ctx, { db: opts.db, write: !dryRun, inspect: dryRun });
+  try {
+    const applied = dryRun ? (await history.pendingMigrations()).map((m) => m.version) : history.appliedNow;
+    if (dryRun) ctx.warn('dry run: nothing was changed');
+    const message = applied.length ? `${dryRun ? 'Dry run: would apply' : `Migrated ${history.db.where}: applied`} schema version${applied.length === 1 ? '' : 's'} ${applied.join(', ')}${dryRun ? ` to ${history.db.where}` : ''}.` : `${history.db.where} is up to date.`;
+    return { kind: 'message', message, json: { applied, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) } };
   } finally {
     await history.close();
   }
@@ -59,6 +107,12 @@ function windowOf(ctx: Context, opts: Record<string, any>, by: Period, defaultSi
   const since = parseSince('--since', opts.since ?? defaultSince, nowMs);
   if (since >= until) throw new UsageError(`--since (${iso(since)}) must come before --until (${iso(until)})`, 'e.g. --since 30d (thirty days before now), with --until left out for now');
   return { by, since, until };
+}
+
+/** Closes a reader's database, saying first what it left out (values an older linkctl stored raw). */
+async function closeReader(ctx: Context, history: History): Promise<void> {
+  if (history.bad.values) ctx.warn(`note: the history holds ${plural(history.bad.values, 'stored value')} that ${history.bad.values === 1 ? 'is' : 'are'} not a count (negative or fractional, stored by an older linkctl): left out, as if that snapshot had not read ${history.bad.values === 1 ? 'it' : 'them'}`);
+  await history.close();
 }
 
 /** The account whose history is shown: this profile's server, and among its accounts the one asked for or the only one. */
@@ -247,7 +301,7 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
     ctx.checkOutput(tableColumns);
     return { kind: 'list', pages: one(series.map((s) => seriesRow(s, shown))), columns: tableColumns, note };
   } finally {
-    await history.close();
+    await closeReader(ctx, history);
   }
 }
 
@@ -331,7 +385,7 @@ export async function top(ctx: Context, { opts }: ActionInput): Promise<Result> 
     const { movers: list, note } = await movers(chosen, opts.qr ? 'qr' : 'link', opts.top ?? 5);
     return { kind: 'list', pages: one(list), columns: MOVER_COLUMNS, note };
   } finally {
-    await chosen.history.close();
+    await closeReader(ctx, chosen.history);
   }
 }
 
@@ -370,6 +424,6 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
     }
     return { kind: 'message', message: `Wrote ${out.path}: ${plural(series.length, 'chart')}, ${plural(moved.length, 'mover')}, ${plural(snapshots.length, 'snapshot')}.`, json: { file: out.path, charts: series.length, movers: moved.length, snapshots: snapshots.length } };
   } finally {
-    await history.close();
+    await closeReader(ctx, history);
   }
 }

@@ -74,4 +74,17 @@ export function register(program: Command, bind: Bind): void {
       .action(bind(load, 'report')),
     ['linkctl stats report --since 90d --html report.html', 'linkctl stats report --campaign "Spring launch" --top 5 --html spring.html'],
   );
+  withExamples(
+    dbOption(stats.command('forget'))
+      .description('Remove one snapshot from the history (one dated wrongly, say); asks first on a terminal, needs --yes elsewhere')
+      .requiredOption('--snapshot <id>', 'the snapshot\'s number, as `stats snapshot` printed it (Snapshot 12 at ...)', (v) => positiveInt('--snapshot', v))
+      .action(bind(load, 'forget')),
+    ['linkctl stats forget --snapshot 2', 'linkctl stats forget --snapshot 2 --yes --db postgres://linkctl@db.example.com/marketing'],
+  );
+  withExamples(
+    dbOption(stats.command('migrate'))
+      .description('Bring a history database written by an older linkctl to this one\'s tables (show, top and report only read)')
+      .action(bind(load, 'migrateDb')),
+    ['linkctl stats migrate', 'linkctl stats migrate --dry-run --db postgres://linkctl@db.example.com/marketing'],
+  );
 }
