@@ -76,7 +76,7 @@ _linkctl_spec() {
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
     'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
-    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
+    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by' ;;
     'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
     'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
@@ -160,6 +160,8 @@ _linkctl_values() {
     'linkctl stats top --db') vals=@files ;;
     'linkctl stats report --db') vals=@files ;;
     'linkctl stats report --html') vals=@files ;;
+    'linkctl stats report --pdf') vals=@files ;;
+    'linkctl stats report --paper') vals='a4 letter' ;;
     'linkctl stats report --by') vals='hour day week month' ;;
     'linkctl stats forget --db') vals=@files ;;
     'linkctl stats migrate --db') vals=@files ;;

@@ -44,6 +44,8 @@ export interface Layout {
   smallest: number;
   /** Texts of elements matching `select`, in document order. */
   texts: string[];
+  /** Everything the page loaded (images, styles, fonts): none for a self-contained page. */
+  resources: string[];
 }
 
 /**
@@ -73,7 +75,8 @@ document.getElementById('f').addEventListener('load', () => {
     if (size < ${minPx} - 0.01) small.push(el.tagName + ':' + size.toFixed(1) + ':' + el.textContent.trim().slice(0, 30));
   }
   const texts = [...d.querySelectorAll(${JSON.stringify(select)})].map((e) => e.textContent);
-  document.getElementById('out').textContent = JSON.stringify({ scrollWidth: d.documentElement.scrollWidth, clientWidth: d.documentElement.clientWidth, small, smallest, texts });
+  const resources = w.performance.getEntriesByType('resource').map((e) => e.name);
+  document.getElementById('out').textContent = JSON.stringify({ scrollWidth: d.documentElement.scrollWidth, clientWidth: d.documentElement.clientWidth, small, smallest, texts, resources });
 });
 </script></body></html>`);
   const { stdout } = await chromium(dirname(file), ['--allow-file-access-from-files', '--virtual-time-budget=10000', '--dump-dom'], pathToFileURL(wrapper).href);

@@ -74,5 +74,5 @@ export function foreign(where: string, what: string): ConfigError {
   return new ConfigError(`${where} is not a linkctl click-history database (${what}); nothing was written to it`, FOREIGN_HINT);
 }
 
-/** Nothing to read yet: no database, or nothing of this account in it (`stats show` before any snapshot). */
-export class NoHistoryError extends ConfigError {}
+/** Nothing to read yet: no database, or nothing of this account in it (`stats show` before any snapshot): exit 8. */
+export { NoHistoryError } from '../errors.js';

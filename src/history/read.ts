@@ -10,6 +10,8 @@ import { NetworkError } from '../errors.js';
 import type { Details, HistoryRecord, SourceRef } from './store.js';
 import { ACCOUNT_PATH } from '../model/account.js';
 import { countOf } from './values.js';
+import { configDir } from '../config/paths.js';
+import { findRunning } from '../sandbox/running.js';
 
 export type CollectionName = 'links' | 'qr' | 'campaigns';
 
@@ -24,10 +26,30 @@ export async function readCollections<N extends CollectionName>(ctx: Context, na
   return out;
 }
 
-/** Whose history a run reads or writes: the sandbox (whatever port it has today), or the base URL without a trailing slash. */
+/**
+ * A server as history keys it: scheme and host in lower case, without a default port or a
+ * trailing slash, so that one server written two ways is one history.
+ */
+export function serverKey(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return baseUrl.replace(/\/+$/, '');
+  }
+}
+
+/**
+ * Whose history a run reads or writes: `sandbox` for the sandbox, whichever way it is reached
+ * (`--sandbox`, embedded or through a running `sandbox serve`, or a profile whose base URL is
+ * that `sandbox serve`: one sandbox, one history, whatever port it has today); else the server.
+ */
 export function sourceBaseUrl(ctx: Context): string | undefined {
   if (ctx.sandboxMode) return 'sandbox';
-  return ctx.settings().baseUrl?.value.replace(/\/+$/, '');
+  const base = ctx.settings().baseUrl?.value;
+  if (base === undefined) return undefined;
+  const running = findRunning(configDir(ctx.env));
+  return running && serverKey(running.url) === serverKey(base) ? 'sandbox' : serverKey(base);
 }
 
 /** The account behind the key (one request): snapshots are kept per account, whichever machine or profile took them. */

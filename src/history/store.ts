@@ -126,6 +126,8 @@ export interface SnapshotResult {
   details: number;
   /** The source's first snapshot: nothing to compare with yet. */
   first: boolean;
+  /** An import's records whose link already has a history from the server: that history is kept, the import's total not stored. */
+  kept: number;
   /** Records whose totals were not counts (negative, fractional, huge, not a number): not stored, their previous totals stand. */
   refused: number;
   /** Names of `--details` lists whose count was not a count: left out. */
@@ -380,6 +382,7 @@ export class History {
       }
 
       const changes: Array<[number, number | null, number | null]> = [];
+      let kept = 0;
       for (const [item, record] of matched) {
         seen.add(item.id);
         const renamed = (record.alias !== undefined && record.alias !== item.alias) || (record.label !== undefined && record.label !== item.label)
@@ -390,6 +393,10 @@ export class History {
         }
         if (record.clicks === undefined) continue; // refused at the door: the previous totals stand
         const before = latest.get(item.id);
+        if (origin !== 'api' && before && before.origin === 'api') {
+          kept++; // another tool's total is a start for a link without a history; one with a history keeps its own
+          continue;
+        }
         const unique = record.uniqueClicks;
         if (!before || before.clicks !== record.clicks || before.unique !== unique || before.origin !== origin) changes.push([item.id, record.clicks, unique]);
       }
@@ -419,7 +426,7 @@ export class History {
       await this.db.run('UPDATE snapshots SET links = ?, qrs = ?, campaigns = ?, changed = ? WHERE id = ?', [counted.link, counted.qr, counted.campaign, changes.length, snapshotId]);
       const result: SnapshotResult = {
         snapshot: snapshotId, takenAt: iso(at), links: counted.link, qrs: counted.qr, campaigns: counted.campaign, changed: changes.length, gone, details, first: newest === undefined,
-        refused: door.refusedRecords, refusedDetails: door.refusedDetails, cleanedTexts: door.cleanedTexts, refusedExamples: door.examples,
+        kept, refused: door.refusedRecords, refusedDetails: door.refusedDetails, cleanedTexts: door.cleanedTexts, refusedExamples: door.examples,
       };
       if (input.dryRun) throw new RolledBack(result);
       return result;
@@ -571,6 +578,12 @@ export class History {
       out.set(Number(snapshot), current);
     }
     return out;
+  }
+
+  /** The source's links whose `--details` were read at least twice (a change needs two reads). */
+  async detailItems(sourceId: number): Promise<number[]> {
+    const rows = await this.db.all('SELECT d.item_id FROM detail_reads d JOIN items i ON i.id = d.item_id WHERE i.source_id = ? GROUP BY d.item_id HAVING count(*) > 1 ORDER BY d.item_id', [sourceId]);
+    return rows.map((r) => Number(r[0]));
   }
 
   async sources(): Promise<Source[]> {
