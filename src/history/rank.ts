@@ -12,7 +12,7 @@
  * - The comparison is with the periods just before the covered part, as many as it has, and
  *   only when the history covers every one of them; else there is none, and the note says why.
  */
-import { itemTotals, timeline, type Timeline, type Window } from './series.js';
+import { itemTotals, timeline, type DeltaCache, type Timeline, type Window } from './series.js';
 import type { History, Item, ItemKind, SnapshotRow } from './store.js';
 import { HOUR, DAY, iso, nextPeriod, periodStart, type Period } from './time.js';
 
@@ -100,7 +100,7 @@ const spanOf = (t: Timeline, from: number, to: number): Span => ({ from: iso(t.s
  * The ranking of `kind` over [since, until] (periods of `by`, default by the window's length),
  * the top `n` (every item with clicks when n is Infinity).
  */
-export async function rank(history: History, sourceId: number, items: readonly Item[], kind: ItemKind, since: number, until: number, n: number, by: Period = rankPeriod(since, until)): Promise<Ranking> {
+export async function rank(history: History, sourceId: number, items: readonly Item[], kind: ItemKind, since: number, until: number, n: number, by: Period = rankPeriod(since, until), cache?: DeltaCache): Promise<Ranking> {
   const { previousFirst, n: length } = periods(by, since, until);
   const window: Window = { by, since: previousFirst, until };
   const t = timeline(await history.snapshots(sourceId), window);
@@ -125,7 +125,7 @@ export async function rank(history: History, sourceId: number, items: readonly I
   for (let w = fc; w <= lc; w++) bucketOf[w] = 1;
   if (comparable) for (let w = fc - L; w < fc; w++) bucketOf[w] = 0;
 
-  const totals = await itemTotals(history, sourceId, kind, t, bucketOf, 2);
+  const totals = await itemTotals(history, sourceId, kind, t, bucketOf, 2, cache);
   const byId = new Map(items.map((i) => [i.id, i]));
   let clicks = 0;
   let previous = 0;

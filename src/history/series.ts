@@ -139,6 +139,9 @@ export interface Timeline {
   window: Window;
   starts: number[];
   labels: string[];
+  /** The starts and the snapshots' times as ISO text, made once (a year of points asks for them thousands of times). */
+  startIso: string[];
+  snapshotIso: string[];
   /** The source's snapshots up to the window's end, every origin, in time order. */
   snapshots: SnapshotRow[];
   /** By snapshot index: how its difference spreads (undefined: the first snapshot, an import, or a span that ends before the window). */
@@ -155,9 +158,10 @@ export function timeline(snapshots: readonly SnapshotRow[], window: Window): Tim
   const at = new Map(starts.map((start, i) => [start, i]));
   const W = starts.length;
   const t: Timeline = {
-    window, starts, labels: starts.map((s) => periodLabel(window.by, s)), snapshots: snapshots.filter((s) => s.at <= window.until),
+    window, starts, labels: starts.map((s) => periodLabel(window.by, s)), startIso: starts.map(iso), snapshots: snapshots.filter((s) => s.at <= window.until), snapshotIso: [],
     spreads: [], covered: new Uint8Array(W), estimated: new Uint8Array(W), from: new Int32Array(W).fill(-1), to: new Int32Array(W).fill(-1),
   };
+  t.snapshotIso = t.snapshots.map((s) => iso(s.at));
   const windowStart = starts[0]!;
   // A difference spans from the server's previous snapshot; the server's first one spans from
   // an import before it, if any (a link made after an import counts from there), else nothing.
@@ -231,8 +235,76 @@ export function spread(t: Timeline, k: number, clicks: number, unique: number | 
   }
 }
 
-/** The series of `specs` over `window`, from the source's stored changes (one pass per kind). */
-export async function computeSeries(history: History, sourceId: number, specs: readonly SeriesSpec[], window: Window): Promise<{ series: Series[]; snapshots: SnapshotRow[]; timeline: Timeline }> {
+/**
+ * Every difference of a kind's items (or of some of them), decoded once from the stored changes
+ * and kept in typed arrays: the series, the rankings and the report's tables of one run all read
+ * these, so a run reads and decodes the history once per kind however many views it draws.
+ * Indices are into `snapshots` (the source's, up to the run's end).
+ */
+export class Deltas {
+  length = 0;
+  item = new Int32Array(1024);
+  at = new Int32Array(1024);
+  clicks = new Float64Array(1024);
+  /** NaN: unknown. */
+  unique = new Float64Array(1024);
+  reset = new Uint8Array(1024);
+  /** Each item's latest total from the server (null: gone): the all-time totals. */
+  readonly totals = new Map<number, number | null>();
+
+  constructor(readonly snapshots: readonly SnapshotRow[]) {}
+
+  push(item: number, k: number, clicks: number, unique: number | null, reset: boolean): void {
+    if (this.length === this.item.length) {
+      const grow = <T extends Int32Array | Float64Array | Uint8Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.item = grow(this.item);
+      this.at = grow(this.at);
+      this.clicks = grow(this.clicks);
+      this.unique = grow(this.unique);
+      this.reset = grow(this.reset);
+    }
+    const i = this.length++;
+    this.item[i] = item;
+    this.at[i] = k;
+    this.clicks[i] = clicks;
+    this.unique[i] = unique ?? NaN;
+    this.reset[i] = reset ? 1 : 0;
+  }
+}
+
+/** Reads and decodes the differences of `kind` (every item, or `ids`) up to `until`. */
+export async function readDeltas(history: History, sourceId: number, kind: ItemKind, until: number, ids?: readonly number[]): Promise<Deltas> {
+  const deltas = new Deltas((await history.snapshots(sourceId)).filter((s) => s.at <= until));
+  const feed = differ(deltas.snapshots, (item, k, clicks, unique, reset) => deltas.push(item, k, clicks, unique, reset), (item, clicks) => deltas.totals.set(item, clicks));
+  await history.forEachCount(ids ?? (await history.items(sourceId, kind)).map((i) => i.id), feed);
+  return deltas;
+}
+
+/** Where a run gets its deltas: read each kind once, every item of it (`stats top`, the report). */
+export class DeltaCache {
+  private readonly kinds = new Map<ItemKind, Promise<Deltas>>();
+  constructor(private readonly history: History, private readonly sourceId: number, private readonly until: number) {}
+  get(kind: ItemKind): Promise<Deltas> {
+    let deltas = this.kinds.get(kind);
+    if (!deltas) this.kinds.set(kind, (deltas = readDeltas(this.history, this.sourceId, kind, this.until)));
+    return deltas;
+  }
+}
+
+/** A timeline's view of deltas read for the same snapshots: both index the source's snapshots up to the same end. */
+function check(t: Timeline, deltas: Deltas): void {
+  if (deltas.snapshots.length !== t.snapshots.length) throw new Error('internal: deltas and timeline read different snapshots');
+}
+
+/**
+ * The series of `specs` over `window`, from the source's stored changes: one read per kind,
+ * from `cache` when given (else only the items the specs need).
+ */
+export async function computeSeries(history: History, sourceId: number, specs: readonly SeriesSpec[], window: Window, cache?: DeltaCache): Promise<{ series: Series[]; snapshots: SnapshotRow[]; timeline: Timeline }> {
   const t = timeline(await history.snapshots(sourceId), window);
   const W = t.starts.length;
   const sums = specs.map(() => accumulator(W));
@@ -241,12 +313,24 @@ export async function computeSeries(history: History, sourceId: number, specs: r
     const everything = mine.filter(([spec]) => !spec.items).map(([, acc]) => acc);
     const byItem = new Map<number, Accumulator[]>();
     for (const [spec, acc] of mine) for (const id of spec.items ?? []) byItem.set(id, [...(byItem.get(id) ?? []), acc]);
-    const latest = new Map<number, number | null>();
-    const feed = differ(t.snapshots, (item, k, clicks, unique, reset) => {
-      const accs = byItem.get(item);
-      if (!everything.length && !accs) return;
-      spread(t, k, clicks, unique, (w, c, u) => {
-        for (const list of [everything, accs ?? []]) {
+    const deltas = cache ? await cache.get(kind) : await readDeltas(history, sourceId, kind, window.until, everything.length ? undefined : [...byItem.keys()]);
+    check(t, deltas);
+    const none: Accumulator[] = [];
+    for (let i = 0; i < deltas.length; i++) {
+      const item = deltas.item[i]!;
+      const accs = byItem.get(item) ?? none;
+      if (!everything.length && !accs.length) continue;
+      const s = t.spreads[deltas.at[i]!];
+      if (!s) continue;
+      const clicks = deltas.clicks[i]!;
+      const uniqueRaw = deltas.unique[i]!;
+      const unique = Number.isNaN(uniqueRaw) ? null : uniqueRaw;
+      const reset = deltas.reset[i] === 1;
+      for (let j = 0; j < s.count; j++) {
+        const w = s.first + j;
+        const c = share(clicks, s.n, s.skip + j, item);
+        const u = unique === null ? null : share(unique, s.n, s.skip + j, item);
+        for (const list of [everything, accs]) {
           for (const acc of list) {
             acc.clicks[w]! += c;
             if (u !== null) {
@@ -256,12 +340,10 @@ export async function computeSeries(history: History, sourceId: number, specs: r
             if (reset) acc.reset[w] = 1;
           }
         }
-      }, item);
-    }, (item, clicks) => latest.set(item, clicks));
-    const ids = everything.length ? (await history.items(sourceId, kind)).map((i) => i.id) : [...byItem.keys()];
-    await history.forEachCount(ids, feed);
-    for (const [item, clicks] of latest) {
-      for (const acc of [...everything, ...(byItem.get(item) ?? [])]) {
+      }
+    }
+    for (const [item, clicks] of deltas.totals) {
+      for (const acc of [...everything, ...(byItem.get(item) ?? none)]) {
         acc.totalKnown = true;
         acc.total += clicks ?? 0;
       }
@@ -270,7 +352,7 @@ export async function computeSeries(history: History, sourceId: number, specs: r
   return { series: specs.map((spec, i) => toSeries(spec, sums[i]!, t)), snapshots: t.snapshots, timeline: t };
 }
 
-const gapPoint = (t: Timeline, w: number): Point => ({ period: t.labels[w]!, start: iso(t.starts[w]!), clicks: null, uniqueClicks: null, gap: true, reset: false, estimated: false, from: null, to: null });
+const gapPoint = (t: Timeline, w: number): Point => ({ period: t.labels[w]!, start: t.startIso[w]!, clicks: null, uniqueClicks: null, gap: true, reset: false, estimated: false, from: null, to: null });
 
 function toSeries(spec: SeriesSpec, acc: Accumulator, t: Timeline): Series {
   const points: Point[] = [];
@@ -290,7 +372,7 @@ function toSeries(spec: SeriesSpec, acc: Accumulator, t: Timeline): Series {
     const uniqueValue = spec.kind === 'link' || acc.uniqueKnown[w] ? acc.unique[w]! : null;
     const reset = acc.reset[w] === 1;
     const guess = t.estimated[w] === 1;
-    points.push({ period: t.labels[w]!, start: iso(t.starts[w]!), clicks, uniqueClicks: uniqueValue, gap: false, reset, estimated: guess, from: iso(t.snapshots[t.from[w]!]!.at), to: iso(t.snapshots[t.to[w]!]!.at) });
+    points.push({ period: t.labels[w]!, start: t.startIso[w]!, clicks, uniqueClicks: uniqueValue, gap: false, reset, estimated: guess, from: t.snapshotIso[t.from[w]!]!, to: t.snapshotIso[t.to[w]!]! });
     clicksTotal += clicks;
     if (uniqueValue !== null) uniqueTotal = (uniqueTotal ?? 0) + uniqueValue;
     if (reset) resets++;
@@ -307,49 +389,59 @@ function toSeries(spec: SeriesSpec, acc: Accumulator, t: Timeline): Series {
  * over the periods it spans, as clicks are.
  */
 export async function computeBreakdown(history: History, t: Timeline, spec: SeriesSpec, dimension: Dimension): Promise<Series[]> {
+  return (await computeBreakdowns(history, t, spec, [dimension])).get(dimension) ?? [];
+}
+
+/** `computeBreakdown` of several dimensions, the items' details read once for all of them. */
+export async function computeBreakdowns(history: History, t: Timeline, spec: SeriesSpec, dimensions: readonly Dimension[]): Promise<Map<Dimension, Series[]>> {
   const W = t.starts.length;
-  const byName = new Map<string, { clicks: Float64Array; known: Uint8Array; reset: Uint8Array }>();
-  for (const item of spec.items ?? []) {
-    const reads = await history.detailHistory(item, dimension);
-    if (reads.size < 2) continue;
-    let previous: Map<string, number> | undefined;
-    t.snapshots.forEach((snapshot, k) => {
-      if (snapshot.origin !== 'api') return;
-      const after = reads.get(snapshot.id);
-      const before = previous;
-      previous = after;
-      if (!before || !after || !t.spreads[k]) return;
-      for (const [name, count] of after) {
-        const was = before.get(name);
-        if (was === undefined) continue;
-        let row = byName.get(name);
-        if (!row) byName.set(name, (row = { clicks: new Float64Array(W), known: new Uint8Array(W), reset: new Uint8Array(W) }));
-        const reset = count < was;
-        spread(t, k, reset ? count : count - was, null, (w, c) => {
-          row!.clicks[w]! += c;
-          row!.known[w] = 1;
-          if (reset) row!.reset[w] = 1;
-        }, item);
-      }
-    });
+  const all = await history.detailHistories([...(spec.items ?? [])], dimensions);
+  const out = new Map<Dimension, Series[]>();
+  for (const dimension of dimensions) {
+    const byName = new Map<string, { clicks: Float64Array; known: Uint8Array; reset: Uint8Array }>();
+    for (const [item, perDimension] of all) {
+      const reads = perDimension.get(dimension)!;
+      if (reads.size < 2) continue;
+      let previous: Map<string, number> | undefined;
+      t.snapshots.forEach((snapshot, k) => {
+        if (snapshot.origin !== 'api') return;
+        const after = reads.get(snapshot.id);
+        const before = previous;
+        previous = after;
+        if (!before || !after || !t.spreads[k]) return;
+        for (const [name, count] of after) {
+          const was = before.get(name);
+          if (was === undefined) continue;
+          let row = byName.get(name);
+          if (!row) byName.set(name, (row = { clicks: new Float64Array(W), known: new Uint8Array(W), reset: new Uint8Array(W) }));
+          const reset = count < was;
+          spread(t, k, reset ? count : count - was, null, (w, c) => {
+            row!.clicks[w]! += c;
+            row!.known[w] = 1;
+            if (reset) row!.reset[w] = 1;
+          }, item);
+        }
+      });
+    }
+    out.set(dimension, [...byName.entries()].map(([name, row]): Series => {
+      const points = t.starts.map((_, w): Point => {
+        if (!row.known[w] || !t.covered[w]) return gapPoint(t, w);
+        return { period: t.labels[w]!, start: t.startIso[w]!, clicks: row.clicks[w]!, uniqueClicks: null, gap: false, reset: row.reset[w] === 1, estimated: t.estimated[w] === 1, from: t.snapshotIso[t.from[w]!]!, to: t.snapshotIso[t.to[w]!]! };
+      });
+      const present = points.filter((p) => !p.gap);
+      return {
+        spec: { ...spec, key: `${spec.key}:${dimension}:${name}`, label: name },
+        points,
+        clicks: present.reduce((a, p) => a + p.clicks!, 0),
+        uniqueClicks: null,
+        gaps: points.length - present.length,
+        resets: present.filter((p) => p.reset).length,
+        estimated: present.filter((p) => p.estimated).length,
+        total: null,
+      };
+    }).sort((a, b) => b.clicks - a.clicks || a.spec.label.localeCompare(b.spec.label)));
   }
-  return [...byName.entries()].map(([name, row]): Series => {
-    const points = t.starts.map((_, w): Point => {
-      if (!row.known[w] || !t.covered[w]) return gapPoint(t, w);
-      return { period: t.labels[w]!, start: iso(t.starts[w]!), clicks: row.clicks[w]!, uniqueClicks: null, gap: false, reset: row.reset[w] === 1, estimated: t.estimated[w] === 1, from: iso(t.snapshots[t.from[w]!]!.at), to: iso(t.snapshots[t.to[w]!]!.at) };
-    });
-    const present = points.filter((p) => !p.gap);
-    return {
-      spec: { ...spec, key: `${spec.key}:${dimension}:${name}`, label: name },
-      points,
-      clicks: present.reduce((a, p) => a + p.clicks!, 0),
-      uniqueClicks: null,
-      gaps: points.length - present.length,
-      resets: present.filter((p) => p.reset).length,
-      estimated: present.filter((p) => p.estimated).length,
-      total: null,
-    };
-  }).sort((a, b) => b.clicks - a.clicks || a.spec.label.localeCompare(b.spec.label));
+  return out;
 }
 
 /** An item's clicks in each bucket of a timeline's periods, for ranking (`stats top`, `--top N`, the report's tables). */
@@ -364,21 +456,28 @@ export interface ItemTotals {
  * Per-item clicks in each bucket (`bucketOf[w]`: the bucket of window period w, -1 for none),
  * spread as series are: a ranking adds up to the series it ranks.
  */
-export async function itemTotals(history: History, sourceId: number, kind: ItemKind, t: Timeline, bucketOf: Int32Array, buckets: number): Promise<Map<number, ItemTotals>> {
+export async function itemTotals(history: History, sourceId: number, kind: ItemKind, t: Timeline, bucketOf: Int32Array, buckets: number, cache?: DeltaCache): Promise<Map<number, ItemTotals>> {
+  const deltas = cache ? await cache.get(kind) : await readDeltas(history, sourceId, kind, t.window.until);
+  check(t, deltas);
   const totals = new Map<number, ItemTotals>();
-  const feed = differ(t.snapshots, (item, k, clicks, unique, reset) => {
-    spread(t, k, clicks, unique, (w, c, u) => {
+  for (let i = 0; i < deltas.length; i++) {
+    const s = t.spreads[deltas.at[i]!];
+    if (!s) continue;
+    const item = deltas.item[i]!;
+    const clicks = deltas.clicks[i]!;
+    const uniqueRaw = deltas.unique[i]!;
+    for (let j = 0; j < s.count; j++) {
+      const w = s.first + j;
       const b = bucketOf[w]!;
-      if (b < 0) return;
+      if (b < 0) continue;
       let row = totals.get(item);
       if (!row) totals.set(item, (row = { clicks: new Array(buckets).fill(0), unique: new Array(buckets).fill(null), reset: false, estimated: false }));
-      row.clicks[b]! += c;
-      if (u !== null) row.unique[b] = (row.unique[b] ?? 0) + u;
-      row.reset ||= reset;
+      row.clicks[b]! += share(clicks, s.n, s.skip + j, item);
+      if (!Number.isNaN(uniqueRaw)) row.unique[b] = (row.unique[b] ?? 0) + share(uniqueRaw, s.n, s.skip + j, item);
+      row.reset ||= deltas.reset[i] === 1;
       row.estimated ||= t.estimated[w] === 1;
-    }, item);
-  });
-  await history.forEachCount((await history.items(sourceId, kind)).map((i) => i.id), feed);
+    }
+  }
   return totals;
 }
 

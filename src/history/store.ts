@@ -563,19 +563,40 @@ export class History {
 
   /** For each snapshot that read an item's details: its counts of one dimension at that snapshot, by name. */
   async detailHistory(itemId: number, dimension: Dimension): Promise<Map<number, Map<string, number>>> {
-    const reads = await this.db.all('SELECT snapshot_id, changed FROM detail_reads WHERE item_id = ? ORDER BY snapshot_id', [itemId]);
-    const rows = await this.db.all('SELECT snapshot_id, name, count FROM detail_counts WHERE item_id = ? AND dimension = ?', [itemId, dimension]);
-    const stored = new Map<number, Map<string, number>>();
-    for (const [snapshot, name, count] of rows) {
-      const at = Number(snapshot);
-      if (!stored.has(at)) stored.set(at, new Map());
-      stored.get(at)!.set(String(name), Number(count));
-    }
-    const out = new Map<number, Map<string, number>>();
-    let current = new Map<string, number>();
-    for (const [snapshot, changed] of reads) {
-      if (Number(changed) === 1) current = stored.get(Number(snapshot)) ?? new Map();
-      out.set(Number(snapshot), current);
+    return (await this.detailHistories([itemId], [dimension])).get(itemId)?.get(dimension) ?? new Map();
+  }
+
+  /**
+   * `detailHistory` of many items and dimensions at once: two queries per ITEMS_PER_READ items
+   * (the report reads the details of every link that has them; one query each would be hundreds).
+   */
+  async detailHistories(itemIds: readonly number[], dimensions: readonly Dimension[]): Promise<Map<number, Map<Dimension, Map<number, Map<string, number>>>>> {
+    const out = new Map<number, Map<Dimension, Map<number, Map<string, number>>>>();
+    const wanted = new Set<string>(dimensions);
+    for (let i = 0; i < itemIds.length; i += ITEMS_PER_READ) {
+      const chunk = itemIds.slice(i, i + ITEMS_PER_READ);
+      const marks = chunk.map(() => '?').join(', ');
+      const stored = new Map<number, Map<number, Map<Dimension, Map<string, number>>>>(); // item -> snapshot -> dimension -> name -> count
+      for (const [item, snapshot, dimension, name, count] of await this.db.all(`SELECT item_id, snapshot_id, dimension, name, count FROM detail_counts WHERE item_id IN (${marks})`, chunk)) {
+        if (!wanted.has(String(dimension))) continue;
+        const bySnapshot = stored.get(Number(item)) ?? stored.set(Number(item), new Map()).get(Number(item))!;
+        const byDimension = bySnapshot.get(Number(snapshot)) ?? bySnapshot.set(Number(snapshot), new Map()).get(Number(snapshot))!;
+        const names = byDimension.get(dimension as Dimension) ?? byDimension.set(dimension as Dimension, new Map()).get(dimension as Dimension)!;
+        names.set(String(name), Number(count));
+      }
+      let item = -1;
+      let current = new Map<Dimension, Map<string, number>>();
+      let perDimension = new Map<Dimension, Map<number, Map<string, number>>>();
+      for (const [itemId, snapshot, changed] of await this.db.all(`SELECT item_id, snapshot_id, changed FROM detail_reads WHERE item_id IN (${marks}) ORDER BY item_id, snapshot_id`, chunk)) {
+        if (Number(itemId) !== item) {
+          item = Number(itemId);
+          current = new Map();
+          perDimension = new Map(dimensions.map((d) => [d, new Map()]));
+          out.set(item, perDimension);
+        }
+        if (Number(changed) === 1) current = stored.get(item)?.get(Number(snapshot)) ?? new Map();
+        for (const d of dimensions) perDimension.get(d)!.set(Number(snapshot), current.get(d) ?? new Map());
+      }
     }
     return out;
   }

@@ -9,7 +9,7 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import { ConfigError, NoHistoryError, NotFoundError, UsageError } from '../../errors.js';
 import { CLOCK_SKEW_MS, openHistory, type History, type Item, type Source } from '../../history/store.js';
 import { readAccount, readCollections, readDetails, serverKey, sourceBaseUrl, toRecords } from '../../history/read.js';
-import { computeBreakdown, computeSeries, itemTotals, sparkline, timeline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
+import { computeBreakdown, computeBreakdowns, computeSeries, DeltaCache, itemTotals, sparkline, timeline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
 import { rank, when, type Ranking } from '../../history/rank.js';
 import { DEFAULT_SINCE, iso, now, parseSince, type Period } from '../../history/time.js';
 import { DIMENSIONS, type Dimension } from '../../history/kinds.js';
@@ -199,16 +199,16 @@ const linkSpec = (items: Item[], label: string): SeriesSpec => ({
 });
 
 /** The links with the most clicks in the window, by their spread clicks (as the series count them). */
-async function topLinks(chosen: Chosen, n: number): Promise<Item[]> {
+async function topLinks(chosen: Chosen, n: number, cache?: DeltaCache): Promise<Item[]> {
   const { history, source, window, items } = chosen;
   const t = timeline(await history.snapshots(source.id), window);
-  const totals = await itemTotals(history, source.id, 'link', t, new Int32Array(t.starts.length).fill(0), 1);
+  const totals = await itemTotals(history, source.id, 'link', t, new Int32Array(t.starts.length).fill(0), 1, cache);
   const byId = new Map(items.map((i) => [i.id, i]));
   return [...totals.entries()].filter(([, row]) => row.clicks[0]! > 0).sort((a, b) => b[1].clicks[0]! - a[1].clicks[0]! || a[0] - b[0]).slice(0, n).map(([id]) => byId.get(id)!).filter(Boolean);
 }
 
 /** The series the flags ask for: links, campaigns, QR codes, the top N links; by default every link (and every QR code). */
-async function specsOf(chosen: Chosen, opts: Record<string, any>): Promise<SeriesSpec[]> {
+async function specsOf(chosen: Chosen, opts: Record<string, any>, cache?: DeltaCache): Promise<SeriesSpec[]> {
   const { items, source } = chosen;
   const specs: SeriesSpec[] = [];
   for (const given of (opts.link ?? []) as string[]) {
@@ -235,7 +235,7 @@ async function specsOf(chosen: Chosen, opts: Record<string, any>): Promise<Serie
   }
   if (opts.top !== undefined) {
     const already = new Set(specs.map((s) => s.key));
-    for (const item of await topLinks(chosen, opts.top)) {
+    for (const item of await topLinks(chosen, opts.top, cache)) {
       const spec = linkSpec([item], item.alias ?? String(item.remoteId));
       if (!already.has(spec.key)) specs.push(spec);
     }
@@ -290,7 +290,7 @@ function seriesRow(series: Series, shown: number): Rec {
   const values = series.points.map((p) => p.clicks);
   const notes = [
     series.gaps ? plural(series.gaps, 'gap') : '',
-    series.estimated ? `${series.estimated} estimated (░▒▓)` : '',
+    series.estimated ? `${series.estimated} estimated` : '',
     series.resets ? `${plural(series.resets, 'reset')} (a total went down)` : '',
   ].filter(Boolean).join('; ');
   return {
@@ -339,7 +339,7 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
     const fromServer = await serverSnapshots(chosen);
     const first = !breakdown && fromServer.length === 1 ? firstRunNote(ctx, opts, fromServer[0]!) : undefined;
     const where = windowNote(chosen, newest, snapshots.length);
-    const estimates = series.some((s) => s.estimated) ? `\nestimated: ${ESTIMATE_NOTE}` : '';
+    const estimates = series.some((s) => s.estimated) ? `\n${format === 'table' ? 'estimated (░▒▓ in the sparkline)' : 'estimated'}: ${ESTIMATE_NOTE}` : '';
     const note = first ? `${where}\n${first}` : breakdown ? `${where}${estimates}` : `${where}\n${format === 'table' ? '* NEW UNIQUES' : 'uniqueClicks'}: ${UNIQUE_NOTE}${estimates}`;
     if (format === 'json') {
       const points = series.flatMap((s) => s.points.map((p) => (breakdown ? breakdownRecord(s, p, breakdown) : pointRecord(s, p))));
@@ -443,8 +443,9 @@ async function breakdowns(chosen: Chosen, ranking: Ranking, by: Period): Promise
   const inside = (w: number, span: { from: string; to: string }) => t.starts[w]! >= Date.parse(span.from) && t.starts[w]! < Date.parse(span.to);
   const spec: SeriesSpec = { key: 'links', label: 'links with details', kind: 'link', link: null, qr: null, campaign: null, items: new Set(items) };
   const out: Breakdown[] = [];
+  const all = await computeBreakdowns(history, t, spec, DIMENSIONS);
   for (const dimension of DIMENSIONS) {
-    const series = await computeBreakdown(history, t, spec, dimension);
+    const series = all.get(dimension) ?? [];
     const rows = series.map((s) => {
       const sum = (span: { from: string; to: string }) => s.points.reduce((a, p, w) => a + (inside(w, span) && p.clicks !== null ? p.clicks : 0), 0);
       const known = (span: { from: string; to: string }) => s.points.some((p, w) => inside(w, span) && !p.gap);
@@ -532,14 +533,16 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
   const chosen = await choose(ctx, opts, by, opts.since ?? '90d');
   const { history, source } = chosen;
   try {
-    const links = await rank(history, source.id, chosen.items, 'link', asked.since, asked.until, 10, by);
+    // every view of the page reads the same history: each kind read and decoded once
+    const cache = new DeltaCache(history, source.id, asked.until);
+    const links = await rank(history, source.id, chosen.items, 'link', asked.since, asked.until, 10, by, cache);
     // the page's window is the ranking's: whole periods, so that its cards, charts and tables add up
     const window: Window = { by, since: Date.parse(links.window.from), until: asked.until };
     const pageChosen: Chosen = { ...chosen, window };
     const hasQrs = chosen.items.some((i) => i.kind === 'qr');
-    const specs = await specsOf(pageChosen, { ...opts, top: opts.top ?? (opts.link || opts.campaign || opts.qr ? undefined : 5), qrs: hasQrs });
-    const { series } = await computeSeries(history, source.id, specs, window);
-    const qrs = hasQrs ? await rank(history, source.id, chosen.items, 'qr', asked.since, asked.until, 10, by) : null;
+    const specs = await specsOf(pageChosen, { ...opts, top: opts.top ?? (opts.link || opts.campaign || opts.qr ? undefined : 5), qrs: hasQrs }, cache);
+    const { series } = await computeSeries(history, source.id, specs, window, cache);
+    const qrs = hasQrs ? await rank(history, source.id, chosen.items, 'qr', asked.since, asked.until, 10, by, cache) : null;
     const fromServer = await serverSnapshots(chosen);
     const { renderReport } = await import('../../history/report.js');
     const html = renderReport({
