@@ -403,25 +403,29 @@ export async function computeBreakdowns(history: History, t: Timeline, spec: Ser
       const reads = perDimension.get(dimension)!;
       if (reads.size < 2) continue;
       let previous: Map<string, number> | undefined;
-      t.snapshots.forEach((snapshot, k) => {
-        if (snapshot.origin !== 'api') return;
-        const after = reads.get(snapshot.id);
+      for (let k = 0; k < t.snapshots.length; k++) {
+        if (t.snapshots[k]!.origin !== 'api') continue;
+        const after = reads.get(t.snapshots[k]!.id);
         const before = previous;
         previous = after;
-        if (!before || !after || !t.spreads[k]) return;
+        const s = t.spreads[k];
+        if (!before || !after || !s) continue;
+        // (inline, no closure a name: a year of a hundred links' details is millions of these)
         for (const [name, count] of after) {
-          const was = before.get(name);
+          const was = before === after ? count : before.get(name); // a read that changed nothing shares its map
           if (was === undefined) continue;
           let row = byName.get(name);
           if (!row) byName.set(name, (row = { clicks: new Float64Array(W), known: new Uint8Array(W), reset: new Uint8Array(W) }));
           const reset = count < was;
-          spread(t, k, reset ? count : count - was, null, (w, c) => {
-            row!.clicks[w]! += c;
-            row!.known[w] = 1;
-            if (reset) row!.reset[w] = 1;
-          }, item);
+          const change = reset ? count : count - was;
+          for (let j = 0; j < s.count; j++) {
+            const w = s.first + j;
+            if (change) row.clicks[w]! += share(change, s.n, s.skip + j, item);
+            row.known[w] = 1;
+            if (reset) row.reset[w] = 1;
+          }
         }
-      });
+      }
     }
     out.set(dimension, [...byName.entries()].map(([name, row]): Series => {
       const points = t.starts.map((_, w): Point => {

@@ -7,7 +7,9 @@
  * Used by `linkctl stats` and, through the same API, by other features: link health adds its
  * tables to MIGRATIONS (schema.ts) and uses `history.db`; `import --with-clicks` records another
  * tool's totals with `snapshot({ origin: 'import:<tool>', complete: false, records })`, its
- * records keyed by alias (a later snapshot from the server adopts them by alias).
+ * records keyed by alias (a later snapshot from the server adopts them by alias). Those totals
+ * are a starting point for a link without a history; a link that has one from the server keeps
+ * it, and the import's total is not stored (`kept` counts them).
  *
  * Writers open it with `create` (or `write`) and migrate it; readers (`stats show`, `top`,
  * `report`, the MCP tools) open it read-only and never migrate: an older database is read as it
@@ -19,11 +21,11 @@ import { join } from 'node:path';
 import { stateDir } from '../config/paths.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { describeTarget, isPostgres, NoHistoryError, parsePostgresUrl, type Db } from './db.js';
-
-export { NoHistoryError };
 import { appliedVersions, checkReadable, migrate, MIGRATIONS, type Migration } from './schema.js';
 import { iso, now } from './time.js';
 import { countOf, Door, type RawCount } from './values.js';
+
+export { NoHistoryError };
 
 import { DIMENSIONS, ITEM_KINDS, type Dimension, type ItemKind } from './kinds.js';
 
@@ -577,12 +579,22 @@ export class History {
       const chunk = itemIds.slice(i, i + ITEMS_PER_READ);
       const marks = chunk.map(() => '?').join(', ');
       const stored = new Map<number, Map<number, Map<Dimension, Map<string, number>>>>(); // item -> snapshot -> dimension -> name -> count
-      for (const [item, snapshot, dimension, name, count] of await this.db.all(`SELECT item_id, snapshot_id, dimension, name, count FROM detail_counts WHERE item_id IN (${marks})`, chunk)) {
+      // One row per item and dimension, its counts packed `snapshot US count US name RS ...` (the
+      // name last, so that it may hold anything but a record separator): a tenth of the rows.
+      const packed = `CAST(snapshot_id AS TEXT) || char(31) || CAST(count AS TEXT) || char(31) || name`;
+      const concat = this.db.dialect === 'sqlite' ? `group_concat(${packed}, char(30))` : `string_agg(${packed}, chr(30))`;
+      for (const [item, dimension, text] of await this.db.all(`SELECT item_id, dimension, ${concat} FROM detail_counts WHERE item_id IN (${marks}) GROUP BY item_id, dimension`, chunk)) {
         if (!wanted.has(String(dimension))) continue;
         const bySnapshot = stored.get(Number(item)) ?? stored.set(Number(item), new Map()).get(Number(item))!;
-        const byDimension = bySnapshot.get(Number(snapshot)) ?? bySnapshot.set(Number(snapshot), new Map()).get(Number(snapshot))!;
-        const names = byDimension.get(dimension as Dimension) ?? byDimension.set(dimension as Dimension, new Map()).get(dimension as Dimension)!;
-        names.set(String(name), Number(count));
+        for (const record of String(text).split('\x1e')) {
+          const a = record.indexOf('\x1f');
+          const b = record.indexOf('\x1f', a + 1);
+          if (a < 0 || b < 0) continue; // a name that held a record separator: the rest of it is no record
+          const snapshot = Number(record.slice(0, a));
+          const byDimension = bySnapshot.get(snapshot) ?? bySnapshot.set(snapshot, new Map()).get(snapshot)!;
+          const names = byDimension.get(dimension as Dimension) ?? byDimension.set(dimension as Dimension, new Map()).get(dimension as Dimension)!;
+          names.set(record.slice(b + 1), Number(record.slice(a + 1, b)));
+        }
       }
       let item = -1;
       let current = new Map<Dimension, Map<string, number>>();

@@ -440,17 +440,24 @@ async function breakdowns(chosen: Chosen, ranking: Ranking, by: Period): Promise
   if (!items.length) return [];
   const since = Date.parse(ranking.comparison?.from ?? ranking.covered.from);
   const t = timeline(await history.snapshots(source.id), { by, since, until: chosen.window.until });
-  const inside = (w: number, span: { from: string; to: string }) => t.starts[w]! >= Date.parse(span.from) && t.starts[w]! < Date.parse(span.to);
+  // each span as the timeline's period indices [first, end)
+  const range = (span: { from: string; to: string }) => [t.starts.findIndex((start) => start >= Date.parse(span.from)), t.starts.findIndex((start) => start >= Date.parse(span.to))].map((i) => (i < 0 ? t.starts.length : i)) as [number, number];
+  const covered = range(ranking.covered);
+  const compared = ranking.comparison ? range(ranking.comparison) : undefined;
   const spec: SeriesSpec = { key: 'links', label: 'links with details', kind: 'link', link: null, qr: null, campaign: null, items: new Set(items) };
   const out: Breakdown[] = [];
   const all = await computeBreakdowns(history, t, spec, DIMENSIONS);
   for (const dimension of DIMENSIONS) {
     const series = all.get(dimension) ?? [];
     const rows = series.map((s) => {
-      const sum = (span: { from: string; to: string }) => s.points.reduce((a, p, w) => a + (inside(w, span) && p.clicks !== null ? p.clicks : 0), 0);
-      const known = (span: { from: string; to: string }) => s.points.some((p, w) => inside(w, span) && !p.gap);
-      const clicks = sum(ranking.covered!);
-      const previous = ranking.comparison && known(ranking.comparison) ? sum(ranking.comparison) : null;
+      const sum = ([first, end]: [number, number]) => {
+        let clicks = 0;
+        for (let w = first; w < end; w++) clicks += s.points[w]!.clicks ?? 0;
+        return clicks;
+      };
+      const known = ([first, end]: [number, number]) => s.points.slice(first, end).some((p) => !p.gap);
+      const clicks = sum(covered);
+      const previous = compared && known(compared) ? sum(compared) : null;
       const change = previous === null ? null : clicks - previous;
       return { name: s.spec.label, clicks, previous, change, changePercent: change === null || !previous ? null : Math.round((change / previous) * 1000) / 10 };
     }).filter((r) => r.clicks > 0).sort((a, b) => b.clicks - a.clicks || a.name.localeCompare(b.name)).slice(0, 10);
