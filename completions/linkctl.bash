@@ -72,11 +72,13 @@ _linkctl_spec() {
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --allow-clear -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --encoding --delimiter --skip-invalid --rejects --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --encoding --delimiter --rejects --db' ;;
-    'linkctl stats') cmds='snapshot show top report help' flags='-h --help' vflags='' ;;
+    'linkctl stats') cmds='snapshot show top report forget migrate help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details -h --help' vflags='--db --details' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
     'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
-    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --by' ;;
+    'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by' ;;
+    'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
+    'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
@@ -161,7 +163,11 @@ _linkctl_values() {
     'linkctl stats top --db') vals=@files ;;
     'linkctl stats report --db') vals=@files ;;
     'linkctl stats report --html') vals=@files ;;
+    'linkctl stats report --pdf') vals=@files ;;
+    'linkctl stats report --paper') vals='a4 letter' ;;
     'linkctl stats report --by') vals='hour day week month' ;;
+    'linkctl stats forget --db') vals=@files ;;
+    'linkctl stats migrate --db') vals=@files ;;
     'linkctl check --db') vals=@files ;;
     'linkctl check --fail-on') vals='broken ok redirect redirect-offsite client-error server-error timeout dns tls refused loop too-many-redirects bad-port error blocked unchecked insecure slow unknown-domain duplicate missing-campaign expiring expired qr-unreadable' ;;
     'linkctl api --input') vals=@files ;;

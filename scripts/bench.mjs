@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,stats-year,check] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -687,9 +687,9 @@ if (ONLY.includes('import')) {
 }
 
 // ---------------------------------------------------------------- click history (scripts/bench/stats.mjs)
-if (ONLY.includes('stats')) {
+if (ONLY.includes('stats') || ONLY.includes('stats-year')) {
   const { benchStats } = await import('./bench/stats.mjs');
-  await benchStats({ ROOT, BIN, MAXRSS, NODE, tmp, RUNS, timed, alternate, report, median, sandbox, sandboxJs, clean, memoryCapMb: MEMORY_CAP_MB });
+  await benchStats({ ROOT, BIN, MAXRSS, NODE, tmp, RUNS, timed, alternate, report, median, sandbox, sandboxJs, clean, memoryCapMb: MEMORY_CAP_MB, snapshot: ONLY.includes('stats') });
 }
 
 // ---------------------------------------------------------------- check

@@ -11,6 +11,7 @@ export const ExitCode = {
   rateLimited: 5,
   network: 6,
   config: 7,
+  noHistory: 8,
   interrupted: 130,
 } as const;
 
@@ -26,6 +27,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   5    rate limited longer than --max-wait allows
   6    network or protocol failure: unreachable, timeout, redirect, non-JSON answer, unknown outcome
   7    configuration error: unreadable or corrupt config, unknown profile
+  8    nothing to show yet: no click history of this account (run \`linkctl stats snapshot\`)
   130  interrupted`;
 
 export class CliError extends Error {
@@ -98,6 +100,13 @@ export class NetworkError extends CliError {
 export class ConfigError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, ExitCode.config, hint);
+  }
+}
+
+/** `stats show`, `top`, `report` before any snapshot of the account: not a misconfiguration, a history not begun. */
+export class NoHistoryError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, ExitCode.noHistory, hint);
   }
 }
 

@@ -5,7 +5,7 @@
  * says why there is none here (the tests then skip, saying so).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -68,7 +68,7 @@ export async function sql<T = Record<string, unknown>>(database: string, text: s
 }
 
 export interface Cluster {
-  /** postgres://linkctl@127.0.0.1:PORT/postgres (trust authentication: no password). */
+  /** postgres://linkctl@127.0.0.1:PORT/postgres (trust authentication unless a password was asked for; never in the URL). */
   url: string;
   /** Its temporary folder (data, log and socket), for files of the test's own too. */
   dir: string;
@@ -76,8 +76,11 @@ export interface Cluster {
   stop(): void;
 }
 
-/** Starts a server on 127.0.0.1 on a free port, with a superuser `linkctl`. Call in beforeAll (it takes seconds). */
-export async function startCluster(): Promise<Cluster> {
+/**
+ * Starts a server on 127.0.0.1 on a free port, with a superuser `linkctl`. Call in beforeAll (it
+ * takes seconds). With `password`, the server asks for it (scram-sha-256), as most servers do.
+ */
+export async function startCluster(options: { password?: string } = {}): Promise<Cluster> {
   if (pgSkipReason) throw new Error(`internal: startCluster without PostgreSQL (${pgSkipReason})`);
   const dir = tempDir('linkctl-pg-');
   chmodSync(dir, 0o755);
@@ -92,7 +95,14 @@ export async function startCluster(): Promise<Cluster> {
     }
   };
   try {
-    pg('initdb', ['-D', join(dir, 'data'), '-U', 'linkctl', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    const auth = ['--auth=trust'];
+    if (options.password !== undefined) {
+      const pwfile = join(dir, 'pwfile');
+      writeFileSync(pwfile, `${options.password}\n`, { mode: 0o600 });
+      if (root) chownSync(pwfile, Number(postgresUser!.stdout.trim()), -1);
+      auth.splice(0, 1, '--auth=scram-sha-256', `--pwfile=${pwfile}`);
+    }
+    pg('initdb', ['-D', join(dir, 'data'), '-U', 'linkctl', ...auth, '-E', 'UTF8', '--no-sync']);
     initialised = true; // from here on, a failed start may still have left a server to stop
     pg('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, 'start']);
   } catch (error) {

@@ -30,17 +30,37 @@ export interface Db {
   close(): Promise<void>;
 }
 
-/** What the database is, named for people: a file path, or a PostgreSQL URL with its password hidden. */
+/** Query parameters of a PostgreSQL URL that carry a secret (`password`, `sslpassword`, ...). */
+const SECRET_PARAM = /pass/i;
+
+/**
+ * What the database is, named for people: a file path, or a PostgreSQL URL with every password
+ * hidden: the user-info form (`user:pw@`) and query parameters (`?password=`, `&sslpassword=`).
+ * A URL that does not parse is not shown at all (it may hold a password anywhere).
+ */
 export function describeTarget(target: string): string {
   if (!isPostgres(target)) return target;
-  try {
-    const url = new URL(target);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return 'postgres://(a URL that does not parse)';
-  }
+  const url = parsePostgresUrl(target);
+  if (!url) return 'postgres://(a URL that does not parse)';
+  if (url.password) url.password = '***';
+  for (const name of [...url.searchParams.keys()]) if (SECRET_PARAM.test(name)) url.searchParams.set(name, '***');
+  return url.toString().replace(`@${NO_HOST}/`, '@/');
 }
+
+/** The URL as pg reads it (spaces and stray % encoded first, as pg-connection-string does); undefined when it does not parse. */
+export function parsePostgresUrl(target: string): URL | undefined {
+  const text = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(target) ? encodeURI(target).replace(/%25(\d\d)/g, '%$1') : target;
+  for (const candidate of [text, text.replace('@/', `@${NO_HOST}/`)]) {
+    try {
+      return new URL(candidate);
+    } catch {
+      // pg reads `user@/db` (a socket, no host) with a stand-in host: so do we, then none
+    }
+  }
+  return undefined;
+}
+
+const NO_HOST = '___no_host___';
 
 export const isPostgres = (target: string): boolean => /^postgres(ql)?:\/\//i.test(target);
 
@@ -53,3 +73,6 @@ export const FOREIGN_HINT = 'give another file with --db (or LINKCTL_DB); linkct
 export function foreign(where: string, what: string): ConfigError {
   return new ConfigError(`${where} is not a linkctl click-history database (${what}); nothing was written to it`, FOREIGN_HINT);
 }
+
+/** Nothing to read yet: no database, or nothing of this account in it (`stats show` before any snapshot): exit 8. */
+export { NoHistoryError } from '../errors.js';

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { ConfigError, NetworkError } from '../errors.js';
-import { APPLICATION, foreign, type Db, type Row } from './db.js';
+import { APPLICATION, foreign, NoHistoryError, type Db, type Row } from './db.js';
 
 export const SCHEMA = 'linkctl';
 /** One lock for every linkctl writer of this database (an arbitrary constant). */
@@ -20,6 +20,7 @@ interface PgClient {
   setTypeParser(oid: number, parse: (value: string) => unknown): void;
   on(event: 'error', listener: (error: Error) => void): void;
   end(): Promise<void>;
+  connection?: { stream?: { destroy(): void } };
 }
 type PgModule = { Client: new (config: object) => PgClient };
 
@@ -29,19 +30,29 @@ export function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** pg's words when the server asked for a password and none was given (URL, PGPASSWORD or ~/.pgpass). */
+const NO_PASSWORD = /client password must be a string|Password must be a string|no password was given/i;
+
 function connectError(where: string, error: unknown): Error {
   const e = error as { code?: string; message?: string };
   const code = e.code ?? '';
   if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN'].includes(code) || /timeout/i.test(e.message ?? '')) {
     return new NetworkError(`cannot reach the click-history database ${where} (${code || e.message})`, 'is the server running, and are host and port right?');
   }
+  if (NO_PASSWORD.test(e.message ?? '')) {
+    return new ConfigError(`cannot use the click-history database ${where}: the server asks for a password and none was given`, 'put it in PGPASSWORD (or ~/.pgpass, or in the URL as user:password@host)');
+  }
   // 28P01 bad password, 28000 no such role / not allowed, 3D000 no such database, 42501 no privilege
   return new ConfigError(`cannot use the click-history database ${where}: ${e.message ?? code}`, 'check the user, password and database name in the URL (or PGPASSWORD), and the user\'s rights');
 }
 
-export async function openPostgres(url: string, where: string, create: boolean): Promise<Db> {
+/**
+ * `readOnly`: the session refuses every write (`default_transaction_read_only`), so a reader
+ * (`stats show`) cannot change the database even by mistake.
+ */
+export async function openPostgres(url: string, where: string, create: boolean, readOnly = false): Promise<Db> {
   const { Client } = createRequire(import.meta.url)('pg') as PgModule;
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'linkctl' });
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'linkctl', ...(readOnly ? { options: '-c default_transaction_read_only=on' } : {}) });
   // BIGINT and NUMERIC (sums) as numbers: clicks stay far below 2^53.
   client.setTypeParser(20, Number);
   client.setTypeParser(1700, Number);
@@ -50,6 +61,10 @@ export async function openPostgres(url: string, where: string, create: boolean):
   try {
     await client.connect();
   } catch (error) {
+    // The socket may still be open (a server waiting for a password answers nothing for a
+    // minute): closed now, so the process exits with the error at once.
+    client.connection?.stream?.destroy();
+    await client.end().catch(() => undefined);
     throw connectError(where, error);
   }
   const query = async (text: string, values: readonly unknown[] = []): Promise<{ rows: Row[]; rowCount: number | null }> => {
@@ -101,7 +116,7 @@ export async function openPostgres(url: string, where: string, create: boolean):
         if (app[0]?.[0] !== APPLICATION) throw foreign(where, `its table ${SCHEMA}.meta is of something else`);
       }
     } else if (!create) {
-      throw new ConfigError(`no click history in ${where} yet (no schema "${SCHEMA}")`, 'run `linkctl stats snapshot --db <the same URL>` first');
+      throw new NoHistoryError(`no click history in ${where} yet (no schema "${SCHEMA}")`, 'run `linkctl stats snapshot --db <the same URL>` first');
     } else {
       // Two first snapshots at once may both get here: IF NOT EXISTS, under the writers' lock.
       await db.write(() => db.exec(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`));

@@ -9,6 +9,9 @@ import { toInt } from '../http/envelope.js';
 import { NetworkError } from '../errors.js';
 import type { Details, HistoryRecord, SourceRef } from './store.js';
 import { ACCOUNT_PATH } from '../model/account.js';
+import { countOf } from './values.js';
+import { configDir } from '../config/paths.js';
+import { findRunning } from '../sandbox/running.js';
 
 export type CollectionName = 'links' | 'qr' | 'campaigns';
 
@@ -23,10 +26,30 @@ export async function readCollections<N extends CollectionName>(ctx: Context, na
   return out;
 }
 
-/** Whose history a run reads or writes: the sandbox (whatever port it has today), or the base URL without a trailing slash. */
+/**
+ * A server as history keys it: scheme and host in lower case, without a default port or a
+ * trailing slash, so that one server written two ways is one history.
+ */
+export function serverKey(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return baseUrl.replace(/\/+$/, '');
+  }
+}
+
+/**
+ * Whose history a run reads or writes: `sandbox` for the sandbox, whichever way it is reached
+ * (`--sandbox`, embedded or through a running `sandbox serve`, or a profile whose base URL is
+ * that `sandbox serve`: one sandbox, one history, whatever port it has today); else the server.
+ */
 export function sourceBaseUrl(ctx: Context): string | undefined {
   if (ctx.sandboxMode) return 'sandbox';
-  return ctx.settings().baseUrl?.value.replace(/\/+$/, '');
+  const base = ctx.settings().baseUrl?.value;
+  if (base === undefined) return undefined;
+  const running = findRunning(configDir(ctx.env));
+  return running && serverKey(running.url) === serverKey(base) ? 'sandbox' : serverKey(base);
 }
 
 /** The account behind the key (one request): snapshots are kept per account, whichever machine or profile took them. */
@@ -42,9 +65,11 @@ export async function readAccount(ctx: Context): Promise<SourceRef> {
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const count = (v: unknown): number => toInt(v) ?? 0;
 
-/** List items as history records; items without a usable id are left out (and counted). */
+/**
+ * List items as history records; items without a usable id are left out (and counted). Totals
+ * are passed on as the server sent them: the store checks them (src/history/values.ts).
+ */
 export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body[] }): { records: HistoryRecord[]; skipped: number } {
   const records: HistoryRecord[] = [];
   let skipped = 0;
@@ -53,17 +78,17 @@ export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body
     const id = toInt(l.id);
     add(id === undefined ? undefined : {
       kind: 'link', id, alias: text(l.alias), label: text(l.title), url: text(l.shorturl),
-      campaign: toInt(l.campaign) ?? null, clicks: count(l.clicks), uniqueClicks: toInt(l.uniqueclicks) ?? null,
+      campaign: toInt(l.campaign) ?? null, clicks: l.clicks, uniqueClicks: l.uniqueclicks ?? null,
     });
   }
   for (const q of lists.qr ?? []) {
     const id = toInt(q.id);
-    add(id === undefined ? undefined : { kind: 'qr', id, alias: text(q.name), label: text(q.name), url: text(q.link), clicks: count(q.scans) });
+    add(id === undefined ? undefined : { kind: 'qr', id, alias: text(q.name), label: text(q.name), url: text(q.link), clicks: q.scans });
   }
   for (const c of lists.campaigns ?? []) {
     const id = toInt(c.id);
     const name = text(c.name) ?? text(c.campaign) ?? text(c.domain);
-    add(id === undefined ? undefined : { kind: 'campaign', id, alias: name, label: name, clicks: count(c.views) });
+    add(id === undefined ? undefined : { kind: 'campaign', id, alias: name, label: name, clicks: c.views });
   }
   return { records, skipped };
 }
@@ -72,15 +97,17 @@ export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body
 export async function readDetails(ctx: Context, records: HistoryRecord[], n: number): Promise<number> {
   if (n <= 0) return 0;
   const reader = await ctx.reader();
-  const { entries } = await import('../commands/shared/stats.js');
-  const links = records.filter((r) => r.kind === 'link').sort((a, b) => b.clicks - a.clicks || a.id! - b.id!).slice(0, n);
+  const clicks = (r: HistoryRecord) => countOf(r.clicks) ?? -1;
+  const links = records.filter((r) => r.kind === 'link').sort((a, b) => clicks(b) - clicks(a) || a.id! - b.id!).slice(0, n);
   for (const [i, link] of links.entries()) {
     ctx.status(`details of link ${link.id} (${i + 1} of ${links.length})`);
     const body = await reader.readOne('links', link.id!);
     const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Body) : {};
     const details: Details = {};
     for (const [dimension, key] of [['countries', 'topCountries'], ['referrers', 'topReferrers'], ['browsers', 'topBrowsers'], ['os', 'topOs']] as const) {
-      details[dimension] = Object.fromEntries(entries(stats[key]));
+      const list = stats[key];
+      // as sent: the store keeps the counts and leaves out (and counts) what is not one
+      details[dimension] = list && typeof list === 'object' && !Array.isArray(list) ? { ...(list as Record<string, unknown>) } : {};
     }
     link.details = details;
   }

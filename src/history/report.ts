@@ -1,119 +1,359 @@
 /**
- * `stats report --html`: one self-contained page. Charts are SVG drawn here, styles inline;
- * no script at all and nothing fetched from elsewhere, so the page opens the same offline, in a
- * mail attachment or from a CI artefact. Every name from the server is escaped.
+ * `stats report --html`: one self-contained page a marketer can forward. Styles inline, charts
+ * drawn here; no script at all and nothing fetched from elsewhere (a Content-Security-Policy
+ * says so too), so the page opens the same offline, in a mail attachment or from a CI artefact,
+ * and prints (A4 or Letter) as it reads. Every name from the server is escaped and isolated.
+ *
+ * What people read first: the totals of the window with the change from the period before
+ * (where the history covers it), then a bar chart per series with readable dates and round
+ * ticks, the most clicked links and QR codes, and the breakdowns `--details` kept (countries,
+ * referrers, browsers, systems) as ranked bars. Each chart carries its numbers as a table.
+ *
+ * Text is HTML, never SVG text: an SVG scaled down to a phone would shrink its labels below
+ * what can be read (11 px at 390 px wide is the floor). The SVG draws only bars and bands.
  */
 import type { Series } from './series.js';
 import type { Window } from './series.js';
-import { iso } from './time.js';
+import type { Ranked, Ranking } from './rank.js';
+import type { Period } from './time.js';
+import { nextPeriod } from './time.js';
+
+export interface BreakdownRow {
+  name: string;
+  clicks: number;
+  previous: number | null;
+  change: number | null;
+  changePercent: number | null;
+}
+
+export interface Breakdown {
+  dimension: string;
+  title: string;
+  rows: BreakdownRow[];
+  /** Links whose details were read at both ends of a span in the window. */
+  links: number;
+}
 
 export interface ReportInput {
   title: string;
+  server: string;
   account: string;
   window: Window;
   series: Series[];
-  movers: Array<{ direction: string; rank: number; alias: string | null; label: string | null; id: number | null; clicks: number; previous: number | null; change: number | null; changePercent: number | null; reset: boolean }>;
-  moversNote: string;
+  links: Ranking;
+  qrs: Ranking | null;
+  breakdowns: Breakdown[];
+  /** Snapshots from the server in the window's reach, and the newest one's time. */
   snapshots: number;
-  newest: string | null;
-  generated: string;
+  newest: number | null;
+  generated: number;
+  /** After a first snapshot: what to do next (the cron line). */
+  firstRun?: string;
   uniqueNote: string;
 }
 
 const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const number = (n: number | null) => (n === null ? '–' : n.toLocaleString('en'));
+const number = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en'));
+const signed = (n: number | null) => (n === null ? '–' : `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(Math.round(n)).toLocaleString('en')}`);
+const percent = (n: number | null) => (n === null ? '' : ` (${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n).toLocaleString('en')} %)`);
 
-/** The line colour: the Chromium test looks for it in the screenshot. */
-export const LINE_COLOUR = '#1f6feb';
-const RESET_COLOUR = '#d1242f';
+/** Names longer than this are cut on the page, whole in their tooltip (up to NAME_TITLE). */
+export const NAME_MAX = 80;
+const NAME_TITLE = 2_000;
 
-const W = 720;
-const H = 220;
-const PAD = { left: 56, right: 16, top: 16, bottom: 36 };
-
-/** A line chart of a series: gaps break the line (no point is drawn for them), resets are red dots. */
-export function chart(series: Series): string {
-  const points = series.points;
-  const max = Math.max(1, ...points.map((p) => p.clicks ?? 0));
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const x = (i: number) => PAD.left + (points.length <= 1 ? plotW / 2 : (i / (points.length - 1)) * plotW);
-  const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
-  const segments: string[][] = [];
-  let current: string[] = [];
-  points.forEach((p, i) => {
-    if (p.clicks === null) {
-      if (current.length) segments.push(current);
-      current = [];
-      return;
-    }
-    current.push(`${x(i).toFixed(1)},${y(p.clicks).toFixed(1)}`);
-  });
-  if (current.length) segments.push(current);
-  const lines = segments.map((s) => `<polyline class="line" points="${s.join(' ')}" fill="none" stroke="${LINE_COLOUR}" stroke-width="2.5" stroke-linejoin="round"/>`);
-  const dots = points.map((p, i) => (p.clicks === null ? '' : `<circle class="${p.reset ? 'reset' : 'dot'}" cx="${x(i).toFixed(1)}" cy="${y(p.clicks).toFixed(1)}" r="${p.reset ? 4.5 : 3}" fill="${p.reset ? RESET_COLOUR : LINE_COLOUR}"><title>${escape(p.period)}: ${number(p.clicks)}${p.reset ? ' (a total went down: counted from zero)' : ''}</title></circle>`));
-  const gaps = points.map((p, i) => (p.gap ? `<rect class="gap" x="${(x(i) - 3).toFixed(1)}" y="${PAD.top}" width="6" height="${plotH}" fill="#e5e7eb"><title>${escape(p.period)}: no snapshot (gap)</title></rect>` : ''));
-  const first = points[0]?.period ?? '';
-  const last = points[points.length - 1]?.period ?? '';
-  return `<svg class="chart" role="img" aria-label="${escape(series.spec.label)}: clicks per period" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">
-<rect x="${PAD.left}" y="${PAD.top}" width="${plotW}" height="${plotH}" fill="#ffffff" stroke="#d0d7de"/>
-${gaps.join('')}
-<line x1="${PAD.left}" y1="${y(max / 2).toFixed(1)}" x2="${W - PAD.right}" y2="${y(max / 2).toFixed(1)}" stroke="#eaeef2"/>
-<text x="${PAD.left - 6}" y="${PAD.top + 4}" text-anchor="end" font-size="11" fill="#57606a">${number(max)}</text>
-<text x="${PAD.left - 6}" y="${PAD.top + plotH}" text-anchor="end" font-size="11" fill="#57606a">0</text>
-<text x="${PAD.left}" y="${H - 12}" font-size="11" fill="#57606a">${escape(first)}</text>
-<text x="${W - PAD.right}" y="${H - 12}" text-anchor="end" font-size="11" fill="#57606a">${escape(last)}</text>
-${lines.join('\n')}
-${dots.join('')}
-</svg>`;
+/**
+ * A name from the server on the page: in its own bidi isolate (`<bdi>`), so that right-to-left
+ * text or a stray override (U+202E) cannot reorder the page's own words around it; C0 and C1
+ * controls shown as the visible pictures of their codes; cut to NAME_MAX characters with the
+ * whole name (up to NAME_TITLE) as its tooltip, so a 200,000-character alias cannot widen the page.
+ */
+export function nameHtml(raw: unknown, max = NAME_MAX): string {
+  const text = String(raw ?? '').replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => (c.charCodeAt(0) < 0x20 ? String.fromCharCode(0x2400 + c.charCodeAt(0)) : '\ufffd'));
+  const chars = [...text];
+  if (chars.length <= max) return `<bdi class="name">${escape(text)}</bdi>`;
+  const whole = chars.length > NAME_TITLE ? `${chars.slice(0, NAME_TITLE).join('')}…` : text;
+  return `<bdi class="name" title="${escape(whole)}">${escape(chars.slice(0, max - 1).join(''))}…</bdi>`;
 }
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTHS_LONG = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** A date for people: `3 Jun 2025`; `year: false` leaves the year out. */
+export function day(ms: number, year = true): string {
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year ? ` ${d.getUTCFullYear()}` : ''}`;
+}
+
+/** A time for people: `3 Jun 2025, 06:00 UTC`. */
+export function moment(ms: number): string {
+  const d = new Date(ms);
+  return `${day(ms)}, ${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
+}
+
+/** `1 June – 30 June 2025` (an end as given: the last instant inside the range). */
+export function dateRange(from: number, lastInside: number): string {
+  const a = new Date(from);
+  const b = new Date(lastInside);
+  const long = (d: Date) => `${d.getUTCDate()} ${MONTHS_LONG[d.getUTCMonth()]}`;
+  if (a.getUTCFullYear() !== b.getUTCFullYear()) return `${long(a)} ${a.getUTCFullYear()} – ${long(b)} ${b.getUTCFullYear()}`;
+  if (a.getUTCMonth() === b.getUTCMonth() && a.getUTCDate() === b.getUTCDate()) return `${long(a)} ${a.getUTCFullYear()}`;
+  return `${long(a)} – ${long(b)} ${b.getUTCFullYear()}`;
+}
+
+/** A period's label on an axis or in a table: `3 Jun`, `Jun 2025`, `14:00`. */
+function periodName(by: Period, start: number, withYear = false): string {
+  const d = new Date(start);
+  if (by === 'month') return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  if (by === 'hour') return `${day(start, withYear)} ${String(d.getUTCHours()).padStart(2, '0')}:00`;
+  if (by === 'week') return `week of ${day(start, withYear)}`;
+  return day(start, withYear);
+}
+
+const PER: Record<Period, string> = { hour: 'hour', day: 'day', week: 'week', month: 'month' };
+
+/** Round ticks from 0 to at least `max`: steps of 1, 2, 2.5 or 5 times a power of ten, whole numbers, about four of them. */
+export function niceTicks(max: number): number[] {
+  if (max <= 0) return [0, 1];
+  const rough = max / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = Math.max(1, [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough && Number.isInteger(s)) ?? 10 * power);
+  const ticks: number[] = [];
+  for (let v = 0; v < max + step; v += step) {
+    ticks.push(v);
+    if (v >= max) break;
+  }
+  return ticks;
+}
+
+/** The colours the tests look for in screenshots, and the print keeps. */
+export const BAR_COLOUR = '#1f6feb';
+export const ESTIMATE_COLOUR = '#9ec5fe';
+export const RESET_COLOUR = '#d1242f';
+const GAP_COLOUR = '#eceff3';
+
+/** Label every `step`-th period: about `labels` labels across the axis, starting with the first. */
+const everyNth = (count: number, labels: number) => Math.max(1, Math.ceil(count / labels));
+
+/**
+ * One series as a bar chart: a bar a period (lighter and dashed when spread over a missed
+ * snapshot, a red cap on a reset), gaps as one grey band per run of periods without a snapshot,
+ * labelled; round ticks on the left, readable dates below; HTML text around an SVG of shapes.
+ */
+export function chart(series: Series, by: Period, unit: string): string {
+  const points = series.points;
+  const n = Math.max(1, points.length);
+  const ticks = niceTicks(Math.max(0, ...points.map((p) => p.clicks ?? 0)));
+  const top = ticks[ticks.length - 1]!;
+  const y = (v: number) => 100 - (v / top) * 100;
+  const shapes: string[] = [];
+  // gap bands: one per run, with a label when it is wide enough to hold one
+  const bands: string[] = [];
+  for (let i = 0; i < points.length; ) {
+    if (!points[i]!.gap) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < points.length && points[j + 1]!.gap) j++;
+    shapes.push(`<rect class="gap" x="${i}" y="0" width="${j - i + 1}" height="100" fill="${GAP_COLOUR}"/>`);
+    const left = (i / n) * 100;
+    const width = ((j - i + 1) / n) * 100;
+    bands.push(`<span class="band" style="left:${left.toFixed(2)}%;width:${width.toFixed(2)}%">${width >= 12 ? 'no snapshot' : ''}</span>`);
+    i = j + 1;
+  }
+  for (const tick of ticks) shapes.push(`<line x1="0" x2="${n}" y1="${y(tick).toFixed(2)}" y2="${y(tick).toFixed(2)}" stroke="#d8dee4" stroke-width="1" vector-effect="non-scaling-stroke"/>`);
+  points.forEach((p, i) => {
+    if (p.clicks === null) return;
+    const h = Math.max(p.clicks > 0 || p.estimated ? 0.6 : 0, (p.clicks / top) * 100); // an estimated zero still shows its dashed mark
+    const cls = p.estimated ? 'bar estimated' : 'bar';
+    const fill = p.estimated ? ESTIMATE_COLOUR : BAR_COLOUR;
+    const stroke = p.estimated ? ` stroke="${BAR_COLOUR}" stroke-width="1" stroke-dasharray="3 2" vector-effect="non-scaling-stroke"` : '';
+    shapes.push(`<rect class="${cls}" x="${(i + 0.12).toFixed(2)}" y="${(100 - h).toFixed(2)}" width="0.76" height="${h.toFixed(2)}" fill="${fill}"${stroke}/>`);
+    if (p.reset) shapes.push(`<rect class="reset" x="${(i + 0.05).toFixed(2)}" y="${Math.max(0, 100 - h - 3).toFixed(2)}" width="0.9" height="3" fill="${RESET_COLOUR}"/>`);
+  });
+  const yLabels = ticks.map((t) => `<span style="top:${y(t).toFixed(2)}%">${number(t)}</span>`).join('');
+  // dates: about 8 across a desktop, 4 on a phone (the others hidden there)
+  const wide = everyNth(points.length, 8);
+  const narrow = everyNth(points.length, 4);
+  const xLabels = points.map((p, i) => {
+    if (i % wide !== 0 && i % narrow !== 0) return '';
+    const start = Date.parse(p.start);
+    const newYear = i === 0 || new Date(Date.parse(points[i - 1]!.start)).getUTCFullYear() !== new Date(start).getUTCFullYear();
+    const cls = i % narrow === 0 ? (i % wide === 0 ? '' : ' class="phone"') : ' class="desk"';
+    return `<span${cls} style="left:${(((i + 0.5) / n) * 100).toFixed(2)}%">${escape(periodName(by, start, newYear && by !== 'month').replace(/^week of /, ''))}</span>`;
+  }).join('');
+  const label = `${unit} per ${PER[by]}, ${escape(series.spec.label)}: bar chart; the numbers are in the table below it`;
+  return `<div class="chart" role="img" aria-label="${label}">
+<div class="y">${yLabels}</div>
+<div class="plot"><svg viewBox="0 0 ${n} 100" preserveAspectRatio="none" aria-hidden="true" xmlns="http://www.w3.org/2000/svg">${shapes.join('')}</svg>${bands.join('')}</div>
+<div class="x">${xLabels}</div>
+</div>`;
+}
+
+/** The numbers of a chart, as a table (inside a closed `<details>`: a screen reader opens it, print leaves it out). */
+function dataTable(series: Series, by: Period, unit: string): string {
+  const rows = series.points.map((p) => {
+    const start = Date.parse(p.start);
+    const what = p.gap ? 'no snapshot' : [p.estimated ? 'estimate: spread over a missed snapshot' : '', p.reset ? 'a total went down: counted from zero' : ''].filter(Boolean).join('; ');
+    return `<tr><th scope="row">${escape(periodName(by, start, true))}</th><td class="n">${p.gap ? '–' : number(p.clicks)}</td><td>${escape(what)}</td></tr>`;
+  });
+  return `<details class="data"><summary>The numbers of this chart</summary><div class="wide"><table><caption>${escape(unit)} per ${PER[by]}, ${nameHtml(series.spec.label)}</caption><thead><tr><th scope="col">${by === 'week' ? 'Week of' : by === 'month' ? 'Month' : by === 'hour' ? 'Hour' : 'Day'}</th><th scope="col" class="n">${escape(unit[0]!.toUpperCase() + unit.slice(1))}</th><th scope="col">Note</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></details>`;
+}
+
+function card(title: string, value: number | null, sub: string, ranking?: Ranking): string {
+  let compare = '';
+  if (ranking?.comparison && ranking.previous !== null) {
+    const change = ranking.clicks - ranking.previous;
+    const pct = ranking.previous ? Math.round((change / ranking.previous) * 1000) / 10 : null;
+    compare = `<div class="change ${change > 0 ? 'up' : change < 0 ? 'down' : ''}">${signed(change)}${percent(pct)} <span class="muted">vs ${number(ranking.previous)} in the ${ranking.comparison.periods} ${PER[ranking.by]}${ranking.comparison.periods === 1 ? '' : 's'} before</span></div>`;
+  } else if (ranking) compare = '<div class="change muted">no comparison: the history does not cover the period before</div>';
+  const data = ` data-value="${value ?? ''}"${ranking?.comparison && ranking.previous !== null ? ` data-previous="${ranking.previous}"` : ''}`;
+  return `<div class="card"${data}><div class="label">${escape(title)}</div><div class="total">${number(value)}</div><div class="sub">${escape(sub)}</div>${compare}</div>`;
+}
+
+function rankTable(id: string, ranking: Ranking, noun: string, unit: string, what: string): string {
+  if (!ranking.rows.length) return `<p class="muted">${escape(ranking.note)}</p>`;
+  const max = Math.max(1, ...ranking.rows.map((r) => r.clicks));
+  const row = (r: Ranked) => `<tr data-clicks="${r.clicks}" data-previous="${r.previous ?? ''}"><td class="n">${r.rank}</td><th scope="row">${nameHtml(r.alias ?? r.id)}${r.label && r.label !== r.alias ? `<div class="muted">${nameHtml(r.label)}</div>` : ''}</th><td class="bar"><span style="width:${((r.clicks / max) * 100).toFixed(1)}%"></span></td><td class="n">${number(r.clicks)}${r.estimated ? '<abbr title="holds an estimate: spread over a missed snapshot">~</abbr>' : ''}</td><td class="n">${number(r.previous)}</td><td class="n ${r.change === null ? '' : r.change > 0 ? 'up' : r.change < 0 ? 'down' : ''}">${signed(r.change)}${r.changePercent === null ? '' : `<div class="muted">${r.changePercent > 0 ? '+' : r.changePercent < 0 ? '−' : '±'}${Math.abs(r.changePercent)} %</div>`}</td></tr>`;
+  return `<p class="muted">${escape(ranking.note)}.</p><div class="wide"><table id="${id}" class="rank"><caption>${escape(what)}</caption><thead><tr><th scope="col" class="n">#</th><th scope="col">${escape(noun)}</th><th scope="col" class="bar"><span class="sr">share</span></th><th scope="col" class="n">${escape(unit)}</th><th scope="col" class="n">Before</th><th scope="col" class="n">Change</th></tr></thead><tbody>${ranking.rows.map(row).join('')}</tbody></table></div>`;
+}
+
+function breakdownBlock(b: Breakdown, unit: string): string {
+  if (!b.rows.length) return '';
+  const max = Math.max(1, ...b.rows.map((r) => r.clicks));
+  const rows = b.rows.map((r) => `<tr data-name="${escape(r.name)}" data-clicks="${r.clicks}" data-previous="${r.previous ?? ''}"><th scope="row">${nameHtml(r.name, 40)}</th><td class="bar"><span style="width:${((r.clicks / max) * 100).toFixed(1)}%"></span></td><td class="n">${number(r.clicks)}</td><td class="n ${r.change === null ? '' : r.change > 0 ? 'up' : r.change < 0 ? 'down' : ''}">${signed(r.change)}${percent(r.changePercent)}</td></tr>`);
+  return `<section class="breakdown" id="breakdown-${escape(b.dimension)}"><h3>${escape(b.title)}</h3><div class="wide"><table class="bars"><caption>${escape(b.title)}: ${escape(unit)} in the window, most first (${b.links} link${b.links === 1 ? '' : 's'} with details)</caption><thead><tr><th scope="col">Name</th><th scope="col"><span class="sr">share</span></th><th scope="col" class="n">${escape(unit[0]!.toUpperCase() + unit.slice(1))}</th><th scope="col" class="n">Change</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+}
+
+const STYLE = `
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #f6f8fa; margin: 0; padding: 24px; }
+main { max-width: 860px; margin: 0 auto; }
+h1 { font-size: 24px; margin: 0 0 4px; line-height: 1.25; } h2 { font-size: 19px; margin: 32px 0 10px; } h3 { font-size: 16px; margin: 0 0 4px; }
+.muted { color: #57606a; font-size: 13px; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 12px; }
+.card { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 14px; min-width: 0; }
+.card .label { color: #57606a; font-size: 13px; font-weight: 600; }
+.card .total { font-size: 28px; font-weight: 650; font-variant-numeric: tabular-nums; line-height: 1.2; }
+.card .sub, .card .change { font-size: 13px; }
+.up { color: #1a7f37; } .down { color: #b42318; }
+.notice { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 8px; padding: 10px 14px; margin: 16px 0; }
+.notice code { font-size: 13px; overflow-wrap: anywhere; }
+figure.series { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; margin: 14px 0; padding: 14px; break-inside: avoid; }
+figcaption { margin-bottom: 10px; }
+.chart { display: grid; grid-template-columns: 48px 1fr; grid-template-rows: 180px 22px; }
+.chart .y { position: relative; grid-row: 1; grid-column: 1; }
+.chart .y span { position: absolute; right: 8px; transform: translateY(-50%); font-size: 12px; color: #57606a; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.chart .plot { position: relative; grid-row: 1; grid-column: 2; border-left: 1px solid #8c959f; border-bottom: 1px solid #8c959f; }
+.chart .plot svg { position: absolute; inset: 0; width: 100%; height: 100%; display: block; }
+.chart .band { position: absolute; top: 0; bottom: 0; display: flex; align-items: center; justify-content: center; font-size: 12px; color: #57606a; text-align: center; overflow: hidden; }
+.chart .x { position: relative; grid-row: 2; grid-column: 2; }
+.chart .x span { position: absolute; top: 3px; transform: translateX(-50%); font-size: 12px; color: #57606a; white-space: nowrap; }
+.chart .x span.phone { display: none; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 13px; color: #57606a; margin-top: 8px; }
+.legend i { display: inline-block; width: 12px; height: 12px; vertical-align: -1px; margin-right: 5px; border-radius: 2px; }
+.legend .k-bar { background: ${BAR_COLOUR}; } .legend .k-est { background: ${ESTIMATE_COLOUR}; outline: 1px dashed ${BAR_COLOUR}; outline-offset: -1px; }
+.legend .k-gap { background: ${GAP_COLOUR}; border: 1px solid #d0d7de; } .legend .k-reset { background: ${RESET_COLOUR}; }
+details.data { margin-top: 10px; font-size: 14px; } details.data summary { cursor: pointer; color: #0969da; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+caption { text-align: left; font-size: 13px; color: #57606a; padding: 4px 0; }
+th, td { padding: 6px 8px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; font-size: 14px; }
+thead th { font-size: 13px; color: #57606a; font-weight: 600; }
+.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.bar { width: 30%; min-width: 60px; vertical-align: middle; }
+table.rank th[scope=row], table.bars th[scope=row] { min-width: 7em; }
+td.bar span { display: block; height: 10px; background: ${BAR_COLOUR}; border-radius: 2px; min-width: 2px; }
+.wide { overflow-x: auto; }
+section.block { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 14px; margin: 14px 0; }
+.breakdowns { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 14px; }
+section.breakdown { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 14px; min-width: 0; break-inside: avoid; }
+bdi.name { unicode-bidi: isolate; overflow-wrap: anywhere; word-break: break-word; }
+td, th, figcaption, .card { overflow-wrap: anywhere; }
+ul.notes { padding-left: 20px; } ul.notes li { margin: 4px 0; }
+@media (max-width: 600px) {
+  body { padding: 12px; font-size: 15px; }
+  h1 { font-size: 21px; }
+  .chart { grid-template-columns: 40px 1fr; grid-template-rows: 150px 22px; }
+  .chart .x span.desk { display: none; } .chart .x span.phone { display: inline; }
+  .breakdowns { grid-template-columns: 1fr; }
+  th, td { padding: 5px 6px; }
+  td.bar { width: 22%; min-width: 40px; }
+  table.rank td.bar, table.rank th.bar { display: none; }
+}
+@page { margin: 14mm 12mm; }
+@media print {
+  body { background: #fff; padding: 0; font-size: 12pt; }
+  main { max-width: none; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  figure.series, section.block, section.breakdown, .card { border-color: #c4c9cf; break-inside: avoid; }
+  details.data { display: none; }
+  .chart { grid-template-rows: 130px 22px; }
+  .cards { grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
+  th, td { font-size: 10pt; padding: 4px 6px; }
+  h2 { break-after: avoid; }
+  .wide { overflow: visible; }
+}
+`;
 
 export function renderReport(input: ReportInput): string {
   const { window } = input;
-  const cards = input.series.map((s) => `<div class="card"><div class="name">${escape(s.spec.label)}</div><div class="total">${number(s.clicks)}</div><div class="sub">clicks${s.uniqueClicks === null ? '' : `, ${number(s.uniqueClicks)} new uniques*`}</div></div>`);
-  const charts = input.series.map((s) => {
-    const notes = [s.gaps ? `${s.gaps} period${s.gaps === 1 ? '' : 's'} without a snapshot (grey: gaps, not zeros)` : '', s.resets ? `${s.resets} reset${s.resets === 1 ? '' : 's'} (red: a total went down, counted from zero)` : ''].filter(Boolean);
-    return `<figure class="series"><figcaption><strong>${escape(s.spec.label)}</strong> <span class="muted">${escape(s.spec.key)} · ${number(s.clicks)} clicks per ${escape(window.by)}</span>${notes.length ? `<br><span class="muted">${escape(notes.join('; '))}</span>` : ''}</figcaption>${chart(s)}</figure>`;
+  const by = window.by;
+  const lastInside = nextPeriod(by, Date.parse(input.series[0]?.points.at(-1)?.start ?? new Date(window.until).toISOString())) - 1;
+  const firstStart = Date.parse(input.series[0]?.points[0]?.start ?? new Date(window.since).toISOString());
+  const range = dateRange(firstStart, Math.min(lastInside, window.until));
+  const links = input.series.find((s) => s.spec.key === 'links');
+  const cards = [
+    card('Link clicks', input.links.clicks, range, input.links),
+    ...(input.qrs ? [card('QR code scans', input.qrs.clicks, range, input.qrs)] : []),
+    ...(links && links.uniqueClicks !== null ? [card('New unique visitors*', links.uniqueClicks, 'first counted in the window')] : []),
+    ...(links && links.total !== null ? [card('All-time link clicks', links.total, input.newest === null ? 'none yet' : `as of ${moment(input.newest)}`)] : []),
+  ];
+  const figures = input.series.map((s) => {
+    const unit = s.spec.kind === 'qr' ? 'scans' : 'clicks';
+    const notes = [
+      `${number(s.clicks)} ${unit} in ${range}`,
+      s.gaps ? `${s.gaps} ${PER[by]}${s.gaps === 1 ? '' : 's'} without a snapshot (grey)` : '',
+      s.estimated ? `${s.estimated} ${PER[by]}${s.estimated === 1 ? '' : 's'} estimated (lighter bars: spread evenly over a missed snapshot)` : '',
+      s.resets ? `${s.resets} reset${s.resets === 1 ? '' : 's'} (red: a total went down, counted from zero)` : '',
+    ].filter(Boolean);
+    const heading = s.spec.key === 'links' ? 'Link clicks' : s.spec.key === 'qrs' ? 'QR code scans' : `${s.spec.kind === 'qr' ? 'Scans' : 'Clicks'}: `;
+    const title = s.spec.key === 'links' || s.spec.key === 'qrs' ? `${heading} per ${PER[by]}` : `${heading}${nameHtml(s.spec.label)}`;
+    return `<figure class="series" id="series-${escape(s.spec.key.replace(/[^\w-]/g, '-'))}"><figcaption><h3>${s.spec.key === 'links' || s.spec.key === 'qrs' ? escape(title) : title}</h3><div class="muted">${s.spec.key === 'links' || s.spec.key === 'qrs' ? '' : `${escape(unit)} per ${PER[by]} · `}${escape(notes.join(' · '))}</div></figcaption>${chart(s, by, unit)}
+<div class="legend"><span><i class="k-bar"></i>${escape(unit)} per ${PER[by]}</span>${s.estimated ? '<span><i class="k-est"></i>estimate</span>' : ''}${s.gaps ? '<span><i class="k-gap"></i>no snapshot</span>' : ''}${s.resets ? '<span><i class="k-reset"></i>reset</span>' : ''}</div>
+${dataTable(s, by, unit)}</figure>`;
   });
-  const moverRows = input.movers.map((m) => `<tr class="${m.direction}"><td>${m.direction === 'up' ? '↑' : '↓'} ${m.rank}</td><td>${escape(m.alias ?? m.id)}</td><td>${escape(m.label ?? '')}</td><td class="n">${number(m.clicks)}</td><td class="n">${number(m.previous)}</td><td class="n">${m.change === null ? '–' : `${m.change > 0 ? '+' : ''}${number(m.change)}`}</td><td class="n">${m.changePercent === null ? '–' : `${m.changePercent > 0 ? '+' : ''}${m.changePercent}%`}</td></tr>`);
+  const breakdowns = input.breakdowns.filter((b) => b.rows.length);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="referrer" content="no-referrer">
 <title>${escape(input.title)}</title>
-<style>
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; background: #f6f8fa; margin: 0; padding: 24px; }
-main { max-width: 780px; margin: 0 auto; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; }
-.muted { color: #57606a; font-size: 12px; }
-.cards { display: flex; flex-wrap: wrap; gap: 12px; }
-.card { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 16px; min-width: 150px; }
-.card .total { font-size: 24px; font-weight: 600; } .card .name, .card .sub { color: #57606a; font-size: 12px; }
-figure.series { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; margin: 12px 0; padding: 12px; }
-figcaption { margin-bottom: 6px; }
-svg.chart { max-width: 100%; height: auto; display: block; }
-table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid #d0d7de; }
-th, td { padding: 6px 10px; border-bottom: 1px solid #eaeef2; text-align: left; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
-tr.up td:first-child { color: #1a7f37; } tr.down td:first-child { color: #d1242f; }
-</style>
+<style>${STYLE}</style>
 </head>
 <body>
 <main>
+<header>
 <h1>${escape(input.title)}</h1>
-<div class="muted">Account ${escape(input.account)} · ${escape(iso(window.since))} to ${escape(iso(window.until))}, per ${escape(window.by)} (UTC) · ${input.snapshots} snapshot${input.snapshots === 1 ? '' : 's'}, newest ${escape(input.newest ?? 'none')} · generated ${escape(input.generated)}</div>
-<h2>Totals in the window</h2>
-<div class="cards">${cards.join('')}</div>
-<h2>Clicks per ${escape(window.by)}</h2>
-${charts.join('\n') || '<p>No series.</p>'}
-<h2>Top movers: the second half of the window against the first</h2>
-<p class="muted">${escape(input.moversNote)}</p>
-${moverRows.length ? `<table id="movers"><thead><tr><th></th><th>Link</th><th>Title</th><th class="n">Clicks</th><th class="n">Before</th><th class="n">Change</th><th class="n">%</th></tr></thead><tbody>${moverRows.join('')}</tbody></table>` : '<p>No movers yet.</p>'}
+<div class="muted">${escape(range)} (UTC, per ${PER[by]}) · account ${nameHtml(input.account)} on ${escape(input.server)} · ${input.snapshots.toLocaleString('en')} snapshot${input.snapshots === 1 ? '' : 's'}, the newest ${input.newest === null ? 'none' : escape(moment(input.newest))} · made ${escape(moment(input.generated))}</div>
+</header>
+${input.firstRun ? `<div class="notice" id="first-run"><strong>One snapshot so far.</strong> ${escape(input.firstRun.replace(/\n\s*/g, ' ').replace(/ 15 6 .*$/, ''))} <code>${escape(/15 6 .*$/.exec(input.firstRun)?.[0] ?? '')}</code></div>` : ''}
+<h2>The window at a glance</h2>
+<div class="cards" id="totals">${cards.join('')}</div>
+<h2>Over time</h2>
+${figures.join('\n') || '<p>No series.</p>'}
+<h2>Most clicked links</h2>
+<section class="block" id="links">${rankTable('top-links', input.links, 'Link', 'Clicks', 'Links ranked by clicks in the window, with the period before')}</section>
+${input.qrs ? `<h2>Most scanned QR codes</h2><section class="block" id="qrs">${rankTable('top-qrs', input.qrs, 'QR code', 'Scans', 'QR codes ranked by scans in the window, with the period before')}</section>` : ''}
+${breakdowns.length ? `<h2>Where the clicks came from</h2><p class="muted">From the links whose details the snapshots read (\`stats snapshot --details N\`): the change of each name's count in the window, where two snapshots both listed it (a server lists its top names only). The change is against the same span before, where the history covers it.</p><div class="breakdowns">${breakdowns.map((b) => breakdownBlock(b, 'clicks')).join('')}</div>` : ''}
 <h2>Reading this page</h2>
-<ul class="muted">
-<li>Clicks of a period are the differences between snapshots: what happened between the snapshot before it and its last one.</li>
-<li>A period without a snapshot is a gap (grey), not a zero; the period after it holds the clicks since the snapshot before the gap.</li>
+<ul class="notes muted">
+<li>The server counts totals only; the history stores them at each snapshot, and the ${escape(PER[by])}s are the differences between snapshots, in UTC.</li>
+<li>A ${escape(PER[by])} no two snapshots span is a gap (grey): unknown, not zero. When a snapshot was missed, the clicks between the two around it are spread evenly over the ${escape(PER[by])}s between them (lighter bars, marked ~): estimates, never a spike.</li>
 <li>A total that went down (a link recreated, statistics reset) is a reset (red): counted as a counter restarted from zero, never subtracted.</li>
 <li>* ${escape(input.uniqueNote)}.</li>
 </ul>

@@ -11,7 +11,7 @@
  * `{{application}}` is the mark that tells linkctl's databases from others.
  */
 import { ConfigError } from '../errors.js';
-import { APPLICATION, type Db, type Dialect } from './db.js';
+import { APPLICATION, NoHistoryError, type Db, type Dialect } from './db.js';
 
 export interface Migration {
   version: number;
@@ -212,6 +212,30 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
     }
     return done;
   });
+}
+
+/** The migrations whose tables the readers (`stats show`, `top`, `report`) read: the click history itself. */
+export const READERS_NEED = [1];
+
+/**
+ * A reader's check, which writes nothing: a database from a newer linkctl is refused (as by
+ * `migrate`); one without the tables readers read is refused with the command that adds them;
+ * an older one that has them is read as it is (link health's tables, for one, are not needed).
+ */
+export async function checkReadable(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<void> {
+  const applied = await appliedVersions(db);
+  const known = new Set(migrations.map((m) => m.version));
+  const unknown = applied.filter((v) => !known.has(v));
+  if (unknown.length) {
+    throw new ConfigError(`the click-history database ${db.where} has schema versions this linkctl does not know (${unknown.join(', ')}): it was written by a newer linkctl`, 'upgrade linkctl, or give another database with --db');
+  }
+  if (applied.length === 0) {
+    throw new NoHistoryError(`no click history in ${db.where} yet (it has no tables)`, 'run `linkctl stats snapshot` first (and again later: history is the differences between snapshots)');
+  }
+  const missing = READERS_NEED.filter((v) => !applied.includes(v));
+  if (missing.length) {
+    throw new ConfigError(`the click-history database ${db.where} needs migrating before it can be read (schema versions ${missing.join(', ')} missing); reading never changes it`, 'run `linkctl stats migrate` (with the same --db) once, then read it');
+  }
 }
 
 /** Whether the database has every table of `migrations` (a reader refuses one that needs migrating rather than writing). */

@@ -1,22 +1,30 @@
 /**
  * Series are differences between snapshots. The rules, in one place:
  *
- * - The clicks between two snapshots belong to the period of the later one. A period without a
- *   snapshot is a gap (null), not a zero; the period after a gap holds everything since the
- *   snapshot before the gap (its `from` says since when).
- * - The first snapshot of an account has nothing before it: its period is a gap too. A record
- *   first seen in a later snapshot is new: all its clicks count.
+ * - The clicks between two snapshots of the server (origin `api`) happened between their times.
+ *   When both lie in one period, or in neighbouring ones, the difference belongs to the period
+ *   of the later snapshot. When it spans several periods (a missed day, a weekend without
+ *   snapshots), it is spread evenly over them, from the period after the earlier snapshot's to
+ *   the later snapshot's, each marked `estimated`: never a spike on the day after a gap. Spread
+ *   in whole clicks: each period gets the even share rounded down, the later periods one more
+ *   until the difference is used up, so the periods add up to the difference exactly.
+ * - A period no two snapshots span is a gap (null), not a zero: before the first snapshot and
+ *   after the newest one. The server's first snapshot spans from an import before it, if any.
+ * - The account's first snapshot is only a start. A record first seen in a later snapshot is
+ *   new: all its clicks count, over the span since the snapshot before.
  * - A total that went down (a link recreated, statistics reset) is flagged `reset` and counted
  *   as a counter that restarted from zero (its new total), never subtracted.
  * - A record gone from the account adds nothing; one that comes back counts from its last total.
- * - Totals imported from another tool (`import:<tool>` snapshots) are the start: the first
- *   totals from the server after them count from zero on the new server, not as a reset.
+ * - Totals imported from another tool (`import:<tool>` snapshots) are a starting point, never
+ *   clicks: no difference is taken across them. A link first seen in an import counts its
+ *   server's clicks from zero when the server first lists it; an import that comes after the
+ *   server's own history of a link is ignored for it. Imports span no period of their own.
  * - `uniqueClicks` of a period is the growth of the server's unique-visitor count: visitors
  *   first counted in that period. They do not add up to the unique visitors of a longer
  *   period, nor across links (one person visiting two links is two), and are labelled so.
  */
 import type { CountVisitor, Dimension, History, ItemKind, SnapshotRow } from './store.js';
-import { iso, nextPeriod, periodLabel, periodsBetween, type Period } from './time.js';
+import { iso, nextPeriod, periodLabel, periodsBetween, periodStart, type Period } from './time.js';
 
 /** What one series sums: every item of a kind, or a set of items. Ids are the server's, for output. */
 export interface SeriesSpec {
@@ -38,6 +46,8 @@ export interface Point {
   uniqueClicks: number | null;
   gap: boolean;
   reset: boolean;
+  /** Part of a difference spread evenly over several periods (a missed snapshot): an estimate. */
+  estimated: boolean;
   /** The snapshots compared: the difference is from `from` to `to` (null in a gap). */
   from: string | null;
   to: string | null;
@@ -50,6 +60,10 @@ export interface Series {
   uniqueClicks: number | null;
   gaps: number;
   resets: number;
+  /** Periods whose clicks were spread over a missed snapshot's span. */
+  estimated: number;
+  /** The sum of the items' totals at the newest snapshot of the window (all-time clicks, scans); null before any. */
+  total: number | null;
 }
 
 export interface Window {
@@ -61,52 +75,144 @@ export interface Window {
 /** One difference of one item at one snapshot (by index in the source's snapshots). */
 type Delta = (item: number, index: number, clicks: number, unique: number | null, reset: boolean) => void;
 
+/** The first snapshot read from the server: the start of everything (-1: none). */
+export const baselineOf = (snapshots: readonly SnapshotRow[]) => snapshots.findIndex((s) => s.origin === 'api');
+
 /**
  * Turns an item's stored changes (in item, snapshot order) into differences per snapshot,
- * following the rules above. Snapshots not in `index` (after the window) are skipped.
+ * following the rules above. Snapshots not in `snapshots` (after the window) are skipped.
+ * `total` is told each item's latest total from the server (null: gone).
  */
-export function differ(snapshots: readonly SnapshotRow[], emit: Delta): CountVisitor {
+export function differ(snapshots: readonly SnapshotRow[], emit: Delta, total?: (item: number, clicks: number | null) => void): CountVisitor {
   // snapshot id -> its index in `snapshots` (-1: not in the window); ids are small integers
   const index = new Int32Array((snapshots.length ? Math.max(...snapshots.map((s) => s.id)) : 0) + 1).fill(-1);
   snapshots.forEach((s, i) => (index[s.id] = i));
   const imported = snapshots.map((s) => s.origin !== 'api');
-  // The item's previous row (seen: there is one), and its last totals while present. Scalars,
-  // not objects: this runs once per stored change, hundreds of thousands of times for a year.
+  const baseline = baselineOf(snapshots);
+  // Scalars, not objects: this runs once per stored change, hundreds of thousands of times for a year.
   let item = -1;
-  let seen = false;
-  let lastImported = false;
-  let present = false;
+  let fromServer = false; // the server has listed the item (a row of an api snapshot)
+  let importedFirst = false; // an import gave its totals before the server listed it
   let baseClicks = 0;
   let baseUnique: number | null = null;
   return (itemId, snapshotId, clicks, unique) => {
     if (itemId !== item) {
       item = itemId;
-      seen = false;
-      present = false;
+      fromServer = false;
+      importedFirst = false;
     }
     const k = snapshotId < index.length ? index[snapshotId]! : -1;
     if (k < 0) return;
-    const fromImport = imported[k]!;
-    if (clicks !== null) {
-      if (!seen) {
-        // first seen: the account's first snapshot is only a baseline; later, a new record's clicks all count
-        if (k > 0 && !fromImport) emit(itemId, k, clicks, unique, false);
-      } else if (lastImported && !fromImport) {
-        emit(itemId, k, clicks, unique, false); // the new server counts from zero
-      } else if (!fromImport) {
-        const from = present ? baseClicks : 0;
-        const fromUnique = present ? baseUnique : null;
-        const reset = clicks < from;
-        const uniqueDelta = unique === null || fromUnique === null ? (reset ? unique : null) : unique < fromUnique ? unique : unique - fromUnique;
-        emit(itemId, k, reset ? clicks : clicks - from, uniqueDelta, reset);
-      }
-      present = true;
-      baseClicks = clicks;
-      baseUnique = unique;
+    if (imported[k]) {
+      if (!fromServer && clicks !== null) importedFirst = true; // a starting point; an import after the server's own history is ignored
+      return;
     }
-    seen = true;
-    lastImported = fromImport;
+    total?.(itemId, clicks);
+    if (clicks === null) return; // gone: adds nothing; back later, it counts from its last total
+    if (!fromServer) {
+      // new since the first snapshot (or since an import): every click counts; at the first snapshot, a start
+      if (k !== baseline || importedFirst) emit(itemId, k, clicks, unique, false);
+    } else {
+      const reset = clicks < baseClicks;
+      const uniqueDelta = unique === null || baseUnique === null ? (reset ? unique : null) : unique < baseUnique ? unique : unique - baseUnique;
+      emit(itemId, k, reset ? clicks : clicks - baseClicks, uniqueDelta, reset);
+    }
+    fromServer = true;
+    baseClicks = clicks;
+    baseUnique = unique;
   };
+}
+
+/** A snapshot's difference, as spread over the window: `count` of its `n` periods fall in the window, from window period `first` (its `skip` before the window). */
+interface Spread {
+  n: number;
+  skip: number;
+  count: number;
+  first: number;
+}
+
+/**
+ * The periods of a window and, for each snapshot from the server after the first, the periods
+ * its difference covers: the skeleton every series, ranking and breakdown of the window shares.
+ */
+export interface Timeline {
+  window: Window;
+  starts: number[];
+  labels: string[];
+  /** The starts and the snapshots' times as ISO text, made once (a year of points asks for them thousands of times). */
+  startIso: string[];
+  snapshotIso: string[];
+  /** The source's snapshots up to the window's end, every origin, in time order. */
+  snapshots: SnapshotRow[];
+  /** By snapshot index: how its difference spreads (undefined: the first snapshot, an import, or a span that ends before the window). */
+  spreads: Array<Spread | undefined>;
+  /** By window period: spanned by a difference; spread over several periods; the earliest and latest snapshot compared (indices, -1: none). */
+  covered: Uint8Array;
+  estimated: Uint8Array;
+  from: Int32Array;
+  to: Int32Array;
+}
+
+export function timeline(snapshots: readonly SnapshotRow[], window: Window): Timeline {
+  const starts = periodsBetween(window.by, window.since, window.until);
+  const at = new Map(starts.map((start, i) => [start, i]));
+  const W = starts.length;
+  const t: Timeline = {
+    window, starts, labels: starts.map((s) => periodLabel(window.by, s)), startIso: starts.map(iso), snapshots: snapshots.filter((s) => s.at <= window.until), snapshotIso: [],
+    spreads: [], covered: new Uint8Array(W), estimated: new Uint8Array(W), from: new Int32Array(W).fill(-1), to: new Int32Array(W).fill(-1),
+  };
+  t.snapshotIso = t.snapshots.map((s) => iso(s.at));
+  const windowStart = starts[0]!;
+  // A difference spans from the server's previous snapshot; the server's first one spans from
+  // an import before it, if any (a link made after an import counts from there), else nothing.
+  let previous = -1;
+  let imported = -1;
+  t.snapshots.forEach((snapshot, k) => {
+    if (snapshot.origin !== 'api') {
+      if (previous < 0) imported = k;
+      return;
+    }
+    const p = previous >= 0 ? previous : imported;
+    previous = k;
+    if (p < 0 || snapshot.at < windowStart) return;
+    const last = periodStart(window.by, snapshot.at);
+    const begin = periodStart(window.by, t.snapshots[p]!.at);
+    const firstStart = begin === last ? last : nextPeriod(window.by, begin);
+    let n = 0;
+    let skip = 0;
+    let count = 0;
+    let first = -1;
+    for (let start = firstStart; start <= last; start = nextPeriod(window.by, start)) {
+      const w = at.get(start);
+      if (w === undefined) {
+        if (first < 0) skip++;
+      } else {
+        if (first < 0) first = w;
+        count++;
+      }
+      n++;
+    }
+    if (count === 0) return;
+    t.spreads[k] = { n, skip, count, first };
+    for (let w = first; w < first + count; w++) {
+      t.covered[w] = 1;
+      if (n > 1) t.estimated[w] = 1;
+      if (t.from[w]! < 0) t.from[w] = p;
+      t.to[w] = k;
+    }
+  });
+  return t;
+}
+
+/**
+ * The share of `amount` for period `j` of `n`: the even share rounded down, one more for
+ * `amount % n` of the periods. Which ones turns with `turn` (the item's id): a thousand links
+ * with a click each over two days are five hundred a day, not a thousand on the second.
+ */
+export function share(amount: number, n: number, j: number, turn = 0): number {
+  if (n === 1) return amount;
+  const base = Math.floor(amount / n);
+  return base + ((j + turn) % n < amount - base * n ? 1 : 0);
 }
 
 interface Accumulator {
@@ -114,166 +220,281 @@ interface Accumulator {
   unique: Float64Array;
   uniqueKnown: Uint8Array;
   reset: Uint8Array;
+  total: number;
+  totalKnown: boolean;
 }
-const accumulator = (n: number): Accumulator => ({ clicks: new Float64Array(n), unique: new Float64Array(n), uniqueKnown: new Uint8Array(n), reset: new Uint8Array(n) });
+const accumulator = (n: number): Accumulator => ({ clicks: new Float64Array(n), unique: new Float64Array(n), uniqueKnown: new Uint8Array(n), reset: new Uint8Array(n), total: 0, totalKnown: false });
 
-/** The series of `specs` over `window`, from the source's stored changes (one pass per kind). */
-export async function computeSeries(history: History, sourceId: number, specs: readonly SeriesSpec[], window: Window): Promise<{ series: Series[]; snapshots: SnapshotRow[] }> {
-  const snapshots = (await history.snapshots(sourceId)).filter((s) => s.at <= window.until);
-  const sums = specs.map(() => accumulator(snapshots.length));
+/** Spreads one difference of item `turn` at snapshot `k` over the window's periods, handing each share to `add`. */
+export function spread(t: Timeline, k: number, clicks: number, unique: number | null, add: (w: number, clicks: number, unique: number | null) => void, turn = 0): void {
+  const s = t.spreads[k];
+  if (!s) return;
+  for (let i = 0; i < s.count; i++) {
+    const j = s.skip + i;
+    add(s.first + i, share(clicks, s.n, j, turn), unique === null ? null : share(unique, s.n, j, turn));
+  }
+}
+
+/**
+ * Every difference of a kind's items (or of some of them), decoded once from the stored changes
+ * and kept in typed arrays: the series, the rankings and the report's tables of one run all read
+ * these, so a run reads and decodes the history once per kind however many views it draws.
+ * Indices are into `snapshots` (the source's, up to the run's end).
+ */
+export class Deltas {
+  length = 0;
+  item = new Int32Array(1024);
+  at = new Int32Array(1024);
+  clicks = new Float64Array(1024);
+  /** NaN: unknown. */
+  unique = new Float64Array(1024);
+  reset = new Uint8Array(1024);
+  /** Each item's latest total from the server (null: gone): the all-time totals. */
+  readonly totals = new Map<number, number | null>();
+
+  constructor(readonly snapshots: readonly SnapshotRow[]) {}
+
+  push(item: number, k: number, clicks: number, unique: number | null, reset: boolean): void {
+    if (this.length === this.item.length) {
+      const grow = <T extends Int32Array | Float64Array | Uint8Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.item = grow(this.item);
+      this.at = grow(this.at);
+      this.clicks = grow(this.clicks);
+      this.unique = grow(this.unique);
+      this.reset = grow(this.reset);
+    }
+    const i = this.length++;
+    this.item[i] = item;
+    this.at[i] = k;
+    this.clicks[i] = clicks;
+    this.unique[i] = unique ?? NaN;
+    this.reset[i] = reset ? 1 : 0;
+  }
+}
+
+/** Reads and decodes the differences of `kind` (every item, or `ids`) up to `until`. */
+export async function readDeltas(history: History, sourceId: number, kind: ItemKind, until: number, ids?: readonly number[]): Promise<Deltas> {
+  const deltas = new Deltas((await history.snapshots(sourceId)).filter((s) => s.at <= until));
+  const feed = differ(deltas.snapshots, (item, k, clicks, unique, reset) => deltas.push(item, k, clicks, unique, reset), (item, clicks) => deltas.totals.set(item, clicks));
+  await history.forEachCount(ids ?? (await history.items(sourceId, kind)).map((i) => i.id), feed);
+  return deltas;
+}
+
+/** Where a run gets its deltas: read each kind once, every item of it (`stats top`, the report). */
+export class DeltaCache {
+  private readonly kinds = new Map<ItemKind, Promise<Deltas>>();
+  constructor(private readonly history: History, private readonly sourceId: number, private readonly until: number) {}
+  get(kind: ItemKind): Promise<Deltas> {
+    let deltas = this.kinds.get(kind);
+    if (!deltas) this.kinds.set(kind, (deltas = readDeltas(this.history, this.sourceId, kind, this.until)));
+    return deltas;
+  }
+}
+
+/** A timeline's view of deltas read for the same snapshots: both index the source's snapshots up to the same end. */
+function check(t: Timeline, deltas: Deltas): void {
+  if (deltas.snapshots.length !== t.snapshots.length) throw new Error('internal: deltas and timeline read different snapshots');
+}
+
+/**
+ * The series of `specs` over `window`, from the source's stored changes: one read per kind,
+ * from `cache` when given (else only the items the specs need).
+ */
+export async function computeSeries(history: History, sourceId: number, specs: readonly SeriesSpec[], window: Window, cache?: DeltaCache): Promise<{ series: Series[]; snapshots: SnapshotRow[]; timeline: Timeline }> {
+  const t = timeline(await history.snapshots(sourceId), window);
+  const W = t.starts.length;
+  const sums = specs.map(() => accumulator(W));
   for (const kind of new Set(specs.map((s) => s.kind))) {
     const mine = specs.map((spec, i) => [spec, sums[i]!] as const).filter(([spec]) => spec.kind === kind);
     const everything = mine.filter(([spec]) => !spec.items).map(([, acc]) => acc);
     const byItem = new Map<number, Accumulator[]>();
     for (const [spec, acc] of mine) for (const id of spec.items ?? []) byItem.set(id, [...(byItem.get(id) ?? []), acc]);
-    const add = (acc: Accumulator, k: number, clicks: number, unique: number | null, reset: boolean) => {
-      acc.clicks[k]! += clicks;
-      if (unique !== null) {
-        acc.unique[k]! += unique;
-        acc.uniqueKnown[k] = 1;
+    const deltas = cache ? await cache.get(kind) : await readDeltas(history, sourceId, kind, window.until, everything.length ? undefined : [...byItem.keys()]);
+    check(t, deltas);
+    const none: Accumulator[] = [];
+    for (let i = 0; i < deltas.length; i++) {
+      const item = deltas.item[i]!;
+      const accs = byItem.get(item) ?? none;
+      if (!everything.length && !accs.length) continue;
+      const s = t.spreads[deltas.at[i]!];
+      if (!s) continue;
+      const clicks = deltas.clicks[i]!;
+      const uniqueRaw = deltas.unique[i]!;
+      const unique = Number.isNaN(uniqueRaw) ? null : uniqueRaw;
+      const reset = deltas.reset[i] === 1;
+      for (let j = 0; j < s.count; j++) {
+        const w = s.first + j;
+        const c = share(clicks, s.n, s.skip + j, item);
+        const u = unique === null ? null : share(unique, s.n, s.skip + j, item);
+        for (const list of [everything, accs]) {
+          for (const acc of list) {
+            acc.clicks[w]! += c;
+            if (u !== null) {
+              acc.unique[w]! += u;
+              acc.uniqueKnown[w] = 1;
+            }
+            if (reset) acc.reset[w] = 1;
+          }
+        }
       }
-      if (reset) acc.reset[k] = 1;
-    };
-    const feed = differ(snapshots, (item, k, clicks, unique, reset) => {
-      for (const acc of everything) add(acc, k, clicks, unique, reset);
-      for (const acc of byItem.get(item) ?? []) add(acc, k, clicks, unique, reset);
-    });
-    const ids = everything.length ? (await history.items(sourceId, kind)).map((i) => i.id) : [...byItem.keys()];
-    await history.forEachCount(ids, feed);
+    }
+    for (const [item, clicks] of deltas.totals) {
+      for (const acc of [...everything, ...(byItem.get(item) ?? none)]) {
+        acc.totalKnown = true;
+        acc.total += clicks ?? 0;
+      }
+    }
   }
-  return { series: specs.map((spec, i) => toSeries(spec, sums[i]!, snapshots, window)), snapshots };
+  return { series: specs.map((spec, i) => toSeries(spec, sums[i]!, t)), snapshots: t.snapshots, timeline: t };
 }
 
-/** A period of a window and the snapshots it compares: [from, to] indices, or none (a gap). */
-interface Span {
-  start: number;
-  label: string;
-  /** Index of the snapshot the difference starts from, and of the last one in the period. */
-  from?: number;
-  to?: number;
-}
+const gapPoint = (t: Timeline, w: number): Point => ({ period: t.labels[w]!, start: t.startIso[w]!, clicks: null, uniqueClicks: null, gap: true, reset: false, estimated: false, from: null, to: null });
 
-/** The window's periods, each with the snapshots it compares (the account's first snapshot only starts the count). */
-export function spans(snapshots: readonly SnapshotRow[], window: Window): Span[] {
-  const out: Span[] = [];
-  let k = 0;
-  for (const start of periodsBetween(window.by, window.since, window.until)) {
-    const end = nextPeriod(window.by, start);
-    while (k < snapshots.length && snapshots[k]!.at < start) k++;
-    const first = Math.max(k, 1);
-    while (k < snapshots.length && snapshots[k]!.at < end) k++;
-    out.push(first < k ? { start, label: periodLabel(window.by, start), from: first - 1, to: k - 1 } : { start, label: periodLabel(window.by, start) });
-  }
-  return out;
-}
-
-const gapPoint = (span: Span): Point => ({ period: span.label, start: iso(span.start), clicks: null, uniqueClicks: null, gap: true, reset: false, from: null, to: null });
-
-function toSeries(spec: SeriesSpec, acc: Accumulator, snapshots: readonly SnapshotRow[], window: Window): Series {
+function toSeries(spec: SeriesSpec, acc: Accumulator, t: Timeline): Series {
   const points: Point[] = [];
   let clicksTotal = 0;
   let uniqueTotal: number | null = null;
   let gaps = 0;
   let resets = 0;
-  for (const span of spans(snapshots, window)) {
-    if (span.from === undefined) {
+  let estimated = 0;
+  for (let w = 0; w < t.starts.length; w++) {
+    if (!t.covered[w]) {
       gaps++;
-      points.push(gapPoint(span));
+      points.push(gapPoint(t, w));
       continue;
     }
-    let clicks = 0;
-    let unique = 0;
-    let uniqueKnown = false;
-    let reset = false;
-    for (let j = span.from + 1; j <= span.to!; j++) {
-      clicks += acc.clicks[j]!;
-      unique += acc.unique[j]!;
-      uniqueKnown ||= acc.uniqueKnown[j] === 1;
-      reset ||= acc.reset[j] === 1;
-    }
+    const clicks = acc.clicks[w]!;
     // links always have a unique count (a period where nothing changed added 0); QR codes and campaigns have none
-    const uniqueValue = spec.kind === 'link' || uniqueKnown ? unique : null;
-    points.push({ period: span.label, start: iso(span.start), clicks, uniqueClicks: uniqueValue, gap: false, reset, from: iso(snapshots[span.from]!.at), to: iso(snapshots[span.to!]!.at) });
+    const uniqueValue = spec.kind === 'link' || acc.uniqueKnown[w] ? acc.unique[w]! : null;
+    const reset = acc.reset[w] === 1;
+    const guess = t.estimated[w] === 1;
+    points.push({ period: t.labels[w]!, start: t.startIso[w]!, clicks, uniqueClicks: uniqueValue, gap: false, reset, estimated: guess, from: t.snapshotIso[t.from[w]!]!, to: t.snapshotIso[t.to[w]!]! });
     clicksTotal += clicks;
     if (uniqueValue !== null) uniqueTotal = (uniqueTotal ?? 0) + uniqueValue;
     if (reset) resets++;
+    if (guess) estimated++;
   }
-  return { spec, points, clicks: clicksTotal, uniqueClicks: uniqueTotal, gaps, resets };
+  return { spec, points, clicks: clicksTotal, uniqueClicks: uniqueTotal, gaps, resets, estimated, total: acc.totalKnown ? acc.total : null };
 }
 
 /**
  * `--breakdown`: for the links of `spec`, the change of each country (referrer, browser,
- * system) per period, one series per name. A change is given only when both snapshots of the
- * period read the link's details (`snapshot --details`) and both list that name (the server
- * lists its top names only: a name missing from one list is unknown there, not zero).
+ * system) per period, one series per name. A change is taken only between two snapshots that
+ * both read the link's details (`snapshot --details`) and both list that name (the server lists
+ * its top names only: a name missing from one list is unknown there, not zero); it is spread
+ * over the periods it spans, as clicks are.
  */
-export async function computeBreakdown(history: History, snapshots: readonly SnapshotRow[], spec: SeriesSpec, dimension: Dimension, window: Window): Promise<Series[]> {
-  const periods = spans(snapshots, window);
-  const byName = new Map<string, Array<{ clicks: number; reset: boolean } | undefined>>();
-  for (const item of spec.items ?? []) {
-    const reads = await history.detailHistory(item, dimension);
-    periods.forEach((span, p) => {
-      if (span.from === undefined) return;
-      const before = reads.get(snapshots[span.from]!.id);
-      const after = reads.get(snapshots[span.to!]!.id);
-      if (!before || !after) return;
-      for (const [name, count] of after) {
-        const was = before.get(name);
-        if (was === undefined) continue;
-        let row = byName.get(name);
-        if (!row) byName.set(name, (row = periods.map(() => undefined)));
-        const cell = (row[p] ??= { clicks: 0, reset: false });
-        if (count < was) cell.reset = true;
-        cell.clicks += count < was ? count : count - was;
-      }
-    });
-  }
-  return [...byName.entries()].map(([name, cells]) => {
-    const points = periods.map((span, p): Point => {
-      const cell = cells[p];
-      if (!cell || span.from === undefined) return gapPoint(span);
-      return { period: span.label, start: iso(span.start), clicks: cell.clicks, uniqueClicks: null, gap: false, reset: cell.reset, from: iso(snapshots[span.from]!.at), to: iso(snapshots[span.to!]!.at) };
-    });
-    const present = points.filter((p) => !p.gap);
-    return {
-      spec: { ...spec, key: `${spec.key}:${dimension}:${name}`, label: name },
-      points,
-      clicks: present.reduce((a, p) => a + p.clicks!, 0),
-      uniqueClicks: null,
-      gaps: points.length - present.length,
-      resets: present.filter((p) => p.reset).length,
-    };
-  }).sort((a, b) => b.clicks - a.clicks || a.spec.label.localeCompare(b.spec.label));
+export async function computeBreakdown(history: History, t: Timeline, spec: SeriesSpec, dimension: Dimension): Promise<Series[]> {
+  return (await computeBreakdowns(history, t, spec, [dimension])).get(dimension) ?? [];
 }
 
-/** Per-item clicks in each of `buckets` ([start, end) by snapshot time), for ranking (top N, movers). */
-export async function bucketTotals(history: History, sourceId: number, kind: ItemKind, buckets: ReadonlyArray<readonly [number, number]>, until: number): Promise<Map<number, Array<{ clicks: number; unique: number | null; reset: boolean }>>> {
-  const snapshots = (await history.snapshots(sourceId)).filter((s) => s.at <= until);
-  const bucketOf = snapshots.map((s) => buckets.findIndex(([start, end]) => s.at >= start && s.at < end));
-  const totals = new Map<number, Array<{ clicks: number; unique: number | null; reset: boolean }>>();
-  const feed = differ(snapshots, (item, k, clicks, unique, reset) => {
-    const b = bucketOf[k]!;
-    if (b < 0) return;
-    let row = totals.get(item);
-    if (!row) totals.set(item, (row = buckets.map(() => ({ clicks: 0, unique: null, reset: false }))));
-    const cell = row[b]!;
-    cell.clicks += clicks;
-    if (unique !== null) cell.unique = (cell.unique ?? 0) + unique;
-    cell.reset ||= reset;
-  });
-  await history.forEachCount((await history.items(sourceId, kind)).map((i) => i.id), feed);
+/** `computeBreakdown` of several dimensions, the items' details read once for all of them. */
+export async function computeBreakdowns(history: History, t: Timeline, spec: SeriesSpec, dimensions: readonly Dimension[]): Promise<Map<Dimension, Series[]>> {
+  const W = t.starts.length;
+  const all = await history.detailHistories([...(spec.items ?? [])], dimensions);
+  const out = new Map<Dimension, Series[]>();
+  for (const dimension of dimensions) {
+    const byName = new Map<string, { clicks: Float64Array; known: Uint8Array; reset: Uint8Array }>();
+    for (const [item, perDimension] of all) {
+      const reads = perDimension.get(dimension)!;
+      if (reads.size < 2) continue;
+      let previous: Map<string, number> | undefined;
+      for (let k = 0; k < t.snapshots.length; k++) {
+        if (t.snapshots[k]!.origin !== 'api') continue;
+        const after = reads.get(t.snapshots[k]!.id);
+        const before = previous;
+        previous = after;
+        const s = t.spreads[k];
+        if (!before || !after || !s) continue;
+        // (inline, no closure a name: a year of a hundred links' details is millions of these)
+        for (const [name, count] of after) {
+          const was = before === after ? count : before.get(name); // a read that changed nothing shares its map
+          if (was === undefined) continue;
+          let row = byName.get(name);
+          if (!row) byName.set(name, (row = { clicks: new Float64Array(W), known: new Uint8Array(W), reset: new Uint8Array(W) }));
+          const reset = count < was;
+          const change = reset ? count : count - was;
+          for (let j = 0; j < s.count; j++) {
+            const w = s.first + j;
+            if (change) row.clicks[w]! += share(change, s.n, s.skip + j, item);
+            row.known[w] = 1;
+            if (reset) row.reset[w] = 1;
+          }
+        }
+      }
+    }
+    out.set(dimension, [...byName.entries()].map(([name, row]): Series => {
+      const points = t.starts.map((_, w): Point => {
+        if (!row.known[w] || !t.covered[w]) return gapPoint(t, w);
+        return { period: t.labels[w]!, start: t.startIso[w]!, clicks: row.clicks[w]!, uniqueClicks: null, gap: false, reset: row.reset[w] === 1, estimated: t.estimated[w] === 1, from: t.snapshotIso[t.from[w]!]!, to: t.snapshotIso[t.to[w]!]! };
+      });
+      const present = points.filter((p) => !p.gap);
+      return {
+        spec: { ...spec, key: `${spec.key}:${dimension}:${name}`, label: name },
+        points,
+        clicks: present.reduce((a, p) => a + p.clicks!, 0),
+        uniqueClicks: null,
+        gaps: points.length - present.length,
+        resets: present.filter((p) => p.reset).length,
+        estimated: present.filter((p) => p.estimated).length,
+        total: null,
+      };
+    }).sort((a, b) => b.clicks - a.clicks || a.spec.label.localeCompare(b.spec.label)));
+  }
+  return out;
+}
+
+/** An item's clicks in each bucket of a timeline's periods, for ranking (`stats top`, `--top N`, the report's tables). */
+export interface ItemTotals {
+  clicks: number[];
+  unique: Array<number | null>;
+  reset: boolean;
+  estimated: boolean;
+}
+
+/**
+ * Per-item clicks in each bucket (`bucketOf[w]`: the bucket of window period w, -1 for none),
+ * spread as series are: a ranking adds up to the series it ranks.
+ */
+export async function itemTotals(history: History, sourceId: number, kind: ItemKind, t: Timeline, bucketOf: Int32Array, buckets: number, cache?: DeltaCache): Promise<Map<number, ItemTotals>> {
+  const deltas = cache ? await cache.get(kind) : await readDeltas(history, sourceId, kind, t.window.until);
+  check(t, deltas);
+  const totals = new Map<number, ItemTotals>();
+  for (let i = 0; i < deltas.length; i++) {
+    const s = t.spreads[deltas.at[i]!];
+    if (!s) continue;
+    const item = deltas.item[i]!;
+    const clicks = deltas.clicks[i]!;
+    const uniqueRaw = deltas.unique[i]!;
+    for (let j = 0; j < s.count; j++) {
+      const w = s.first + j;
+      const b = bucketOf[w]!;
+      if (b < 0) continue;
+      let row = totals.get(item);
+      if (!row) totals.set(item, (row = { clicks: new Array(buckets).fill(0), unique: new Array(buckets).fill(null), reset: false, estimated: false }));
+      row.clicks[b]! += share(clicks, s.n, s.skip + j, item);
+      if (!Number.isNaN(uniqueRaw)) row.unique[b] = (row.unique[b] ?? 0) + share(uniqueRaw, s.n, s.skip + j, item);
+      row.reset ||= deltas.reset[i] === 1;
+      row.estimated ||= t.estimated[w] === 1;
+    }
+  }
   return totals;
 }
 
-/** Whether a difference over [start, end) can be taken: a snapshot at or before `start` to start from, and one inside. */
-export function covered(snapshots: readonly SnapshotRow[], start: number, end: number): boolean {
-  return snapshots.some((s) => s.at <= start) && snapshots.some((s) => s.at > start && s.at < end);
-}
-
 const BARS = '▁▂▃▄▅▆▇█';
+/** Periods spread over a missed snapshot's span: shades (`░▒▓`, low to high) instead of bars, read as "estimated". */
+const LIGHT = '░░░▒▒▒▓▓';
 
-/** `▁▂▃▄▅▆▇█` scaled to the largest value; a gap is a space, a zero the lowest bar. */
-export function sparkline(values: ReadonlyArray<number | null>): string {
+/** `▁▂▃▄▅▆▇█` scaled to the largest value; a gap is a space, a zero the lowest bar; an estimated period a shade (`░▒▓`). */
+export function sparkline(values: ReadonlyArray<number | null>, estimated: ReadonlyArray<boolean> = []): string {
   const max = Math.max(0, ...values.map((v) => v ?? 0));
-  return values.map((v) => (v === null ? ' ' : max === 0 ? BARS[0] : BARS[Math.min(7, Math.floor((v / max) * 7.999))])).join('');
+  return values.map((v, i) => {
+    if (v === null) return ' ';
+    const level = max === 0 ? 0 : Math.min(7, Math.floor((v / max) * 7.999));
+    return (estimated[i] ? LIGHT : BARS)[level];
+  }).join('');
 }

@@ -117,6 +117,11 @@ export class ApiClient {
   private readonly http: KyInstance;
   /** When to wait and when to give up (./rate-limit.ts); its state lives in `options.rate` when given (shared across clients). */
   readonly rateLimit: RateLimitPolicy;
+  /**
+   * The server's clock: the `Date` header of its latest answer (epoch ms), if it sent one. Click
+   * history checks its own clock against it, so a machine set in the future cannot date a snapshot there.
+   */
+  serverTime?: number;
 
   constructor(private readonly options: ClientOptions) {
     this.rateLimit = new RateLimitPolicy(options.rate ?? {}, options.maxWaitMs);
@@ -216,6 +221,8 @@ export class ApiClient {
       }
       const { status, headers, text } = attempt;
       this.noteRateLimit(headers);
+      const date = Date.parse(headers.get('date') ?? '');
+      if (Number.isFinite(date)) this.serverTime = date;
       if (status >= 300 && status < 400 && status !== 304) throw redirectError(url, path, status, headers.get('location'));
       // Nesting no answer of this API needs would overflow the stack later, half-way through printing.
       if (nestingDepth(text) > MAX_JSON_DEPTH) {

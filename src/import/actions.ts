@@ -212,7 +212,9 @@ async function startClicks(ctx: Context, db: string | undefined) {
           return { links: 0, snapshot: null, db: history.db.where };
         }
         const result = await history.snapshot({ source, records, origin: `import:${format}`, complete: false, kinds: ['link'], profile: ctx.settings().profile.value, dryRun: Boolean(ctx.globals.dryRun) });
-        ctx.warn(`${ctx.globals.dryRun ? 'dry run: would record' : 'recorded'} the click totals of ${records.length} link${records.length === 1 ? '' : 's'} as the first snapshot of this account's click history (${history.db.where}); \`linkctl stats snapshot\` after \`apply\` goes on from them`);
+        // A link that already has a history of its own keeps it: the store leaves its imported total out (result.kept).
+        const started = records.length - result.kept;
+        ctx.warn(`${ctx.globals.dryRun ? 'dry run: would record' : 'recorded'} the click totals of ${started} link${started === 1 ? '' : 's'} as the starting point of ${result.first ? 'this account\'s click history' : 'their click history'} (${history.db.where}); \`linkctl stats snapshot\` after \`apply\` goes on from them${result.kept ? `; ${result.kept} link${result.kept === 1 ? '' : 's'} with a history of ${result.kept === 1 ? 'its' : 'their'} own kept ${result.kept === 1 ? 'it' : 'them'}: imported totals are never clicks` : ''}`);
         return { links: records.length, snapshot: ctx.globals.dryRun ? null : result.snapshot, db: history.db.where };
       } finally {
         await close();

@@ -616,7 +616,7 @@ describe('options, history and limits', () => {
     const first = await runMain(['check', '--json', '--db', db], { env: env() });
     expect(first.code, first.stderr).toBe(0);
     const { openHistory } = await import('../../src/history/store.js');
-    const history = await openHistory({ env: {} }, { db });
+    const history = await openHistory({ env: {} }, { db, write: true });
     // From now on every new run is refused by the database itself, as a full disk would.
     await history.db.exec("CREATE TRIGGER no_room BEFORE INSERT ON check_runs BEGIN SELECT RAISE(ABORT, 'no room left for this run'); END;");
     await history.close();
@@ -705,7 +705,7 @@ describe('options, history and limits', () => {
     expect(parse(second).map((x) => [x.alias, x.change, x.previous])).toEqual([['shared', 'fixed', 'client-error']]);
 
     const { openHistory } = await import('../../src/history/store.js');
-    const history = await openHistory({ env: {} }, { db });
+    const history = await openHistory({ env: {} }, { db, write: true });
     try {
       // one source (the sandbox's account, as the snapshot found it), its snapshot and both runs
       expect(await history.db.all('SELECT id, base_url, account FROM sources')).toEqual([[1, fx.sandbox.url, '1']]);
@@ -732,7 +732,7 @@ describe('runs stored by an earlier linkctl', () => {
     const db = join(tempDir(), 'history.db');
     expect((await runMain(['check', '--json', '--db', db], { env })).code).toBe(0);
     const { openHistory } = await import('../../src/history/store.js');
-    const history = await openHistory({ env: {} }, { db });
+    const history = await openHistory({ env: {} }, { db, write: true });
     // What the linkctl before flags stored for a plain-http destination answering 200.
     await history.db.run("UPDATE check_results SET status = 'insecure', flags = '[]' WHERE subject = 'link:3'");
     await history.close();

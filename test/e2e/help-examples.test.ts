@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { BIN, cleanEnv, tempDir } from '../helpers.js';
+import { browser, noBrowser } from '../browser.js';
 
 function all(command: Command): Command[] {
   return [command, ...command.commands.filter((c) => c.name() !== 'help').flatMap(all)];
@@ -39,6 +40,8 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^LINKCTL_API_KEY=<printed key>/, 'needs the key a running `sandbox serve` prints'],
   [/--short https:\/\/go\.example\.com|--short go\.example\.com/, 'a branded short URL the seed lacks (test/e2e/link.test.ts covers --short)'],
   [/--db postgres:\/\//, 'a PostgreSQL server elsewhere (test/e2e/stats-postgres.test.ts starts one)'],
+  // printed through headless Chromium: run where it is installed
+  ...(browser ? [] : [[/^linkctl stats report .*--pdf /, `prints through headless Chromium (${noBrowser})`] as [RegExp, string]]),
   [/^linkctl check\b/, 'requests the seeded links\' destinations on example hosts, which tests must not reach (test/e2e/check.test.ts runs check against servers of its own)'],
 ];
 

@@ -36,7 +36,7 @@ describe('import --with-clicks', () => {
     const env = { ...fx.env, LINKCTL_DB: db };
     const r = await runCli(['import', 'yourls', fixture('yourls.csv'), '--with-clicks', '--on-collision', 'suffix', '--file', file], { env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`recorded the click totals of 3 links as the first snapshot of this account's click history (${db})`);
+    expect(r.stderr).toContain(`recorded the click totals of 3 links as the starting point of this account's click history (${db})`);
     // The account's domains and links (import compares the export with them), then the account, to know whose history this is.
     expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains', 'GET /api/urls', 'GET /api/account']);
 

@@ -242,7 +242,7 @@ describe('calling tools', () => {
     const first = await runCli(['check', '--json', '--db', db], { env: env() });
     expect(first.code, first.stderr).toBe(0);
     const { openHistory } = await import('../../src/history/store.js');
-    const history = await openHistory({ env: {} }, { db });
+    const history = await openHistory({ env: {} }, { db, write: true });
     await history.db.exec("CREATE TRIGGER no_room BEFORE INSERT ON check_runs BEGIN SELECT RAISE(ABORT, 'no room left for this run'); END;");
     await history.close();
     const s = await connect([], { ...env(), LINKCTL_DB: db });

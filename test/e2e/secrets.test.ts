@@ -102,6 +102,8 @@ const MINIMAL: Record<string, Entry> = {
   'stats show': { args: [], setup: SNAPSHOT, offline: true },
   'stats top': { args: [], setup: SNAPSHOT, offline: true },
   'stats report': { args: ['--html', join(DOWNLOADS, 'report.html'), '--force'], setup: SNAPSHOT, offline: true },
+  'stats forget': { args: ['--snapshot', '1', '--yes'], setup: SNAPSHOT, offline: true },
+  'stats migrate': { args: [], setup: SNAPSHOT, offline: true },
   // the seeded links point at example.com: deleted first, so that nothing here asks DNS about a real name
   check: { args: [], setup: [{ args: ['link', 'delete', '1', '2', '--yes'] }] },
 };

@@ -43,7 +43,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     expect(JSON.parse(postgres!).series.map((s: { clicks: number }) => s.clicks)).toEqual([3, 2]);
     const [top, topSqlite] = await both('2025-06-04T07:00:00Z', ['top', '--since', '2d', '--json']);
     expect(JSON.parse(top!)).toEqual(JSON.parse(topSqlite!));
-    expect(JSON.parse(top!).map((m: { alias: string }) => m.alias)).toEqual(['spring-sale']);
+    expect(JSON.parse(top!).links.map((m: { alias: string }) => m.alias)).toEqual(['spring-sale']);
 
     const tables = await sql<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'linkctl' ORDER BY table_name");
     expect(tables.map((t) => t.table_name)).toEqual(['check_results', 'check_runs', 'click_changes', 'counts', 'detail_counts', 'detail_reads', 'items', 'meta', 'schema_migrations', 'snapshots', 'sources']);

@@ -99,26 +99,27 @@ describe('stats show, top and report against the sandbox', () => {
   const fx = useSandbox();
   const NOW = '2025-06-05T07:00:00Z';
 
-  it('series per day: the first snapshot is a baseline, a day without one is a gap, stable csv columns', async () => {
+  it('series per day: the first snapshot is a baseline; the missed day and the day after share the difference, estimated, never a spike; stable csv columns', async () => {
     const db = await timeline(fx);
     const r = await stats(fx, db, NOW)(['show', '--since', '4d', '-o', 'csv']);
     expect(r.code, r.stderr).toBe(0);
     const iso = (d: number) => `2025-06-0${d}T06:00:00.000Z`;
     expect(r.stdout).toBe([
-      'series,label,link,qr,campaign,period,start,clicks,uniqueClicks,gap,reset,from,to',
-      'links,All links,,,,2025-06-01,2025-06-01T00:00:00.000Z,,,true,false,,',
-      `links,All links,,,,2025-06-02,2025-06-02T00:00:00.000Z,4,4,false,false,${iso(1)},${iso(2)}`,
-      'links,All links,,,,2025-06-03,2025-06-03T00:00:00.000Z,,,true,false,,',
-      `links,All links,,,,2025-06-04,2025-06-04T00:00:00.000Z,5,5,false,false,${iso(2)},${iso(4)}`,
-      `links,All links,,,,2025-06-05,2025-06-05T00:00:00.000Z,4,4,false,false,${iso(4)},${iso(5)}`,
-      'qrs,All QR codes,,,,2025-06-01,2025-06-01T00:00:00.000Z,,,true,false,,',
-      `qrs,All QR codes,,,,2025-06-02,2025-06-02T00:00:00.000Z,0,,false,false,${iso(1)},${iso(2)}`,
-      'qrs,All QR codes,,,,2025-06-03,2025-06-03T00:00:00.000Z,,,true,false,,',
-      `qrs,All QR codes,,,,2025-06-04,2025-06-04T00:00:00.000Z,0,,false,false,${iso(2)},${iso(4)}`,
-      `qrs,All QR codes,,,,2025-06-05,2025-06-05T00:00:00.000Z,0,,false,false,${iso(4)},${iso(5)}`,
+      'series,label,link,qr,campaign,period,start,clicks,uniqueClicks,gap,reset,estimated,from,to',
+      'links,All links,,,,2025-06-01,2025-06-01T00:00:00.000Z,,,true,false,false,,',
+      `links,All links,,,,2025-06-02,2025-06-02T00:00:00.000Z,4,4,false,false,false,${iso(1)},${iso(2)}`,
+      // no snapshot on day 3: spring-sale's 5 clicks between day 2 and day 4 are spread over days 3 and 4
+      `links,All links,,,,2025-06-03,2025-06-03T00:00:00.000Z,2,2,false,false,true,${iso(2)},${iso(4)}`,
+      `links,All links,,,,2025-06-04,2025-06-04T00:00:00.000Z,3,3,false,false,true,${iso(2)},${iso(4)}`,
+      `links,All links,,,,2025-06-05,2025-06-05T00:00:00.000Z,4,4,false,false,false,${iso(4)},${iso(5)}`,
+      'qrs,All QR codes,,,,2025-06-01,2025-06-01T00:00:00.000Z,,,true,false,false,,',
+      `qrs,All QR codes,,,,2025-06-02,2025-06-02T00:00:00.000Z,0,,false,false,false,${iso(1)},${iso(2)}`,
+      `qrs,All QR codes,,,,2025-06-03,2025-06-03T00:00:00.000Z,0,,false,false,true,${iso(2)},${iso(4)}`,
+      `qrs,All QR codes,,,,2025-06-04,2025-06-04T00:00:00.000Z,0,,false,false,true,${iso(2)},${iso(4)}`,
+      `qrs,All QR codes,,,,2025-06-05,2025-06-05T00:00:00.000Z,0,,false,false,false,${iso(4)},${iso(5)}`,
       '',
     ].join('\n'));
-    expect(r.stderr).toMatch(/^4 snapshots of http:\/\/127\.0\.0\.1:\d+ \(account demo\) up to 2025-06-05T07:00:00\.000Z; newest snapshot 2025-06-05T06:00:00\.000Z; periods in UTC\nuniqueClicks: visitors first counted in the period .*they do not add up across periods or links\n$/);
+    expect(r.stderr).toMatch(/^4 snapshots of http:\/\/127\.0\.0\.1:\d+ \(account demo\) up to 2025-06-05T07:00:00\.000Z; newest snapshot 2025-06-05T06:00:00\.000Z; periods in UTC\nuniqueClicks: visitors first counted in the period .*they do not add up across periods or links\nestimated: spread evenly over the periods a missed snapshot left between two others: estimates, not counts\n$/);
     expect(fx.sandbox.requests).toEqual([]); // history is read from the database only
   });
 
@@ -130,44 +131,51 @@ describe('stats show, top and report against the sandbox', () => {
     expect(out).toMatchObject({ by: 'day', since: '2025-06-01T07:00:00.000Z', until: '2025-06-05T07:00:00.000Z', newestSnapshot: '2025-06-05T06:00:00.000Z', snapshots: 4 });
     expect(out.uniqueClicks).toMatch(/do not add up/);
     expect(out.series).toEqual([
-      { series: 'link:1', label: 'docs', link: 1, qr: null, campaign: null, clicks: 7, uniqueClicks: 7, gaps: 2, resets: 0 },
-      { series: 'campaign:1', label: 'Spring launch', link: null, qr: null, campaign: 1, clicks: 7, uniqueClicks: 7, gaps: 2, resets: 0 }, // docs is its only link
-      { series: 'qr:1', label: 'Restaurant menu', link: null, qr: 1, campaign: null, clicks: 0, uniqueClicks: null, gaps: 2, resets: 0 },
+      { series: 'link:1', label: 'docs', link: 1, qr: null, campaign: null, clicks: 7, uniqueClicks: 7, gaps: 1, resets: 0, estimated: 2, total: 64 },
+      { series: 'campaign:1', label: 'Spring launch', link: null, qr: null, campaign: 1, clicks: 7, uniqueClicks: 7, gaps: 1, resets: 0, estimated: 2, total: 64 }, // docs is its only link
+      { series: 'qr:1', label: 'Restaurant menu', link: null, qr: 1, campaign: null, clicks: 0, uniqueClicks: null, gaps: 1, resets: 0, estimated: 2, total: 128 },
     ]);
-    expect(out.points.filter((p: { series: string }) => p.series === 'link:1').map((p: { clicks: number | null }) => p.clicks)).toEqual([null, 3, null, 0, 4]);
-    expect(Object.keys(out.points[0])).toEqual(['series', 'label', 'link', 'qr', 'campaign', 'period', 'start', 'clicks', 'uniqueClicks', 'gap', 'reset', 'from', 'to']);
-    // by id, and ndjson: one point a line
+    expect(out.points.filter((p: { series: string }) => p.series === 'link:1').map((p: { clicks: number | null }) => p.clicks)).toEqual([null, 3, 0, 0, 4]);
+    expect(Object.keys(out.points[0])).toEqual(['series', 'label', 'link', 'qr', 'campaign', 'period', 'start', 'clicks', 'uniqueClicks', 'gap', 'reset', 'estimated', 'from', 'to']);
+    // by id, and ndjson: one point a line; its 5 clicks across the missed day are spread over it and the day after
     const nd = await stats(fx, db, NOW)(['show', '--since', '4d', '--link', '2', '-o', 'ndjson']);
-    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l).clicks)).toEqual([null, 1, null, 5, 0]);
+    const points = nd.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(points.map((p) => p.clicks)).toEqual([null, 1, 2, 3, 0]);
+    expect(points.map((p) => p.estimated)).toEqual([false, false, true, true, false]);
   });
 
-  it('on a terminal: one row per series with a sparkline, gaps as spaces, the caveats under it; --top adds the most clicked links', async () => {
+  it('on a terminal: one row per series with a sparkline (estimates as shades, gaps as spaces), the total now, the caveats under it; --top adds the most clicked links', async () => {
     const db = await timeline(fx);
     const r = await stats(fx, db, NOW)(['show', '--since', '4d', '--top', '2', '--no-color'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^SERIES +CLICKS +NEW UNIQUES\* +PER DAY +LAST +NOTES$/);
+    expect(lines[0]).toMatch(/^SERIES +CLICKS +NEW UNIQUES\* +PER DAY +LAST +TOTAL NOW +NOTES$/);
     expect(lines.slice(1)).toEqual([
-      expect.stringMatching(/^All links +13 +13 +\s▇ █▇ +4 +2 gaps$/),
-      expect.stringMatching(/^docs +7 +7 +\s▆ ▁█ +4 +2 gaps$/),
-      expect.stringMatching(/^spring-sale +6 +6 +\s▂ █▁ +0 +2 gaps$/),
+      expect.stringMatching(/^All links +13 +13 +\s█▒▒█ +4 +82 +1 gap; 2 estimated$/),
+      expect.stringMatching(/^docs +7 +7 +\s▆░░█ +4 +64 +1 gap; 2 estimated$/),
+      expect.stringMatching(/^spring-sale +6 +6 +\s▃▒▓▁ +0 +18 +1 gap; 2 estimated$/),
     ]);
     expect(r.stderr).toMatch(/\* NEW UNIQUES: visitors first counted in the period/);
   });
 
-  it('stats top: this window against the one before it, up and down', async () => {
+  it('stats top: the links ranked by clicks in the window, each against the window before it, what the history covers said', async () => {
     const db = await timeline(fx);
     const r = await stats(fx, db, NOW)(['top', '--since', '1d', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual([
-      { direction: 'up', rank: 1, kind: 'link', id: 1, alias: 'docs', label: 'Example Docs', clicks: 4, previous: 0, change: 4, changePercent: null, reset: false },
-      { direction: 'down', rank: 1, kind: 'link', id: 2, alias: 'spring-sale', label: 'Spring sale', clicks: 0, previous: 5, change: -5, changePercent: -100, reset: false },
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      kind: 'link', by: 'day', window: { from: '2025-06-05T00:00:00.000Z', to: '2025-06-06T00:00:00.000Z', periods: 1 },
+      covered: { periods: 1 }, comparison: { from: '2025-06-04T00:00:00.000Z', to: '2025-06-05T00:00:00.000Z', periods: 1 }, clicks: 4, snapshots: 4,
+    });
+    expect(out.links).toEqual([
+      { rank: 1, kind: 'link', id: 1, alias: 'docs', label: 'Example Docs', clicks: 4, previous: 0, change: 4, changePercent: null, direction: 'up', reset: false, estimated: false },
     ]);
-    expect(r.stderr).toMatch(/^clicks from 2025-06-04T07:00:00.000Z to 2025-06-05T07:00:00.000Z against the 24 hours before\n$/);
+    expect(out.note).toBe('clicks in the day 2025-06-05; compared with the day before (2025-06-04)');
+    expect(r.stderr).toBe(`${out.note}\n`);
     // a window with nothing before it to compare with: ranked by its own clicks, and said so
     const early = await stats(fx, db, '2025-06-02T07:00:00Z')(['top', '--since', '1d']);
-    expect(early.stdout).toBe('up\t1\t1\tdocs\t3\t-\t-\t-\nup\t2\t2\tspring-sale\t1\t-\t-\t-\n');
-    expect(early.stderr).toMatch(/has no snapshots to compare with: ranked by clicks in the window only/);
+    expect(early.stdout).toBe('1\t1\tdocs\t3\t-\t-\t-\n2\t2\tspring-sale\t1\t-\t-\t-\n');
+    expect(early.stderr).toBe('clicks in the day 2025-06-02; no comparison: the history does not cover the day before\n');
   });
 
   it('--breakdown countries: a change is given only when both snapshots read the link\'s details and list that country', async () => {
@@ -204,7 +212,7 @@ describe('stats show, top and report against the sandbox', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).points.at(-1)).toMatchObject({ period: '2025-06-02', clicks: 2, uniqueClicks: 2, reset: true });
       const table = await runMain(['--sandbox', 'stats', 'show', '--since', '1d', '--no-color'], { env: env(day(2, 7)), tty: true });
-      expect(table.stdout).toMatch(/All links +2 +2 .* 1 gap; 1 reset \(a total went down\)/);
+      expect(table.stdout).toMatch(/All links +2 +2 .* 1 gap; 1 reset \(a total went/);
     } finally {
       rmSync(config, { recursive: true, force: true });
     }
@@ -221,7 +229,7 @@ describe('stats show, top and report against the sandbox', () => {
     expect(JSON.parse(show.stdout)).toMatchObject({ snapshots: 4, newestSnapshot: '2025-06-05T06:00:00.000Z' });
     const file = join(dir, 'dry.html');
     const report = await stats(fx, db, NOW)(['report', '--html', file, '--dry-run']);
-    expect(report.stdout).toMatch(/^Would write .*dry\.html: 3 charts, 4 snapshots\.\n$/);
+    expect(report.stdout).toMatch(/^Would write .*dry\.html: 4 charts, 2 ranked links, 4 snapshots\.\n$/);
     expect(existsSync(file)).toBe(false);
   });
 
@@ -230,10 +238,10 @@ describe('stats show, top and report against the sandbox', () => {
     const file = join(dir, 'report.html');
     const r = await stats(fx, db, NOW)(['report', '--since', '4d', '--html', file]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`Wrote ${file}: 3 charts, 2 movers, 4 snapshots.\n`);
+    expect(r.stdout).toBe(`Wrote ${file}: 4 charts, 2 ranked links, 4 snapshots.\n`);
     const html = readFileSync(file, 'utf8');
     expect(html).not.toMatch(/<script|\b(src|href)\s*=|url\(|@import/i); // nothing loaded from anywhere
-    expect(html.match(/<svg class="chart"/g)).toHaveLength(3);
+    expect(html.match(/<div class="chart" role="img"/g)).toHaveLength(4);
     expect(html).toContain('Content-Security-Policy');
   });
 });
@@ -249,7 +257,8 @@ describe('bad input and the wrong database', () => {
       [['show', '--since', '1d', '--until', '2d'], /--since \(.*\) must come before --until/],
       [['show', '--breakdown', 'countries'], /--breakdown needs the links to break down: --link ID\|ALIAS or --top N/],
       [['snapshot', '--details', '0'], /--details must be a positive integer/],
-      [['report'], /required option '--html <file>' not specified/],
+      [['report'], /^linkctl: stats report needs --html FILE or --pdf FILE \(or both\)\n/],
+      [['report', '--pdf', '-'], /--pdf needs a file name/],
     ] as const) {
       const r = await stats(fx, db, day(1))([...args]);
       expect(r.code, args.join(' ')).toBe(2);
@@ -259,16 +268,32 @@ describe('bad input and the wrong database', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('no history yet, an unknown link: clear errors (exit 7 and 4)', async () => {
+  it('no snapshot yet is its own exit code (8) with the next step; a first snapshot shows the totals now and when trends appear; an unknown link is exit 4', async () => {
     const db = freshDb();
-    const none = await stats(fx, db, day(1))(['show']);
-    expect(none.code).toBe(7);
-    expect(none.stderr).toBe(`linkctl: no click history yet: ${db} does not exist\nhint: run \`linkctl stats snapshot\` first (and again later: history is the differences between snapshots)\n`);
+    for (const command of [['show'], ['top'], ['report', '--html', join(dir, 'none.html')]]) {
+      const none = await stats(fx, db, day(1))(command);
+      expect(none.code, command[0]).toBe(8);
+      expect(none.stderr).toBe(`linkctl: no click history yet: ${db} does not exist\nhint: take a snapshot now with \`linkctl stats snapshot\`, and one a day from cron (crontab -e): 15 6 * * *  linkctl stats snapshot -q\n`);
+    }
     expect(existsSync(db)).toBe(false);
     expect((await stats(fx, db, day(1))(['snapshot', '-q'])).code).toBe(0);
+    const first = await stats(fx, db, day(1, 7))(['show', '--no-color'], { tty: true });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^SERIES +TOTAL NOW$/), expect.stringMatching(/^All links +69$/), expect.stringMatching(/^All QR codes +135$/)]);
+    expect(first.stderr).toContain('one snapshot so far (2025-06-01 06:00 UTC): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  15 6 * * *  linkctl stats snapshot -q\n');
+    const json = JSON.parse((await stats(fx, db, day(1, 7))(['show', '--json'])).stdout);
+    expect(json.series.map((s: { total: number }) => s.total)).toEqual([69, 135]); // the sandbox's seed: 57 + 12 clicks, 3 QR codes' scans
+    expect(json.next).toMatch(/^one snapshot so far/);
+    const top = await stats(fx, db, day(1, 7))(['top']);
+    expect(top.code).toBe(0);
+    expect(top.stderr).toMatch(/^no clicks to rank yet: one snapshot so far \(2025-06-01 06:00 UTC\); the next one starts the first comparison\n/);
     const unknown = await stats(fx, db, day(1))(['show', '--link', 'nope']);
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toMatch(/^linkctl: no link "nope" in the history of http:\/\/127\.0\.0\.1:\d+\n/);
+    // a database that holds another server's history only: exit 8, naming what it holds
+    const other = await runMain(['stats', 'show'], { env: { LINKCTL_DB: db, LINKCTL_BASE_URL: 'https://links.example.invalid', LINKCTL_API_KEY: 'k'.repeat(20) } });
+    expect(other.code).toBe(8);
+    expect(other.stderr).toMatch(/^linkctl: no snapshots of https:\/\/links\.example\.invalid in .* yet; it holds http:\/\/127\.0\.0\.1:\d+ \(account demo\)\nhint: choose the profile/);
   });
 
   it('a file that is not SQLite, or an SQLite database of something else: exit 7 naming the file, nothing written to it, nothing sent', async () => {

@@ -54,7 +54,7 @@ describe('snapshots store only what changed', () => {
     const h = await fresh();
     try {
       await h.snapshot({ source: SOURCE, at: T0 + DAY, records: [link(1, 1)] });
-      await expect(h.snapshot({ source: SOURCE, at: T0, records: [link(1, 1)] })).rejects.toThrow(/would come before the newest one of this account \(2025-06-02T06:00:00.000Z\)/);
+      await expect(h.snapshot({ source: SOURCE, at: T0, records: [link(1, 1)] })).rejects.toThrow(/this snapshot's reads finished at 2025-06-01T06:00:00.000Z, before those of snapshot 1 \(2025-06-02T06:00:00.000Z\), stored meanwhile/);
       await expect(h.snapshot({ source: { ...SOURCE, account: '8' }, at: T0, records: [link(1, 1)] })).resolves.toMatchObject({ first: true });
     } finally {
       await h.close();
@@ -63,7 +63,7 @@ describe('snapshots store only what changed', () => {
 });
 
 describe('series are differences between snapshots', () => {
-  it('per day: the first snapshot is a baseline, a day without a snapshot is a gap, the day after it holds the clicks since', async () => {
+  it('per day: the first snapshot is a baseline; a missed day shares the difference evenly with the day after it, both estimated, never a spike', async () => {
     const h = await fresh();
     try {
       await h.snapshot({ source: SOURCE, at: T0, records: [link(1, 100, 80)] });
@@ -71,13 +71,28 @@ describe('series are differences between snapshots', () => {
       // no snapshot on day 2
       await h.snapshot({ source: SOURCE, at: T0 + 3 * DAY, records: [link(1, 130, 90)] });
       const { series } = await computeSeries(h, 1, [ALL], days(3));
-      expect(series[0]!.points.map((p) => [p.period, p.clicks, p.uniqueClicks, p.gap, p.from?.slice(0, 10) ?? null])).toEqual([
-        ['2025-06-01', null, null, true, null],
-        ['2025-06-02', 10, 5, false, '2025-06-01'],
-        ['2025-06-03', null, null, true, null],
-        ['2025-06-04', 20, 5, false, '2025-06-02'],
+      expect(series[0]!.points.map((p) => [p.period, p.clicks, p.uniqueClicks, p.gap, p.estimated, p.from?.slice(0, 10) ?? null])).toEqual([
+        ['2025-06-01', null, null, true, false, null],
+        ['2025-06-02', 10, 5, false, false, '2025-06-01'],
+        ['2025-06-03', 10, 2, false, true, '2025-06-02'],
+        ['2025-06-04', 10, 3, false, true, '2025-06-02'],
       ]);
-      expect(series[0]).toMatchObject({ clicks: 30, uniqueClicks: 10, gaps: 2, resets: 0 });
+      expect(series[0]).toMatchObject({ clicks: 30, uniqueClicks: 10, gaps: 1, resets: 0, estimated: 2, total: 130 });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('spread in whole clicks: the shares add up to the difference, the odd ones turn with the link (no pile on the last day)', async () => {
+    const h = await fresh();
+    try {
+      const all = (clicks: number) => Array.from({ length: 1000 }, (_, i) => link(i + 1, clicks));
+      await h.snapshot({ source: SOURCE, at: T0, records: all(0) });
+      await h.snapshot({ source: SOURCE, at: T0 + 3 * DAY, records: all(1) }); // one click each, over three days
+      const { series } = await computeSeries(h, 1, [ALL, { ...ALL, key: 'link:1', items: new Set([1]) }], days(3));
+      expect(series[0]!.points.slice(1).map((p) => p.clicks)).toEqual([333, 333, 334]);
+      expect(series[1]!.points.slice(1).map((p) => p.clicks)).toEqual([0, 0, 1]);
+      expect(series[0]!.clicks).toBe(1000);
     } finally {
       await h.close();
     }
@@ -119,8 +134,26 @@ describe('series are differences between snapshots', () => {
       const weeks = await computeSeries(h, 1, [ALL], { by: 'week', since: T0, until: T0 + 14 * DAY });
       // 2025-06-01 is a Sunday: week 22 holds only the baseline, week 23 Monday 2nd to Sunday 8th
       expect(weeks.series[0]!.points.map((p) => [p.period, p.clicks])).toEqual([['2025-W22', null], ['2025-W23', 70], ['2025-W24', 70]]);
+      // by hour, a day between snapshots is spread over its 24 hours: 10 clicks, one in each of ten hours
       const hours = await computeSeries(h, 1, [ALL], { by: 'hour', since: T0 + DAY - 2 * 3_600_000, until: T0 + DAY + 3_600_000 });
-      expect(hours.series[0]!.points.map((p) => [p.period, p.clicks])).toEqual([['2025-06-02T04', null], ['2025-06-02T05', null], ['2025-06-02T06', 10], ['2025-06-02T07', null]]);
+      expect(hours.series[0]!.points.map((p) => [p.period, p.clicks, p.estimated])).toEqual([['2025-06-02T04', 0, true], ['2025-06-02T05', 0, true], ['2025-06-02T06', 1, true], ['2025-06-02T07', null, false]]);
+      // a weekend without snapshots, by week: every week has its snapshots, nothing is estimated
+      const weekdays = await fresh();
+      try {
+        let total = 0;
+        for (let d = 1; d <= 19; d++) {
+          const weekday = new Date(T0 + d * DAY).getUTCDay();
+          total += 10;
+          if (weekday !== 0 && weekday !== 6) await weekdays.snapshot({ source: SOURCE, at: T0 + d * DAY, records: [link(1, total)] });
+        }
+        const byWeek = await computeSeries(weekdays, 1, [ALL], { by: 'week', since: T0 + DAY, until: T0 + 19 * DAY });
+        expect(byWeek.series[0]!.points.map((p) => [p.period, p.clicks, p.estimated])).toEqual([['2025-W23', 40, false], ['2025-W24', 70, false], ['2025-W25', 70, false]]);
+        const byDay = await computeSeries(weekdays, 1, [ALL], { by: 'day', since: T0 + 6 * DAY, until: T0 + 8 * DAY });
+        // Friday 6 June to Monday 9 June: 30 clicks over Saturday, Sunday and Monday, 10 each, estimated
+        expect(byDay.series[0]!.points.map((p) => [p.period, p.clicks, p.estimated])).toEqual([['2025-06-07', 10, true], ['2025-06-08', 10, true], ['2025-06-09', 10, true]]);
+      } finally {
+        await weekdays.close();
+      }
     } finally {
       await h.close();
     }
@@ -139,7 +172,14 @@ describe('the API for other features', () => {
       const items = await h.items(1, 'link');
       expect(items.map((i) => [i.alias, i.remoteId])).toEqual([['spring', 31], ['autumn', 32]]);
       const { series } = await computeSeries(h, 1, [ALL], days(2));
-      expect(series[0]!.points.map((p) => [p.clicks, p.reset])).toEqual([[null, false], [3, false], [8, false]]);
+      expect(series[0]!.points.map((p) => [p.clicks, p.reset, p.estimated])).toEqual([[null, false, false], [3, false, false], [8, false, false]]);
+      // an import into an account with a history: a link that has one keeps it (no clicks invented), a new one takes the totals as its start
+      const more = await h.snapshot({ source: SOURCE, at: T0 + 3 * DAY, origin: 'import:bitly', records: [{ kind: 'link', alias: 'spring', clicks: 161 }, { kind: 'link', alias: 'winter', clicks: 70 }] });
+      expect(more).toMatchObject({ changed: 1, kept: 1 });
+      await h.snapshot({ source: SOURCE, at: T0 + 4 * DAY, records: [link(31, 12, 9, { alias: 'spring' }), link(32, 1, 1, { alias: 'autumn' }), link(33, 2, 2, { alias: 'winter' })] });
+      const after = await computeSeries(h, 1, [ALL], days(4));
+      // the import is no snapshot of the server: day 3 and 4 share spring's 2 new clicks and winter's first 2, estimated
+      expect(after.series[0]!.points.map((p) => [p.clicks, p.reset, p.estimated])).toEqual([[null, false, false], [3, false, false], [8, false, false], [2, false, true], [2, false, true]]);
     } finally {
       await h.close();
     }

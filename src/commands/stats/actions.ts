@@ -6,12 +6,15 @@
 import type { Context } from '../../context.js';
 import type { ActionInput } from '../shared/define.js';
 import type { Column, Rec, Result } from '../../output/types.js';
-import { ConfigError, NotFoundError, UsageError } from '../../errors.js';
-import { openHistory, type History, type Item, type Source } from '../../history/store.js';
-import { readAccount, readCollections, readDetails, sourceBaseUrl, toRecords } from '../../history/read.js';
-import { bucketTotals, computeBreakdown, computeSeries, covered, sparkline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
-import { DEFAULT_SINCE, iso, now, parseSince, periodStart, type Period } from '../../history/time.js';
-import type { Dimension } from '../../history/kinds.js';
+import { ConfigError, NoHistoryError, NotFoundError, UsageError } from '../../errors.js';
+import { CLOCK_SKEW_MS, openHistory, type History, type Item, type Source } from '../../history/store.js';
+import { readAccount, readCollections, readDetails, serverKey, sourceBaseUrl, toRecords } from '../../history/read.js';
+import { computeBreakdown, computeBreakdowns, computeSeries, DeltaCache, itemTotals, sparkline, timeline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
+import { rank, when, type Ranking } from '../../history/rank.js';
+import { DEFAULT_SINCE, iso, now, parseSince, type Period } from '../../history/time.js';
+import { DIMENSIONS, type Dimension } from '../../history/kinds.js';
+import type { Breakdown } from '../../history/report.js';
+import { isPostgres } from '../../history/db.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
@@ -26,19 +29,67 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
     const lists = await readCollections(ctx, ['links', 'qr', 'campaigns']);
     const { records, skipped } = toRecords(lists);
     const detailed = await readDetails(ctx, records, opts.details ?? 0);
+    // The totals are the server's as of now, when the reads finished: the snapshot's time,
+    // whenever it gets the writers' lock. Checked against the server's own clock.
+    const at = now(ctx.env);
+    const serverTime = (await ctx.client()).serverTime;
     ctx.status('Writing the snapshot');
     const dryRun = Boolean(ctx.globals.dryRun); // the server is only read; a dry run writes no snapshot either
-    const result = await history.snapshot({ source, records, profile: ctx.settings().profile.value, dryRun });
+    const result = await history.snapshot({
+      source, records, at, profile: ctx.settings().profile.value, dryRun,
+      ...(serverTime !== undefined ? { notAfter: serverTime + CLOCK_SKEW_MS, notAfterClock: `the server's clock (its answers are dated ${iso(serverTime)})` } : {}),
+    });
     if (skipped) ctx.warn(`note: ${plural(skipped, 'record')} without an id in the server's lists were left out`);
+    if (result.refused || result.refusedDetails) {
+      const what = [result.refused ? `the totals of ${plural(result.refused, 'record')} (kept as they were)` : '', result.refusedDetails ? `${plural(result.refusedDetails, 'name')} of --details lists` : ''].filter(Boolean).join(' and ');
+      ctx.warn(`warning: the server sent values that are not counts (negative, fractional, huge or not a number): ${what} not stored, e.g. ${result.refusedExamples.join('; ')}`);
+    }
+    if (result.cleanedTexts) ctx.warn(`note: ${plural(result.cleanedTexts, 'text')} from the server held NUL or broken characters, stored with \ufffd in their place`);
     const changes = result.first ? 'the first snapshot of this account' : `${plural(result.changed, 'record')} changed since the previous snapshot${result.gone ? `, ${result.gone} of them gone` : ''}`;
+    const refused = result.refused ? `; ${plural(result.refused, 'record')} refused (totals not counts)` : '';
     const message = `Snapshot ${result.snapshot} at ${result.takenAt}: ${plural(result.links, 'link')}, ${plural(result.qrs, 'QR code')}, ${plural(result.campaigns, 'campaign')}` +
-      `${detailed ? ` (details of ${plural(detailed, 'link')})` : ''}; ${changes} (${history.db.where})`;
+      `${detailed ? ` (details of ${plural(detailed, 'link')})` : ''}; ${changes}${refused} (${history.db.where})`;
     if (dryRun) ctx.warn('dry run: no snapshot was written');
     return {
       kind: 'message',
       message: dryRun ? message.replace(/^Snapshot \d+ at/, 'Dry run: a snapshot at').replace(/changed since/, 'would change since') : message,
       json: { ...result, skipped, account: source, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) },
     };
+  } finally {
+    await history.close();
+  }
+}
+
+// ---------------------------------------------------------------- forget, migrate
+
+export async function forget(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const id = opts.snapshot as number;
+  const history = await openHistory(ctx, { db: opts.db, write: true });
+  try {
+    const info = await history.snapshotInfo(id);
+    if (!info) throw new NotFoundError(`no snapshot ${id} in ${history.db.where}`, 'each snapshot prints its number (`Snapshot 12 at ...`); `linkctl stats snapshot --json` gives it as "snapshot"');
+    const server = info.baseUrl === 'sandbox' ? 'the sandbox' : info.baseUrl;
+    const what = `snapshot ${id} of ${server} (account ${info.name ?? info.account}), dated ${info.takenAt}${info.origin === 'api' ? '' : ` (${info.origin})`}`;
+    await ctx.confirm(`Forget ${what}?`, 'a snapshot forgotten is gone from the history; the next snapshot measures from the one before it');
+    const dryRun = Boolean(ctx.globals.dryRun);
+    const done = await history.forget(id, dryRun);
+    const message = `${dryRun ? 'Dry run: would forget' : 'Forgot'} ${what}: ${plural(done.deleted + done.moved, 'stored total')} (${done.moved} of them kept for the next snapshot, which had not stored them again)${done.details ? `, ${plural(done.details, 'details read', 'details reads')}` : ''}.`;
+    if (dryRun) ctx.warn('dry run: nothing was changed');
+    return { kind: 'message', message, json: { snapshot: id, takenAt: info.takenAt, account: { baseUrl: info.baseUrl, account: info.account, name: info.name }, ...done, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) } };
+  } finally {
+    await history.close();
+  }
+}
+
+/** `stats migrate`: brings an older database to this linkctl's schema (readers never do). */
+export async function migrateDb(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const dryRun = Boolean(ctx.globals.dryRun);
+  const history = await openHistory(ctx, { db: opts.db, write: !dryRun, inspect: dryRun });
+  try {
+    const applied = dryRun ? (await history.pendingMigrations()).map((m) => m.version) : history.appliedNow;
+    if (dryRun) ctx.warn('dry run: nothing was changed');
+    const message = applied.length ? `${dryRun ? 'Dry run: would apply' : `Migrated ${history.db.where}: applied`} schema version${applied.length === 1 ? '' : 's'} ${applied.join(', ')}${dryRun ? ` to ${history.db.where}` : ''}.` : `${history.db.where} is up to date.`;
+    return { kind: 'message', message, json: { applied, db: history.db.where, ...(dryRun ? { dryRun: true } : {}) } };
   } finally {
     await history.close();
   }
@@ -61,19 +112,44 @@ function windowOf(ctx: Context, opts: Record<string, any>, by: Period, defaultSi
   return { by, since, until };
 }
 
+/** Closes a reader's database, saying first what it left out (values an older linkctl stored raw). */
+async function closeReader(ctx: Context, history: History): Promise<void> {
+  if (history.bad.values) ctx.warn(`note: the history holds ${plural(history.bad.values, 'stored value')} that ${history.bad.values === 1 ? 'is' : 'are'} not a count (negative or fractional, stored by an older linkctl): left out, as if that snapshot had not read ${history.bad.values === 1 ? 'it' : 'them'}`);
+  await history.close();
+}
+
+const serverName = (baseUrl: string) => (baseUrl === 'sandbox' ? 'the sandbox' : baseUrl);
+
+/**
+ * The line that takes a snapshot a day with cron, as this run would: the same profile, the
+ * sandbox or the same --db (a PostgreSQL URL is left to LINKCTL_DB: its password belongs in
+ * PGPASSWORD, not in a crontab).
+ */
+function cronLine(ctx: Context, opts: Record<string, any>): string {
+  const settings = ctx.settings();
+  const env = settings.profile.source === 'flag' || settings.profile.source === 'environment' ? `LINKCTL_PROFILE=${settings.profile.value} ` : '';
+  const db = typeof opts.db === 'string' && !isPostgres(opts.db) ? ` --db ${JSON.stringify(opts.db).slice(1, -1).includes(' ') ? JSON.stringify(opts.db) : opts.db}` : '';
+  return `15 6 * * *  ${env}linkctl ${ctx.sandboxMode ? '--sandbox ' : ''}stats snapshot -q${db}`;
+}
+
+/** No snapshot of this account yet: exit 8 (not a configuration error), with the commands that start one. */
+function noHistory(ctx: Context, opts: Record<string, any>, what: string): NoHistoryError {
+  return new NoHistoryError(what, `take a snapshot now with \`linkctl ${ctx.sandboxMode ? '--sandbox ' : ''}stats snapshot\`, and one a day from cron (crontab -e): ${cronLine(ctx, opts)}`);
+}
+
 /** The account whose history is shown: this profile's server, and among its accounts the one asked for or the only one. */
-async function chooseSource(ctx: Context, history: History, account: string | undefined): Promise<Source> {
+async function chooseSource(ctx: Context, opts: Record<string, any>, history: History, account: string | undefined): Promise<Source> {
   const all = await history.sources();
   const base = sourceBaseUrl(ctx);
-  let candidates = base ? all.filter((s) => s.baseUrl === base) : all;
-  const where = base === 'sandbox' ? 'the sandbox' : base ?? 'any server';
+  let candidates = base ? all.filter((s) => s.baseUrl === base || serverKey(s.baseUrl) === base) : all;
+  const where = base ? serverName(base) : 'any server';
   if (account !== undefined) candidates = candidates.filter((s) => s.account === account || s.name === account);
+  candidates = candidates.filter((s) => s.snapshots > 0);
   if (candidates.length === 0) {
-    const known = all.map((s) => `${s.baseUrl === 'sandbox' ? 'the sandbox' : s.baseUrl} (account ${s.name ?? s.account})`);
-    throw new ConfigError(
-      `no snapshots of ${where}${account !== undefined ? ` for account ${account}` : ''} in ${history.db.where}${known.length ? `; it holds ${known.join(', ')}` : ''}`,
-      known.length ? 'choose the profile (--profile, --base-url, --sandbox) or --account of the history you want' : 'run `linkctl stats snapshot` first',
-    );
+    const known = all.filter((s) => s.snapshots > 0).map((s) => `${serverName(s.baseUrl)} (account ${s.name ?? s.account})`);
+    const error = noHistory(ctx, opts, `no snapshots of ${where}${account !== undefined ? ` for account ${account}` : ''} in ${history.db.where} yet${known.length ? `; it holds ${known.join(', ')}` : ''}`);
+    if (!known.length) return Promise.reject(error);
+    throw new NoHistoryError(error.message, `choose the profile (--profile, --base-url, --sandbox) or --account of the history you want, or ${error.hint}`);
   }
   if (candidates.length === 1) return candidates[0]!;
   const profile = ctx.settings().profile.value;
@@ -84,9 +160,15 @@ async function chooseSource(ctx: Context, history: History, account: string | un
 
 async function choose(ctx: Context, opts: Record<string, any>, by: Period, defaultSince: string): Promise<Chosen> {
   const window = windowOf(ctx, opts, by, defaultSince); // bad flags fail before the database is opened
-  const history = await openHistory(ctx, { db: opts.db });
+  let history: History;
   try {
-    const source = await chooseSource(ctx, history, opts.account);
+    history = await openHistory(ctx, { db: opts.db });
+  } catch (error) {
+    if (error instanceof NoHistoryError) throw noHistory(ctx, opts, error.message);
+    throw error;
+  }
+  try {
+    const source = await chooseSource(ctx, opts, history, opts.account);
     return { history, source, window, items: await history.items(source.id) };
   } catch (error) {
     await history.close();
@@ -108,7 +190,7 @@ function find(items: Item[], kind: Item['kind'], given: string): Item[] {
 const NOUN = { link: 'link', qr: 'QR code', campaign: 'campaign' } as const;
 
 function notFound(kind: Item['kind'], given: string, source: Source): NotFoundError {
-  return new NotFoundError(`no ${NOUN[kind]} "${given}" in the history of ${source.baseUrl === 'sandbox' ? 'the sandbox' : source.baseUrl}`, `a ${NOUN[kind]} is in the history from the first snapshot that saw it: run \`linkctl stats snapshot\``);
+  return new NotFoundError(`no ${NOUN[kind]} "${given}" in the history of ${serverName(source.baseUrl)}`, `a ${NOUN[kind]} is in the history from the first snapshot that saw it: run \`linkctl stats snapshot\``);
 }
 
 const linkSpec = (items: Item[], label: string): SeriesSpec => ({
@@ -116,9 +198,18 @@ const linkSpec = (items: Item[], label: string): SeriesSpec => ({
   label, kind: 'link', link: items.length === 1 ? items[0]!.remoteId : null, qr: null, campaign: null, items: new Set(items.map((i) => i.id)),
 });
 
+/** The links with the most clicks in the window, by their spread clicks (as the series count them). */
+async function topLinks(chosen: Chosen, n: number, cache?: DeltaCache): Promise<Item[]> {
+  const { history, source, window, items } = chosen;
+  const t = timeline(await history.snapshots(source.id), window);
+  const totals = await itemTotals(history, source.id, 'link', t, new Int32Array(t.starts.length).fill(0), 1, cache);
+  const byId = new Map(items.map((i) => [i.id, i]));
+  return [...totals.entries()].filter(([, row]) => row.clicks[0]! > 0).sort((a, b) => b[1].clicks[0]! - a[1].clicks[0]! || a[0] - b[0]).slice(0, n).map(([id]) => byId.get(id)!).filter(Boolean);
+}
+
 /** The series the flags ask for: links, campaigns, QR codes, the top N links; by default every link (and every QR code). */
-async function specsOf(chosen: Chosen, opts: Record<string, any>): Promise<SeriesSpec[]> {
-  const { items, source, history, window } = chosen;
+async function specsOf(chosen: Chosen, opts: Record<string, any>, cache?: DeltaCache): Promise<SeriesSpec[]> {
+  const { items, source } = chosen;
   const specs: SeriesSpec[] = [];
   for (const given of (opts.link ?? []) as string[]) {
     const found = find(items, 'link', given);
@@ -140,15 +231,11 @@ async function specsOf(chosen: Chosen, opts: Record<string, any>): Promise<Serie
   const filtered = specs.length > 0;
   if (!filtered) {
     specs.push({ key: 'links', label: 'All links', kind: 'link', link: null, qr: null, campaign: null });
-    if (items.some((i) => i.kind === 'qr') && opts.top === undefined) specs.push({ key: 'qrs', label: 'All QR codes', kind: 'qr', link: null, qr: null, campaign: null });
+    if (items.some((i) => i.kind === 'qr') && (opts.top === undefined || opts.qrs)) specs.push({ key: 'qrs', label: 'All QR codes', kind: 'qr', link: null, qr: null, campaign: null });
   }
   if (opts.top !== undefined) {
-    const totals = await bucketTotals(history, source.id, 'link', [[periodStart(window.by, window.since), window.until + 1]], window.until);
-    const byId = new Map(items.map((i) => [i.id, i]));
-    const ranked = [...totals.entries()].filter(([, [t]]) => t!.clicks > 0).sort((a, b) => b[1][0]!.clicks - a[1][0]!.clicks || a[0] - b[0]);
     const already = new Set(specs.map((s) => s.key));
-    for (const [id] of ranked.slice(0, opts.top)) {
-      const item = byId.get(id)!;
+    for (const item of await topLinks(chosen, opts.top, cache)) {
       const spec = linkSpec([item], item.alias ?? String(item.remoteId));
       if (!already.has(spec.key)) specs.push(spec);
     }
@@ -156,10 +243,25 @@ async function specsOf(chosen: Chosen, opts: Record<string, any>): Promise<Serie
   return specs;
 }
 
+/** The account's snapshots from the server up to the window's end: one means a first run (totals, no trends yet). */
+async function serverSnapshots(chosen: Chosen): Promise<number[]> {
+  return (await chosen.history.snapshots(chosen.source.id)).filter((s) => s.origin === 'api' && s.at <= chosen.window.until).map((s) => s.at);
+}
+
+/** After the first snapshot: what it holds, and when trends will appear. */
+function firstRunNote(ctx: Context, opts: Record<string, any>, at: number): string {
+  return `one snapshot so far (${when(at)}): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  ${cronLine(ctx, opts)}`;
+}
+
 // ---------------------------------------------------------------- show
 
-const POINT_COLUMNS: Column[] = ['series', 'label', 'link', 'qr', 'campaign', 'period', 'start', 'clicks', 'uniqueClicks', 'gap', 'reset', 'from', 'to'].map((key) => ({ key }));
-const BREAKDOWN_COLUMNS: Column[] = ['series', 'link', 'dimension', 'name', 'period', 'start', 'clicks', 'gap', 'reset', 'from', 'to'].map((key) => ({ key }));
+const POINT_COLUMNS: Column[] = ['series', 'label', 'link', 'qr', 'campaign', 'period', 'start', 'clicks', 'uniqueClicks', 'gap', 'reset', 'estimated', 'from', 'to'].map((key) => ({ key }));
+const BREAKDOWN_COLUMNS: Column[] = ['series', 'link', 'dimension', 'name', 'period', 'start', 'clicks', 'gap', 'reset', 'estimated', 'from', 'to'].map((key) => ({ key }));
+const TOTAL_COLUMNS: Column[] = [
+  { key: 'label', header: 'SERIES' },
+  { key: 'total', header: 'TOTAL NOW', show: (r) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) },
+  { key: 'series', optional: true },
+];
 
 function pointRecord(series: Series, point: Point): Rec {
   const { spec } = series;
@@ -167,6 +269,7 @@ function pointRecord(series: Series, point: Point): Rec {
 }
 
 const UNIQUE_NOTE = 'visitors first counted in the period (the growth of the server\'s unique count); they do not add up across periods or links';
+const ESTIMATE_NOTE = 'spread evenly over the periods a missed snapshot left between two others: estimates, not counts';
 
 function seriesColumns(by: Period, periods: number, width: number, breakdown?: Dimension): { columns: Column[]; shown: number } {
   // the sparkline gets what the other columns leave of the terminal; the latest periods when it is narrow
@@ -177,6 +280,7 @@ function seriesColumns(by: Period, periods: number, width: number, breakdown?: D
     ...(breakdown ? [] : [{ key: 'uniqueClicks', header: 'NEW UNIQUES*', show: (r: Rec) => (r.uniqueClicks === null ? '-' : (r.uniqueClicks as number).toLocaleString('en')) }]),
     { key: 'trend', header: `PER ${by.toUpperCase()}${shown < periods ? ` (last ${shown})` : ''}` },
     { key: 'last', header: 'LAST', show: (r) => (r.last === null ? 'gap' : (r.last as number).toLocaleString('en')) },
+    ...(breakdown ? [] : [{ key: 'total', header: 'TOTAL NOW', show: (r: Rec) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) }]),
     { key: 'notes', header: 'NOTES' },
   ];
   return { columns, shown };
@@ -184,21 +288,30 @@ function seriesColumns(by: Period, periods: number, width: number, breakdown?: D
 
 function seriesRow(series: Series, shown: number): Rec {
   const values = series.points.map((p) => p.clicks);
-  const notes = [series.gaps ? plural(series.gaps, 'gap') : '', series.resets ? `${plural(series.resets, 'reset')} (a total went down)` : ''].filter(Boolean).join('; ');
+  const notes = [
+    series.gaps ? plural(series.gaps, 'gap') : '',
+    series.estimated ? `${series.estimated} estimated` : '',
+    series.resets ? `${plural(series.resets, 'reset')} (a total went down)` : '',
+  ].filter(Boolean).join('; ');
   return {
     series: series.spec.key,
     label: series.spec.label,
     clicks: series.clicks,
     uniqueClicks: series.uniqueClicks,
-    trend: sparkline(values.slice(-shown)),
+    trend: sparkline(values.slice(-shown), series.points.slice(-shown).map((p) => p.estimated)),
     last: values.at(-1) ?? null,
+    total: series.total,
     notes,
   };
 }
 
 function windowNote(chosen: Chosen, newest: string | null, count: number): string {
   const { window } = chosen;
-  return `${count} snapshot${count === 1 ? '' : 's'} of ${chosen.source.baseUrl === 'sandbox' ? 'the sandbox' : chosen.source.baseUrl} (account ${chosen.source.name ?? chosen.source.account}) up to ${iso(window.until)}; newest snapshot ${newest ?? 'none'}; periods in UTC`;
+  return `${count} snapshot${count === 1 ? '' : 's'} of ${serverName(chosen.source.baseUrl)} (account ${chosen.source.name ?? chosen.source.account}) up to ${iso(window.until)}; newest snapshot ${newest ?? 'none'}; periods in UTC`;
+}
+
+function seriesJson(s: Series): Rec {
+  return { series: s.spec.key, label: s.spec.label, link: s.spec.link, qr: s.spec.qr, campaign: s.spec.campaign, clicks: s.clicks, uniqueClicks: s.uniqueClicks, gaps: s.gaps, resets: s.resets, estimated: s.estimated, total: s.total };
 }
 
 export async function show(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -212,28 +325,33 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
   const { history, source, window } = chosen;
   try {
     const specs = await specsOf(chosen, opts);
-    const { series: computed, snapshots } = await computeSeries(history, source.id, breakdown ? [] : specs, window);
+    const { series: computed, snapshots, timeline: t } = await computeSeries(history, source.id, specs, window);
     let series = computed;
     if (breakdown) {
       series = [];
       for (const spec of specs.filter((s) => s.kind === 'link' && s.items)) {
-        for (const s of await computeBreakdown(history, snapshots, spec, breakdown, window)) series.push(s);
+        for (const s of await computeBreakdown(history, t, spec, breakdown)) series.push(s);
       }
-      if (series.length === 0) ctx.warn(`note: no ${breakdown} changes: they need two snapshots in a period that both read the link's details (stats snapshot --details N)`);
+      if (series.length === 0) ctx.warn(`note: no ${breakdown} changes: they need two snapshots that both read the link's details (stats snapshot --details N)`);
     }
     const all = await history.snapshots(source.id);
     const newest = all.length ? iso(all[all.length - 1]!.at) : null;
+    const fromServer = await serverSnapshots(chosen);
+    const first = !breakdown && fromServer.length === 1 ? firstRunNote(ctx, opts, fromServer[0]!) : undefined;
     const where = windowNote(chosen, newest, snapshots.length);
-    const note = breakdown ? where : `${where}\n${format === 'table' ? '* NEW UNIQUES' : 'uniqueClicks'}: ${UNIQUE_NOTE}`;
+    const estimates = series.some((s) => s.estimated) ? `\n${format === 'table' ? 'estimated (░▒▓ in the sparkline)' : 'estimated'}: ${ESTIMATE_NOTE}` : '';
+    const note = first ? `${where}\n${first}` : breakdown ? `${where}${estimates}` : `${where}\n${format === 'table' ? '* NEW UNIQUES' : 'uniqueClicks'}: ${UNIQUE_NOTE}${estimates}`;
     if (format === 'json') {
       const points = series.flatMap((s) => s.points.map((p) => (breakdown ? breakdownRecord(s, p, breakdown) : pointRecord(s, p))));
+      if (first) ctx.warn(first);
       return {
         kind: 'raw',
         json: {
           account: { baseUrl: source.baseUrl, account: source.account, name: source.name },
           by, since: iso(window.since), until: iso(window.until), newestSnapshot: newest, snapshots: snapshots.length,
           ...(breakdown ? { breakdown } : { uniqueClicks: UNIQUE_NOTE }),
-          series: series.map((s) => ({ series: s.spec.key, label: s.spec.label, link: s.spec.link, qr: s.spec.qr, campaign: s.spec.campaign, clicks: s.clicks, uniqueClicks: s.uniqueClicks, gaps: s.gaps, resets: s.resets })),
+          ...(first ? { next: first } : {}),
+          series: series.map(seriesJson),
           points,
         },
       };
@@ -242,18 +360,19 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
       const records = series.flatMap((s) => s.points.map((p) => (breakdown ? breakdownRecord(s, p, breakdown) : pointRecord(s, p))));
       return { kind: 'list', pages: one(records), columns: columns!, note };
     }
+    if (first) return { kind: 'list', pages: one(series.map((s) => ({ series: s.spec.key, label: s.spec.label, total: s.total }))), columns: TOTAL_COLUMNS, note };
     const periods = series[0]?.points.length ?? 0;
     const { columns: tableColumns, shown } = seriesColumns(by, periods, ctx.outputOptions().width, breakdown);
     ctx.checkOutput(tableColumns);
     return { kind: 'list', pages: one(series.map((s) => seriesRow(s, shown))), columns: tableColumns, note };
   } finally {
-    await history.close();
+    await closeReader(ctx, history);
   }
 }
 
 function breakdownRecord(series: Series, point: Point, dimension: Dimension): Rec {
   const { spec } = series;
-  return { series: spec.key.replace(/:[^:]+:[^:]*$/, ''), link: spec.link, dimension, name: spec.label, period: point.period, start: point.start, clicks: point.clicks, gap: point.gap, reset: point.reset, from: point.from, to: point.to };
+  return { series: spec.key.replace(/:[^:]+:[^:]*$/, ''), link: spec.link, dimension, name: spec.label, period: point.period, start: point.start, clicks: point.clicks, gap: point.gap, reset: point.reset, estimated: point.estimated, from: point.from, to: point.to };
 }
 
 async function* one(records: Rec[]): AsyncGenerator<Rec[]> {
@@ -262,114 +381,220 @@ async function* one(records: Rec[]): AsyncGenerator<Rec[]> {
 
 // ---------------------------------------------------------------- top
 
-export interface Mover extends Rec {
-  direction: 'up' | 'down';
-  rank: number;
-  kind: 'link' | 'qr';
-  id: number | null;
-  alias: string | null;
-  label: string | null;
-  clicks: number;
-  previous: number | null;
-  change: number | null;
-  changePercent: number | null;
-  reset: boolean;
-}
-
-const MOVER_COLUMNS: Column[] = [
-  { key: 'direction', header: 'MOVED' },
+const RANK_COLUMNS: Column[] = [
   { key: 'rank', header: '#' },
   { key: 'kind', optional: true },
   { key: 'id', header: 'ID' },
   { key: 'alias', header: 'NAME' },
   { key: 'label', optional: true },
-  { key: 'clicks', header: 'CLICKS' },
-  { key: 'previous', header: 'BEFORE', show: (r) => r.previous ?? '-' },
-  { key: 'change', header: 'CHANGE', show: (r) => (r.change === null ? '-' : `${(r.change as number) > 0 ? '+' : ''}${r.change}`) },
+  { key: 'clicks', header: 'CLICKS', show: (r) => `${(r.clicks as number).toLocaleString('en')}${r.estimated ? '~' : ''}` },
+  { key: 'previous', header: 'BEFORE', show: (r) => (r.previous === null ? '-' : (r.previous as number).toLocaleString('en')) },
+  { key: 'change', header: 'CHANGE', show: (r) => (r.change === null ? '-' : `${(r.change as number) > 0 ? '+' : ''}${(r.change as number).toLocaleString('en')}`) },
   { key: 'changePercent', header: '%', show: (r) => (r.changePercent === null ? '-' : `${(r.changePercent as number) > 0 ? '+' : ''}${r.changePercent}%`) },
+  { key: 'direction', optional: true },
   { key: 'reset', optional: true },
+  { key: 'estimated', optional: true },
 ];
 
-/** The movers of a window against the one before it: up to `n` each way. */
-export async function movers(chosen: Chosen, kind: 'link' | 'qr', n: number): Promise<{ movers: Mover[]; note: string }> {
-  const { history, source, window, items } = chosen;
-  const length = window.until - window.since;
-  const previous: [number, number] = [window.since - length, window.since];
-  const current: [number, number] = [window.since, window.until + 1];
-  const snapshots = (await history.snapshots(source.id)).filter((s) => s.at <= window.until);
-  const noun = kind === 'link' ? 'clicks' : 'scans';
-  if (!covered(snapshots, ...current)) {
-    return { movers: [], note: `no movers: the window ${iso(window.since)} to ${iso(window.until)} needs a snapshot before it and one in it (${snapshots.length} snapshot${snapshots.length === 1 ? '' : 's'} so far)` };
-  }
-  const comparable = covered(snapshots, ...previous);
-  const totals = await bucketTotals(history, source.id, kind, [previous, current], window.until);
-  const byId = new Map(items.map((i) => [i.id, i]));
-  const rows = [...totals.entries()].map(([id, [before, now]]) => {
-    const item = byId.get(id)!;
-    const change = comparable ? now!.clicks - before!.clicks : null;
-    return {
-      kind, id: item.remoteId, alias: item.alias, label: item.label, clicks: now!.clicks, previous: comparable ? before!.clicks : null, change,
-      changePercent: change === null || !before!.clicks ? null : Math.round((change / before!.clicks) * 1000) / 10,
-      reset: now!.reset || before!.reset, item: id,
-    };
-  });
-  const pick = (direction: 'up' | 'down', list: typeof rows): Mover[] => list.slice(0, n).map(({ item, ...r }, i) => ({ direction, rank: i + 1, ...r }));
-  const up = comparable
-    ? rows.filter((r) => r.change! > 0).sort((a, b) => b.change! - a.change! || a.item - b.item)
-    : rows.filter((r) => r.clicks > 0).sort((a, b) => b.clicks - a.clicks || a.item - b.item);
-  const down = comparable ? rows.filter((r) => r.change! < 0).sort((a, b) => a.change! - b.change! || a.item - b.item) : [];
-  const note = comparable
-    ? `${noun} from ${iso(window.since)} to ${iso(window.until)} against the ${Math.round(length / 3_600_000)} hours before`
-    : `the window before ${iso(window.since)} has no snapshots to compare with: ranked by ${noun} in the window only`;
-  return { movers: [...pick('up', up), ...pick('down', down)], note };
+/** The JSON of a ranking: the same for `stats top --json`, the MCP tool and the report's data. */
+function rankingJson(chosen: Chosen, ranking: Ranking, kind: 'link' | 'qr'): Rec {
+  const { source } = chosen;
+  return {
+    account: { baseUrl: source.baseUrl, account: source.account, name: source.name },
+    kind, by: ranking.by, window: ranking.window, covered: ranking.covered, comparison: ranking.comparison,
+    clicks: ranking.clicks, previous: ranking.previous, note: ranking.note, snapshots: ranking.snapshots,
+    ...(kind === 'qr' ? { qrs: ranking.rows } : { links: ranking.rows }),
+  };
 }
 
 export async function top(ctx: Context, { opts }: ActionInput): Promise<Result> {
-  ctx.checkOutput(MOVER_COLUMNS);
+  if (ctx.format !== 'json') ctx.checkOutput(RANK_COLUMNS);
   const chosen = await choose(ctx, opts, 'day', '7d');
   try {
-    const { movers: list, note } = await movers(chosen, opts.qr ? 'qr' : 'link', opts.top ?? 5);
-    return { kind: 'list', pages: one(list), columns: MOVER_COLUMNS, note };
+    const kind = opts.qr ? 'qr' : 'link';
+    const ranking = await rank(chosen.history, chosen.source.id, chosen.items, kind, chosen.window.since, chosen.window.until, opts.top ?? 10);
+    const fromServer = await serverSnapshots(chosen);
+    const note = fromServer.length === 1 ? `${ranking.note}\n${firstRunNote(ctx, opts, fromServer[0]!)}` : ranking.note;
+    if (ctx.format === 'json') {
+      ctx.warn(note);
+      return { kind: 'raw', json: rankingJson(chosen, ranking, kind) };
+    }
+    return { kind: 'list', pages: one(ranking.rows as unknown as Rec[]), columns: RANK_COLUMNS, note };
   } finally {
-    await chosen.history.close();
+    await closeReader(ctx, chosen.history);
   }
 }
 
 // ---------------------------------------------------------------- report
 
+const DIMENSION_TITLES: Record<Dimension, string> = { countries: 'Countries', referrers: 'Referrers', browsers: 'Browsers', os: 'Systems' };
+
+/**
+ * The breakdowns `--details` kept, over the ranking's covered part and its comparison: each
+ * name's change summed over the links, as `stats show --breakdown` counts it (same function).
+ */
+async function breakdowns(chosen: Chosen, ranking: Ranking, by: Period): Promise<Breakdown[]> {
+  const { history, source } = chosen;
+  if (!ranking.covered) return [];
+  const items = await history.detailItems(source.id);
+  if (!items.length) return [];
+  const since = Date.parse(ranking.comparison?.from ?? ranking.covered.from);
+  const t = timeline(await history.snapshots(source.id), { by, since, until: chosen.window.until });
+  // each span as the timeline's period indices [first, end)
+  const range = (span: { from: string; to: string }) => [t.starts.findIndex((start) => start >= Date.parse(span.from)), t.starts.findIndex((start) => start >= Date.parse(span.to))].map((i) => (i < 0 ? t.starts.length : i)) as [number, number];
+  const covered = range(ranking.covered);
+  const compared = ranking.comparison ? range(ranking.comparison) : undefined;
+  const spec: SeriesSpec = { key: 'links', label: 'links with details', kind: 'link', link: null, qr: null, campaign: null, items: new Set(items) };
+  const out: Breakdown[] = [];
+  const all = await computeBreakdowns(history, t, spec, DIMENSIONS);
+  for (const dimension of DIMENSIONS) {
+    const series = all.get(dimension) ?? [];
+    const rows = series.map((s) => {
+      const sum = ([first, end]: [number, number]) => {
+        let clicks = 0;
+        for (let w = first; w < end; w++) clicks += s.points[w]!.clicks ?? 0;
+        return clicks;
+      };
+      const known = ([first, end]: [number, number]) => s.points.slice(first, end).some((p) => !p.gap);
+      const clicks = sum(covered);
+      const previous = compared && known(compared) ? sum(compared) : null;
+      const change = previous === null ? null : clicks - previous;
+      return { name: s.spec.label, clicks, previous, change, changePercent: change === null || !previous ? null : Math.round((change / previous) * 1000) / 10 };
+    }).filter((r) => r.clicks > 0).sort((a, b) => b.clicks - a.clicks || a.name.localeCompare(b.name)).slice(0, 10);
+    out.push({ dimension, title: DIMENSION_TITLES[dimension], rows, links: items.length });
+  }
+  return out;
+}
+
+/** Chromium, to print the page: LINKCTL_BROWSER, else the usual names on PATH. */
+async function findBrowser(env: Record<string, string | undefined>): Promise<string | undefined> {
+  const { accessSync, constants } = await import('node:fs');
+  const { delimiter, join } = await import('node:path');
+  const runnable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (env.LINKCTL_BROWSER) return runnable(env.LINKCTL_BROWSER) ? env.LINKCTL_BROWSER : undefined;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
+    for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) if (runnable(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+/**
+ * The page printed to PDF by headless Chromium: from a private copy of the page beside the PDF,
+ * with no network (a proxy that does not exist) and a profile of its own, removed after.
+ */
+async function printPdf(ctx: Context, browser: string, html: string, pdf: string, paper: 'a4' | 'letter'): Promise<void> {
+  const { mkdtempSync, rmSync, writeFileSync, existsSync, statSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  const { spawn } = await import('node:child_process');
+  const { pathToFileURL } = await import('node:url');
+  const work = mkdtempSync(join(dirname(pdf), '.linkctl-pdf-'));
+  try {
+    const page = join(work, 'report.html');
+    // the page leaves the paper to whoever prints it; this copy asks for the one --paper names
+    writeFileSync(page, html.replace('</style>', `@page { size: ${paper === 'a4' ? 'A4' : 'letter'}; }\n</style>`), { mode: 0o600 });
+    const out = join(work, 'report.pdf');
+    const args = [
+      '--headless', '--disable-gpu', '--no-first-run', '--no-default-browser-check', '--disable-extensions', '--disable-sync',
+      '--disable-background-networking', '--disable-component-update', '--proxy-server=127.0.0.1:9', '--proxy-bypass-list=<-loopback>',
+      `--user-data-dir=${join(work, 'profile')}`, '--no-pdf-header-footer', `--print-to-pdf=${out}`,
+      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), pathToFileURL(page).href,
+    ];
+    const status = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(browser, args, { stdio: ['ignore', 'ignore', 'pipe'], signal: ctx.io.signal });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+    });
+    if (status.code !== 0 || !existsSync(out) || statSync(out).size === 0) {
+      throw new ConfigError(`${browser} did not print the report (exit ${status.code})${status.stderr.trim() ? `: ${status.stderr.trim().split('\n').slice(-2).join(' ')}` : ''}`, 'write the page with --html FILE and print it from a browser');
+    }
+    const { readFileSync } = await import('node:fs');
+    const target = await (await import('../../files/access.js')).prepareWrite(ctx, pdf, { flag: '--pdf', force: true });
+    target.write(readFileSync(out));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 export async function report(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const by: Period = opts.by ?? 'day';
+  if (opts.html === undefined && opts.pdf === undefined) throw new UsageError('stats report needs --html FILE or --pdf FILE (or both)', 'e.g. stats report --since 90d --html report.html, or --pdf report.pdf (printed by headless Chromium)');
+  if (opts.pdf === '-') throw new UsageError('--pdf needs a file name (a PDF is not written to stdout)', 'e.g. --pdf report.pdf');
   // Checked before any work: an existing page is replaced only with --force (or a yes at a terminal).
-  const out = opts.html === '-' ? undefined : await (await import('../../files/access.js')).prepareWrite(ctx, String(opts.html), { flag: '--html', force: Boolean(opts.force) });
+  const { prepareWrite } = await import('../../files/access.js');
+  const htmlOut = opts.html === undefined || opts.html === '-' ? undefined : await prepareWrite(ctx, String(opts.html), { flag: '--html', force: Boolean(opts.force) });
+  const pdfOut = opts.pdf === undefined ? undefined : await prepareWrite(ctx, String(opts.pdf), { flag: '--pdf', force: Boolean(opts.force) });
+  const asked = windowOf(ctx, opts, by, opts.since ?? '90d');
   const chosen = await choose(ctx, opts, by, opts.since ?? '90d');
-  const { history, source, window } = chosen;
+  const { history, source } = chosen;
   try {
-    const specs = await specsOf(chosen, { ...opts, top: opts.top ?? (opts.link || opts.campaign || opts.qr ? undefined : 5) });
-    const { series, snapshots } = await computeSeries(history, source.id, specs, window);
-    // movers: the second half of the window against the first half
-    const moverWindow: Chosen = { ...chosen, window: { by, since: window.until - (window.until - window.since) / 2, until: window.until } };
-    const { movers: moved, note } = await movers(moverWindow, 'link', 10);
+    // every view of the page reads the same history: each kind read and decoded once
+    const cache = new DeltaCache(history, source.id, asked.until);
+    const links = await rank(history, source.id, chosen.items, 'link', asked.since, asked.until, 10, by, cache);
+    // the page's window is the ranking's: whole periods, so that its cards, charts and tables add up
+    const window: Window = { by, since: Date.parse(links.window.from), until: asked.until };
+    const pageChosen: Chosen = { ...chosen, window };
+    const hasQrs = chosen.items.some((i) => i.kind === 'qr');
+    const specs = await specsOf(pageChosen, { ...opts, top: opts.top ?? (opts.link || opts.campaign || opts.qr ? undefined : 5), qrs: hasQrs }, cache);
+    const { series } = await computeSeries(history, source.id, specs, window, cache);
+    const qrs = hasQrs ? await rank(history, source.id, chosen.items, 'qr', asked.since, asked.until, 10, by, cache) : null;
+    const fromServer = await serverSnapshots(chosen);
     const { renderReport } = await import('../../history/report.js');
-    const all = await history.snapshots(source.id);
     const html = renderReport({
-      title: `Click history: ${source.baseUrl === 'sandbox' ? 'the sandbox' : source.baseUrl}`,
+      title: `Click report: ${source.name ?? source.account}`,
+      server: serverName(source.baseUrl),
       account: source.name ?? source.account,
       window,
       series,
-      movers: moved,
-      moversNote: note,
-      snapshots: snapshots.length,
-      newest: all.length ? iso(all[all.length - 1]!.at) : null,
-      generated: iso(now(ctx.env)),
+      links,
+      qrs,
+      breakdowns: await breakdowns(chosen, links, by),
+      snapshots: fromServer.length,
+      newest: fromServer.at(-1) ?? null,
+      generated: now(ctx.env),
+      firstRun: fromServer.length === 1 ? firstRunNote(ctx, opts, fromServer[0]!) : undefined,
       uniqueNote: UNIQUE_NOTE,
     });
-    if (!out) return { kind: 'text', text: html };
-    if (!out.write(html)) {
+    const summary = `${plural(series.length, 'chart')}, ${plural(links.rows.length, 'ranked link')}, ${plural(fromServer.length, 'snapshot')}`;
+    if (ctx.globals.dryRun) {
       ctx.warn('dry run: nothing was written');
-      return { kind: 'message', message: `Would write ${out.path}: ${plural(series.length, 'chart')}, ${plural(snapshots.length, 'snapshot')}.`, json: { dryRun: true, file: out.path, charts: series.length } };
+      const files = [htmlOut?.path, pdfOut?.path].filter(Boolean).join(' and ');
+      return { kind: 'message', message: `Would write ${files || 'the page to stdout'}: ${summary}.`, json: { dryRun: true, file: htmlOut?.path ?? null, pdf: pdfOut?.path ?? null, charts: series.length } };
     }
-    return { kind: 'message', message: `Wrote ${out.path}: ${plural(series.length, 'chart')}, ${plural(moved.length, 'mover')}, ${plural(snapshots.length, 'snapshot')}.`, json: { file: out.path, charts: series.length, movers: moved.length, snapshots: snapshots.length } };
+    const wrote: string[] = [];
+    if (htmlOut) {
+      htmlOut.write(html);
+      wrote.push(htmlOut.path);
+    }
+    if (pdfOut) {
+      const browser = await findBrowser(ctx.env);
+      if (!browser) {
+        let page = htmlOut?.path;
+        if (!page) {
+          const beside = String(opts.pdf).replace(/\.pdf$/i, '') + '.html';
+          (await prepareWrite(ctx, beside, { flag: '--pdf', force: Boolean(opts.force) })).write(html);
+          page = beside;
+        }
+        throw new ConfigError(`no Chromium to print the PDF with (looked for ${ctx.env.LINKCTL_BROWSER ? `LINKCTL_BROWSER=${ctx.env.LINKCTL_BROWSER}` : 'chromium, chromium-browser, google-chrome on PATH'}); the page is written: ${page}`, 'open it in a browser and print it to PDF, or install Chromium (Debian: apt-get install chromium) or set LINKCTL_BROWSER to one');
+      }
+      await printPdf(ctx, browser, html, pdfOut.path, opts.paper ?? 'a4');
+      wrote.push(pdfOut.path);
+    }
+    if (!htmlOut && !pdfOut) return { kind: 'text', text: html };
+    return { kind: 'message', message: `Wrote ${wrote.join(' and ')}: ${summary}.`, json: { file: htmlOut?.path ?? null, pdf: pdfOut?.path ?? null, charts: series.length, links: links.rows.length, snapshots: fromServer.length } };
   } finally {
-    await history.close();
+    await closeReader(ctx, history);
   }
 }

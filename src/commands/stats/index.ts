@@ -31,8 +31,10 @@ export function register(program: Command, bind: Bind): void {
     .addHelpText('after', wrapped([
       '',
       'The API gives totals only. `stats snapshot` (from cron or a scheduled CI job) stores them;',
-      '`show`, `top` and `report` show the differences between snapshots. A period without a',
-      'snapshot is a gap, not a zero; a total that went down is flagged as a reset.',
+      '`show`, `top` and `report` show the differences between snapshots. A period no two',
+      'snapshots span is a gap, not a zero; the clicks across a missed snapshot are spread evenly',
+      'over its periods, marked estimated; a total that went down is flagged as a reset.',
+      'Exit 8: no snapshot of this account yet.',
       'LINKCTL_NOW=2025-06-01T06:00:00Z stands in for the clock (for tests and demos).',
     ].join('\n')));
 
@@ -59,19 +61,34 @@ export function register(program: Command, bind: Bind): void {
   );
   withExamples(
     dbOption(window(stats.command('top'), '7d'))
-      .description('Biggest movers: clicks in the window against the window of the same length before it, up and down')
-      .option('--top <n>', 'how many each way (default 5)', (v) => positiveInt('--top', v))
+      .description('The most clicked links of the window (days ending today), each against the same span before, with what the history covers said')
+      .option('--top <n>', 'how many (default 10)', (v) => positiveInt('--top', v))
       .option('--qr', 'QR codes\' scans instead of links\' clicks')
       .action(bind(load, 'top')),
-    ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 10 --json', 'linkctl stats top --qr'],
+    ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 20 --json', 'linkctl stats top --qr'],
   );
   withExamples(
     dbOption(selection(window(stats.command('report'), '90d')))
-      .description('Write one self-contained HTML page: totals, a line chart per selection, the top movers')
-      .addOption(pathOption('--html <file>', 'the page to write (- for stdout)').makeOptionMandatory())
-      .addOption(enumOption('--by <period>', 'period of each point (default day)', PERIODS))
+      .description('One self-contained page to forward: totals against the period before, charts, top links and QR codes, breakdowns; --pdf prints it')
+      .addOption(pathOption('--html <file>', 'the page to write (- for stdout)'))
+      .addOption(pathOption('--pdf <file>', 'also (or only) the page printed to PDF, by headless Chromium (LINKCTL_BROWSER, or chromium on PATH)'))
+      .addOption(enumOption('--paper <size>', 'the PDF\'s paper: a4 or letter (default a4)', ['a4', 'letter']))
+      .addOption(enumOption('--by <period>', 'period of each bar (default day)', PERIODS))
       .addOption(forceOption())
       .action(bind(load, 'report')),
-    ['linkctl stats report --since 90d --html report.html', 'linkctl stats report --campaign "Spring launch" --top 5 --html spring.html'],
+    ['linkctl stats report --since 90d --html report.html', 'linkctl stats report --since 30d --pdf report.pdf', 'linkctl stats report --campaign "Spring launch" --top 5 --html spring.html'],
+  );
+  withExamples(
+    dbOption(stats.command('forget'))
+      .description('Remove one snapshot from the history (one dated wrongly, say); asks first on a terminal, needs --yes elsewhere')
+      .requiredOption('--snapshot <id>', 'the snapshot\'s number, as `stats snapshot` printed it (Snapshot 12 at ...)', (v) => positiveInt('--snapshot', v))
+      .action(bind(load, 'forget')),
+    ['linkctl stats forget --snapshot 2', 'linkctl stats forget --snapshot 2 --yes --db postgres://linkctl@db.example.com/marketing'],
+  );
+  withExamples(
+    dbOption(stats.command('migrate'))
+      .description('Bring a history database written by an older linkctl to this one\'s tables (show, top and report only read)')
+      .action(bind(load, 'migrateDb')),
+    ['linkctl stats migrate', 'linkctl stats migrate --dry-run --db postgres://linkctl@db.example.com/marketing'],
   );
 }
