@@ -159,3 +159,24 @@ export async function readCodes(client: ApiClient, codes: QrCode[], progress: (d
   if (failed !== undefined) throw failed;
   return out;
 }
+
+/** A code's content under stable keys (`qr get --json`): every key always there, null when not read. */
+export function contentJson(read: CodeRead): Record<string, unknown> {
+  const c = read.content;
+  return {
+    type: c?.type ?? null,
+    data: c?.data ?? null,
+    foreground: c?.foreground ?? null,
+    background: c?.background ?? null,
+    readFrom: c ? (c.from === 'image' ? 'image' : 'short link') : null,
+    unreadable: read.unreadable ?? null,
+    notes: c?.notes ?? [],
+  };
+}
+
+/** A code's data on one line: the string, or an object's fields as `key=value`. */
+export function dataLine(data: unknown): string {
+  if (data === null || data === undefined) return '';
+  if (typeof data !== 'object') return String(data);
+  return Object.entries(data).map(([k, v]) => `${k}=${String(v)}`).join(', ');
+}

@@ -165,5 +165,27 @@ export async function get(ctx: Context, { args }: ActionInput): Promise<Result> 
   const id = args[0] as number;
   const client = await ctx.client();
   const body = await readOne(client, QR, id);
-  return statsResult(body, COLUMNS, 'No statistics for this code (servers keep none for text, sms and wifi codes).');
+  const details = (body.details ?? {}) as Rec;
+  // The API gives no type, data or colours: they are read from the code's image (no API request, no scan counted).
+  const { readCode, contentJson, dataLine } = await import('../../qr/read.js');
+  ctx.status('reading the code\'s image');
+  const read = await readCode(client, { id, name: typeof details.name === 'string' ? details.name : null, link: typeof details.link === 'string' ? details.link : null });
+  const content = contentJson(read);
+  const result = statsResult(body, [...COLUMNS, ...CONTENT_COLUMNS], 'No statistics for this code (servers keep none for text, sms and wifi codes).');
+  if (result.kind !== 'record') return result;
+  // Real servers put the creation time under `data` (sic): it is the date, and `data` the code's content.
+  if (result.record.date === undefined && typeof result.record.data === 'string') result.record.date = result.record.data;
+  Object.assign(result.record, { type: content.type, data: dataLine(content.data), foreground: content.foreground, background: content.background });
+  const said = read.content
+    ? `Type, data and colours were read from the code's image${read.content.from === 'short link' ? ` (which holds its short link ${read.content.shortLink}, read without counting a scan)` : ''}: the API does not give them back.${read.content.notes.map((n) => `\nNote: ${n}.`).join('')}`
+    : `The code's content could not be read from its image: ${read.unreadable}.`;
+  return { ...result, json: { ...(result.json as Rec), content }, note: [said, result.note].filter(Boolean).join('\n') };
 }
+
+/** What `qr get` reads from the image. */
+const CONTENT_COLUMNS: Column[] = [
+  { key: 'type', header: 'Type', show: (r) => r.type ?? '-' },
+  { key: 'data', header: 'Data', show: (r) => r.data || '-' },
+  { key: 'foreground', header: 'Foreground', show: (r) => r.foreground ?? '-' },
+  { key: 'background', header: 'Background', show: (r) => r.background ?? '-' },
+];
