@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { PNG } from 'pngjs';
-import { type Rgb } from './render.js';
+import type { Ecc, Rgb } from './render.js';
 
 export type ImageKind = 'png' | 'svg' | 'jpg';
 
@@ -39,13 +39,24 @@ function inlineOnly(svg: string): string {
   return svg.replace(/\s(?:xlink:)?href\s*=\s*("[^"]*"|'[^']*')/gi, (whole, value: string) => (/^["']\s*(data:|#)/i.test(value) ? whole : ''));
 }
 
-let resvg: typeof import('@resvg/resvg-js') | undefined;
+let resvgModule: typeof import('@resvg/resvg-js') | undefined;
+const resvg = () => (resvgModule ??= createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js'));
+
+/** An SVG's own size in pixels (its width and height, or its viewBox). */
+export function svgSize(svg: string | Buffer): { width: number; height: number } {
+  try {
+    const doc = new (resvg().Resvg)(inlineOnly(String(svg)), { font: { loadSystemFonts: false }, logLevel: 'off' });
+    return { width: doc.width, height: doc.height };
+  } catch (error) {
+    throw new UnreadableImage(`the SVG could not be read (${String((error as Error).message ?? error).split('\n')[0]!.slice(0, 120)})`);
+  }
+}
+
 /** An SVG drawn `width` pixels wide (its own aspect), RGBA. */
 export function svgPixels(svg: string | Buffer, width: number): Pixels {
-  resvg ??= createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
   let image;
   try {
-    const doc = new resvg.Resvg(inlineOnly(String(svg)), { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false }, logLevel: 'off' });
+    const doc = new (resvg().Resvg)(inlineOnly(String(svg)), { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false }, logLevel: 'off' });
     if (!(doc.width > 0 && doc.height > 0) || doc.height / doc.width > 4 || doc.width / doc.height > 4) throw new UnreadableImage(`the SVG is ${doc.width}×${doc.height}, not the square-ish image of a QR code`);
     image = doc.render();
   } catch (error) {
@@ -94,6 +105,7 @@ interface Found {
   bottomLeft: { x: number; y: number };
   /** Modules: 0 = dark, row by row. */
   symbol: { data: Uint8ClampedArray; width: number };
+  ecc: Ecc;
 }
 
 type ReadBarcodes = typeof import('zxing-wasm/reader').readBarcodes;
@@ -113,12 +125,14 @@ async function find(p: Pixels): Promise<Found | undefined> {
   const read = await reader();
   const [result] = await read({ data: p.data, width: p.width, height: p.height, colorSpace: 'srgb' } as unknown as Parameters<ReadBarcodes>[0], { formats: ['QRCode'], maxNumberOfSymbols: 1, tryHarder: true });
   if (!result?.isValid) return undefined;
-  return { text: result.text, ...result.position, symbol: result.symbol };
+  return { text: result.text, ...result.position, symbol: result.symbol, ecc: (['L', 'M', 'Q', 'H'] as const).find((l) => l === result.ecLevel) ?? 'M' };
 }
 
 export interface ReadImage {
   text: string;
   kind: ImageKind;
+  /** Its error-correction level (a code drawn again keeps it: a logo needs H). */
+  ecc: Ecc;
   /** `rgb(r,g,b)`, when the modules (or the background) are of one plain colour. */
   foreground?: string;
   background?: string;
@@ -145,7 +159,7 @@ export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise
     if (!found) continue;
     const look = colours(pixels, found);
     if (kind === 'svg' && /<image[\s>]/i.test(String(bytes))) look.notes.push('a logo is drawn over the code; its image cannot be read back');
-    return { text: found.text, kind, ...look };
+    return { text: found.text, kind, ecc: found.ecc, ...look };
   }
   throw new UnreadableImage(`no QR code was found in the ${kind.toUpperCase()} image`);
 }

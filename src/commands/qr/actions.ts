@@ -142,23 +142,47 @@ const CANNOT_CHANGE_HINT = 'to change a code\'s name or type, delete it and crea
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   if (opts.name !== undefined) throw new UsageError('--name: the API cannot rename a QR code (servers ignore a new name and still answer success)', CANNOT_CHANGE_HINT);
-  const data = buildData(ctx, opts.type, opts);
   const style = styleFields(opts);
-  if (opts.type !== undefined && data === undefined) {
+  const dataGiven = opts.dataJson !== undefined || ALL_DATA_FLAGS.some((key) => opts[key] !== undefined);
+  if (opts.type !== undefined && !dataGiven) {
     throw new UsageError(`--type ${String(opts.type)} alone changes nothing: the API cannot change a code's type (servers ignore it); --type only shapes the data flags`, CANNOT_CHANGE_HINT);
   }
-  if (data === undefined && Object.keys(style).length === 0) {
-    throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --type link --data https://example.com/new');
+  if (!dataGiven && Object.keys(style).length === 0) {
+    throw new UsageError('nothing to change: give the data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --data https://example.com/new');
   }
   // The API requires `data` on every update and cannot give it back, so a style-only change
   // cannot be sent without erasing the code's content.
-  if (data === undefined) {
-    throw new UsageError('the API needs the code\'s data with every update: add --type and its data flags (or --data-json) to the style flags', "e.g. linkctl qr update 12 --type link --data https://example.com --background '#000000'");
+  if (!dataGiven) {
+    throw new UsageError('the API needs the code\'s data with every update: add its data flags (or --data-json) to the style flags', "e.g. linkctl qr update 12 --data https://example.com --background '#000000'");
   }
-  const json = compact({ type: opts.type, data, ...style });
+  // Flags checked against the given type before anything is sent.
+  if (opts.type !== undefined) buildData(ctx, opts.type as QrType, opts);
   const client = await ctx.client();
+  // Servers check the data against the code's stored type and fail with an HTTP 500 on another
+  // shape; the API cannot change the type. The type is read from the code's image first.
+  const real = await typeOf(ctx, client, id);
+  if ('type' in real && opts.type !== undefined && real.type !== opts.type) {
+    throw new UsageError(`QR code ${id} is a ${real.type} code (read from its image), not ${String(opts.type)}: the API cannot change a code's type, and nothing was sent`,
+      `give its ${real.type} data (\`linkctl qr update ${id} --type ${real.type} ...\`), or delete it and create a ${String(opts.type)} code (\`linkctl qr delete ${id}\` then \`linkctl qr add --type ${String(opts.type)} ...\`)`);
+  }
+  if ('unreadable' in real) {
+    if (opts.type === undefined) throw new UsageError(`--type is needed: QR code ${id}'s type could not be read from its image (${real.unreadable}); nothing was sent`, `give the code's own type, e.g. linkctl qr update ${id} --type link --data https://example.com/new`);
+    ctx.warn(`note: QR code ${id}'s type could not be checked against its image (${real.unreadable}); the server checks the data against the code's own type.`);
+  }
+  const type = (opts.type as QrType | undefined) ?? (real as { type: QrType }).type;
+  const data = buildData(ctx, type, opts);
+  const json = compact({ type, data, ...style });
   const body = await updateOne(client, QR, id, json);
   return messageResult(body, `QR code ${id} updated.`);
+}
+
+/** A code's type, read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
+async function typeOf(ctx: Context, client: Awaited<ReturnType<Context['client']>>, id: number): Promise<{ type: QrType } | { unreadable: string }> {
+  const details = ((await readOne(client, QR, id)).details ?? {}) as Rec;
+  const { readCode } = await import('../../qr/read.js');
+  ctx.status('reading the code\'s type from its image');
+  const read = await readCode(client, { id, name: null, link: typeof details.link === 'string' ? details.link : null });
+  return read.content ? { type: read.content.type } : { unreadable: read.unreadable! };
 }
 
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
