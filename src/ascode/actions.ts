@@ -165,7 +165,7 @@ function yamlText(file: Rec, details: boolean, qrContent: boolean): string {
     const missing = specs()[kind].readOnly ? [] : unreadable(kind);
     const everywhere = [...new Set(records.flatMap((r) => unreadableOn.get(r) ?? []))].filter((field) => records.every((r) => unreadableOn.get(r)?.includes(field)));
     if (kind === 'qr' && !qrContent) parts.push('  # The type, data and colours of QR codes were not read (`export` reads them from their images unless --no-qr-content): each is a reference only, until they are added.');
-    else if (kind === 'qr') parts.push(`  # The API does not give back a QR code's type, data or colours: they were read from each code's image. Not read back (give it here, and apply sends it): ${missing.filter((f) => f === 'logo').join(', ')}.`);
+    else if (kind === 'qr') parts.push('  # The API does not give back a QR code\'s type, data or colours: they were read from each code\'s image (a logo cannot be: give it here, and apply sends it).');
     else if (missing.length || everywhere.length) parts.push(`  # Not read back from the server (give them here, and apply sends them): ${[...missing, ...everywhere].join(', ')}.`);
     const detailed = details ? [] : (specs()[kind].detailed ?? []);
     if (detailed.length) parts.push(`  # Not read: ${detailed.join(', ')} (\`linkctl export --details\` reads them, one request per ${specs()[kind].noun}).`);
