@@ -79,9 +79,10 @@ function literal(value: unknown): unknown {
 }
 
 /** A record with its strings as file data (and its id when `id` is set); what could not be read back about it stays known (comments). */
-function literalRecord(record: Rec, id?: unknown): Rec {
-  const copy = literal(record) as Rec;
-  if (id !== undefined) copy.id = id;
+function literalRecord(record: Rec, id?: unknown, key: readonly string[] = []): Rec {
+  let copy = literal(record) as Rec;
+  // The id right after the key, where a reader looks for what tells two records of one name apart.
+  if (id !== undefined) copy = Object.fromEntries([...Object.entries(copy).filter(([k]) => key.includes(k)), ['id', id], ...Object.entries(copy).filter(([k]) => !key.includes(k))]);
   const cannot = unreadableOn.get(record);
   if (cannot) unreadableOn.set(copy, cannot);
   const reason = unreadReason.get(record);
@@ -132,7 +133,7 @@ function toFile(state: State): Rec {
   for (const kind of KINDS) {
     const key = specs()[kind].key;
     const withId = 'id' in specs()[kind].fields;
-    const records = state[kind].map((c) => literalRecord(c.record, withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? c.id : undefined));
+    const records = state[kind].map((c) => literalRecord(c.record, withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? c.id : undefined, key));
     file[kind] = records.sort((a, b) => {
       if (String(a[key[0]!] ?? '').toLowerCase() === String(b[key[0]!] ?? '').toLowerCase() && a.id !== undefined && b.id !== undefined) return Number(a.id) - Number(b.id);
       for (const k of [...key].reverse()) {

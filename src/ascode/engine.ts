@@ -236,18 +236,20 @@ export function indexState(state: State): StateIndex {
  */
 function match(kind: Kind, record: Rec, candidates: Current[] | undefined, matched?: ReadonlySet<Current>): Current | undefined {
   if (!candidates?.length) return undefined;
-  if (candidates.length === 1 && (record.id === undefined || record.id === candidates[0]!.id)) return candidates[0];
-  const byId = candidates.find((c) => c.id === record.id);
-  if (byId) return byId;
-  if (kind === 'qr') {
-    // QR codes are matched by name and content: ids differ on another account (a migration),
-    // and codes of one name are told apart by what they hold.
+  if (kind === 'qr' && record.type !== undefined) {
+    // QR codes are matched by name and content first: an id in the file is the id on the account
+    // it was exported from (another one in a migration), and codes of one name are told apart by what they hold.
     const open = candidates.filter((c) => !matched?.has(c));
-    const same = open.find((c) => record.type !== undefined && c.record.type === record.type && sameData(c.record.data, record.data));
-    if (same) return same;
+    const same = open.filter((c) => c.record.type === record.type && sameData(c.record.data, record.data));
+    if (same.length) return same.find((c) => c.id === record.id) ?? same[0];
+    const byId = open.find((c) => c.id === record.id);
+    if (byId) return byId;
     if (open.length === 1) return open[0];
     if (!open.length) return undefined;
   }
+  if (candidates.length === 1 && (record.id === undefined || record.id === candidates[0]!.id)) return candidates[0];
+  const byId = candidates.find((c) => c.id === record.id);
+  if (byId) return byId;
   const ids = candidates.map((c) => c.id).join(', ');
   throw new UsageError(
     `${specs()[kind].noun} "${keyOf(kind, record)}" ${record.id !== undefined ? `(id ${String(record.id)} in the file) ` : ''}is ambiguous: the server has ${candidates.length} ${candidates.length === 1 ? 'record' : 'records'} of that name, with id ${ids}`,
