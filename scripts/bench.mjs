@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check,qr-read,qr-export] [--qr-runs N] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check,qr-read,qr-export,qr-decoders] [--qr-runs N] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -689,6 +689,19 @@ if (ONLY.includes('stats')) {
 }
 
 // ---------------------------------------------------------------- check
+// How the QR decoder was chosen: rates and times only, no target (README, Install). Not in the default rows.
+if (ONLY.includes('qr-decoders')) {
+  const out = join(ROOT, 'node_modules/.cache/linkctl-bench');
+  await build({
+    entryPoints: [join(ROOT, 'scripts/bench/qr-decoders.ts')], outfile: join(out, 'qr-decoders.mjs'), bundle: true, format: 'esm', platform: 'node', target: 'node20',
+    external: ['@resvg/resvg-js', 'zxing-wasm', 'jsqr'],
+    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  console.log('\nQR decoders on 420 styled codes like the product\'s (scripts/bench/qr-decoders.ts):');
+  process.stdout.write(timed([join(out, 'qr-decoders.mjs')], clean()).stdout);
+}
+
 if (ONLY.includes('qr-read') || ONLY.includes('qr-export')) {
   // Bundled beside node_modules: the QR readers (resvg, zxing-wasm) stay outside the bundle and are found there.
   const out = join(ROOT, 'node_modules/.cache/linkctl-bench');

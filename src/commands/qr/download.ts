@@ -63,7 +63,7 @@ async function downloadOne(ctx: Context, id: number, out: PreparedWrite | undefi
   if (out) {
     const named = EXTENSIONS[extname(out.path).toLowerCase()];
     if (named && named !== kind) {
-      throw new UsageError(`--file ${out.path} names a${named === 'svg' ? 'n' : ''} ${named.toUpperCase()} file, but QR code ${id}'s image is a${kind === 'svg' ? 'n' : ''} ${kind.toUpperCase()}; nothing was saved`, `name the file .${kind}, leave --file out (the name then follows the image), or give --format ${named === 'jpg' ? 'png' : named} to convert it`);
+      throw new UsageError(`--file ${out.path} names a${named === 'svg' ? 'n' : ''} ${named.toUpperCase()} file, but QR code ${id}'s image is a${kind === 'svg' ? 'n' : ''} ${kind.toUpperCase()}; nothing was saved`, 'name the file .png or .svg (linkctl makes either from a PNG or SVG image), or leave --file out (the name then follows the image)');
     }
     if (!named) ctx.warn(`note: ${out.path} holds a${kind === 'svg' ? 'n' : ''} ${kind.toUpperCase()} image`);
   }
