@@ -52,18 +52,31 @@ export function svgSize(svg: string | Buffer): { width: number; height: number }
   }
 }
 
+const drawOptions = (width: number) => ({ fitTo: { mode: 'width' as const, value: width }, font: { loadSystemFonts: false }, logLevel: 'off' as const });
+const drawError = (error: unknown) => (error instanceof UnreadableImage ? error : new UnreadableImage(`the SVG could not be drawn (${String((error as Error).message ?? error).split('\n')[0]!.slice(0, 120)})`));
+const pixelsOf = (image: { pixels: Buffer; width: number; height: number }): Pixels => ({ data: new Uint8ClampedArray(image.pixels.buffer, image.pixels.byteOffset, image.pixels.length), width: image.width, height: image.height });
+
 /** An SVG drawn `width` pixels wide (its own aspect), RGBA. */
 export function svgPixels(svg: string | Buffer, width: number): Pixels {
-  let image;
   try {
-    const doc = new (resvg().Resvg)(inlineOnly(String(svg)), { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false }, logLevel: 'off' });
+    const doc = new (resvg().Resvg)(inlineOnly(String(svg)), drawOptions(width));
     if (!(doc.width > 0 && doc.height > 0) || doc.height / doc.width > 4 || doc.width / doc.height > 4) throw new UnreadableImage(`the SVG is ${doc.width}×${doc.height}, not the square-ish image of a QR code`);
-    image = doc.render();
+    return pixelsOf(doc.render());
   } catch (error) {
-    if (error instanceof UnreadableImage) throw error;
-    throw new UnreadableImage(`the SVG could not be drawn (${String((error as Error).message ?? error).split('\n')[0]!.slice(0, 120)})`);
+    throw drawError(error);
   }
-  return { data: new Uint8ClampedArray(image.pixels.buffer, image.pixels.byteOffset, image.pixels.length), width: image.width, height: image.height };
+}
+
+/**
+ * The same, drawn on libuv's thread pool (resvg's renderAsync), so that several images are drawn
+ * while others are decoded; `safe` is the SVG's text after inlineOnly, its size already checked.
+ */
+async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
+  try {
+    return pixelsOf(await resvg().renderAsync(safe, drawOptions(width)));
+  } catch (error) {
+    throw drawError(error);
+  }
 }
 
 /** An SVG as a PNG `width` pixels wide (print sizes: `qr download --format png`). */
@@ -150,15 +163,23 @@ export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise
   if (!kind) throw new UnreadableImage('not an image (neither PNG nor SVG)');
   let png: Pixels | undefined;
   const pngOnce = () => (png ??= pngPixels(bytes));
-  const attempts: Array<() => Pixels> = kind === 'svg'
-    ? [() => withQuietZone(svgPixels(bytes, 300), 30), () => withQuietZone(svgPixels(bytes, 500), 50), () => svgPixels(bytes, 1000)]
-    : [pngOnce, () => withQuietZone(pngOnce(), Math.round(pngOnce().width / 10))];
+  let attempts: Array<() => Pixels | Promise<Pixels>>;
+  let logo = false;
+  if (kind === 'svg') {
+    const safe = inlineOnly(bytes.toString('utf8'));
+    const { width, height } = svgSize(safe);
+    if (!(width > 0 && height > 0) || height / width > 4 || width / height > 4) throw new UnreadableImage(`the SVG is ${width}×${height}, not the square-ish image of a QR code`);
+    logo = /<image[\s>]/i.test(safe);
+    attempts = [async () => withQuietZone(await svgPixelsAsync(safe, 300), 30), async () => withQuietZone(await svgPixelsAsync(safe, 500), 50), () => svgPixelsAsync(safe, 1000)];
+  } else {
+    attempts = [pngOnce, () => withQuietZone(pngOnce(), Math.round(pngOnce().width / 10))];
+  }
   for (const attempt of attempts) {
-    const pixels = attempt();
+    const pixels = await attempt();
     const found = await find(pixels);
     if (!found) continue;
     const look = colours(pixels, found);
-    if (kind === 'svg' && /<image[\s>]/i.test(String(bytes))) look.notes.push('a logo is drawn over the code; its image cannot be read back');
+    if (logo) look.notes.push('a logo is drawn over the code; its image cannot be read back');
     return { text: found.text, kind, ecc: found.ecc, ...look };
   }
   throw new UnreadableImage(`no QR code was found in the ${kind.toUpperCase()} image`);

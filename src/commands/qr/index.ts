@@ -93,7 +93,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Save the image of a QR code: as the server serves it (PNG, SVG or JPEG), or as a print-ready PNG or SVG')
       .argument('[id]', 'QR code id', (v) => positiveInt('ID', v))
       .addOption(pathOption('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after --format or what the server sent); a .png or .svg name asks for that format'))
-      .addOption(enumOption('--format <format>', 'the file\'s format, whatever the server serves: png (drawn from its SVG, or rebuilt from the decoded code) or svg (rebuilt from the decoded code with its colours and a quiet zone)', PRINT_FORMATS))
+      .addOption(enumOption('--format <format>', 'the file\'s format, whatever the server serves: png (drawn from its SVG, or rebuilt from the code decoded from its PNG) or svg (its own, or rebuilt from the code decoded from its PNG, with its colours and a quiet zone)', PRINT_FORMATS))
       .option('--size <pixels>', `PNG width and height in pixels, at most ${MAX_PRINT_PIXELS} (implies --format png)`, (v) => boundedInt('--size', v, 21, MAX_PRINT_PIXELS))
       .option('--dpi <n>', 'PNG resolution in dots per inch, written into the file (with --print-size, sets the pixels)', (v) => boundedInt('--dpi', v, 1, 2400))
       .option('--print-size <length>', 'printed width and height with --dpi: 30mm, 3cm or 1.2in (implies --format png)', printLength)
