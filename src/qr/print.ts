@@ -31,7 +31,7 @@ export interface Printed {
 
 /** The file asked for, from the server's image of kind `kind`. Throws an Error with the reason when it cannot be made. */
 export async function printable(bytes: Buffer, kind: ImageKind, want: PrintRequest): Promise<Printed> {
-  if (kind === want.format && want.size === undefined && want.dpi === undefined) return { bytes, format: kind, made: 'as served', notes: [] };
+  if (kind === want.format && want.size === undefined) return { bytes: kind === 'png' ? withDpi(bytes, want.dpi) : bytes, format: kind, made: 'as served', notes: [] };
   if (kind === 'svg' && want.format === 'png') {
     const width = want.size ?? Math.min(MAX_PRINT_PIXELS, Math.max(1, Math.round(svgSize(bytes).width)));
     const png = svgToPng(bytes, width);
@@ -41,7 +41,7 @@ export async function printable(bytes: Buffer, kind: ImageKind, want: PrintReque
   // From a PNG (or an SVG to an SVG of another size): the code is decoded and drawn again.
   const read = await readImage(bytes, kind);
   const matrix = qrMatrix(read.text, read.ecc);
-  const notes = read.notes.filter((n) => !/not of one plain colour/.test(n));
+  const notes: string[] = [];
   const foreground = parseColor(read.foreground, BLACK);
   const background = parseColor(read.background, WHITE);
   if (!read.foreground || !read.background) notes.push(`the image's colours are not plain: the code is drawn ${read.foreground ? '' : 'in black '}${read.background ? '' : 'on white'}`.replace(/ $/, ''));
@@ -50,9 +50,10 @@ export async function printable(bytes: Buffer, kind: ImageKind, want: PrintReque
   if (want.format === 'svg') {
     return { bytes: Buffer.from(qrSvg(matrix, { size: want.size ?? side * 10, margin: REBUILT_MARGIN, foreground, background })), format: 'svg', made: 'rebuilt from the decoded code', width: want.size ?? side * 10, notes };
   }
-  const scale = Math.max(1, Math.floor((want.size ?? side * 10) / side));
-  const png = qrPng(matrix, { scale, margin: REBUILT_MARGIN, foreground, background });
-  return { bytes: withDpi(png, want.dpi), format: 'png', made: 'rebuilt from the decoded code', width: side * scale, notes };
+  // Whole pixels a module (sharp edges); the pixels left over widen the quiet zone, so the file is the size asked for.
+  const width = want.size ?? side * 10;
+  const png = qrPng(matrix, { scale: Math.max(1, Math.floor(width / side)), margin: REBUILT_MARGIN, foreground, background, side: width });
+  return { bytes: withDpi(png, want.dpi), format: 'png', made: 'rebuilt from the decoded code', width: Math.max(width, side), notes };
 }
 
 // ---------------------------------------------------------------- PNG physical size

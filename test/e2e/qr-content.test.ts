@@ -303,6 +303,14 @@ describe('qr download: print-ready files from any server', () => {
     expect([read.text, read.foreground, read.background]).toEqual(['Print me', 'rgb(90,10,10)', 'rgb(250,250,240)']);
     expect(svg.toString()).toMatch(/viewBox="0 0 (\d+) \1"/);
     expect(svg.toString()).toContain('M4 4h1v1h-1z'); // the first module, 4 modules in: a quiet zone
+
+    // A PNG of a print size from a PNG server: rebuilt, exactly the pixels asked for (whole pixels a module, the rest quiet zone).
+    const print = await runMain(['qr', 'download', '4', '--dpi', '300', '--print-size', '30mm', '--file', join(dir, 'poster.png')], { env: envOf(png) });
+    expect(print.code, print.stderr).toBe(0);
+    expect(print.stdout).toMatch(/\(PNG, \d+ bytes, rebuilt from the decoded code at 354×354 px with its colours and a quiet zone, 300 dpi\)\n$/);
+    const printed = readFileSync(join(dir, 'poster.png'));
+    expect([PNG.sync.read(printed).width, PNG.sync.read(printed).height, pngDpi(printed)]).toEqual([354, 354, 300]);
+    expect((await readImage(printed)).text).toBe('Print me');
   });
 
   it('refuses sizes for an SVG, a --print-size without --dpi, and a format the file name contradicts, sending nothing', async () => {
