@@ -1,6 +1,6 @@
 // What the sandbox answers outside /api/: short links redirect (with targeting, password and
-// expiry) and count the visit; QR codes' `link` URLs serve their image. No key needed, as on
-// real servers.
+// expiry) and count the visit. QR codes' images and their own short links are in qr-images.ts,
+// which server.ts asks first. No key needed, as on real servers.
 import { createHash } from 'node:crypto';
 import { zeroStats, type Link, type State } from './state.js';
 
