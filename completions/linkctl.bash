@@ -25,7 +25,7 @@ _linkctl_spec() {
     'linkctl qr add') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format --stop-on-error --restart -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format' ;;
     'linkctl qr update') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo' ;;
     'linkctl qr delete') cmds='' flags='--from --from-format --stop-on-error --restart -h --help' vflags='--from --from-format' ;;
-    'linkctl qr download') cmds='' flags='--file --from --dir --force -h --help' vflags='--file --from --dir' ;;
+    'linkctl qr download') cmds='' flags='--file --format --size --dpi --print-size --from --dir --force -h --help' vflags='--file --format --size --dpi --print-size --from --dir' ;;
     'linkctl qr help') cmds='' flags='' vflags='' ;;
     'linkctl link') cmds='list ls=list get add update delete rm=delete qr help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
@@ -68,7 +68,7 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl export') cmds='' flags='--file --force --format --details --schema --redirects -h --help' vflags='--file --format --redirects' ;;
+    'linkctl export') cmds='' flags='--file --force --format --details --no-qr-content --schema --redirects -h --help' vflags='--file --format --redirects' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --allow-clear -h --help' vflags='-f --file --max-deletes' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --encoding --delimiter --skip-invalid --rejects --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --encoding --delimiter --rejects --db' ;;
@@ -84,7 +84,7 @@ _linkctl_spec() {
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan -h --help' vflags='--port --host --state --key --rate-limit --plan' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --qr-images' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
@@ -109,6 +109,7 @@ _linkctl_values() {
     'linkctl qr delete --from') vals=@files ;;
     'linkctl qr delete --from-format') vals='csv ndjson json' ;;
     'linkctl qr download --file') vals=@files ;;
+    'linkctl qr download --format') vals='png svg' ;;
     'linkctl qr download --dir') vals=@dirs ;;
     'linkctl link list --order') vals='date clicks' ;;
     'linkctl link add --redirect') vals='direct frame splash' ;;
@@ -175,6 +176,7 @@ _linkctl_values() {
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
     'linkctl sandbox serve --state') vals=@files ;;
     'linkctl sandbox serve --plan') vals='pro basic' ;;
+    'linkctl sandbox serve --qr-images') vals='png svg' ;;
     'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;
     'linkctl mcp --root') vals=@dirs ;;

@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,stats-year,check] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--only version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,stats-year,check,qr-read,qr-export,qr-decoders] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,8 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check').split(',');
+const ONLY = opt('--only', 'version,help,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,import,stats,check,qr-read,qr-export').split(',');
+const QR_RUNS = Number(opt('--qr-runs', 3));
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const CHECK_RUNS = Number(opt('--check-runs', 3));
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
@@ -60,6 +61,8 @@ const IMPORT_SMALL = 1_000;
 const SEEDED_LINKS = 2; // the demo account's own links, on top of --seed-links
 // linkctl check: its default limits (8 at a time, 2 per host address) over hosts that answer after a delay.
 const CHECK = { destinations: 1_000, hosts: 50, delayMs: 100, concurrency: 8, perHost: 2 };
+// QR codes read from their images (issue 34): half styled SVG behind a 302, half PNG, every type.
+const QR = { codes: 1_000, budgetMs: 20_000, budgetMb: 250, exportRatio: 1.5 };
 
 const started = Date.now();
 const tmp = mkdtempSync(join(tmpdir(), 'linkctl-bench-'));
@@ -693,6 +696,88 @@ if (ONLY.includes('stats') || ONLY.includes('stats-year')) {
 }
 
 // ---------------------------------------------------------------- check
+// How the QR decoder was chosen: rates and times only, no target (README, Install). Not in the default rows.
+if (ONLY.includes('qr-decoders')) {
+  const out = join(ROOT, 'node_modules/.cache/linkctl-bench');
+  await build({
+    entryPoints: [join(ROOT, 'scripts/bench/qr-decoders.ts')], outfile: join(out, 'qr-decoders.mjs'), bundle: true, format: 'esm', platform: 'node', target: 'node20',
+    external: ['@resvg/resvg-js', 'zxing-wasm', 'jsqr'],
+    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  console.log('\nQR decoders on 420 styled codes like the product\'s (scripts/bench/qr-decoders.ts):');
+  process.stdout.write(timed([join(out, 'qr-decoders.mjs')], clean()).stdout);
+}
+
+if (ONLY.includes('qr-read') || ONLY.includes('qr-export')) {
+  // Bundled beside node_modules: the QR readers (resvg, zxing-wasm) stay outside the bundle and are found there.
+  const out = join(ROOT, 'node_modules/.cache/linkctl-bench');
+  for (const name of ['qr-server', 'qr-read']) {
+    await build({
+      entryPoints: [join(ROOT, `scripts/bench/${name}.ts`)], outfile: join(out, `${name}.mjs`), bundle: true, format: 'esm', platform: 'node', target: 'node20',
+      external: ['@resvg/resvg-js', 'zxing-wasm'],
+      banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+      logLevel: 'warning',
+    });
+  }
+  const server = spawn(NODE, [join(out, 'qr-server.mjs'), String(QR.codes)], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
+  children.push(server);
+  const { url, key } = JSON.parse(await new Promise((resolve, reject) => {
+    server.on('exit', (code) => reject(new Error(`bench QR server exited ${code}`)));
+    createInterface({ input: server.stdout }).once('line', resolve);
+  }));
+  const count = (method = 'GET') => control(`${url}/__count`, { method });
+  const env = (extra = {}) => clean({ LINKCTL_BASE_URL: url, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: join(tmp, 'qr-config'), ...extra });
+  const rssFile = join(tmp, 'maxrss-qr');
+  const reads = [];
+  const readCpu = [];
+  const readPeaks = [];
+  const exports = [];
+  const exportPeaks = [];
+  const problems = [];
+  await count('POST');
+  timed([MAXRSS, 'export', '--no-qr-content', '--file', join(tmp, 'qr-bare.yaml'), '--force'], env({ BENCH_MAXRSS_FILE: rssFile }));
+  const bareApi = (await count('POST')).api;
+  for (let i = 0; i <= QR_RUNS; i++) {
+    const r = JSON.parse(timed([join(out, 'qr-read.mjs'), url, key], clean()).stdout);
+    if (r.read !== QR.codes) problems.push(`image reads, run ${i}: ${r.read} of ${QR.codes} read (${r.reasons.join('; ')})`);
+    await count('POST');
+    const e = timed([MAXRSS, 'export', '--file', join(tmp, 'qr.yaml'), '--force'], env({ BENCH_MAXRSS_FILE: rssFile }));
+    const seen = await count('POST');
+    const file = readFileSync(join(tmp, 'qr.yaml'), 'utf8');
+    const withContent = (file.match(/^ {4}type: /gm) ?? []).length;
+    if (withContent !== QR.codes) problems.push(`export, run ${i}: ${withContent} of ${QR.codes} codes with their content`);
+    if (seen.api !== bareApi) problems.push(`export, run ${i}: ${seen.api} API requests, ${bareApi} without reading images`);
+    if (i === 0) continue; // warm-up
+    reads.push(r.ms);
+    readCpu.push(r.cpuMs);
+    readPeaks.push(r.maxRssMb);
+    exports.push(e.ms);
+    exportPeaks.push(Number(readFileSync(rssFile, 'utf8')) / 1024);
+  }
+  if (ONLY.includes('qr-read')) {
+    report(
+      `read the content of ${QR.codes.toLocaleString('en')} QR images (half styled SVG behind a 302, half PNG, every type) from a local server  vs  its budget`,
+      [['budget', reads.map(() => QR.budgetMs), 'ms'], ['image reads (src/qr/read.ts, one process)', reads, 'ms'], ['  its CPU time (user + system)', readCpu, 'ms'], ['  peak RSS (MB)', readPeaks, 'MB']],
+      median(reads) / QR.budgetMs,
+      1,
+      [
+        { ok: Math.max(...readPeaks) <= QR.budgetMb, text: `largest peak ${Math.max(...readPeaks).toFixed(1)} MB (target at most ${QR.budgetMb} MB)` },
+        { ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run read all ${QR.codes} codes` },
+      ],
+    );
+  }
+  if (ONLY.includes('qr-export')) {
+    report(
+      `export of an account with ${QR.codes.toLocaleString('en')} QR codes (their content read)  vs  the image reads alone`,
+      [['image reads alone', reads, 'ms'], ['linkctl export --file', exports, 'ms'], ['  peak RSS (MB)', exportPeaks, 'MB']],
+      median(exports) / median(reads),
+      QR.exportRatio,
+      [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `API requests: ${bareApi}, as with --no-qr-content (images are not API requests)` }],
+    );
+  }
+}
+
 if (ONLY.includes('check')) {
   const { destinations, hosts, delayMs, concurrency, perHost } = CHECK;
   const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);

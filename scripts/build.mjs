@@ -26,7 +26,7 @@ await build({
   define: { __LINKCTL_VERSION__: JSON.stringify(pkg.version) },
   // undici (proxies), @napi-rs/keyring and libsql (native addons) and pg (click history in
   // PostgreSQL) stay runtime dependencies loaded at run time, by the commands that use them.
-  external: ['undici', '@napi-rs/keyring', 'libsql', 'pg'],
+  external: ['undici', '@napi-rs/keyring', 'libsql', 'pg', '@resvg/resvg-js', 'zxing-wasm'],
   // Bundled CommonJS packages call require() for Node built-ins; ESM has no require of its own.
   banner: { js: "import { createRequire as __linkctlCreateRequire } from 'node:module'; const require = __linkctlCreateRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -94,6 +94,11 @@ describe('the npm package', () => {
     const snapshot = installed(['--sandbox', 'stats', 'snapshot', '--json']);
     expect(snapshot.status, snapshot.stderr).toBe(0);
     expect(JSON.parse(snapshot.stdout)).toMatchObject({ links: 2, qrs: 3, campaigns: 1, first: true });
+    // The QR readers (resvg with its prebuilt binary, zxing-wasm with its .wasm) work installed: a code's content read from its SVG image.
+    for (const reader of ['@resvg/resvg-js', 'zxing-wasm']) expect(existsSync(join(modules, reader)), reader).toBe(true);
+    const read = installed(['--sandbox', 'qr', 'get', '3', '--json']);
+    expect(read.status, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout).content).toMatchObject({ type: 'wifi', data: { ssid: 'Guest' } });
   }, SLOW);
 
   it('the tarball npm pack leaves in a clone is ignored by git', () => {

@@ -4,7 +4,7 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, applyPlan, formatPlan, indexState, makePlan, planData, readState, unchangedAsFileRecord, unreadableOn, type Applied, type Plan, type State } from './engine.js';
+import { addDetails, addQrContent, applyPlan, formatPlan, indexState, makePlan, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Applied, type Current, type Plan, type State } from './engine.js';
 import type { Journal } from '../bulk/journal.js';
 import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
@@ -45,7 +45,13 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   const state = await readState(reader, KINDS);
   if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
   else if (state.links.length) ctx.warn(detailsNote(ctx, state.links.length));
-  const text = format === 'json' ? `${JSON.stringify({ $schema: schemaUrl(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details));
+  // QR codes' type, data and colours, from their images (not API requests); --no-qr-content skips it.
+  const qrContent = opts.qrContent !== false && state.qr.length > 0;
+  if (qrContent) {
+    const unread = await addQrContent(reader, state.qr, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
+    if (unread) ctx.warn(qrUnreadNote(state.qr, unread));
+  }
+  const text = format === 'json' ? `${JSON.stringify({ $schema: schemaUrl(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details), qrContent);
   if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
     if (!out.write(text)) return { kind: 'message', message: `dry run: would export ${count} records to ${out.path}; nothing was written`, json: { dryRun: true, file: out.path, records: count } };
@@ -53,6 +59,18 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   }
   // The file itself is the output, whatever the output format.
   return { kind: 'text', text };
+}
+
+/** The short URLs of the account's links, as they are compared (a text code may hold one). */
+function linkShortUrls(links: Current[]): Set<string> {
+  return new Set(links.map((l) => String(l.item?.shorturl ?? '').replace(/\/+$/, '').toLowerCase()).filter(Boolean));
+}
+
+/** Export's note on the codes it could not read: how many, and which (the file says why beside each). */
+function qrUnreadNote(codes: Current[], unread: number): string {
+  const names = codes.filter((c) => unreadReason.has(c.record)).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)})`);
+  const shown = names.slice(0, 5).join('; ');
+  return `${unread} of ${codes.length} QR code${codes.length === 1 ? '' : 's'} could not be read from ${unread === 1 ? 'its image' : 'their images'} and ${unread === 1 ? 'is' : 'are'} written by name only (a reference, which apply neither creates nor changes): ${shown}${names.length > 5 ? `; and ${names.length - 5} more` : ''}.`;
 }
 
 /** A server's text as file data: a literal `${` is written `$${`, so it is never read as a reference to the environment. */
@@ -64,11 +82,16 @@ function literal(value: unknown): unknown {
 }
 
 /** A record with its strings as file data (and its id when `id` is set); what could not be read back about it stays known (comments). */
-function literalRecord(record: Rec, id?: unknown): Rec {
-  const copy = literal(record) as Rec;
-  if (id !== undefined) copy.id = id;
+function literalRecord(record: Rec, id?: unknown, key: readonly string[] = []): Rec {
+  let copy = literal(record) as Rec;
+  // The id right after the key, where a reader looks for what tells two records of one name apart.
+  if (id !== undefined) copy = Object.fromEntries([...Object.entries(copy).filter(([k]) => key.includes(k)), ['id', id], ...Object.entries(copy).filter(([k]) => !key.includes(k))]);
   const cannot = unreadableOn.get(record);
   if (cannot) unreadableOn.set(copy, cannot);
+  const reason = unreadReason.get(record);
+  if (reason) unreadReason.set(copy, reason);
+  const notes = readNotes.get(record);
+  if (notes) readNotes.set(copy, notes);
   return copy;
 }
 
@@ -113,7 +136,7 @@ function toFile(state: State): Rec {
   for (const kind of KINDS) {
     const key = specs()[kind].key;
     const withId = 'id' in specs()[kind].fields;
-    const records = state[kind].map((c) => literalRecord(c.record, withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? c.id : undefined));
+    const records = state[kind].map((c) => literalRecord(c.record, withId && (index.get(kind)!.get(keyMatch(keyOf(kind, c.record)))?.length ?? 0) > 1 ? c.id : undefined, key));
     file[kind] = records.sort((a, b) => {
       if (String(a[key[0]!] ?? '').toLowerCase() === String(b[key[0]!] ?? '').toLowerCase() && a.id !== undefined && b.id !== undefined) return Number(a.id) - Number(b.id);
       for (const k of [...key].reverse()) {
@@ -132,7 +155,7 @@ function toFile(state: State): Rec {
  * give back, targeting not read without --details) is said once, under the kind; a field that
  * only some records could not give back (device targeting on a 7.x server) is said on those.
  */
-function yamlText(file: Rec, details: boolean): string {
+function yamlText(file: Rec, details: boolean, qrContent: boolean): string {
   const parts: string[] = [`# yaml-language-server: $schema=${schemaUrl()}`];
   parts.push('# linkctl account file: `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change.', 'version: 1');
   for (const kind of KINDS) {
@@ -145,18 +168,25 @@ function yamlText(file: Rec, details: boolean): string {
     parts.push(`${kind}:`);
     const missing = specs()[kind].readOnly ? [] : unreadable(kind);
     const everywhere = [...new Set(records.flatMap((r) => unreadableOn.get(r) ?? []))].filter((field) => records.every((r) => unreadableOn.get(r)?.includes(field)));
-    if (kind === 'qr') parts.push('  # Servers do not give back the type and data of a QR code: each is a reference only, until they are added.');
+    if (kind === 'qr' && !qrContent) parts.push('  # The type, data and colours of QR codes were not read (`export` reads them from their images unless --no-qr-content): each is a reference only, until they are added.');
+    else if (kind === 'qr') parts.push('  # The API does not give back a QR code\'s type, data or colours: they were read from each code\'s image (a logo cannot be: give it here, and apply sends it).');
     else if (missing.length || everywhere.length) parts.push(`  # Not read back from the server (give them here, and apply sends them): ${[...missing, ...everywhere].join(', ')}.`);
     const detailed = details ? [] : (specs()[kind].detailed ?? []);
     if (detailed.length) parts.push(`  # Not read: ${detailed.join(', ')} (\`linkctl export --details\` reads them, one request per ${specs()[kind].noun}).`);
     for (const record of records) {
+      const reason = unreadReason.get(record);
       const own = (unreadableOn.get(record) ?? []).filter((field) => !everywhere.includes(field));
-      if (own.length) parts.push(`  # not read back for this one: ${own.join(', ')}`);
+      if (reason) parts.push(`  # not read from its image (${oneLine(reason)}): a reference only`);
+      else if (own.length) parts.push(`  # not read back for this one: ${own.join(', ')}`);
+      for (const note of readNotes.get(record) ?? []) parts.push(`  # read from its image: ${oneLine(note)}`);
       parts.push(recordYaml(record));
     }
   }
   return `${parts.join('\n')}\n`;
 }
+
+/** Server text in a YAML comment: one line. */
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
 
 /**
  * A scalar as YAML: plain when it cannot be read as anything but this string, else double-quoted
@@ -204,6 +234,11 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   const links = index.get('links')!;
   const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
   await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`));
+  // QR codes' content is read from their images only for the codes the file gives content to
+  // (by name: codes of one name are told apart by their content).
+  const withContent = new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).map((r) => keyMatch(keyOf('qr', r))));
+  const codes = [...withContent].flatMap((key) => index.get('qr')!.get(key) ?? []);
+  await addQrContent(reader, codes, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
   const dangling = [
     ...referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key))),
     ...aliasErrors(file, where, (record) => links.has(keyMatch(keyOf('links', record)))),

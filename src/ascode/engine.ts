@@ -13,6 +13,8 @@ import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody, channelRecord } fro
 import { domainBody, domainRecord } from '../model/domains.js';
 import { pixelBody, pixelRecord } from '../model/pixels.js';
 import { qrBody, qrRecord } from '../model/qr.js';
+import { sameData } from '../qr/content.js';
+import { rgbColor } from '../validate.js';
 import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
 import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
 import type { AccountReader } from '../model/reader.js';
@@ -92,7 +94,8 @@ function toRecords(raw: Record<Kind, Rec[]>): State {
   state.campaigns = raw.campaigns.flatMap((r) => entry(r, campaignRecord(r)));
   state.channels = raw.channels.flatMap((r) => entry(r, channelRecord(r)));
   state.links = [];
-  state.qr = raw.qr.flatMap((r) => entry(r, qrRecord(r)));
+  // A code's image URL is kept beside its record: its content is read from there (addQrContent).
+  state.qr = raw.qr.flatMap((r) => entry(r, qrRecord(r)).map((c) => ({ ...c, item: { link: r.link } })));
   for (const kind of ['overlays', 'splash'] as const) state[kind] = raw[kind].flatMap((r) => entry(r, { name: r.name }));
   return state;
 }
@@ -121,6 +124,40 @@ export async function addDetails(reader: AccountReader, links: Current[], progre
     for (const key of ['expiry', 'geo', 'device']) if (link.record[key] === undefined) delete link.record[key];
     progress?.(`details of ${++done} of ${links.length} links`);
   }
+}
+
+/** Why a code's content could not be read from its image (export writes it beside the record; plan says it). */
+export const unreadReason = new WeakMap<Rec, string>();
+/** What a code's image could not give back, or left in doubt (a gradient, a logo, vCard fields): said, never guessed. */
+export const readNotes = new WeakMap<Rec, string[]>();
+const QR_CONTENT = ['type', 'data', 'foreground', 'background'];
+
+/**
+ * Each code's type, data and plain colours, read from its image (src/qr/read.ts: image requests,
+ * not API requests; a code's own short link is asked without counting a scan). What cannot be
+ * read is marked on the record (unreadableOn, unreadReason), so plan compares only what was read.
+ * `linkShortUrls`: the account's links' short URLs (a text code holding one is not a code's own link).
+ */
+export async function addQrContent(reader: AccountReader, codes: Current[], progress?: (done: number, of: number) => void, linkShortUrls?: ReadonlySet<string>): Promise<number> {
+  if (!codes.length) return 0;
+  const { readCodes } = await import('../qr/read.js');
+  const reads = await readCodes(reader.client, codes.map((c) => ({ id: c.id, name: text(c.record.name) ?? null, link: text(c.item?.link) ?? null })), (done) => progress?.(done, codes.length), { linkShortUrls });
+  let unread = 0;
+  reads.forEach((read, i) => {
+    const record = codes[i]!.record;
+    if (!read.content) {
+      unread++;
+      unreadableOn.set(record, QR_CONTENT);
+      unreadReason.set(record, read.unreadable!);
+      return;
+    }
+    const { type, data, foreground, background, notes } = read.content;
+    Object.assign(record, { type, data }, foreground ? { foreground } : {}, background ? { background } : {});
+    const missing = QR_CONTENT.filter((f) => record[f] === undefined);
+    if (missing.length) unreadableOn.set(record, missing);
+    if (notes.length) readNotes.set(record, notes);
+  });
+  return unread;
 }
 
 // ---------------------------------------------------------------- plan
@@ -166,6 +203,18 @@ function same(a: unknown, b: unknown, asStored: (v: unknown) => unknown = (v) =>
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }
 
+/** Two colours as the server keeps them: `#112233` and `rgb(17,34,51)` are one colour. */
+function sameColour(a: unknown, b: unknown): boolean {
+  const normal = (v: unknown) => {
+    try {
+      return rgbColor('colour', String(v ?? ''));
+    } catch {
+      return String(v ?? '');
+    }
+  };
+  return normal(a) === normal(b);
+}
+
 /** The server's records of each kind by natural key (a key may name several: two QR codes named "Menu"). */
 export type StateIndex = Map<Kind, Map<string, Current[]>>;
 
@@ -189,8 +238,19 @@ export function indexState(state: State): StateIndex {
  * key, the one with its `id`. Several and no id (or an id none of them has) is a mistake in the
  * file that plan refuses, naming the ids: guessing would change or delete the wrong one.
  */
-function match(kind: Kind, record: Rec, candidates: Current[] | undefined): Current | undefined {
+function match(kind: Kind, record: Rec, candidates: Current[] | undefined, matched?: ReadonlySet<Current>): Current | undefined {
   if (!candidates?.length) return undefined;
+  if (kind === 'qr' && record.type !== undefined) {
+    // QR codes are matched by name and content first: an id in the file is the id on the account
+    // it was exported from (another one in a migration), and codes of one name are told apart by what they hold.
+    const open = candidates.filter((c) => !matched?.has(c));
+    const same = open.filter((c) => c.record.type === record.type && sameData(c.record.data, record.data));
+    if (same.length) return same.find((c) => c.id === record.id) ?? same[0];
+    const byId = open.find((c) => c.id === record.id);
+    if (byId) return byId;
+    if (open.length === 1) return open[0];
+    if (!open.length) return undefined;
+  }
   if (candidates.length === 1 && (record.id === undefined || record.id === candidates[0]!.id)) return candidates[0];
   const byId = candidates.find((c) => c.id === record.id);
   if (byId) return byId;
@@ -220,6 +280,7 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]):
       if (!missing.length) continue;
       to = [...new Set([...((found.record.channels as string[] | undefined) ?? []), ...missing])].sort();
     }
+    if (kind === 'qr' && (field === 'data' ? sameData(found.record.data, to) : field === 'foreground' || field === 'background' ? sameColour(found.record[field], to) : false)) continue;
     if (kind === 'pixels' && field === 'type' && !same(found.record.type, to)) {
       notes.push(`pixel "${key}" is of type ${String(found.record.type)} on the server; a pixel's type cannot change (delete it and apply again)`);
       continue;
@@ -263,7 +324,7 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
     const matched = new Set<Current>();
     for (const record of wanted) {
       const key = keyOf(kind, record);
-      const found = match(kind, record, current.get(keyMatch(key)));
+      const found = match(kind, record, current.get(keyMatch(key)), matched);
       const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f) && f !== 'id');
       if (kind === 'qr' && (record.type === undefined || record.data === undefined)) {
         if (!found) notes.push(`QR code "${key}" is a reference only (no type and data) and does not exist on the server; apply leaves it out`);
@@ -275,6 +336,14 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
         continue;
       }
       matched.add(found);
+      if (kind === 'qr') {
+        const reason = unreadReason.get(found.record);
+        if (reason) notes.push(`QR code "${key}" could not be read from its image (${reason}): its type, data and colours are not compared`);
+        if (found.record.type !== undefined && found.record.type !== record.type) {
+          notes.push(`QR code "${key}" is a ${String(found.record.type)} code on the server (read from its image), not ${String(record.type)}; a code's type cannot change (delete it and apply again)`);
+          continue;
+        }
+      }
       const fields = fieldChanges(kind, record, found, notes);
       if (!fields.length) continue;
       const cannot = unreadableOn.get(found.record) ?? [];

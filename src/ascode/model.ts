@@ -9,7 +9,7 @@ import { linkOptions } from '../commands/link/index.js';
 import { domainUrl } from '../commands/domain/index.js';
 import { PIXEL_TYPES } from '../commands/pixel/types.js';
 import { QR_TYPES } from '../commands/qr/types.js';
-import { hexColor, httpUrl, nonEmpty } from '../validate.js';
+import { hexColor, httpUrl, nonEmpty, rgbColor } from '../validate.js';
 import { keyMatch } from '../model/values.js';
 import { linkFieldOf, LINK_FIELDS, type LinkField } from '../model/link-fields.js';
 import { slugAsStored } from '../model/campaigns.js';
@@ -182,14 +182,15 @@ export function specs(): Record<Kind, KindSpec> {
     },
     links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: linkReadable(), detailed: ['expiry', 'geo', 'device'], fields: linkFields() },
     qr: {
-      kind: 'qr', noun: 'QR code', key: ['name'], readable: [],
+      // Read back from each code's image (src/qr/read.ts), not from the API; the logo is not.
+      kind: 'qr', noun: 'QR code', key: ['name'], readable: ['type', 'data', 'foreground', 'background'],
       fields: {
         name: str('a name for the code', (v) => nonEmpty('name', v), { required: true }),
         id: SAME_NAME_ID,
         type: str('code type; without type and data the code is a reference only', undefined, { choices: QR_TYPES }),
         data: { type: 'object', description: 'the content: a string, or an object for sms, wifi, vcard (as `qr add --data-json`)' },
-        background: str('background colour'),
-        foreground: str('foreground colour'),
+        background: str('background colour, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('background', v)),
+        foreground: str('foreground colour, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('foreground', v)),
         logo: str('logo image URL', (v) => httpUrl('logo', v)),
       },
     },

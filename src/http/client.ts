@@ -402,8 +402,10 @@ export class ApiClient {
   /**
    * GETs a file a record points at (a QR code's image). The key goes only to the configured
    * origin; redirects are followed within that origin only (at most 3); the body is capped.
+   * `peek` (a QR code's own short link): one request, no key, its own User-Agent, a redirect
+   * answered as it is (its Location given back) rather than followed.
    */
-  async download(target: string, maxBytes = MAX_DOWNLOAD_BYTES): Promise<{ url: string; status: number; contentType: string; bytes: Buffer }> {
+  async download(target: string, maxBytes = MAX_DOWNLOAD_BYTES, peek?: { userAgent: string }): Promise<{ url: string; status: number; contentType: string; bytes: Buffer; location?: string }> {
     let url: URL;
     try {
       url = new URL(target, this.base);
@@ -425,12 +427,17 @@ export class ApiClient {
       try {
         let response: Response;
         try {
-          response = await doFetch(url.href, { headers: own ? { Authorization: `Bearer ${this.options.apiKey}` } : {}, redirect: 'manual', signal: controller.signal });
+          const headers: Record<string, string> = peek ? { 'User-Agent': peek.userAgent } : own ? { Authorization: `Bearer ${this.options.apiKey}` } : {};
+          response = await doFetch(url.href, { headers, redirect: 'manual', signal: controller.signal });
         } catch (error) {
           if (this.options.signal?.aborted) throw new InterruptedError();
           throw new NetworkError(`GET ${url.href}: ${timedOut ? `no answer within ${this.options.timeoutMs / 1000} s (--timeout)` : describe(error)}`);
         }
         this.trace(`< HTTP ${response.status} ${response.headers.get('content-type') ?? ''}`);
+        if (peek && response.status >= 300 && response.status < 400) {
+          void response.body?.cancel().catch(() => undefined);
+          return { url: url.href, status: response.status, contentType: response.headers.get('content-type') ?? '', bytes: Buffer.alloc(0), location: response.headers.get('location') ?? undefined };
+        }
         if (response.status >= 300 && response.status < 400) {
           void response.body?.cancel().catch(() => undefined);
           const location = response.headers.get('location');

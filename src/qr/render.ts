@@ -30,16 +30,25 @@ export const BLACK: Rgb = { r: 0, g: 0, b: 0 };
 export const WHITE: Rgb = { r: 255, g: 255, b: 255 };
 const hexOf = ({ r, g, b }: Rgb) => `#${[r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
 
-export interface ImageStyle { scale: number; margin: number; foreground: Rgb; background: Rgb }
+export interface ImageStyle {
+  scale: number;
+  margin: number;
+  foreground: Rgb;
+  background: Rgb;
+  /** Width and height in pixels, when more than the code at `scale` needs: the rest widens the quiet zone (a print size). */
+  side?: number;
+}
 
-/** A PNG with `scale` pixels per module and a quiet zone of `margin` modules. */
-export function qrPng(m: Matrix, { scale, margin, foreground, background }: ImageStyle): Buffer {
-  const side = (m.size + 2 * margin) * scale;
+/** A PNG with `scale` pixels per module and a quiet zone of `margin` modules (or more, up to `side` pixels). */
+export function qrPng(m: Matrix, { scale, margin, foreground, background, side: wanted }: ImageStyle): Buffer {
+  const drawn = (m.size + 2 * margin) * scale;
+  const side = Math.max(drawn, wanted ?? 0);
+  const offset = Math.floor((side - drawn) / 2);
   const png = new PNG({ width: side, height: side });
   for (let py = 0; py < side; py++) {
-    const y = Math.floor(py / scale) - margin;
+    const y = Math.floor((py - offset) / scale) - margin;
     for (let px = 0; px < side; px++) {
-      const x = Math.floor(px / scale) - margin;
+      const x = Math.floor((px - offset) / scale) - margin;
       const inside = x >= 0 && y >= 0 && x < m.size && y < m.size;
       const c = inside && m.dark(x, y) ? foreground : background;
       const i = (py * side + px) * 4;

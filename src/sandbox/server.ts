@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerVersion } from './routes.js';
 import { publicPage, type Visit } from './visits.js';
+import { qrPage, type QrImages } from './qr-images.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
@@ -28,6 +29,8 @@ export interface SandboxOptions {
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7 (the product 7.6 and 7.7). */
   version?: ServerVersion;
   seed?: ExtraSeed;
+  /** QR images: `png` at the code's link (default), or `svg` behind a 302, as the product 7.7 serves them. */
+  qrImages?: QrImages;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -224,7 +227,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   /** Short links and QR images (no key, no rate limit); a visit is counted under the state lock. */
   async function page(visit: Visit): Promise<Answer> {
     const run = () => {
-      const answer = publicPage(state, visit);
+      // QR images and QR codes' short links (qr-images.ts) first, then short links of links.
+      const answer = qrPage(state, visit, { base, images: options.qrImages ?? 'png' }) ?? publicPage(state, visit);
       if (answer?.changed) persist();
       return answer;
     };

@@ -1,7 +1,7 @@
 // How `sandbox serve` flags and the LINKCTL_SANDBOX_* environment values become sandbox
 // options. Loaded only with the sandbox (`sandbox` commands, `--sandbox`).
 import { UsageError } from '../errors.js';
-import { PLANS, type Plan } from '../commands/sandbox/types.js';
+import { PLANS, QR_IMAGES, type Plan, type QrImages } from '../commands/sandbox/types.js';
 export type RateLimit = { limit: number; windowSeconds: number } | null;
 
 /** `N/SECONDS` or `off`; `name` is the flag or environment variable, for the message. */
@@ -22,14 +22,28 @@ export function parsePlan(raw: string, name = '--plan'): Plan {
   return plan as Plan;
 }
 
-/** LINKCTL_SANDBOX_PLAN, LINKCTL_SANDBOX_RATE_LIMIT and LINKCTL_SANDBOX_STRING_IDS: the embedded sandbox's, and `sandbox serve`'s defaults. */
-export function sandboxEnvironment(env: Record<string, string | undefined>): { plan: Plan; rateLimit: RateLimit; stringIds: boolean } {
-  return { plan: sandboxPlan(env), rateLimit: sandboxRateLimit(env), stringIds: sandboxStringIds(env) };
+export function parseQrImages(raw: string, name = '--qr-images'): QrImages {
+  const kind = raw.trim().toLowerCase();
+  if (!(QR_IMAGES as readonly string[]).includes(kind)) {
+    throw new UsageError(`${name} must be one of ${QR_IMAGES.join(', ')}; got "${raw}"`, 'svg serves QR images as the product 7.7 does (a 302 to a styled SVG); png serves a plain PNG at the code\'s link');
+  }
+  return kind as QrImages;
+}
+
+/** LINKCTL_SANDBOX_PLAN, LINKCTL_SANDBOX_RATE_LIMIT, LINKCTL_SANDBOX_STRING_IDS and LINKCTL_SANDBOX_QR_IMAGES: the embedded sandbox's, and `sandbox serve`'s defaults. */
+export function sandboxEnvironment(env: Record<string, string | undefined>): { plan: Plan; rateLimit: RateLimit; stringIds: boolean; qrImages: QrImages } {
+  return { plan: sandboxPlan(env), rateLimit: sandboxRateLimit(env), stringIds: sandboxStringIds(env), qrImages: sandboxQrImages(env) };
 }
 
 /** LINKCTL_SANDBOX_STRING_IDS=1: ids and counts as strings, as servers on PHP before 8.1 send them. */
 export function sandboxStringIds(env: Record<string, string | undefined>): boolean {
   return /^(1|true|yes|on)$/i.test(env.LINKCTL_SANDBOX_STRING_IDS?.trim() ?? '');
+}
+
+/** LINKCTL_SANDBOX_QR_IMAGES, read only where no --qr-images is given. */
+export function sandboxQrImages(env: Record<string, string | undefined>): QrImages {
+  const kind = env.LINKCTL_SANDBOX_QR_IMAGES;
+  return kind ? parseQrImages(kind, 'LINKCTL_SANDBOX_QR_IMAGES') : 'png';
 }
 
 /** LINKCTL_SANDBOX_PLAN, read only where no --plan is given (a bad value then does not stand in the flag's way). */

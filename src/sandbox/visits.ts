@@ -1,9 +1,8 @@
 // What the sandbox answers outside /api/: short links redirect (with targeting, password and
-// expiry) and count the visit; QR codes' `link` URLs serve their image. No key needed, as on
-// real servers.
+// expiry) and count the visit. QR codes' images and their own short links are in qr-images.ts,
+// which server.ts asks first. No key needed, as on real servers.
 import { createHash } from 'node:crypto';
-import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from '../qr/render.js';
-import { zeroStats, type Link, type Qr, type State } from './state.js';
+import { zeroStats, type Link, type State } from './state.js';
 
 export interface Visit {
   method: string;
@@ -121,42 +120,10 @@ function shortLink(state: State, alias: string, v: Visit): PageAnswer | undefine
   return { status: 301, headers: { Location: to, 'Content-Type': HTML, 'Cache-Control': 'no-store' }, body: `<a href="${escape(to)}">${escape(to)}</a>\n`, changed: true };
 }
 
-/** The text a QR code encodes, in the formats phones understand. */
-export function qrText(q: Pick<Qr, 'type' | 'data'>): string {
-  const d = q.data as Record<string, string | undefined>;
-  const s = (v: unknown) => (v === undefined || v === null ? '' : String(v));
-  const wifiEscape = (v: unknown) => s(v).replace(/([\\;,:"])/g, '\\$1');
-  switch (q.type) {
-    case 'wifi': return `WIFI:T:${s(d.encryption) || 'nopass'};S:${wifiEscape(d.ssid)};P:${wifiEscape(d.pass)};;`;
-    case 'phone': return `tel:${s(q.data)}`;
-    case 'sms': return `SMSTO:${s(d.phone)}:${s(d.message)}`;
-    case 'email': {
-      if (typeof q.data === 'string') return `mailto:${q.data}`;
-      const params = new URLSearchParams(Object.entries({ subject: d.subject, body: d.body }).filter(([, v]) => v) as [string, string][]);
-      return `mailto:${s(d.email)}${params.size ? `?${params}` : ''}`;
-    }
-    case 'vcard': return ['BEGIN:VCARD', 'VERSION:3.0', `N:${s(d.lname)};${s(d.fname)}`, `FN:${[d.fname, d.lname].filter(Boolean).join(' ')}`,
-      d.org && `ORG:${d.org}`, d.phone && `TEL:${d.phone}`, d.cell && `TEL;TYPE=CELL:${d.cell}`, d.email && `EMAIL:${d.email}`,
-      d.site && `URL:${d.site}`, 'END:VCARD'].filter(Boolean).join('\n');
-    default: return typeof q.data === 'string' ? q.data : JSON.stringify(q.data);
-  }
-}
-
-function qrImage(state: State, file: string): PageAnswer | undefined {
-  const [, slug, ext] = /^([A-Za-z0-9_-]+)(\.svg|\.png)?$/.exec(file) ?? [];
-  const q = slug ? state.qrs.find((x) => x.slug === slug) : undefined;
-  if (!q) return undefined;
-  const matrix = qrMatrix(qrText(q), 'M');
-  const style = { margin: 4, foreground: parseColor(q.foreground, BLACK), background: parseColor(q.background, WHITE) };
-  if (ext === '.svg') return { status: 200, headers: { 'Content-Type': 'image/svg+xml' }, body: qrSvg(matrix, { ...style, size: 300 }), changed: false };
-  return { status: 200, headers: { 'Content-Type': 'image/png' }, body: qrPng(matrix, { ...style, scale: 8 }), changed: false };
-}
-
 /** The answer to a request outside /api/; undefined = not a short link or QR code (404). */
 export function publicPage(state: State, v: Visit): PageAnswer | undefined {
   if (!['GET', 'HEAD', 'POST'].includes(v.method)) return undefined;
-  const qr = /^\/qr\/([^/]+)$/.exec(v.path);
-  if (qr) return v.method === 'POST' ? undefined : qrImage(state, qr[1]!);
+  // QR images and QR codes' own short links: ./qr-images.ts, asked first by server.ts.
   const alias = /^\/([^/]+)$/.exec(v.path)?.[1];
   if (!alias) return undefined;
   let decoded: string;

@@ -70,7 +70,9 @@ describe('export, plan, apply', () => {
     // What is not read back is said once per kind, under it, not on every record. Real-server
     // shapes: 7.x servers answer `device: null` for every link, so device targeting is named there too.
     expect(exported).toMatch(/^links:\n {2}# Not read back from the server \(give them here, and apply sends them\): [^\n]*pixels[^\n]*, device\.\n {2}- alias: /m);
-    expect(exported).toMatch(/^qr:\n {2}# Servers do not give back the type and data of a QR code: each is a reference only, until they are added\.\n {2}- name: /m);
+    // A QR code's type, data and colours are read from its image (the API gives none of them back).
+    expect(exported).toMatch(/^qr:\n {2}# The API does not give back a QR code's type, data or colours: they were read from each code's image \(a logo cannot be: give it here, and apply sends it\)\.\n {2}- name: /m);
+    expect(exported).toMatch(/- name: Office wifi\n {4}type: wifi\n {4}data:\n {6}ssid: Guest\n {6}pass: welcome123\n {6}encryption: WPA\n {4}foreground: rgb\(0,0,0\)\n {4}background: rgb\(255,255,255\)\n/);
     expect(exported.match(/# Not read back/g)).toHaveLength(1); // the other kinds are read back whole
     expect(exported).not.toMatch(/# not read back for this one|# Not read: /);
     expect(r.stderr).not.toMatch(/were not read/);
@@ -85,8 +87,8 @@ describe('export, plan, apply', () => {
     try {
       const r = await runMain(['export'], { env: envOf(limited) });
       expect(r.code, r.stderr).toBe(0);
-      // One page of each list, links last: 8 requests of the 10 the window allows, no wait.
-      expect(limited.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['domains', 'pixels', 'campaigns', 'channels', 'qr', 'overlay', 'splash', 'urls'].map((p) => `GET /api/${p}`));
+      // One page of each list, links last: 8 requests of the 10 the window allows, no wait (QR images are not API requests).
+      expect(limited.requests.filter((q) => q.path.startsWith('/api/')).map((q) => `${q.method} ${q.path}`)).toEqual(['domains', 'pixels', 'campaigns', 'channels', 'qr', 'overlay', 'splash', 'urls'].map((p) => `GET /api/${p}`));
       expect(r.stdout).toMatch(/^links:\n {2}# Not read back from the server [^\n]*\n {2}# Not read: expiry, geo, device \(`linkctl export --details` reads them, one request per link\)\.\n {2}- alias: /m);
       expect(r.stdout.match(/# Not read: /g)).toHaveLength(1);
       expect(r.stdout.match(/^ {2}- alias: /gm)).toHaveLength(32);
@@ -108,15 +110,16 @@ describe('export, plan, apply', () => {
   });
 
   it('leaves QR codes without type and data out of apply, and says so', async () => {
-    const r = await runMain(['plan', '-f', '-'], { env: envOf(b), stdin: exported });
+    const references = await runCli(['export', '--no-qr-content'], { env: envOf(a) });
+    expect(references.stdout).toMatch(/^qr:\n {2}# The type, data and colours of QR codes were not read \(`export` reads them from their images unless --no-qr-content\): each is a reference only, until they are added\.\n {2}- name: Greeting\n {2}- name: /m);
+    const r = await runMain(['plan', '-f', '-'], { env: envOf(b), stdin: references.stdout });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('note: QR code "Greeting" is a reference only (no type and data) and does not exist on the server; apply leaves it out.');
     expect(r.stdout).not.toMatch(/QR code/);
   });
 
   it('migrates to an empty server through a pipe; plan then shows no change and export matches', async () => {
-    // What export cannot read (a QR code's type and data) is added by the user before migrating.
-    exported = exported.replace(/- name: (Greeting|Office wifi|Restaurant menu)\n/g, (_, name: string) => `- name: ${name}\n    type: text\n    data: ${name} text\n`);
+    // QR codes travel too: their type, data and colours were read from their images.
     const apply = await runCli(['apply', '-f', '-', '--yes'], { env: envOf(b), stdin: exported });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toMatch(/Applied: \d+ added, 0 changed, 0 deleted\./);

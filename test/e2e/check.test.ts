@@ -643,15 +643,18 @@ describe('options, history and limits', () => {
     const r = await runMain(['check', '--qr', '--json'], { env: env() });
     expect(r.code).toBe(0);
     expect(parse(r)).toEqual([expect.objectContaining({ link: null, qr: id, shorturl: expect.stringMatching(/\/qr\/\w+$/), destination: `${http.origin}/fail`, status: 'server-error', code: 500 })]);
-    // the lists once, then one image a QR code (3 codes: ours, the seeded text and wifi codes)
-    const paths = fx.sandbox.requests.slice(before).map((x) => x.path.replace(/\/qr\/\w+$/, '/qr/IMAGE'));
-    expect(paths).toEqual(['/api/account', '/api/urls', '/api/domains', '/api/qr', '/qr/IMAGE', '/qr/IMAGE', '/qr/IMAGE']);
+    // the lists once, then one image a QR code (3 codes: ours, the seeded text and wifi codes), read
+    // two at a time, and our link code's own short link (its image holds it), which counts no scan
+    const paths = fx.sandbox.requests.slice(before).map((x) => x.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE').replace(/^\/q\w+$/, '/SHORT'));
+    expect(paths.slice(0, 4)).toEqual(['/api/account', '/api/urls', '/api/domains', '/api/qr']);
+    expect(paths.slice(4).sort()).toEqual(['/SHORT', '/qr/IMAGE', '/qr/IMAGE', '/qr/IMAGE']);
+    expect((await api(fx.sandbox, 'GET', `qr/${id}`)).details.scans).toBe(0);
     expect(r.stderr).toMatch(/checked 1 destination of 0 links and 3 QR codes/);
   });
 
-  it('qr-unreadable: a code whose image is not a PNG is reported with the reason (and --fail-on matches it)', async ({ onTestFinished }) => {
+  it('qr-unreadable: a code whose image holds no QR code is reported with the reason (and --fail-on matches it)', async ({ onTestFinished }) => {
     const { createServer } = await import('node:http');
-    // A server of this API with no links and one QR code whose image is an SVG.
+    // A server of this API with no links and one QR code whose image is an empty SVG.
     const server = createServer((req, res) => {
       const list = (key: string, records: unknown[]) => JSON.stringify({ error: 0, data: { result: records.length, perpage: 1000, currentpage: 1, maxpage: 1, [key]: records } });
       const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -670,7 +673,7 @@ describe('options, history and limits', () => {
     expect(r.code).toBe(1);
     expect(parse(r)).toEqual([expect.objectContaining({
       link: null, qr: 5, shorturl: `${base}/images/5.svg`, destination: '', status: 'unchecked', error: 'the code could not be read',
-      findings: [{ kind: 'qr-unreadable', detail: `${base}/images/5.svg serves image/svg+xml that is not a PNG; linkctl reads codes from PNG images only` }],
+      findings: [{ kind: 'qr-unreadable', detail: 'no QR code was found in the SVG image' }],
     })]);
   });
 

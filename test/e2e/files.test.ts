@@ -111,12 +111,12 @@ describe('an existing file is replaced only when asked', () => {
 });
 
 describe('an image of another kind than the file name says', () => {
-  it('qr download --file x.svg receiving a PNG: exit 2, nothing written', async () => {
+  it('qr download --file x.jpg receiving a PNG: exit 2, nothing written (a .png or .svg name is made from any PNG or SVG)', async () => {
     const dir = folder();
-    const r = await runMain(['qr', 'download', '1', '--file', join(dir, 'x.svg')], { env: fx.env });
+    const r = await runMain(['qr', 'download', '1', '--file', join(dir, 'x.jpg')], { env: fx.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`linkctl: --file ${join(dir, 'x.svg')} names an SVG file, but QR code 1's image is a PNG; nothing was saved`);
-    expect(r.stderr).toContain('hint: name the file .png');
+    expect(r.stderr).toContain(`linkctl: --file ${join(dir, 'x.jpg')} names a JPG file, but QR code 1's image is a PNG; nothing was saved`);
+    expect(r.stderr).toContain('hint: name the file .png or .svg');
     expect(readdirSync(dir)).toEqual([]);
   });
 });

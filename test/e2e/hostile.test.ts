@@ -95,7 +95,8 @@ const EVIL =
   '\x7f' +
   '\u202eevil\u202c\u2066x\u2069';
 
-const EVIL_QR = { id: 7, name: EVIL, scans: 1, date: '2025-01-01', link: `https://x.example/${EVIL}` };
+// Its image is on a `.invalid` host (`qr get` reads a code's image): never looked up, it fails at once.
+const EVIL_QR = { id: 7, name: EVIL, scans: 1, date: '2025-01-01', link: `https://x.invalid/${EVIL}` };
 
 describe.concurrent('1. escape sequences from a server never reach the terminal raw', () => {
   const server = (t: TestContext) =>

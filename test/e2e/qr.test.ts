@@ -57,7 +57,10 @@ for (const quirks of [false, true]) {
       expect(tty.code).toBe(0);
       expect(tty.stdout).toMatch(/Top countries\n {2}United States +█+ 54\n/);
       expect(tty.stdout).toMatch(/Top systems\n {2}iOS +█+ 52\n/);
-      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr/1', query: {}, body: undefined }]);
+      // The code's content is read from its image: the image, then its own short link (link codes hold it), asked as a crawler.
+      expect(fx.sandbox.requests.map((r) => r.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE').replace(/^\/q\w+$/, '/SHORT'))).toEqual(['/api/qr/1', '/qr/IMAGE', '/SHORT']);
+      expect(tty.stdout).toMatch(/^Type +link$/m);
+      expect(tty.stdout).toMatch(/^Data +https:\/\/example\.com\/menu$/m);
       const piped = await runCli(['qr', 'get', '1'], { env: fx.env });
       expect(piped.code).toBe(0);
       expect(piped.stdout).toMatch(/^id\t1\nname\tRestaurant menu\n/);
@@ -68,7 +71,8 @@ for (const quirks of [false, true]) {
       const piped = await runCli(['qr', 'get', '2'], { env: fx.env });
       expect(piped.code).toBe(0);
       expect(piped.stdout).toMatch(/^name\tGreeting$/m);
-      expect(piped.stderr).toBe(quirks ? 'No statistics for this code (servers keep none for text, sms and wifi codes).\n' : '');
+      expect(piped.stdout).toMatch(/^data\tHello from the sandbox$/m);
+      expect(piped.stderr).toBe(`Type, data and colours were read from the code's image: the API does not give them back.\n${quirks ? 'No statistics for this code (servers keep none for text, sms and wifi codes).\n' : ''}`);
       const r = await runMain(['qr', 'get', '2', '--no-color'], { env: fx.env, tty: true });
       if (quirks) {
         expect(r.stdout).toContain('No statistics for this code');
@@ -92,7 +96,11 @@ for (const quirks of [false, true]) {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('QR has been updated successfully.\n');
-      expect(sent(fx.sandbox)).toEqual([
+      // The code's type is read from its image first (the code, its image, its short link), then the update is sent.
+      expect(sent(fx.sandbox).map((r) => ({ ...r, path: r.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE').replace(/^\/q\w+$/, '/SHORT') }))).toEqual([
+        { method: 'GET', path: '/api/qr/1', query: {}, body: undefined },
+        { method: 'GET', path: '/qr/IMAGE', query: {}, body: undefined },
+        { method: 'GET', path: '/SHORT', query: {}, body: undefined },
         { method: 'PUT', path: '/api/qr/1/update', query: {}, body: { type: 'link', data: 'https://example.com/new', background: 'rgb(0,0,0)' } },
       ]);
     });

@@ -152,13 +152,15 @@ describe('what the server would ignore or break is caught before sending', () =>
     expect((await runCli(['channel', 'update', '1', '--name', 'ABC', '-q'], { env })).code).toBe(0);
   });
 
-  it('a QR update whose data does not fit the code\'s own type: the server\'s HTTP 500 is explained', async () => {
-    const { env } = await server();
+  it('a QR update whose data does not fit the code\'s own type is refused before sending: the type is read from the code\'s image', async () => {
+    const { sb, env } = await server();
     const made = await runCli(['qr', 'add', '--type', 'phone', '--data', '+15551234567', '--name', 'Call', '-q'], { env });
     expect(made.code, made.stderr).toBe(0);
+    sb.requests.length = 0;
     const r = await runCli(['qr', 'update', made.stdout.trim(), '--type', 'text', '--data', 'hello'], { env });
-    expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/^hint: the likely cause: the data does not fit QR code \d+'s own type, which --type cannot change/m);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^linkctl: QR code \d+ is a phone code \(read from its image\), not text: the API cannot change a code's type, and nothing was sent/m);
+    expect(writes(sb)).toEqual([]);
   });
 
   it('an alias the product\'s word list refuses is that command\'s or row\'s clear error, sent once, never retried', async () => {

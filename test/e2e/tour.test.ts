@@ -145,7 +145,7 @@ describe.skipIf(Boolean(noPty))(`a terminal after the tour${noPty ? ` (skipped: 
         // A server started with & is there when a person types the next line: wait for it to announce itself.
         if (line.endsWith('&') || /&\s+#/.test(line)) await until(() => existsSync(join(config, 'sandbox-serve.json')));
       }
-      expect(existsSync(join(cwd, 'qr-1-restaurant-menu.png'))).toBe(true);
+      expect(existsSync(join(cwd, 'qr-2-greeting.png'))).toBe(true);
       expect(modes((await shell.run('stty -a')).text)).toEqual({ echo: true, icanon: true });
     } finally {
       await shell.close();

@@ -142,26 +142,41 @@ const CANNOT_CHANGE_HINT = 'to change a code\'s name or type, delete it and crea
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   if (opts.name !== undefined) throw new UsageError('--name: the API cannot rename a QR code (servers ignore a new name and still answer success)', CANNOT_CHANGE_HINT);
-  const data = buildData(ctx, opts.type, opts);
   const style = styleFields(opts);
-  if (opts.type !== undefined && data === undefined) {
+  const dataGiven = opts.dataJson !== undefined || ALL_DATA_FLAGS.some((key) => opts[key] !== undefined);
+  if (opts.type !== undefined && !dataGiven) {
     throw new UsageError(`--type ${String(opts.type)} alone changes nothing: the API cannot change a code's type (servers ignore it); --type only shapes the data flags`, CANNOT_CHANGE_HINT);
   }
-  if (data === undefined && Object.keys(style).length === 0) {
-    throw new UsageError('nothing to change: give --type with data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --type link --data https://example.com/new');
+  if (!dataGiven && Object.keys(style).length === 0) {
+    throw new UsageError('nothing to change: give the data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --data https://example.com/new');
   }
   // The API requires `data` on every update and cannot give it back, so a style-only change
   // cannot be sent without erasing the code's content.
-  if (data === undefined) {
-    throw new UsageError('the API needs the code\'s data with every update: add --type and its data flags (or --data-json) to the style flags', "e.g. linkctl qr update 12 --type link --data https://example.com --background '#000000'");
+  if (!dataGiven) {
+    throw new UsageError('the API needs the code\'s data with every update: add its data flags (or --data-json) to the style flags', "e.g. linkctl qr update 12 --data https://example.com --background '#000000'");
   }
-  const json = compact({ type: opts.type, data, ...style });
+  // Flags checked against the given type before anything is sent.
+  if (opts.type !== undefined) buildData(ctx, opts.type as QrType, opts);
   const client = await ctx.client();
+  // Servers check the data against the code's stored type and fail with an HTTP 500 on another
+  // shape; the API cannot change the type. The type is read from the code's image first.
+  const real = await typeOf(ctx, client, id);
+  if ('type' in real && opts.type !== undefined && real.type !== opts.type) {
+    throw new UsageError(`QR code ${id} is a ${real.type} code (read from its image), not ${String(opts.type)}: the API cannot change a code's type, and nothing was sent`,
+      `give its ${real.type} data (\`linkctl qr update ${id} --type ${real.type} ...\`), or delete it and create a ${String(opts.type)} code (\`linkctl qr delete ${id}\` then \`linkctl qr add --type ${String(opts.type)} ...\`)`);
+  }
+  if ('unreadable' in real) {
+    if (opts.type === undefined) throw new UsageError(`--type is needed: QR code ${id}'s type could not be read from its image (${real.unreadable}); nothing was sent`, `give the code's own type, e.g. linkctl qr update ${id} --type link --data https://example.com/new`);
+    ctx.warn(`note: QR code ${id}'s type could not be checked against its image (${real.unreadable}); the server checks the data against the code's own type.`);
+  }
+  const type = (opts.type as QrType | undefined) ?? (real as { type: QrType }).type;
+  const data = buildData(ctx, type, opts);
+  const json = compact({ type, data, ...style });
   let body;
   try {
     body = await updateOne(client, QR, id, json);
   } catch (error) {
-    // Real servers check the data against the code's STORED type and fail with an HTML page when it does not fit (7.7: "Invalid phone number").
+    // Where the image could not tell the type, the server's HTML 500 (7.7: "Invalid phone number") most likely means another type.
     if (error instanceof NetworkError && /^HTTP 500\b/.test(error.message)) {
       throw new NetworkError(error.message, `the likely cause: the data does not fit QR code ${id}'s own type, which --type cannot change (servers check the data against the type the code was made with); to give it another type, delete the code and add it again`);
     }
@@ -170,9 +185,40 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   return messageResult(body, `QR code ${id} updated.`);
 }
 
+/** A code's type, read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
+async function typeOf(ctx: Context, client: Awaited<ReturnType<Context['client']>>, id: number): Promise<{ type: QrType } | { unreadable: string }> {
+  const details = ((await readOne(client, QR, id)).details ?? {}) as Rec;
+  const { readCode } = await import('../../qr/read.js');
+  ctx.status('reading the code\'s type from its image');
+  const read = await readCode(client, { id, name: null, link: typeof details.link === 'string' ? details.link : null });
+  return read.content ? { type: read.content.type } : { unreadable: read.unreadable! };
+}
+
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
   const id = args[0] as number;
   const client = await ctx.client();
   const body = await readOne(client, QR, id);
-  return statsResult(body, COLUMNS, 'No statistics for this code (servers keep none for text, sms and wifi codes).');
+  const details = (body.details ?? {}) as Rec;
+  // The API gives no type, data or colours: they are read from the code's image (no API request, no scan counted).
+  const { readCode, contentJson, dataLine } = await import('../../qr/read.js');
+  ctx.status('reading the code\'s image');
+  const read = await readCode(client, { id, name: typeof details.name === 'string' ? details.name : null, link: typeof details.link === 'string' ? details.link : null });
+  const content = contentJson(read);
+  const result = statsResult(body, [...COLUMNS, ...CONTENT_COLUMNS], 'No statistics for this code (servers keep none for text, sms and wifi codes).');
+  if (result.kind !== 'record') return result;
+  // Real servers put the creation time under `data` (sic): it is the date, and `data` the code's content.
+  if (result.record.date === undefined && typeof result.record.data === 'string') result.record.date = result.record.data;
+  Object.assign(result.record, { type: content.type, data: dataLine(content.data), foreground: content.foreground, background: content.background });
+  const said = read.content
+    ? `Type, data and colours were read from the code's image${read.content.from === 'short link' ? ` (which holds its short link ${read.content.shortLink}, read without counting a scan)` : ''}: the API does not give them back.${read.content.notes.map((n) => `\nNote: ${n}.`).join('')}`
+    : `The code's content could not be read from its image: ${read.unreadable}.`;
+  return { ...result, json: { ...(result.json as Rec), content }, note: [said, result.note].filter(Boolean).join('\n') };
 }
+
+/** What `qr get` reads from the image. */
+const CONTENT_COLUMNS: Column[] = [
+  { key: 'type', header: 'Type', show: (r) => r.type ?? '-' },
+  { key: 'data', header: 'Data', show: (r) => r.data || '-' },
+  { key: 'foreground', header: 'Foreground', show: (r) => r.foreground ?? '-' },
+  { key: 'background', header: 'Background', show: (r) => r.background ?? '-' },
+];

@@ -3,7 +3,21 @@ import type { Command } from 'commander';
 import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
-import { QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
+import { UsageError } from '../../errors.js';
+import { MAX_PRINT_PIXELS, PRINT_FORMATS, QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
+
+function boundedInt(flag: string, raw: string, min: number, max: number): number {
+  const n = positiveInt(flag, raw);
+  if (n < min || n > max) throw new UsageError(`${flag} must be from ${min} to ${max}, got ${n}`, `e.g. ${flag} ${flag === '--dpi' ? 300 : 1200}`);
+  return n;
+}
+
+/** `30mm`, `3cm`, `1.2in`: a printed length. */
+function printLength(raw: string): { value: number; unit: 'mm' | 'cm' | 'in'; text: string } {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(mm|cm|in)\s*$/i.exec(raw);
+  if (!m || !(Number(m[1]) > 0)) throw new UsageError(`--print-size must be a length in mm, cm or in, such as 30mm, got "${raw}"`, 'e.g. --dpi 300 --print-size 30mm');
+  return { value: Number(m[1]), unit: m[2]!.toLowerCase() as 'mm' | 'cm' | 'in', text: raw.trim() };
+}
 
 /** Data and style flags, shared by `qr add` and `qr update`. */
 function dataOptions(command: Command): Command {
@@ -76,17 +90,23 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     qr
       .command('download')
-      .description('Save the image of a QR code (PNG, SVG or JPEG, as the server serves it)')
+      .description('Save the image of a QR code: as the server serves it (PNG, SVG or JPEG), or as a print-ready PNG or SVG')
       .argument('[id]', 'QR code id', (v) => positiveInt('ID', v))
-      .addOption(pathOption('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after what the server sent)'))
+      .addOption(pathOption('--file <path>', 'where to save it (default: qr-ID-NAME.png, .svg or .jpg here, after --format or what the server sent); a .png or .svg name asks for that format'))
+      .addOption(enumOption('--format <format>', 'the file\'s format, whatever the server serves: png (drawn from its SVG, or rebuilt from the code decoded from its PNG) or svg (its own, or rebuilt from the code decoded from its PNG, with its colours and a quiet zone)', PRINT_FORMATS))
+      .option('--size <pixels>', `PNG width and height in pixels, at most ${MAX_PRINT_PIXELS} (implies --format png)`, (v) => boundedInt('--size', v, 21, MAX_PRINT_PIXELS))
+      .option('--dpi <n>', 'PNG resolution in dots per inch, written into the file (with --print-size, sets the pixels)', (v) => boundedInt('--dpi', v, 1, 2400))
+      .option('--print-size <length>', 'printed width and height with --dpi: 30mm, 3cm or 1.2in (implies --format png)', printLength)
       .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
       .addOption(pathOption('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)', 'dir'))
       .addOption(forceOption())
-      .addHelpText('after', wrapped('\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A --file named .png, .svg or .jpg for another kind of image is exit 2 and no file.\nFor a QR code of a short link made locally, see `linkctl link qr`.'))
+      .addHelpText('after', wrapped('\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A PNG from a server\'s SVG is drawn from it; an SVG (or a PNG of another size) from a\nserver\'s PNG is rebuilt from the decoded code: the same text, error correction and colours, with\na quiet zone of 4 modules (a logo or a gradient is not drawn again, and the message says so).\nFor a QR code of a short link made locally, see `linkctl link qr`.'))
       .action(bind(() => import('./download.js'), 'download')),
     [
       'linkctl qr download 1',
-      'linkctl qr download 1 --file menu.png',
+      'linkctl qr download 1 --file menu.png          # a PNG, drawn from an SVG if the server serves one',
+      'linkctl qr download 1 --dpi 300 --print-size 30mm --file menu.png',
+      'linkctl qr download 1 --format svg',
       'linkctl qr list --quiet | linkctl qr download --from - --dir codes',
     ],
   );

@@ -10,8 +10,8 @@ import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
 import { simulateVisits } from '../../sandbox/visits.js';
-import { parseRateLimit, sandboxPlan, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
-import type { Plan } from './types.js';
+import { parseRateLimit, sandboxPlan, sandboxQrImages, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
+import type { Plan, QrImages } from './types.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -24,6 +24,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   // flags over LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT; no limit and every feature by default
   const rateLimit = opts.rateLimit === undefined ? sandboxRateLimit(ctx.env) : parseRateLimit(String(opts.rateLimit));
   const plan = opts.plan === undefined ? sandboxPlan(ctx.env) : (opts.plan as Plan); // checked by its enumOption
+  const qrImages = opts.qrImages === undefined ? sandboxQrImages(ctx.env) : (opts.qrImages as QrImages);
   if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md', 'drop --quirks: real-server shapes are the default');
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
   const file = stateFile(ctx, opts.state);
@@ -42,6 +43,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       quirks,
       stringIds: Boolean(opts.stringIds) || sandboxStringIds(ctx.env),
       plan,
+      qrImages,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });
   } catch (err) {
@@ -56,11 +58,11 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   try {
     // A server in the foreground has to say where it is before it returns, so this action writes
     // its address itself; everything else goes through the output layer.
-    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit })}\n`);
+    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit, qrImages })}\n`);
     // --quiet: no banner and no request log (a server in the background of a terminal says nothing there).
     if (!quiet) {
       const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
-      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit})\n` +
+      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${qrImages === 'svg' ? ', QR images as SVG behind a 302' : ''})\n` +
         `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
         (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
         'press Ctrl-C to stop');

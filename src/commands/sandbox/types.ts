@@ -2,3 +2,6 @@
 export const PLANS = ['pro', 'basic'] as const;
 /** `pro` has every feature; `basic` lacks those that real servers drop silently. */
 export type Plan = (typeof PLANS)[number];
+/** How the sandbox serves QR images (`sandbox serve --qr-images`, LINKCTL_SANDBOX_QR_IMAGES): `png` at the code's link, or `svg` behind a 302 as the product 7.7 does. */
+export const QR_IMAGES = ['png', 'svg'] as const;
+export type QrImages = (typeof QR_IMAGES)[number];

@@ -1,0 +1,237 @@
+/**
+ * Reading a QR code from its image, as a phone does: PNG pixels (pngjs) or an SVG drawn into
+ * pixels (@resvg/resvg-js), decoded with ZXing (zxing-wasm), and the plain colours of the code
+ * read from the pixels where the decoder says the modules are. Chosen by measurement on styled
+ * codes like the product's (README, Install): zxing-wasm read every one, jsQR two in three.
+ * Loaded only by the commands that read images.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { PNG } from 'pngjs';
+import type { Ecc, Rgb } from './render.js';
+
+export type ImageKind = 'png' | 'svg' | 'jpg';
+
+/** What the bytes are, judged by their start; undefined = not an image linkctl knows. */
+export function imageKind(bytes: Buffer): ImageKind | undefined {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpg';
+  // SVG: optional BOM, XML declaration, comments and doctype, then the <svg element
+  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '');
+  if (/^\s*(<\?xml[^>]*\?>\s*)?(<!--[\s\S]*?-->\s*|<!DOCTYPE svg[^>]*>\s*)*<svg[\s>]/i.test(head)) return 'svg';
+  return undefined;
+}
+
+export interface Pixels { data: Uint8ClampedArray; width: number; height: number }
+
+/** Larger images are refused before they are decoded: 4096×4096 RGBA is already 64 MiB. */
+const MAX_SIDE = 4096;
+
+/** An image that cannot be read, with the reason (said per code, never guessed around). */
+export class UnreadableImage extends Error {}
+
+/**
+ * An SVG as a server sent it, made safe to draw: references to anything but inline `data:`
+ * images are removed, so that a server's SVG cannot make linkctl read a local file into the
+ * pixels (or a PNG it writes). resvg fetches nothing from the network.
+ */
+function inlineOnly(svg: string): string {
+  return svg.replace(/\s(?:xlink:)?href\s*=\s*("[^"]*"|'[^']*')/gi, (whole, value: string) => (/^["']\s*(data:|#)/i.test(value) ? whole : ''));
+}
+
+let resvgModule: typeof import('@resvg/resvg-js') | undefined;
+const resvg = () => (resvgModule ??= createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js'));
+
+/** An SVG's own size in pixels (its width and height, or its viewBox). */
+export function svgSize(svg: string | Buffer): { width: number; height: number } {
+  try {
+    const doc = new (resvg().Resvg)(inlineOnly(String(svg)), { font: { loadSystemFonts: false }, logLevel: 'off' });
+    return { width: doc.width, height: doc.height };
+  } catch (error) {
+    throw new UnreadableImage(`the SVG could not be read (${String((error as Error).message ?? error).split('\n')[0]!.slice(0, 120)})`);
+  }
+}
+
+const drawOptions = (width: number) => ({ fitTo: { mode: 'width' as const, value: width }, font: { loadSystemFonts: false }, logLevel: 'off' as const });
+const drawError = (error: unknown) => (error instanceof UnreadableImage ? error : new UnreadableImage(`the SVG could not be drawn (${String((error as Error).message ?? error).split('\n')[0]!.slice(0, 120)})`));
+const pixelsOf = (image: { pixels: Buffer; width: number; height: number }): Pixels => ({ data: new Uint8ClampedArray(image.pixels.buffer, image.pixels.byteOffset, image.pixels.length), width: image.width, height: image.height });
+
+/** An SVG drawn `width` pixels wide (its own aspect), RGBA. */
+export function svgPixels(svg: string | Buffer, width: number): Pixels {
+  try {
+    const doc = new (resvg().Resvg)(inlineOnly(String(svg)), drawOptions(width));
+    if (!(doc.width > 0 && doc.height > 0) || doc.height / doc.width > 4 || doc.width / doc.height > 4) throw new UnreadableImage(`the SVG is ${doc.width}×${doc.height}, not the square-ish image of a QR code`);
+    return pixelsOf(doc.render());
+  } catch (error) {
+    throw drawError(error);
+  }
+}
+
+/**
+ * The same, drawn on libuv's thread pool (resvg's renderAsync), so that several images are drawn
+ * while others are decoded; `safe` is the SVG's text after inlineOnly, its size already checked.
+ */
+async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
+  try {
+    return pixelsOf(await resvg().renderAsync(safe, drawOptions(width)));
+  } catch (error) {
+    throw drawError(error);
+  }
+}
+
+/** An SVG as a PNG `width` pixels wide (print sizes: `qr download --format png`). */
+export function svgToPng(svg: string | Buffer, width: number): Buffer {
+  const p = svgPixels(svg, width);
+  const png = new PNG({ width: p.width, height: p.height });
+  png.data.set(p.data);
+  return PNG.sync.write(png);
+}
+
+/** A PNG's pixels, after checking its size in the header (a small file may claim a huge image). */
+export function pngPixels(bytes: Buffer): Pixels {
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  if (width > MAX_SIDE || height > MAX_SIDE) throw new UnreadableImage(`the PNG is ${width}×${height} pixels; linkctl reads QR images up to ${MAX_SIDE}×${MAX_SIDE}`);
+  let png;
+  try {
+    png = PNG.sync.read(bytes);
+  } catch (error) {
+    throw new UnreadableImage(`the PNG could not be decoded (${(error as Error).message})`);
+  }
+  return { data: new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), width: png.width, height: png.height };
+}
+
+/** The pixels on a light quiet zone `by` pixels wide (the product's images have none; decoders find codes better with one). */
+function withQuietZone(p: Pixels, by: number): Pixels {
+  const width = p.width + 2 * by;
+  const height = p.height + 2 * by;
+  const data = new Uint8ClampedArray(width * height * 4).fill(255);
+  for (let y = 0; y < p.height; y++) data.set(p.data.subarray(y * p.width * 4, (y + 1) * p.width * 4), ((y + by) * width + by) * 4);
+  return { data, width, height };
+}
+
+interface Found {
+  text: string;
+  /** Corners of the symbol, in the pixels it was found in. */
+  topLeft: { x: number; y: number };
+  topRight: { x: number; y: number };
+  bottomLeft: { x: number; y: number };
+  /** Modules: 0 = dark, row by row. */
+  symbol: { data: Uint8ClampedArray; width: number };
+  ecc: Ecc;
+}
+
+type ReadBarcodes = typeof import('zxing-wasm/reader').readBarcodes;
+let zxing: Promise<ReadBarcodes> | undefined;
+/** ZXing's reader, its WebAssembly read from the installed package (never from the network, its default). */
+function reader(): Promise<ReadBarcodes> {
+  zxing ??= (async () => {
+    const module = await import('zxing-wasm/reader');
+    const wasm = readFileSync(createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm'));
+    await module.prepareZXingModule({ overrides: { wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer }, fireImmediately: true });
+    return module.readBarcodes;
+  })();
+  return zxing;
+}
+
+async function find(p: Pixels): Promise<Found | undefined> {
+  const read = await reader();
+  const [result] = await read({ data: p.data, width: p.width, height: p.height, colorSpace: 'srgb' } as unknown as Parameters<ReadBarcodes>[0], { formats: ['QRCode'], maxNumberOfSymbols: 1, tryHarder: true });
+  if (!result?.isValid) return undefined;
+  return { text: result.text, ...result.position, symbol: result.symbol, ecc: (['L', 'M', 'Q', 'H'] as const).find((l) => l === result.ecLevel) ?? 'M' };
+}
+
+export interface ReadImage {
+  text: string;
+  kind: ImageKind;
+  /** Its error-correction level (a code drawn again keeps it: a logo needs H). */
+  ecc: Ecc;
+  /** `rgb(r,g,b)`, when the modules (or the background) are of one plain colour. */
+  foreground?: string;
+  background?: string;
+  /** What could not be read about the look of the code (a gradient, a logo). */
+  notes: string[];
+}
+
+/**
+ * The code in an image. Tried at the sizes that read best in measurement (an SVG drawn 300 and
+ * 500 pixels wide, on a quiet zone; then 1,000 as drawn), so a hard image costs more time, an
+ * easy one little. Throws UnreadableImage with the reason.
+ */
+export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise<ReadImage> {
+  if (kind === 'jpg') throw new UnreadableImage('a JPEG image; linkctl reads QR codes from PNG and SVG images');
+  if (!kind) throw new UnreadableImage('not an image (neither PNG nor SVG)');
+  let png: Pixels | undefined;
+  const pngOnce = () => (png ??= pngPixels(bytes));
+  let attempts: Array<() => Pixels | Promise<Pixels>>;
+  let logo = false;
+  if (kind === 'svg') {
+    const safe = inlineOnly(bytes.toString('utf8'));
+    const { width, height } = svgSize(safe);
+    if (!(width > 0 && height > 0) || height / width > 4 || width / height > 4) throw new UnreadableImage(`the SVG is ${width}×${height}, not the square-ish image of a QR code`);
+    logo = /<image[\s>]/i.test(safe);
+    attempts = [async () => withQuietZone(await svgPixelsAsync(safe, 300), 30), async () => withQuietZone(await svgPixelsAsync(safe, 500), 50), () => svgPixelsAsync(safe, 1000)];
+  } else {
+    attempts = [pngOnce, () => withQuietZone(pngOnce(), Math.round(pngOnce().width / 10))];
+  }
+  for (const attempt of attempts) {
+    const pixels = await attempt();
+    const found = await find(pixels);
+    if (!found) continue;
+    const look = colours(pixels, found);
+    if (logo) look.notes.push('a logo is drawn over the code; its image cannot be read back');
+    return { text: found.text, kind, ecc: found.ecc, ...look };
+  }
+  throw new UnreadableImage(`no QR code was found in the ${kind.toUpperCase()} image`);
+}
+
+const rgbText = ({ r, g, b }: Rgb) => `rgb(${r},${g},${b})`;
+const key = (p: Pixels, x: number, y: number): number | undefined => {
+  const px = Math.floor(x);
+  const py = Math.floor(y);
+  if (px < 0 || py < 0 || px >= p.width || py >= p.height) return undefined;
+  const i = (py * p.width + px) * 4;
+  // transparent pixels are seen on white, as a page shows them
+  const a = p.data[i + 3]! / 255;
+  const c = (v: number) => Math.round(v * a + 255 * (1 - a));
+  return (c(p.data[i]!) << 16) | (c(p.data[i + 1]!) << 8) | c(p.data[i + 2]!);
+};
+const rgbOf = (k: number): Rgb => ({ r: k >> 16, g: (k >> 8) & 255, b: k & 255 });
+
+/**
+ * The colours of the modules: each module's centre pixel, where the decoder placed the module
+ * grid. Plain when nine in ten dark modules (and nine in ten light ones) have the same colour;
+ * otherwise it is a gradient or a pattern, which is said instead. A logo over the centre covers
+ * fewer than one module in ten, so it does not hide the colours.
+ */
+function colours(p: Pixels, f: Found): { foreground?: string; background?: string; notes: string[] } {
+  const n = f.symbol.width;
+  const at = (u: number, v: number) => key(p,
+    f.topLeft.x + ((f.topRight.x - f.topLeft.x) * u + (f.bottomLeft.x - f.topLeft.x) * v) / n,
+    f.topLeft.y + ((f.topRight.y - f.topLeft.y) * u + (f.bottomLeft.y - f.topLeft.y) * v) / n);
+  const dark = new Map<number, number>();
+  const light = new Map<number, number>();
+  for (let v = 0; v < n; v++) {
+    for (let u = 0; u < n; u++) {
+      const c = at(u + 0.5, v + 0.5);
+      if (c === undefined) continue;
+      const counts = f.symbol.data[v * n + u] === 0 ? dark : light;
+      counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+  }
+  const plain = (counts: Map<number, number>) => {
+    let best: [number, number] | undefined;
+    let all = 0;
+    for (const entry of counts) {
+      all += entry[1];
+      if (!best || entry[1] > best[1]) best = entry;
+    }
+    return best && best[1] >= 0.9 * all ? rgbText(rgbOf(best[0])) : undefined;
+  };
+  const foreground = plain(dark);
+  const background = plain(light);
+  const notes: string[] = [];
+  if (!foreground) notes.push('the modules are not of one plain colour (a gradient?): the foreground colour is not read');
+  if (!background) notes.push('the background is not of one plain colour: the background colour is not read');
+  return { foreground, background, notes };
+}

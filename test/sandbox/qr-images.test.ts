@@ -1,0 +1,82 @@
+/** The sandbox's QR images and QR codes' own short links, as the product 7.7 serves them (real-servers.md). */
+import { describe, expect, it } from 'vitest';
+import { call, get, useSandbox } from './helpers.js';
+import { isCrawler } from '../../src/sandbox/qr-images.js';
+import { readImage } from '../../src/qr/image.js';
+
+const start = useSandbox();
+const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const visit = (url: string, ua: string, method = 'GET') => fetch(url, { method, redirect: 'manual', headers: { 'user-agent': ua } });
+
+describe('QR images as the product 7.7 serves them (--qr-images svg)', () => {
+  it('the code\'s link answers 302 to a 1000×1000 styled SVG without quiet zone on the same site', async () => {
+    const sb = await start({ qrImages: 'svg' });
+    const link: string = (await get(sb, '/api/qr/2')).json.details.link;
+    const first = await visit(link, BROWSER);
+    expect(first.status).toBe(302);
+    const location = new URL(first.headers.get('location')!, link);
+    expect(location.origin).toBe(sb.url);
+    expect(location.pathname).toMatch(/^\/content\/qr\/\w+\.svg$/);
+    const svg = await visit(location.href, BROWSER);
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    const text = await svg.text();
+    expect(text).toMatch(/<svg [^>]*width="1000" height="1000" viewBox="0 0 (\d+) \1"/);
+    expect(text).toMatch(/<g transform="translate\(0 0\)">/); // no quiet zone
+    expect(text).toMatch(/a0\.3 0\.3/); // rounded modules
+    expect((await readImage(Buffer.from(text))).text).toBe('Hello from the sandbox'); // a text code holds its content
+  });
+
+  it('text, sms and wifi images hold their content; link, email, phone and vcard images hold the code\'s own short link', async () => {
+    const sb = await start({ qrImages: 'png' });
+    const add = async (type: string, data: unknown) => (await call(sb, 'POST', '/api/qr/add', { type, data })).json.link as string;
+    const read = async (link: string) => (await readImage(Buffer.from(await (await fetch(link)).arrayBuffer()))).text;
+    expect(await read(await add('sms', { phone: '+1555', message: 'hi' }))).toBe('SMSTO:+1555:hi');
+    expect(await read(await add('wifi', { ssid: 'Cafe', pass: '', encryption: 'nopass' }))).toBe('WIFI:T:nopass;S:Cafe;;');
+    for (const [type, data, answer] of [
+      ['link', 'https://example.com/x', { status: 301, location: 'https://example.com/x' }],
+      ['email', { email: 'a@example.com', subject: 'Hi there' }, { status: 301, location: 'mailto:a@example.com?subject=Hi%20there' }],
+      ['phone', '+15551234567', { status: 301, location: 'tel:+15551234567' }],
+      ['vcard', { fname: 'Ada', lname: 'Lovelace' }, { status: 200, location: null }],
+    ] as const) {
+      const short = await read(await add(type, data));
+      expect(short).toMatch(new RegExp(`^${sb.url}/q\\w+$`));
+      const r = await visit(short, 'curl/8.5.0');
+      expect({ status: r.status, location: r.headers.get('location') }).toEqual(answer);
+      if (type === 'vcard') {
+        expect(r.headers.get('content-type')).toBe('application/octet-stream');
+        expect(await r.text()).toBe('BEGIN:VCARD\r\nVERSION:3.0\r\nN:Lovelace;Ada;;;\r\nFN:Ada Lovelace\r\nEND:VCARD\r\n');
+      }
+    }
+  });
+
+  it('a short link counts a scan for any client the crawler rule does not recognise, and for none it does; HEAD counts none', async () => {
+    const sb = await start();
+    const { id } = (await call(sb, 'POST', '/api/qr/add', { type: 'phone', data: '+15551234567' })).json;
+    const link: string = (await get(sb, `/api/qr/${id}`)).json.details.link;
+    const short = (await readImage(Buffer.from(await (await fetch(link)).arrayBuffer()))).text;
+    const scans = async () => Number((await get(sb, `/api/qr/${id}`)).json.details.scans);
+    for (const ua of ['curl/8.5.0', 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'linkctl-qr-reader/1.0 (bot)', 'Some-Link-Checker/2']) await visit(short, ua);
+    await visit(short, BROWSER, 'HEAD');
+    expect(await scans()).toBe(0);
+    await visit(short, BROWSER);
+    await visit(short, 'linkctl/0.1');
+    await visit(short, '');
+    expect(await scans()).toBe(3);
+  });
+
+  it('a link whose alias is a code\'s short link\'s wins, as a link of the site', async () => {
+    const sb = await start();
+    const { id } = (await call(sb, 'POST', '/api/qr/add', { type: 'link', data: 'https://example.com/code' })).json;
+    const link: string = (await get(sb, `/api/qr/${id}`)).json.details.link;
+    const alias = new URL((await readImage(Buffer.from(await (await fetch(link)).arrayBuffer()))).text).pathname.slice(1);
+    await call(sb, 'POST', '/api/url/add', { url: 'https://example.com/link', custom: alias });
+    expect((await visit(`${sb.url}/${alias}`, 'curl/8')).headers.get('location')).toBe('https://example.com/link');
+  });
+});
+
+describe('the crawler rule (CrawlerDetect\'s generic words and tools)', () => {
+  it.each([
+    ['curl/8.5.0', true], ['Wget/1.21', true], ['Mozilla/5.0 (compatible; bingbot/2.0)', true], ['Uptime-Monitor/1', true],
+    ['linkctl-qr-reader/0.1.0 (bot; reads QR content, counts no scan)', true], [BROWSER, false], ['linkctl/0.1', false], ['', false],
+  ])('%j: %s', (ua, crawler) => expect(isCrawler(ua)).toBe(crawler));
+});
