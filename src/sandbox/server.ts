@@ -25,6 +25,8 @@ export interface SandboxOptions {
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7.6. */
   version?: ServerVersion;
   seed?: ExtraSeed;
+  /** The rate limit's clock (ms since the epoch), for tests that own their time; default the system's (windows end by the monotonic clock). */
+  clock?: () => number;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -192,11 +194,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   function rateLimit(who: string): { allowed: boolean; retryAfter: number; headers: Record<string, string> } {
     if (!limits) return { allowed: true, retryAfter: 0, headers: {} };
-    const mono = performance.now();
+    const mono = options.clock ? options.clock() : performance.now();
     let w = windows.get(who);
     if (!w || mono >= w.endMono) {
       // the window starts at the first request, aligned to whole seconds so X-RateLimit-Reset is exact
-      const nowMs = Date.now();
+      const nowMs = options.clock ? mono : Date.now();
       const end = Math.floor(nowMs / 1000) + limits.windowSeconds;
       w = { end, endMono: mono + (end * 1000 - nowMs), used: 0, attempts: 0 };
       windows.set(who, w);

@@ -27,6 +27,8 @@ export interface Destinations {
   toggles: Map<string, number>;
   /** The most `/slow` requests (answered after SLOW_MS, or `?ms=`) in flight at once, by Host name and in all. */
   busiest: { all: number; byHost: Map<string, number> };
+  /** Answers (200) the `/held` requests waiting, and every later one at once: the test decides when, not a clock. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -98,8 +100,11 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
       res.writeHead(200).end();
     }, Number(new URLSearchParams((req.url ?? '').split('?')[1]).get('ms') ?? SLOW_MS));
   };
+  const held: ServerResponse[] = [];
+  let released = false;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', headers: { ...req.headers } });
+    if ((req.url ?? '').split('?')[0] === '/held') return released ? void res.writeHead(200).end() : void held.push(res);
     route(req, res, scheme, port, toggles, slow);
   });
   return {
@@ -108,6 +113,10 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
     seen,
     toggles,
     busiest,
+    release: () => {
+      released = true;
+      for (const res of held.splice(0)) res.writeHead(200).end();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

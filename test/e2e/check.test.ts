@@ -346,11 +346,16 @@ describe('options, history and limits', () => {
 
   it('--deadline: what is still waiting is a timeout, what never started is unchecked, and the run ends on time', async () => {
     await withoutSeededLinks(fx.sandbox);
+    // The deadline counts from the start of the run, loading the history database and reading the
+    // account and links included. A first run (of no destination) loads what the command needs, so
+    // that the 3 s are the probes' on a loaded machine too (cold, loading alone took over 3 s there).
+    expect((await runMain(['check', '--json'], { env: env() })).code).toBe(0);
     await addLink(fx.sandbox, `${http.origin}/hang`, 'first');
     await addLink(fx.sandbox, `${http.origin}/hang2`, 'second');
+    // The bound is against the --timeout of 30 s that the deadline cut short, not this machine's speed.
     const started = Date.now();
-    const r = await runMain(['check', '--deadline', '1s', '--concurrency', '1', '--timeout', '30', '--json'], { env: env() });
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const r = await runMain(['check', '--deadline', '3s', '--concurrency', '1', '--timeout', '30', '--json'], { env: env() });
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(r.code).toBe(0);
     const records = byAlias(parse(r));
     // links are listed newest first: "second" is requested first
@@ -403,8 +408,10 @@ describe('options, history and limits', () => {
   it('on a terminal: a table grouped by problem, worst first; ok links only counted', async () => {
     await withoutSeededLinks(fx.sandbox);
     await addLink(fx.sandbox, `${http.origin}/notfound`, 'gone');
-    await addLink(fx.sandbox, `${http.origin}/slow?ms=1500`, 'plain'); // slow enough for the spinner to show
-    const r = await runMain(['check', '--no-color'], { env: env(), tty: true });
+    // Its answer waits until the spinner has shown the progress (loading the spinner takes its time
+    // on a loaded machine): the test decides when it comes, not a clock.
+    await addLink(fx.sandbox, `${http.origin}/held`, 'plain');
+    const r = await runMain(['check', '--no-color'], { env: env(), tty: true, onStderr: (stderr) => /checking destinations [0-2]\/2/.test(stderr) && http.release() });
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('client-error (1): HTTP 4xx');
@@ -586,8 +593,9 @@ describe('against `linkctl sandbox serve`, whose seeded links point at example h
       child.on('close', () => reject(new Error(`sandbox serve exited: ${out}`)));
     });
     const started = Date.now();
-    const r = await runCli(['check', '--details', '--json', '--deadline', '20s', '--timeout', '5', '--fail-on', 'broken'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: dir }, timeoutMs: 30_000 });
-    expect(Date.now() - started).toBeLessThan(25_000);
+    const r = await runCli(['check', '--details', '--json', '--deadline', '20s', '--timeout', '5', '--fail-on', 'broken'], { env: { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: dir }, timeoutMs: 50_000 });
+    // Within the deadline, with room for a slow start and the history's write on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(40_000);
     expect(r.code).toBe(1);
     const records = parse(r);
     // docs, spring-sale and spring-sale's Canada target; DNS may fail at once or not answer at all
@@ -596,5 +604,5 @@ describe('against `linkctl sandbox serve`, whose seeded links point at example h
       expect(['dns', 'timeout']).toContain(record.status);
       expect(record.error).toMatch(/does not resolve|could not be resolved|no answer/);
     }
-  }, 60_000);
+  }, 90_000);
 });
