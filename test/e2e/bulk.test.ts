@@ -352,5 +352,5 @@ describe('killed half-way', () => {
       await sandbox.close();
       rmSync(configDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

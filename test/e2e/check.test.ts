@@ -119,7 +119,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
     records = byAlias(parse(run));
     apiSeen = apiRequests(sb, requestsBefore);
     ownSeen = sb.requests.slice(requestsBefore).filter((r) => !r.path.startsWith('/api/'));
-  }, 90_000);
+  });
 
   afterAll(async () => {
     await Promise.all([http, https, selfSigned, expired].map((d) => d?.close()));
@@ -604,5 +604,5 @@ describe('against `linkctl sandbox serve`, whose seeded links point at example h
       expect(['dns', 'timeout']).toContain(record.status);
       expect(record.error).toMatch(/does not resolve|could not be resolved|no answer/);
     }
-  }, 90_000);
+  });
 });

@@ -89,7 +89,7 @@ describe('two runs of the same file at once', () => {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));
     }
-  }, 90_000);
+  });
 
   it('a lock whose process is gone (a dead pid, or a live pid that started at another time) is taken over at once', async () => {
     const { path, env, bulk, journals } = setup('q.csv', qrCsv(['stale-1', 'stale-2']));
