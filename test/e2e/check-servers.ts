@@ -32,8 +32,11 @@ export interface Destinations {
   close(): Promise<void>;
 }
 
-/** Long enough that requests sent together overlap even on a loaded machine. */
-const SLOW_MS = 400;
+/**
+ * Long enough that requests sent together overlap even on a loaded machine (400 ms left the
+ * launch of five requests little room with both cores busy).
+ */
+const SLOW_MS = 1500;
 
 /** What each path answers. */
 function route(req: IncomingMessage, res: ServerResponse, scheme: string, port: number, toggles: Map<string, number>, slow: (req: IncomingMessage, res: ServerResponse) => void): void {

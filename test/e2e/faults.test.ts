@@ -412,7 +412,8 @@ describe.concurrent('Ctrl-C', () => {
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.stdin.end();
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    for (let i = 0; i < 200 && count() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    // Until the request is in flight, however long the CLI takes to start (the test's timeout guards a hang).
+    while (count() === 0) await new Promise((r) => setTimeout(r, 25));
     expect(count()).toBe(1);
     const started = Date.now();
     child.kill('SIGINT');
