@@ -9,8 +9,11 @@ export default defineConfig({
   define: { __LINKCTL_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A guard against hangs, not a speed limit: on a loaded 2-core machine (both cores busy) a
+    // test that spawns the CLI ten times took over 30 s, and a test that times out keeps running
+    // in the background and disturbs the next one.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // End-to-end files spawn the CLI; two cores, so keep parallelism modest.
     maxWorkers: 2,
   },

@@ -29,8 +29,17 @@ if (require.main === module) {
 async function start(argv) {
   const completer = argv[0] === '__complete' ? await import('../dist/complete.js').catch(() => undefined) : undefined;
   if (completer) return completer.complete(argv.slice(1), process.stdout, process.env);
-  const { run } = await import('../dist/linkctl.js');
-  await run(argv);
+  let cli;
+  try {
+    cli = await import('../dist/linkctl.js');
+  } catch (error) {
+    // A clone before its build (installing runs no script, so nothing builds by itself).
+    if (error.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.url ?? error.message).includes('dist/linkctl.js')) throw error;
+    process.stderr.write(`linkctl: ${join(__dirname, '..', 'dist')} is missing: build it with \`npm run build\` in ${join(__dirname, '..')}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  await cli.run(argv);
 }
 
 function print(text) {

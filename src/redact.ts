@@ -20,11 +20,23 @@ const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+(?::[^/\s@"']*)?@/
 /** Shorter "secrets" would redact ordinary words; keys are never that short. */
 const MIN_SECRET_LENGTH = 4;
 
-/** Every secret, in any letter case (a server may echo a key upper-cased). */
+/**
+ * Every secret, in any letter case (a server may echo a key upper-cased), also with white space
+ * between its characters: spaced out (`s e c r e t`), or split across lines (a wrapped hex or
+ * base64 dump). The white space is taken as it comes, or as the escapes (`\n`, `\t`) that
+ * safe-text shows a line break as.
+ */
+const GAP = String.raw`(?:\s|\\[nrt])*`;
 function removeLiterals(text: string, secrets: readonly string[]): string {
   if (!secrets.length) return text;
-  const pattern = new RegExp(secrets.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(secrets.map((s) => [...s].map(escape).join(GAP)).join('|'), 'gi');
   return text.replace(pattern, REDACTED);
+}
+
+/** Hex (as a hex dump shows the bytes) and reversed: forms a hostile server has echoed a key in. */
+function otherForms(secret: string): string[] {
+  return [Buffer.from(secret, 'utf8').toString('hex'), [...secret].reverse().join('')];
 }
 
 /** The base64 forms of a secret (standard and URL-safe, with and without padding), as in a Basic header or a token. */
@@ -36,7 +48,8 @@ function base64Forms(secret: string): string[] {
 
 /**
  * `text` with secrets replaced by [REDACTED]: the literal values in `secrets` (as written,
- * URL-encoded, JSON-escaped and base64-encoded, in any letter case), authorization headers and bearer tokens, credentials in URLs,
+ * URL-encoded, JSON-escaped, base64-encoded, hex-encoded and reversed, in any letter case, also
+ * spaced out or split across lines), authorization headers and bearer tokens, credentials in URLs,
  * and JSON fields named like passwords.
  */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
@@ -46,7 +59,7 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined> 
     literals.add(secret);
     literals.add(encodeURIComponent(secret));
     literals.add(JSON.stringify(secret).slice(1, -1));
-    for (const form of base64Forms(secret)) if (form.length >= MIN_SECRET_LENGTH) literals.add(form);
+    for (const form of [...base64Forms(secret), ...otherForms(secret)]) if (form.length >= MIN_SECRET_LENGTH) literals.add(form);
   }
   // Longest first, so a variant that contains another is removed whole.
   const ordered = [...literals].sort((a, b) => b.length - a.length);

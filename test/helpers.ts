@@ -48,7 +48,8 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<RunRes
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    // A guard against a hang (a loaded machine can take seconds to start one CLI, never a minute).
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -69,6 +70,8 @@ export interface MainOptions {
   /** What visible text prompts answer, one per prompt in order. */
   answers?: string[];
   signal?: AbortSignal;
+  /** Called with everything written to stderr so far, after each write (a test that waits for what a person would see). */
+  onStderr?: (stderr: string) => void;
 }
 
 /** Calls main() in-process with string streams. */
@@ -83,7 +86,7 @@ export async function runMain(args: string[], options: MainOptions = {}): Promis
   const io: IO = {
     stdout: { write: (s: string) => ((stdout += s), true), isTTY: options.tty, columns: 100 },
     // A terminal stderr also needs the cursor moves ora uses to redraw its spinner.
-    stderr: Object.assign({ write: (s: string) => ((stderr += s), true), isTTY: options.tty, columns: 100 }, options.tty ? { cursorTo: () => true, moveCursor: () => true, clearLine: () => true } : {}),
+    stderr: Object.assign({ write: (s: string) => ((stderr += s), options.onStderr?.(stderr), true), isTTY: options.tty, columns: 100 }, options.tty ? { cursorTo: () => true, moveCursor: () => true, clearLine: () => true } : {}),
     stdin,
     env: cleanEnv(options.env),
     signal: options.signal,

@@ -1,8 +1,10 @@
 /**
  * The package a user installs: `npm pack` of a copy of the repository (so this test never
- * empties the dist/ other tests read), installed with `npm install -g --prefix` into a
- * temporary folder, then run as `linkctl` and through `npx <tarball>`. Slow (a build and an
- * install); needs npm's cache or the registry for undici and @napi-rs/keyring.
+ * empties the dist/ other tests read), checked by `npm publish --dry-run`, installed with
+ * `npm install -g --prefix` into a temporary folder, then run as `linkctl` and through
+ * `npx <tarball>` in a clean folder with an empty npm cache (as on a user's machine: the runtime
+ * dependencies come from the registry, nothing is built). Slow (a build and two installs);
+ * needs npm's cache or the registry.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -57,12 +59,24 @@ describe('the npm package', () => {
     for (const f of ['bin/linkctl.js', 'dist/linkctl.js', 'dist/complete.js', 'dist/help.txt', 'completions/linkctl.bash', 'README.md', 'LICENSE', 'package.json']) {
       expect(files).toContain(f);
     }
-    expect(files.filter((f) => /^(src|test|scripts|\.ci)\//.test(f) || /\.ts$|tsconfig|vitest/.test(f))).toEqual([]);
+    // Only what users run: no sources, tests, build scripts, the action, the skill, source maps, or the build-time help renderer.
+    expect(files.filter((f) => /^(src|test|scripts|\.ci|action|skills|examples)\//.test(f) || /\.ts$|\.map$|tsconfig|vitest|action\.yml|help-templates/.test(f))).toEqual([]);
     expect(files.filter((f) => f.includes('stale-OLD'))).toEqual([]);
     expect(packed.unpackedSize).toBeLessThan(4 * 1024 * 1024);
-    // The copy's package.json is back as it was (prepare included) after packing.
+    // Packing changes nothing in the checkout but dist/.
     expect(readFileSync(join(copy, 'package.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   });
+
+  it('npm publish --dry-run passes and would publish the same files', () => {
+    // --ignore-scripts: the build npm pack made is the one checked (prepack would make it again).
+    const r = npm(['publish', '--dry-run', '--ignore-scripts', '--json'], copy);
+    const published = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as Record<string, { name: string; version: string; files: Array<{ path: string }> }>;
+    const entry = Object.values(published)[0] ?? (published as unknown as { name: string; version: string; files: Array<{ path: string }> });
+    expect(entry).toMatchObject({ name: 'linkctl', version: '0.1.0' });
+    expect(entry.files.map((f) => f.path).sort()).toEqual(packed.files.map((f) => f.path).sort());
+    // What npm says besides its notices: at most that a dry run is not logged in.
+    expect(r.stderr.split('\n').filter((line) => /npm warn/i.test(line) && !/requires you to be logged in/.test(line))).toEqual([]);
+  }, SLOW);
 
   it('LICENSE is the license package.json names', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string };
@@ -107,8 +121,19 @@ describe('the npm package', () => {
     expect(r.status, `${name} is not in .gitignore`).toBe(0);
   });
 
-  it('runs with npx <tarball>', () => {
-    const r = npm(['exec', '--yes', '--prefer-offline', '--package', tarball, '--', 'linkctl', '--version'], dir);
-    expect(r.stdout.trim().split('\n').at(-1)).toBe('0.1.0');
+  it('runs with npx <tarball> in a clean folder with an empty npm cache, building nothing', () => {
+    const clean = join(dir, 'clean');
+    mkdirSync(clean);
+    const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_cache: join(dir, 'empty-cache'), npm_config_prefer_offline: 'false' };
+    const npx = (args: string[]) => spawnSync(NPM, ['exec', '--yes', '--package', tarball, '--', 'linkctl', ...args], { cwd: clean, encoding: 'utf8', env: { ...env, LINKCTL_CONFIG_DIR: join(dir, 'npx-config') }, timeout: SLOW });
+    const version = npx(['--version']);
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim().split('\n').at(-1)).toBe('0.1.0');
+    expect(version.stderr).not.toMatch(/npm warn|install-scripts|prepare|build/i);
+    // The CLI itself (dist/ and its chunks, libsql from the registry) runs from the tarball as packed.
+    const snapshot = npx(['--sandbox', 'stats', 'snapshot', '--json']);
+    expect(snapshot.status, snapshot.stderr).toBe(0);
+    expect(JSON.parse(snapshot.stdout)).toMatchObject({ links: 2, first: true });
+    expect(existsSync(join(clean, 'node_modules'))).toBe(false);
   }, SLOW);
 });

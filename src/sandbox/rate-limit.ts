@@ -10,16 +10,17 @@ export interface Limits { limit: number; windowSeconds: number }
 interface Window { end: number; opensMono: number; used: number; attempts: number }
 export interface RateVerdict { allowed: boolean; retryAfter: number; headers: Record<string, string> }
 
-export function rateLimiter(limits: Limits | null, options: { headers: boolean; negativeRemaining: boolean }) {
+/** `clock` (ms since the epoch) is for tests that own their time; by default windows end by the monotonic clock. */
+export function rateLimiter(limits: Limits | null, options: { headers: boolean; negativeRemaining: boolean; clock?: () => number }) {
   const windows = new Map<string, Window>();
   return {
     check(who: string): RateVerdict {
       if (!limits) return { allowed: true, retryAfter: 0, headers: {} };
-      const mono = performance.now();
+      const mono = options.clock ? options.clock() : performance.now();
       let w = windows.get(who);
       if (!w || mono >= w.opensMono) {
         // aligned to whole seconds so X-RateLimit-Reset is exact; the window reopens when its reset second is over
-        const nowMs = Date.now();
+        const nowMs = options.clock ? mono : Date.now();
         const end = Math.floor(nowMs / 1000) + limits.windowSeconds;
         w = { end, opensMono: mono + ((end + 1) * 1000 - nowMs), used: 0, attempts: 0 };
         windows.set(who, w);

@@ -31,6 +31,8 @@ export interface SandboxOptions {
   seed?: ExtraSeed;
   /** QR images: `png` at the code's link (default), or `svg` behind a 302, as the product 7.7 serves them. */
   qrImages?: QrImages;
+  /** The rate limit's clock (ms since the epoch), for tests that own their time; default the system's (windows end by the monotonic clock). */
+  clock?: () => number;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -182,7 +184,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   /** API requests since the log was last cleared: the log itself keeps only the last MAX_LOGGED_REQUESTS. */
   let apiRequests = 0;
   let faults: { fault: Fault; left: number }[] = [];
-  const limiter = rateLimiter(limits, { headers: sendLimitHeaders, negativeRemaining: quirks && version === '6' });
+  const limiter = rateLimiter(limits, { headers: sendLimitHeaders, negativeRemaining: quirks && version === '6', clock: options.clock });
   const sockets = new Set<Socket>();
   let base = '';
 

@@ -104,7 +104,7 @@ describe('apply through the journal', () => {
     } finally {
       await proxy.close();
     }
-  }, 90_000);
+  });
 
   it('killed with a create in flight, the next apply says so and creates nothing twice', async () => {
     const file = accountFile('killed', 4);
@@ -139,7 +139,7 @@ describe('apply through the journal', () => {
     } finally {
       await proxy.close();
     }
-  }, 90_000);
+  });
 
   it('--dry-run takes no lock and writes no journal', async () => {
     const file = accountFile('dry', 2);

@@ -346,9 +346,9 @@ describe('killed half-way', () => {
       const csv = file('kill.csv', `url\n${urls.join('\n')}\n`);
       const child = spawn(process.execPath, [BIN, 'link', 'add', '--from', csv], { env: cleanEnv(env), stdio: 'ignore' });
       const exited = new Promise((resolve) => child.on('exit', resolve));
-      const deadline = Date.now() + 15_000;
       const postsSoFar = () => sandbox.requests.filter((q) => q.method === 'POST').length;
-      while (postsSoFar() < 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // Until 8 rows were sent, however slowly the machine runs it (the test's timeout guards a hang).
+      while (postsSoFar() < 8) await new Promise((r) => setTimeout(r, 20));
       child.kill('SIGKILL');
       await exited;
       expect(postsSoFar()).toBeGreaterThanOrEqual(8);
@@ -367,5 +367,5 @@ describe('killed half-way', () => {
       await sandbox.close();
       rmSync(configDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -28,11 +28,16 @@ export interface Destinations {
   toggles: Map<string, number>;
   /** The most `/slow` requests (answered after SLOW_MS, or `?ms=`) in flight at once, by Host name and in all. */
   busiest: Load['busiest'];
+  /** Answers (200) the `/held` requests waiting, and every later one at once: the test decides when, not a clock. */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** Long enough that requests sent together overlap even on a loaded machine. */
-const SLOW_MS = 400;
+/**
+ * Long enough that requests sent together overlap even on a loaded machine (400 ms left the
+ * launch of five requests little room with both cores busy).
+ */
+const SLOW_MS = 1500;
 
 /** What each path answers. */
 function route(req: IncomingMessage, res: ServerResponse, scheme: string, port: number, toggles: Map<string, number>, slow: (req: IncomingMessage, res: ServerResponse) => void): void {
@@ -112,8 +117,11 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string, ad
       res.writeHead(200).end();
     }, Number(new URLSearchParams((req.url ?? '').split('?')[1]).get('ms') ?? SLOW_MS));
   };
+  const held: ServerResponse[] = [];
+  let released = false;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '', headers: { ...req.headers } });
+    if ((req.url ?? '').split('?')[0] === '/held') return released ? void res.writeHead(200).end() : void held.push(res);
     route(req, res, scheme, port, toggles, slow);
   });
   return {
@@ -122,6 +130,10 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string, ad
     seen,
     toggles,
     busiest,
+    release: () => {
+      released = true;
+      for (const res of held.splice(0)) res.writeHead(200).end();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

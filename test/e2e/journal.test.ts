@@ -89,7 +89,7 @@ describe('two runs of the same file at once', () => {
       proxy.closeAllConnections();
       await new Promise((resolve) => proxy.close(resolve));
     }
-  }, 90_000);
+  });
 
   it('a lock whose process is gone (a dead pid, or a live pid that started at another time) is taken over at once', async () => {
     const { path, env, bulk, journals } = setup('q.csv', qrCsv(['stale-1', 'stale-2']));
@@ -175,6 +175,27 @@ describe('a full disk', () => {
     const again = await runMain(['qr', 'add', '--from', path, '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(await onServer('hdr-')).toEqual(names);
+  });
+
+  it('a journal whose only line is a header cut short holds nothing: the next run starts it again and sends each row once', async () => {
+    const names = ['cut-hdr-1', 'cut-hdr-2'];
+    const { path, env, journals } = setup('q.csv', qrCsv(names));
+    // A run that keeps its journal (its rows fail on the server); then its header, cut short, is all that is left.
+    fx.sandbox.injectFault({ kind: 'html', status: 500, method: 'POST' }, 2);
+    await runMain(['qr', 'add', '--from', path], { env });
+    expect(await onServer('cut-hdr-')).toEqual([]);
+    const [journal] = journals();
+    const [header] = readFileSync(journal!, 'utf8').split('\n');
+    writeFileSync(journal!, header!.slice(0, 30));
+    const posts = qrNames('cut-hdr-').length;
+    const r = await runMain(['qr', 'add', '--from', path, '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/corrupt/);
+    expect((JSON.parse(r.stdout) as Array<{ status: string }>).map((x) => x.status)).toEqual(['created', 'created']);
+    expect(qrNames('cut-hdr-').slice(posts)).toEqual(names);
+    expect(await onServer('cut-hdr-')).toEqual(names);
+    // The run finished: its journal (started again with a whole header) is retired.
+    expect(journals()).toEqual([]);
   });
 
   it('a torn last line is an unknown outcome: looked up, not sent again; a new line never continues it', async () => {

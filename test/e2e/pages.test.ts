@@ -43,7 +43,7 @@ describe('--all with rate-limit headers', () => {
     const tsv = await runCli(['qr', 'list', '--all', '--limit', String(PER_PAGE), '-o', 'tsv', '--no-header'], { env: fx.env });
     expect(tsv.stdout.trim().split('\n')).toHaveLength(RECORDS);
     expect(overLimitAnswers(fx.sandbox.requests, 3)).toBe(0);
-  }, 60_000);
+  });
 });
 
 describe('--all without rate-limit headers', () => {

@@ -86,7 +86,7 @@ describe('sandbox serve', () => {
     const server = serve(['--plan', 'basic', '--rate-limit', 'off', '--state', join(tempDir(), 'state.json')], { LINKCTL_SANDBOX_PLAN: 'gold', LINKCTL_SANDBOX_RATE_LIMIT: 'fast' });
     onTestFinished(() => void server.child.kill('SIGKILL'));
     await server.ready;
-    for (let i = 0; i < 50 && !server.stderr().includes('Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 20));
+    while (!server.stderr().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 20)); // the line comes when it comes (the test's timeout guards a hang)
     expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes, basic plan, no rate limit\)/);
   });
 
@@ -96,7 +96,7 @@ describe('sandbox serve', () => {
     const { baseUrl, key, quirks } = await server.ready;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(quirks).toBe(true);
-    for (let i = 0; i < 50 && !server.stderr().includes('Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 20));
+    while (!server.stderr().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 20)); // the line comes when it comes (the test's timeout guards a hang)
     expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes, pro plan, rate limit 2\/60 s\)/);
     const env = { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: tempDir() };
 

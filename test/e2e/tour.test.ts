@@ -61,15 +61,16 @@ function ptyShell(env: Record<string, string>, rcfile: string, cwd?: string) {
     });
   const clean = (text: string) => text.replace(/\u001b\[\?2004[hl]/g, '').replace(/\r\n/g, '\n');
   return {
-    ready: () => shown(PROMPT, 10_000),
+    // These limits guard against a hang; a loaded machine can take many seconds to start a shell and a CLI.
+    ready: () => shown(PROMPT, 60_000),
     /** Waits, typing nothing, until `text` shows (a background job's output). */
-    waitFor: (text: string) => shown(text, 10_000),
+    waitFor: (text: string) => shown(text, 60_000),
     /** Types `line` and Enter; resolves with the terminal's text up to the next prompt (the echoed line included). */
-    async type(line: string, timeoutMs = 20_000): Promise<string> {
+    async type(line: string, timeoutMs = 60_000): Promise<string> {
       return (await this.run(line, timeoutMs)).text;
     },
     /** Types `line` and Enter; the terminal's text up to the next prompt, and the line's exit code (from the prompt). */
-    async run(line: string, timeoutMs = 20_000): Promise<{ text: string; code: number }> {
+    async run(line: string, timeoutMs = 60_000): Promise<{ text: string; code: number }> {
       child.stdin.write(`${line}\r`);
       const { before, match } = await shown(PROMPT, timeoutMs);
       return { text: clean(before), code: Number(match![1]) };

@@ -66,7 +66,7 @@ describe('the state file lock', () => {
     expect(readFileSync(`${file}.lock`, 'utf8')).toBe('someone else'); // not ours to remove
     // reads do not wait for the lock
     expect((await get(sb, '/api/channels')).json.data.result).toBe(1);
-  }, 15_000);
+  });
 
   it('removes a lock older than 10 s (left by a crashed process)', async () => {
     const file = tempFile();

@@ -76,14 +76,14 @@ describe('rate limit', () => {
   });
 
   it('sends a real server\'s default headers: 30 per 60 s, reset in whole seconds', async () => {
-    const sb = await start({ rateLimit: { limit: 30, windowSeconds: 60 } });
-    const before = Math.floor(Date.now() / 1000);
+    // The test's own clock: the window is judged by it, not by how fast this machine answers.
+    const now = 1_800_000_000_400;
+    const sb = await start({ rateLimit: { limit: 30, windowSeconds: 60 }, clock: () => now });
     const r = await get(sb, '/api/account');
     expect(r.headers.get('x-ratelimit-limit')).toBe('30');
     expect(r.headers.get('x-ratelimit-remaining')).toBe('29');
     const reset = Number(r.headers.get('x-ratelimit-reset'));
-    expect(reset - before).toBeGreaterThanOrEqual(59);
-    expect(reset - before).toBeLessThanOrEqual(61);
+    expect(reset).toBe(1_800_000_000 + 60);
     // error answers carry the headers too
     const miss = await get(sb, '/api/qr/999');
     expect(miss.json.error).toBe(1);
@@ -91,8 +91,9 @@ describe('rate limit', () => {
   });
 
   it('answers over-limit requests with HTTP 200 error 429, unprocessed but recorded, until the reset second of the window is over', async () => {
-    const sb = await start({ quirks: false, rateLimit: { limit: 3, windowSeconds: 1 } });
-    await sleep(1000 - (Date.now() % 1000) + 5); // start just after a second boundary: the window is aligned to it
+    // The test's own clock, just after a second boundary (the window is aligned to it); it moves only when the test says.
+    let now = 1_800_000_000_005;
+    const sb = await start({ quirks: false, rateLimit: { limit: 3, windowSeconds: 1 }, clock: () => now });
     const remaining: (string | null)[] = [];
     for (let i = 0; i < 3; i++) remaining.push((await get(sb, '/api/account')).headers.get('x-ratelimit-remaining'));
     expect(remaining).toEqual(['2', '1', '0']);
@@ -105,12 +106,13 @@ describe('rate limit', () => {
     expect(sb.requests[3]!.body).toEqual({ type: 'text', data: 'not stored' });
 
     const reset = Number(over.headers.get('x-ratelimit-reset'));
+    expect(reset).toBe(1_800_000_001);
     // The reset second itself is still closed, as on the product 7.7: Retry-After 0, the old reset.
-    await sleep(reset * 1000 - Date.now() + 20);
+    now = reset * 1000 + 20;
     const atReset = await get(sb, '/api/qr');
     expect(atReset.json).toEqual({ error: 429, message: 'Too Many API Requests.', 'Retry-After': 0 });
     expect(Number(atReset.headers.get('x-ratelimit-reset'))).toBe(reset);
-    await sleep((reset + 1) * 1000 - Date.now() + 20);
+    now = (reset + 1) * 1000 + 20;
     const after = await get(sb, '/api/qr');
     expect(after.json.data.result).toBe(3); // the rejected POST created nothing
     expect(after.headers.get('x-ratelimit-remaining')).toBe('2');
@@ -204,9 +206,10 @@ describe('faults', () => {
     const pending = get(sb, '/api/account').then(() => 'answered', () => 'failed');
     const raced = await Promise.race([pending, sleep(150).then(() => 'waiting')]);
     expect(raced).toBe('waiting');
+    // Promptly: the hang is forever, so any bound well under the test's timeout shows close() did not wait for it.
     const t0 = Date.now();
     await sb.close();
-    expect(Date.now() - t0).toBeLessThan(500);
+    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(await pending).toBe('failed');
   });
 
