@@ -6,6 +6,7 @@
  * are), the latest KEEP_RUNS of each.
  */
 import type { History, SourceRef } from '../history/store.js';
+import { storableText } from '../history/values.js';
 import type { CheckRecord } from './record.js';
 import type { Status } from './statuses.js';
 
@@ -26,6 +27,8 @@ export interface RunInfo {
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** Text a server or a destination page gave (a destination, a target, an error) as both databases store it: NUL and lone surrogates as U+FFFD. */
+const storable = (v: string | null): string | null => (v === null ? null : storableText(v).text);
 
 export class CheckStore {
   constructor(readonly history: History) {}
@@ -90,7 +93,7 @@ export class CheckStore {
         const batch = results.slice(i, i + BATCH);
         await db.run(
           `INSERT INTO check_results (run_id, seq, subject, link, qr, target, destination, status, flags, code, chain, error, findings, checked_at) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-          batch.flatMap((r, j) => [runId, i + j, r.subject, r.link, r.qr, r.target, r.destination, r.status, JSON.stringify(r.flags), r.code, JSON.stringify(r.chain), r.error, JSON.stringify(r.findings), r.checkedAt]),
+          batch.flatMap((r, j) => [runId, i + j, storable(r.subject), r.link, r.qr, storable(r.target), storable(r.destination), r.status, JSON.stringify(r.flags), r.code, JSON.stringify(r.chain), storable(r.error), JSON.stringify(r.findings), r.checkedAt]),
         );
       }
       // The oldest run kept; everything of this source before it goes (results first: they point at their run).

@@ -788,6 +788,19 @@ describe.skipIf(pgSkipReason)(`check --since-last with the history in PostgreSQL
     expect(runs).toEqual([{ account: '1', runs: 2, results: 4 }]);
   });
 
+  it('a destination holding a NUL (a server gave it) is stored with U+FFFD in its place: PostgreSQL takes the run, nothing is lost', async () => {
+    await withoutSeededLinks(fx.sandbox);
+    await addLink(fx.sandbox, 'http://nul.invalid/a\u0000b', 'nul');
+    const env = { ...fx.env, LINKCTL_CONFIG_DIR: tempDir() };
+    const db = cluster!.url;
+    const r = await runMain(['check', '--json', '--db', db], { env });
+    expect(r.stderr).not.toMatch(/not stored/);
+    expect(r.code, r.stderr).toBe(0);
+    expect(parse(r).map((x) => [x.alias, x.status])).toEqual([['nul', 'dns']]);
+    const stored = await sql<{ destination: string }>(db, "SELECT destination FROM linkctl.check_results WHERE destination LIKE 'http://nul.invalid/%'");
+    expect(stored.map((s) => s.destination)).toEqual(['http://nul.invalid/a\ufffdb']);
+  });
+
   // Last in this block: it stops the database server.
   it('PostgreSQL gone while destinations are checked: the results are printed all the same, it says they were not stored, exit 7', async () => {
     await withoutSeededLinks(fx.sandbox);
