@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { main } from '../src/cli.js';
 import type { IO } from '../src/io.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
+import { CsvReader } from '../src/import/csv.js';
 
 export const BIN = fileURLToPath(new URL('../bin/linkctl.js', import.meta.url));
 
@@ -180,4 +181,15 @@ export function testFiles(prefix: string): { root: string; file: (name: string, 
       return path;
     },
   };
+}
+
+/** CSV text as records, by linkctl's own reader (which the import test of quotes holds to its lines). */
+export function csvRecords(text: string): string[][] {
+  const out: string[][] = [];
+  const reader = new CsvReader(',', (r) => out.push(r.cells), (f) => {
+    throw new Error(`line ${f.line}: ${f.message}`);
+  });
+  reader.push(text);
+  reader.end();
+  return out;
 }

@@ -11,8 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { runCli, runMain, sent, testFiles, useSandbox } from '../helpers.js';
-import { CsvReader } from '../../src/import/csv.js';
+import { csvRecords, runCli, runMain, sent, testFiles, useSandbox } from '../helpers.js';
 
 const fx = useSandbox(); // seeded: docs → https://example.com/docs, spring-sale → https://example.com/spring-sale
 const files = testFiles('linkctl-import-merge-');
@@ -28,17 +27,6 @@ async function links(): Promise<Rec[]> {
   return JSON.parse(r.stdout) as Rec[];
 }
 const destinationOf = async (alias: string) => (await links()).find((l) => l.alias === alias)?.longurl;
-
-/** CSV text as records, by our own reader (which the import test of quotes holds to its lines). */
-function csvRecords(text: string): string[][] {
-  const out: string[][] = [];
-  const reader = new CsvReader(',', (r) => out.push(r.cells), (f) => {
-    throw new Error(`line ${f.line}: ${f.message}`);
-  });
-  reader.push(text);
-  reader.end();
-  return out;
-}
 
 describe('an alias the account has for another destination (a collision)', () => {
   // The issue's case: a YOURLS keyword `docs` for another site than the account's live `docs`.

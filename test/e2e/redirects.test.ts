@@ -9,8 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, runMain, sent, testFiles, useSandbox } from '../helpers.js';
-import { CsvReader } from '../../src/import/csv.js';
+import { csvRecords, runCli, runMain, sent, testFiles, useSandbox } from '../helpers.js';
 
 const fx = useSandbox({ seed: { empty: true } });
 const files = testFiles('linkctl-redirects-');
@@ -51,16 +50,6 @@ async function exported(format: string, extra: string[] = []): Promise<{ text: s
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout).toMatch(new RegExp(`^Wrote \\d+ redirects \\(${format}\\) to `));
   return { text: readFileSync(out, 'utf8'), stderr: r.stderr };
-}
-
-function csvRecords(text: string): string[][] {
-  const out: string[][] = [];
-  const reader = new CsvReader(',', (r) => out.push(r.cells), (f) => {
-    throw new Error(`line ${f.line}: ${f.message}`);
-  });
-  reader.push(text);
-  reader.end();
-  return out;
 }
 
 /** Each hostile link's expected meaning, by its alias; the host of every short URL is the sandbox's. */
