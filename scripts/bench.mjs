@@ -452,9 +452,10 @@ async function pacedRow({ title, sb, argv, env, limit, windowSeconds, requests, 
     if (api.length !== requests) problems.push(`run ${i + 1}: the sandbox saw ${api.length} API requests, not ${requests} (over-limit answers or retries)`);
     const first = api[0].at;
     const last = api.at(-1).at;
-    // Windows are aligned to whole seconds from the first request; the last request can come at
-    // the start of window number `windows` at the earliest.
-    const bound = Math.floor(first / 1000) * 1000 + (windows - 1) * windowSeconds * 1000 - first;
+    // Windows are aligned to whole seconds from the first request, and (as on the product 7.7) each
+    // stays closed through its reset second: one opens windowSeconds + 1 s after the one before.
+    // The last request can come at the start of window number `windows` at the earliest.
+    const bound = Math.floor(first / 1000) * 1000 + (windows - 1) * (windowSeconds + 1) * 1000 - first;
     took.push(last - first);
     least.push(bound);
     ratios.push((last - first) / bound);
