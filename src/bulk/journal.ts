@@ -6,6 +6,10 @@
  * disk, a re-run knows which rows are finished and which may or may not have been carried out.
  * One flush a row: a row's outcome reaches the disk with the next row's "sending", before that
  * row's request (fsync takes as long as a request to a local server), and the last at close.
+ * With rows in flight together (--concurrency), nothing changes for a row: its "sending" line is
+ * written whole (and flushed, as `flushEachSend` says) by a synchronous write just before its own
+ * request, never batched with other rows' or left for later; outcomes are written as rows finish,
+ * in any order.
  *
  * The file's lines: a header (`journal: 1`, the key, the settings, when it started), a `run`
  * line for each later run that resumes it, and the entries. A line cut short (a crash or a full
@@ -340,7 +344,9 @@ function readJournal(fd: number, path: string, options: JournalOptions): Read {
     if (typeof value.run === 'string') continue;
     if (typeof value.row !== 'number' || !Number.isInteger(value.row) || value.row < 1 || typeof value.state !== 'string' || !STATES.has(value.state)) throw corrupt(i, 'not a journal entry');
     read.previous.set(value.row, value as unknown as Entry);
-    lastRow = value.row;
+    // The highest row named so far: with rows in flight together, outcomes come in any order, but
+    // rows are sent in the file's order, so a torn line's row comes after every row named before it.
+    lastRow = Math.max(lastRow, value.row);
     // The run after a torn line whose row could not be read recorded that row first: it is no longer a guess.
     if (read.tornAfter !== undefined && value.row > read.tornAfter) delete (read as { tornAfter?: number }).tornAfter;
   }
