@@ -339,16 +339,19 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           const hasNext = () => Boolean(next && !next.done);
           for (;;) {
             while (hasNext() && mayStart()) {
-              start(next!.value!);
-              await readNext();
-              if (prefetch && hasNext() && !mayStart() && !journal.previous.has(next!.value!.line)) {
+              const raw = next!.value!;
+              // The row after it is read while this one starts; when it cannot start too, its read-ahead is sent.
+              const reading = readNext().then(() => {
+                if (!prefetch || !hasNext() || mayStart() || journal.previous.has(next!.value!.line)) return;
                 const ahead = next!.value!;
                 try {
                   prefetch(rowContext(ctx, `${input.label}:${ahead.line}`, false), rowInput(spec, ahead.values, base));
                 } catch {
                   // the row's own run reports whatever is wrong with it
                 }
-              }
+              });
+              start(raw);
+              await reading;
             }
             // The finished rows at the head, in the file's order: the output lists them so, whatever
             // order they finished in. A row stopped by an error has no result: once no row is in
