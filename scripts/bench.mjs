@@ -675,10 +675,34 @@ if (ONLY.includes('pipeline-add')) {
   const rows = PIPELINE.addRows;
   const sb = await sandbox(sandboxJs, ['--rate-limit', 'off', '--latency', String(PIPELINE.latencyMs)]);
   const csv = bulkCsv(rows, 'pipeline');
+  // For comparison only (no target): the same POSTs with bare fetch, 8 at a time in one process; on a loaded machine it shows what the machine allows.
+  const bare8 = join(tmp, 'bare-posts-8.mjs');
+  writeFileSync(
+    bare8,
+    [
+      "import { readFileSync } from 'node:fs';",
+      'const [base, file, n] = process.argv.slice(2);',
+      "const rows = readFileSync(file, 'utf8').trim().split('\\n').slice(1).map((l) => l.split(','));",
+      'let next = 0;',
+      'await Promise.all(Array.from({ length: Number(n) }, async () => {',
+      '  for (let i = next++; i < rows.length; i = next++) {',
+      "    const [url, description] = rows[i];",
+      "    const r = await fetch(`${base}/api/url/add`, { method: 'POST', headers: { Authorization: `Bearer ${process.env.LINKCTL_API_KEY}`, 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ url, description }) });",
+      '    const body = await r.json();',
+      '    if (body.error) throw new Error(JSON.stringify(body));',
+      "    process.stdout.write(`${body.id}\\n`);",
+      '  }',
+      '}));',
+    ].join('\n'),
+  );
   const took = [];
+  const bare = [];
   const most = [];
   const problems = [];
   for (let i = 0; i <= PIPELINE_RUNS; i++) {
+    await sb.reset();
+    const b = await job([bare8, sb.url, csv, String(PIPELINE.inFlight)], sb.env);
+    if (b.stdout.split('\n').filter(Boolean).length !== rows) problems.push(`run ${i}: the bare POSTs did not all succeed`);
     await sb.reset();
     const r = await job([BIN, 'link', 'add', '--from', csv, '-o', 'ndjson'], { ...sb.env, LINKCTL_CONFIG_DIR: freshConfig() });
     const created = r.stdout.split('\n').filter((l) => l.includes('"created"')).length;
@@ -686,12 +710,13 @@ if (ONLY.includes('pipeline-add')) {
     if (created !== rows || api !== rows + 1) problems.push(`run ${i}: ${created} rows created, ${api} API requests (expected ${rows} and ${rows + 1})`);
     if (i === 0) continue; // warm-up
     took.push(r.ms);
+    bare.push(b.ms);
     most.push((await inFlight(sb)).max);
   }
   const least = ideal(rows);
   report(
     `link add --from (${rows.toLocaleString('en')} rows, --concurrency auto, sandbox answering after ${PIPELINE.latencyMs} ms, no limit)  vs  ${PIPELINE.inFlight} in flight: ${rows.toLocaleString('en')} × ${PIPELINE.latencyMs} ms / ${PIPELINE.inFlight}`,
-    [['the time 8 in flight take', took.map(() => least), 'ms'], ['linkctl link add --from (whole run)', took, 'ms'], ['  most in flight at the sandbox', most, 'x']],
+    [['the time 8 in flight take', took.map(() => least), 'ms'], ['linkctl link add --from (whole run)', took, 'ms'], ['  most in flight at the sandbox', most, 'x'], [`  for comparison: bare fetch, ${PIPELINE.inFlight} at a time`, bare, 'ms']],
     median(took) / least,
     PIPELINE.addTarget,
     [{ ok: problems.length === 0, text: problems.length ? problems.join('\n    ') : `every run: ${rows} rows created with ${rows + 1} requests (a POST a row and one read of the links)` }],

@@ -408,7 +408,7 @@ export function formatPlan(plan: Plan): string {
  * Where apply records each step before it is sent and its outcome after (the bulk journal,
  * src/bulk/journal.ts): a kill leaves the proof of what was done and what was in flight.
  */
-export type StepLog = Pick<Journal, 'record'>;
+export type StepLog = Pick<Journal, 'record' | 'sending'>;
 
 /** One step of an apply as it ended, for --json: what, to which record, and the id it has. */
 export interface Step {
@@ -465,7 +465,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     const row = steps.length + 1;
     const entry: Step = { action, kind, key, id: null, status: 'failed' };
     steps.push(entry);
-    log?.record({ row, state: 'sending' });
+    await log?.sending(row); // on disk before the step's request (steps in flight together share the flush)
     try {
       const outcome = await send();
       const id = typeof outcome === 'object' ? outcome.id : outcome;

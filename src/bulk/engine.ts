@@ -424,7 +424,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         }
         for (let attempt = 1; ; attempt++) {
           try {
-            journal.record({ row: line, state: 'sending' });
+            await journal.sending(line); // on disk before the request (rows in flight together share the flush)
           } catch (error) {
             if (!(error instanceof JournalWriteError)) throw error;
             throw new JournalWriteError(`${error.message}: row ${line} was not sent, and the run stopped there`, error.hint!, error.cause);
