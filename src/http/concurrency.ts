@@ -4,10 +4,11 @@
  *
  * - one at a time while the server shows a rate limit (X-RateLimit-* headers, or an over-limit
  *   answer: the policy's `limited`, which stays true for the run), and before any answer at all;
- * - otherwise one more after each round of answers (as many answers as are allowed in flight, at
+ * - otherwise more after each round of answers (as many answers as are allowed in flight, at
  *   least 4) whose median came back no slower than twice their kind's usual time (the median of its
  *   latest answers at the fewest in flight: what it takes when the server is not queueing, whatever
- *   its jitter), up to AUTO_MAX_IN_FLIGHT;
+ *   its jitter): twice as many until the first sign of load (as TCP's slow start), one more after
+ *   it, up to AUTO_MAX_IN_FLIGHT;
  * - one fewer after a round that came back slower than that (the server is queueing: latency rising
  *   under load); a server that got slower for good is followed at one in flight, whose answers
  *   keep the usual times current;
@@ -46,6 +47,8 @@ export class InFlightControl {
   private readonly usual = new Map<string, { level: number; times: number[] }>();
   /** This round's answers, each as a multiple of its kind's usual time. */
   private round: number[] = [];
+  /** Until the first sign of load (a slower round, a failure, an over-limit answer), each quick round doubles what is allowed. */
+  private rising = true;
 
   constructor(private readonly policy: Pick<RateLimitPolicy, 'limited'>) {}
 
@@ -70,13 +73,16 @@ export class InFlightControl {
     if (this.round.length < Math.max(this.current, ROUND_ANSWERS)) return;
     const slower = median(this.round) > SLOWER;
     this.round = [];
-    if (!slower) this.current = Math.min(AUTO_MAX_IN_FLIGHT, this.current + 1);
-    else if (this.current > 1) this.current--;
+    if (slower) {
+      this.rising = false;
+      if (this.current > 1) this.current--;
+    } else this.current = Math.min(AUTO_MAX_IN_FLIGHT, this.rising ? this.current * 2 : this.current + 1);
   }
 
   /** A 5xx answer, a reset connection or a timeout: half as many in flight. */
   failure(): void {
     this.answered = true;
+    this.rising = false;
     this.current = Math.max(1, Math.floor(this.current / 2));
     this.round = [];
   }
@@ -84,6 +90,7 @@ export class InFlightControl {
   /** An over-limit answer: one at a time (the policy now says the server is limited, for the rest of the run). */
   overLimit(): void {
     this.answered = true;
+    this.rising = false;
     this.current = 1;
     this.round = [];
   }

@@ -26,6 +26,21 @@ describe('--concurrency auto', () => {
     expect(AUTO_MAX_IN_FLIGHT).toBe(8);
   });
 
+  it('doubles after each quick round until the first sign of load, then one more a round', () => {
+    const { control: c } = control();
+    const seen: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      c.answer('POST api/url/add', 30);
+      seen.push(c.limit('auto'));
+    }
+    // 4 answers learn the usual time, 4 more are the first round: then 2, 4 (a round of 4), 8 (a round of 4).
+    expect(seen).toEqual([1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 8]);
+    c.failure();
+    expect(c.limit('auto')).toBe(4);
+    answers(c, 4, 30);
+    expect(c.limit('auto')).toBe(5); // after a sign of load, one more a round
+  });
+
   it('a number is that number, whatever the server shows', () => {
     const { policy, control: c } = control();
     policy.limited = true;
@@ -145,5 +160,20 @@ describe('inOrder', () => {
     await expect(run).rejects.toThrow('one failed');
     expect(started).toEqual([1, 2]);
     expect(finished).toEqual([2]);
+  });
+});
+
+describe('rows that share a key keep their order (src/bulk/lookup.ts rowKeys)', () => {
+  it('a link add touches its alias and its destination; rows of the same link share a key, others none', async () => {
+    const { rowKeys } = await import('../../src/bulk/lookup.js');
+    const add = (url: string, alias?: string) => rowKeys('link add', { args: [url], opts: alias === undefined ? {} : { alias } });
+    const shared = (a: string[], b: string[]) => a.some((k) => b.includes(k));
+    expect(shared(add('https://example.com/a', 'spring'), add('https://example.com/b', 'Spring'))).toBe(true); // aliases match in any case
+    expect(shared(add('https://example.com/a', 'spring'), add('https://example.com/a'))).toBe(true); // a row without alias finds it by destination
+    expect(shared(add('https://example.com/a', 'spring'), add('https://example.com/b', 'summer'))).toBe(false);
+    expect(rowKeys('link update', { args: [12], opts: {} })).toEqual(['link:id:12']);
+    expect(rowKeys('link delete', { args: [[3, 4]], opts: {} })).toEqual(['link:id:3', 'link:id:4']);
+    expect(shared(rowKeys('qr add', { args: [], opts: { name: 'Menu' } }), rowKeys('qr add', { args: [], opts: { name: 'menu' } }))).toBe(true);
+    expect(rowKeys('campaign add', { args: [], opts: { name: 'Spring' } })).toEqual(['campaigns:key:spring']);
   });
 });
