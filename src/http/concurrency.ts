@@ -6,12 +6,12 @@
  *   answer: the policy's `limited`, which stays true for the run), and before any answer at all;
  * - otherwise more after each round of answers (as many answers as are allowed in flight, at
  *   least 4) whose median came back no slower than twice their kind's usual time (the median of its
- *   latest answers at the fewest in flight: what it takes when the server is not queueing, whatever
- *   its jitter): twice as many until the first sign of load (as TCP's slow start), one more after
- *   it, up to AUTO_MAX_IN_FLIGHT;
+ *   first answers: what it takes when the server is not queueing, whatever its jitter): twice as
+ *   many until the first sign of load (as TCP's slow start), one more after it, up to
+ *   AUTO_MAX_IN_FLIGHT;
  * - one fewer after a round that came back slower than that (the server is queueing: latency rising
- *   under load); a server that got slower for good is followed at one in flight, whose answers
- *   keep the usual times current;
+ *   under load); a server that got slower for good is followed at one in flight, whose latest
+ *   answers become the usual times;
  * - half as many after a failure (5xx, a reset connection, a timeout), and one at the first
  *   over-limit answer.
  *
@@ -28,7 +28,7 @@ export const AUTO_MAX_IN_FLIGHT = 8;
 const SLOWER = 2;
 /** The fewest answers a round has, and a kind's usual time is made of: a median of a few, so one slow or fast answer (jitter) decides nothing. */
 const ROUND_ANSWERS = 4;
-/** The answers a kind's usual time is the median of (the latest, at the fewest in flight it was seen at). */
+/** The answers a kind's usual time is the median of (its first, or at one in flight its latest). */
 const USUAL_ANSWERS = 16;
 /** Latencies under this are not told apart: a server on this machine answers in a millisecond or two, and the noise is as large. */
 const LATENCY_FLOOR_MS = 5;
@@ -40,9 +40,10 @@ export class InFlightControl {
   private current = 1;
   private answered = false;
   /**
-   * Each kind of request's usual time (method and path shape): the latest answers of that kind at
-   * the fewest in flight it has been seen at, whose median is what it takes when the server is not
-   * queueing our requests, whatever its jitter. At one in flight they follow the server's own pace.
+   * Each kind of request's usual time (method and path shape): the median of its first answers,
+   * at the level it was first seen at (one in flight for most jobs), what it takes when the server
+   * is not queueing our requests, whatever its jitter. At one in flight, the latest answers: they
+   * follow the server's own pace (a server that got slower for good).
    */
   private readonly usual = new Map<string, { level: number; times: number[] }>();
   /** This round's answers, each as a multiple of its kind's usual time. */
@@ -63,13 +64,18 @@ export class InFlightControl {
   answer(kind: string, ms: number): void {
     this.answered = true;
     const time = Math.max(ms, LATENCY_FLOOR_MS);
-    const usual = this.usual.get(kind);
-    if (usual && usual.times.length >= ROUND_ANSWERS) this.round.push(time / median(usual.times));
-    if (!usual || this.current < usual.level) this.usual.set(kind, { level: this.current, times: [time] });
-    else if (this.current === usual.level) {
+    let usual = this.usual.get(kind);
+    // Learned where first seen, and again at one in flight (nothing of ours queues there).
+    if (!usual || (this.current === 1 && usual.level > 1)) this.usual.set(kind, (usual = { level: this.current, times: [time] }));
+    else if (this.current === usual.level && (usual.level === 1 || usual.times.length < USUAL_ANSWERS)) {
+      // One at a time, the latest answers follow the server's own pace; a kind first seen with more
+      // in flight (apply's links, after its campaigns) keeps its first answers, so that queueing later is seen.
       usual.times.push(time);
       if (usual.times.length > USUAL_ANSWERS) usual.times.shift();
     }
+    // Against the kind's usual time: where it is being learned, what was learned so far (this answer
+    // included: a round there sets the pace); elsewhere once it holds a few answers.
+    if (this.current === usual.level || usual.times.length >= ROUND_ANSWERS) this.round.push(time / median(usual.times));
     if (this.round.length < Math.max(this.current, ROUND_ANSWERS)) return;
     const slower = median(this.round) > SLOWER;
     this.round = [];

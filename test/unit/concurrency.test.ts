@@ -33,12 +33,22 @@ describe('--concurrency auto', () => {
       c.answer('POST api/url/add', 30);
       seen.push(c.limit('auto'));
     }
-    // 4 answers learn the usual time, 4 more are the first round: then 2, 4 (a round of 4), 8 (a round of 4).
-    expect(seen).toEqual([1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 8]);
+    // A round of 4 at one in flight (which also learns the usual time): 2; a round of 4: 4; a round of 4: 8.
+    expect(seen).toEqual([1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8, 8]);
     c.failure();
     expect(c.limit('auto')).toBe(4);
     answers(c, 4, 30);
     expect(c.limit('auto')).toBe(5); // after a sign of load, one more a round
+  });
+
+  it('a kind first seen with several in flight (apply\'s links after its campaigns) is timed by its first answers: queueing later is seen', () => {
+    const { control: c } = control();
+    answers(c, 200, 30, 'POST api/campaign/add');
+    expect(c.limit('auto')).toBe(8);
+    answers(c, 40, 30, 'POST api/url/add');
+    expect(c.limit('auto')).toBe(8);
+    answers(c, 8 * 3, 120, 'POST api/url/add');
+    expect(c.limit('auto')).toBeLessThan(8);
   });
 
   it('a number is that number, whatever the server shows', () => {
