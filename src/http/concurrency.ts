@@ -67,15 +67,15 @@ export class InFlightControl {
     let usual = this.usual.get(kind);
     // Learned where first seen, and again at one in flight (nothing of ours queues there).
     if (!usual || (this.current === 1 && usual.level > 1)) this.usual.set(kind, (usual = { level: this.current, times: [time] }));
-    else if (this.current === usual.level && (usual.level === 1 || usual.times.length < USUAL_ANSWERS)) {
-      // One at a time, the latest answers follow the server's own pace; a kind first seen with more
-      // in flight (apply's links, after its campaigns) keeps its first answers, so that queueing later is seen.
+    else if (usual.times.length < ROUND_ANSWERS || (this.current === usual.level && (usual.level === 1 || usual.times.length < USUAL_ANSWERS))) {
+      // Its first few answers wherever they come; then, one at a time, the latest follow the server's
+      // own pace, and a kind first seen with more in flight (apply's links, after its campaigns) keeps
+      // its first answers, so that queueing later is seen.
       usual.times.push(time);
       if (usual.times.length > USUAL_ANSWERS) usual.times.shift();
     }
-    // Against the kind's usual time: where it is being learned, what was learned so far (this answer
-    // included: a round there sets the pace); elsewhere once it holds a few answers.
-    if (this.current === usual.level || usual.times.length >= ROUND_ANSWERS) this.round.push(time / median(usual.times));
+    // Against the kind's usual time (while it is being learned, what was learned so far, this answer included).
+    this.round.push(time / median(usual.times));
     if (this.round.length < Math.max(this.current, ROUND_ANSWERS)) return;
     const slower = median(this.round) > SLOWER;
     this.round = [];

@@ -51,6 +51,13 @@ describe('--concurrency auto', () => {
     expect(c.limit('auto')).toBeLessThan(8);
   });
 
+  it('a kind seen for the first time in a round with others (a read, then the rows\' POSTs) is learned too: up to 8', () => {
+    const { control: c } = control();
+    c.answer('GET api/urls limit=1000', 40);
+    answers(c, 60, 30);
+    expect(c.limit('auto')).toBe(8);
+  });
+
   it('a number is that number, whatever the server shows', () => {
     const { policy, control: c } = control();
     policy.limited = true;
