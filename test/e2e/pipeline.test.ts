@@ -129,6 +129,24 @@ describe('never twice, also in flight', () => {
     expect(new Set(results.map((x) => x.id)).size).toBe(rows);
   });
 
+  it('a full disk with rows in flight: the run stops, and the next sends each row once (those in flight are looked up)', async () => {
+    const { sb, env } = await sandbox({ latencyMs: 40 });
+    const names = Array.from({ length: 24 }, (_, i) => `disk-${i}`);
+    const csv = file('codes.csv', `type,data,name\n${names.map((n) => `text,${n},${n}`).join('\n')}\n`);
+    // For tests only: the journal's writer fails (ENOSPC) after 1,500 bytes, with several rows in flight.
+    const first = await runCli(['qr', 'add', '--from', csv, '--json', '--concurrency', '8'], { env: { ...env, LINKCTL_TEST_JOURNAL_FAIL_AFTER: '1500' } });
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('ENOSPC');
+    const sentFirst = sb.requests.filter((q) => q.method === 'POST').length;
+    expect(sentFirst).toBeGreaterThan(0);
+    expect(sentFirst).toBeLessThan(names.length);
+    const again = await runCli(['qr', 'add', '--from', csv, '--json', '--concurrency', '8'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as Array<{ status: string }>).map((x) => x.status)).toEqual(names.map(() => 'created'));
+    const posted = sb.requests.filter((q) => q.method === 'POST').map((q) => (q.body as { name: string }).name);
+    expect(posted.sort()).toEqual([...names].sort()); // each sent exactly once, across both runs
+  });
+
   it('a campaign and the links assigned to it in one apply: every campaign exists before a link names it', async () => {
     const { sb, env } = await sandbox({ latencyMs: 20, seed: { empty: true } });
     const links = Array.from({ length: 24 }, (_, i) => `  - alias: camp-${i}\n    url: https://example.com/camp/${i}\n    campaign: ${i % 2 ? 'Autumn' : 'Spring'}\n`).join('');
