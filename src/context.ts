@@ -84,6 +84,8 @@ export class Context {
    * account reader, so every lookup of the run is answered from one read of each collection.
    */
   private readonly run: { reader?: Promise<AccountReader> } = {};
+  /** The question being asked, if any: the next waits for its answer. */
+  private asking: Promise<unknown> = Promise.resolve();
   /** Secret values met while running (passwords taken from the environment): redacted from messages and --debug traces. */
   readonly secrets: string[] = [];
   /** Which local files this command may read and write (src/files/access.ts); a `--from` row's context has its own. */
@@ -415,8 +417,13 @@ export class Context {
   async confirm(question: string, hint?: string): Promise<void> {
     if (this.globals.yes || this.globals.dryRun) return;
     if (!this.interactive) throw new ConfirmationNeeded(question, hint);
-    const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
-    if (!(await ask(safeText(question)))) throw new UsageError('cancelled; nothing was changed');
+    // Work in flight together (--concurrency) asks its questions one after the other: a terminal shows one at a time.
+    const asked = this.asking.then(async () => {
+      const ask = this.io.confirm ?? (await import('./prompt.js')).confirm(this.io);
+      return ask(safeText(question));
+    });
+    this.asking = asked.catch(() => undefined);
+    if (!(await asked)) throw new UsageError('cancelled; nothing was changed');
   }
 
   /**

@@ -135,3 +135,29 @@ export function duration(flag: string, raw: string, units = 'smhdw'): number {
   if (!m || !unit || Number(m[1]) < 1) throw new UsageError(`${flag} must be a positive whole number with a unit, one of ${allowed}, such as ${units.includes('d') ? '14d' : `10${units[units.length - 1]}`}; got ${show(raw)}`, `a number and a letter, no space: e.g. ${example(flag, units.includes('d') ? '14d' : `10${units[units.length - 1]}`)}`);
   return Number(m[1]) * unit.ms;
 }
+
+/** The longest `--latency` or `--jitter` a sandbox takes: a minute, far past any client's patience. */
+const MAX_DELAY_MS = 60_000;
+
+/** A short time such as `30ms`, `0.5s` or `0` (none), in milliseconds: the sandbox's `--latency` and `--jitter`. */
+export function milliseconds(flag: string, raw: string): number {
+  const m = /^(\d{1,6}(?:\.\d{1,3})?)\s*(ms|s)?$/i.exec(raw.trim());
+  const ms = m ? Number(m[1]) * (m[2]?.toLowerCase() === 's' ? 1000 : 1) : NaN;
+  if (!m || (m[2] === undefined && ms !== 0) || !Number.isFinite(ms) || ms > MAX_DELAY_MS) {
+    throw new UsageError(`${flag} must be a time in ms or s from 0 to 60s, such as 30ms or 0.5s; got ${show(raw)}`, `a number and its unit, no space: e.g. ${example(flag, '30ms')} (0 for none)`);
+  }
+  return Math.round(ms);
+}
+
+/** The most requests `--concurrency N` may keep in flight: more would be a load test, not a job. */
+export const MAX_IN_FLIGHT = 32;
+
+/** `--concurrency`: `auto`, or how many requests at a time, from 1 to MAX_IN_FLIGHT. */
+export function concurrencySetting(flag: string, raw: string): number | 'auto' {
+  if (raw.trim().toLowerCase() === 'auto') return 'auto';
+  const n = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > MAX_IN_FLIGHT) {
+    throw new UsageError(`${flag} must be auto or a whole number from 1 to ${MAX_IN_FLIGHT}, got ${show(raw)}`, `e.g. ${example(flag, 'auto')} (the default: as many as the server allows), or ${example(flag, '1')} for one request at a time`);
+  }
+  return n;
+}

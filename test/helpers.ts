@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { main } from '../src/cli.js';
 import type { IO } from '../src/io.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/server.js';
@@ -123,6 +123,15 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
     rmSync(fixture.configDir, { recursive: true, force: true });
   });
   return fixture;
+}
+
+/**
+ * The same members, in any order: what several requests in flight together (--concurrency auto
+ * against a server without a rate limit) send, which the server sees in whatever order they arrive.
+ */
+export function expectSameMembers(actual: unknown[], expected: unknown[]): void {
+  expect(actual).toHaveLength(expected.length);
+  expect(actual).toEqual(expect.arrayContaining(expected));
 }
 
 /** The API requests the sandbox received, in a compact form for assertions. */

@@ -6,6 +6,7 @@ import type { ActionInput } from '../commands/shared/define.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
 import { addDetails, addQrContent, applyPlan, formatPlan, indexState, makePlan, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Applied, type Current, type Plan, type State } from './engine.js';
 import type { Journal } from '../bulk/journal.js';
+import type { ConcurrencySetting } from '../http/concurrency.js';
 import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
@@ -43,7 +44,7 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   const out = opts.file && opts.file !== '-' ? await prepareWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force), mode: 0o600 /* an account is private */ }) : undefined;
   const reader = await ctx.reader();
   const state = await readState(reader, KINDS);
-  if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
+  if (opts.details) await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`), opts.concurrency);
   else if (state.links.length) ctx.warn(detailsNote(ctx, state.links.length));
   // QR codes' type, data and colours, from their images (not API requests); --no-qr-content skips it.
   const qrContent = opts.qrContent !== false && state.qr.length > 0;
@@ -233,7 +234,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   const index = indexState(state);
   const links = index.get('links')!;
   const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
-  await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`));
+  await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`), opts.concurrency as ConcurrencySetting | undefined);
   // QR codes' content is read from their images only for the codes the file gives content to
   // (by name: codes of one name are told apart by their content).
   const withContent = new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).map((r) => keyMatch(keyOf('qr', r))));
@@ -309,7 +310,7 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
       progress.tick(finished, what);
     };
     try {
-      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems });
+      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems, concurrency: opts.concurrency });
     } catch (error) {
       // A partial result says so: what was done stays done, and plan shows what is left.
       if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);

@@ -19,6 +19,7 @@ import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
 import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
 import type { AccountReader } from '../model/reader.js';
 import type { Journal } from '../bulk/journal.js';
+import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { keyMatch, noSlash, refIds, text } from '../model/values.js';
 import { linkFlags, keyOf, linkUpdateClears, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
@@ -107,9 +108,10 @@ export const unreadableOn = new WeakMap<Rec, string[]>();
  * A link's targeting and expiry, which only the link's single read gives: one request per link, so
  * only for the links that need them (`export --details`, or a file that sets these fields).
  */
-export async function addDetails(reader: AccountReader, links: Current[], progress?: (what: string) => void): Promise<void> {
+export async function addDetails(reader: AccountReader, links: Current[], progress?: (what: string) => void, concurrency: ConcurrencySetting = 'auto'): Promise<void> {
   let done = 0;
-  for (const link of links) {
+  // Up to --concurrency links read at a time (auto: one at a time while the server shows a rate limit).
+  await inOrder(links, () => reader.client.inFlight.limit(concurrency), async (link) => {
     const read = (await reader.readOne('links', link.id)).details as Rec;
     const map = (value: unknown) => {
       const { targets } = readTargets(value);
@@ -123,7 +125,7 @@ export async function addDetails(reader: AccountReader, links: Current[], progre
     link.record.device = map(read.device);
     for (const key of ['expiry', 'geo', 'device']) if (link.record[key] === undefined) delete link.record[key];
     progress?.(`details of ${++done} of ${links.length} links`);
-  }
+  });
 }
 
 /** Why a code's content could not be read from its image (export writes it beside the record; plan says it). */
@@ -406,7 +408,7 @@ export function formatPlan(plan: Plan): string {
  * Where apply records each step before it is sent and its outcome after (the bulk journal,
  * src/bulk/journal.ts): a kill leaves the proof of what was done and what was in flight.
  */
-export type StepLog = Pick<Journal, 'record'>;
+export type StepLog = Pick<Journal, 'record' | 'sending'>;
 
 /** One step of an apply as it ended, for --json: what, to which record, and the id it has. */
 export interface Step {
@@ -429,6 +431,8 @@ export interface ApplyOptions {
   verify?: boolean;
   /** Gets what the server did not do as asked, one line per link (another domain or alias, dropped options): the run fails with these. */
   problems?: string[];
+  /** --concurrency: changes of one phase in flight at once (default auto, src/http/concurrency.ts). */
+  concurrency?: ConcurrencySetting;
 }
 
 /**
@@ -452,15 +456,16 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     return id;
   };
   const steps: Step[] = (done.steps ??= []);
-  const before = steps.length;
   let total = plan.changes.length;
+  /** Steps finished in this run (progress counts them; several may be in flight at once). */
+  let finished = 0;
   /** One step: "sending" in the log before anything is sent, its outcome after (a failure too). */
   type Outcome = number | undefined | { id: number; status: Exclude<Step['status'], 'failed'> };
   const step = async (action: Step['action'], kind: Kind, key: string, status: Exclude<Step['status'], 'failed'>, send: () => Promise<Outcome>) => {
     const row = steps.length + 1;
     const entry: Step = { action, kind, key, id: null, status: 'failed' };
     steps.push(entry);
-    log?.record({ row, state: 'sending' });
+    await log?.sending(row); // on disk before the step's request (steps in flight together share the flush)
     try {
       const outcome = await send();
       const id = typeof outcome === 'object' ? outcome.id : outcome;
@@ -470,15 +475,22 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     } catch (error) {
       log?.record({ row, state: 'failed', error: (error as Error).message });
       throw error;
+    } finally {
+      finished++;
     }
   };
   // The plan's whole set of changes was confirmed once: a link update's clearing is part of it.
   const deps = { reader, ui: { warn: (m: string) => ui.warn(m), confirm: async () => undefined }, verify: Boolean(options.verify) };
-  const problems = (key: string, found: string[]) => options.problems?.push(...found.map((p) => `link ${key}: ${p}`));
+  // What the server did not do as asked, by change: listed in the plan's order, whatever order the changes finish in.
+  const found = new Map<string, string[]>();
+  const problems = (key: string, more: string[]) => {
+    if (more.length) found.set(key, [...(found.get(key) ?? []), ...more.map((p) => `link ${key}: ${p}`)]);
+  };
   const assigns: Array<() => Promise<void>> = [];
   const linksById = new Map(state.links.map((c) => [c.id, c]));
-  for (const change of plan.changes) {
-    progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`, steps.length - before, total);
+  /** One change of the plan, carried out (its channel assignments are queued for after every link exists). */
+  const carry = async (change: Change): Promise<void> => {
+    progress(`${SYMBOL[change.action]} ${specs()[change.kind].noun} ${change.key}`, finished, total);
     const model = MODELS[change.kind];
     if (change.action === 'delete') {
       await step('delete', change.kind, change.key, 'deleted', async () => {
@@ -487,7 +499,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         return change.id;
       });
       done.deleted++;
-      continue;
+      return;
     }
     const record = change.record!;
     if (change.kind === 'links') {
@@ -522,7 +534,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       ids.set(idKey('links', change.key), id!);
       total += missing.length;
       for (const channel of missing) assigns.push(() => {
-        progress(`~ link ${change.key}: into channel ${channel}`, steps.length - before, total);
+        progress(`~ link ${change.key}: into channel ${channel}`, finished, total);
         return step('assign', 'links', change.key, 'updated', async () => {
           const already = await assign(reader, channel, id!);
           return { id: id!, status: already ? 'exists' : 'updated' };
@@ -545,8 +557,25 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     }
     if (change.action === 'create') done.created++;
     else done.updated++;
+  };
+  // Changes run in phases, one kind (and action) after another in the plan's order (deletes first,
+  // dependents before what they use; then domains, pixels, campaigns and channels before the links
+  // that name them), with up to --concurrency changes of one phase in flight; each phase starts
+  // once the one before it is done. Channel assignments come last, once every link exists.
+  const phases: Change[][] = [];
+  for (const change of plan.changes) {
+    const last = phases.at(-1);
+    if (last && last[0]!.kind === change.kind && (last[0]!.action === 'delete') === (change.action === 'delete')) last.push(change);
+    else phases.push([change]);
   }
-  for (const assign of assigns) await assign();
+  const setting = options.concurrency ?? 'auto';
+  const limit = () => client.inFlight.limit(setting);
+  try {
+    for (const phase of phases) await inOrder(phase, limit, carry);
+    await inOrder(assigns, limit, (assign) => assign());
+  } finally {
+    for (const change of plan.changes) options.problems?.push(...(found.get(change.key) ?? []));
+  }
   return done;
 }
 

@@ -6,9 +6,12 @@
  *    (flags, combinations) runs on every row, and nothing is sent. Then what the rows name in the
  *    account (`<name>Names`: a link's domain) is looked up, each name once, with the reads the run
  *    makes anyway. Any bad row: exit 2, all listed, nothing changed.
- * 2. The rows are run one at a time through the shared API client (it paces by the rate-limit
- *    headers and waits out over-limit answers), each recorded in a journal before and after
- *    (src/bulk/journal.ts), a result per row streamed to the output.
+ * 2. The rows are run through the shared API client (it paces by the rate-limit headers and waits
+ *    out over-limit answers), as many at a time as --concurrency allows (auto: one at a time while
+ *    the server shows a rate limit, src/http/concurrency.ts), rows that share a key (a link's
+ *    alias or destination, an id) one after the other; each is recorded in the journal before it
+ *    is sent and with its outcome after (src/bulk/journal.ts), and the results are streamed to the
+ *    output in the file's order, whatever order the rows finish in.
  */
 import type { Command } from 'commander';
 import { rmSync } from 'node:fs';
@@ -24,17 +27,30 @@ import { stateDir } from '../config/paths.js';
 import { hashFile, openInput, readRows, spoolStdin, type InputFile, type RawRow } from './input.js';
 import { rowInput } from './rows.js';
 import { FINISHED, Journal, JournalWriteError, journalAccount, type Entry, type RowStatus } from './journal.js';
-import { canLookUp, lookUp } from './lookup.js';
+import { canLookUp, lookUp, rowKeys } from './lookup.js';
+import type { ConcurrencySetting } from '../http/concurrency.js';
 import { Progress } from '../output/progress.js';
 
 /** Thrown by the validation client at the first request: the row passed every check before it. */
 const REACHED = Symbol('reached a request');
 
-const BULK_FLAGS = ['from', 'fromFormat', 'stopOnError', 'restart'];
+const BULK_FLAGS = ['from', 'fromFormat', 'stopOnError', 'restart', 'concurrency'];
+/**
+ * The most rows started and not yet given to the output: a row that takes long (a lookup, a
+ * question) holds up the output, and this bounds what waits behind it.
+ */
+const WINDOW = 64;
 /** Errors that would fail every following row as well: the run stops. */
 const FATAL = [AuthError, ConfigError, InterruptedError, RateLimitError];
 
 const STATUS_OF: Record<string, RowStatus> = { add: 'created', update: 'updated', remove: 'deleted' };
+
+/** A row started, in the file's order: settled once it has an outcome (or stopped on an error, without one). */
+interface Slot {
+  raw: RawRow;
+  settled: boolean;
+  outcome?: Outcome;
+}
 
 interface Outcome {
   status: RowStatus;
@@ -54,6 +70,7 @@ function rowContext(ctx: Context, where: string, validating: boolean, confirmed 
   const stub = new Proxy({}, { get: (_target, key) => (key === 'then' ? undefined : () => Promise.reject(REACHED)) });
   Object.assign(row, {
     warn: (message: string) => (validating ? undefined : ctx.warn(`${where}: ${message}`)),
+    // Rows in flight together ask one after the other (Context.confirm keeps the turn).
     confirm: validating || confirmed ? async () => undefined : (question: string, hint?: string) => ctx.confirm(`${where}: ${question}`, hint),
     checkOutput: () => undefined,
     status: () => undefined,
@@ -204,7 +221,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         return { kind: 'message', message, json: { dryRun: true, rows: total, requests: total } };
       }
 
-      // ------------------------------------------------ 2. run, one row at a time, journaled
+      // ------------------------------------------------ 2. run, --concurrency rows at a time, journaled
       const client = await ctx.client();
       const reader = await ctx.reader();
       const journal = Journal.open({
@@ -235,6 +252,9 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       }
       /** An outcome the journal could not take (a full disk): the row is reported, then the run stops. */
       let unrecorded: JournalWriteError | undefined;
+      // How many rows are sent at a time: --concurrency N, or what the client judges of the server (auto, src/http/concurrency.ts).
+      const setting = (opts.concurrency as ConcurrencySetting | undefined) ?? 'auto';
+      const limit = () => client.inFlight.limit(setting);
       const result: Result = { kind: 'list', columns, pages: run() };
       started = true;
 
@@ -249,59 +269,118 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         let tornAfter = journal.tornAfter;
         const progress = new Progress(ctx, total);
         let rows: AsyncIterator<RawRow> | undefined;
+        /** Rows started and not yet given to the output, in the file's order. */
+        const pending: Slot[] = [];
+        /** Rows sending now (or waiting for an earlier row that shares a key with them). */
+        let running = 0;
+        /** The first error that stops the run (a fatal one, the input unreadable, a bug): thrown once the rows in flight are in. */
+        let fatal: { error: unknown } | undefined;
+        /** Whether a row failed with --stop-on-error: no row is started after it. */
+        let stopping = false;
+        /** The latest row of each key still running (rows that share a key keep the file's order). */
+        const lastOfKey = new Map<string, Promise<void>>();
+        let wake = () => {};
+        const settled = () => new Promise<void>((resolve) => (wake = resolve));
+
+        /** Starts a row (or takes its outcome from an earlier run): its slot is settled when it has an outcome or an error. */
+        const start = (raw: RawRow) => {
+          const slot: Slot = { raw, settled: false };
+          pending.push(slot);
+          const previous = journal.previous.get(raw.line);
+          if (previous && FINISHED.has(previous.state)) {
+            earlier++;
+            slot.outcome = { ...previous, status: previous.state as RowStatus };
+            slot.settled = true;
+            return;
+          }
+          let unknown = previous?.state === 'sending';
+          if (tornAfter !== undefined && raw.line > tornAfter) {
+            // The earlier run's last line was torn before it named its row: this row, the next it would have sent.
+            tornAfter = undefined;
+            unknown = true;
+            journal.record({ row: raw.line, state: 'sending' });
+          }
+          const row = rowInput(spec, raw.values, base);
+          const keys = rowKeys(path, row);
+          const before = keys.map((key) => lastOfKey.get(key)).filter((p): p is Promise<void> => p !== undefined);
+          running++;
+          const sent: Promise<void> = (async () => {
+            if (before.length) await Promise.all(before);
+            slot.outcome = await runRow(row, raw.line, `${input.label}:${raw.line}`, unknown);
+            if (slot.outcome.status === 'failed' && opts.stopOnError) stopping = true;
+          })()
+            .catch((error: unknown) => void (fatal ??= { error }))
+            .finally(() => {
+              running--;
+              slot.settled = true;
+              for (const key of keys) if (lastOfKey.get(key) === sent) lastOfKey.delete(key);
+              wake();
+            });
+          for (const key of keys) lastOfKey.set(key, sent);
+        };
+        const mayStart = () => !fatal && !unrecorded && !stopping && pending.length < WINDOW && running < limit();
+
         try {
           // A command may read ahead for the next row while this one is sent (`<name>Prefetch`,
-          // e.g. link update's read of the next link): the same requests, in half the time
-          // against a server without a limit; a rate limit paces them all the same.
+          // e.g. link update's read of the next link) when it cannot start yet: the same requests,
+          // in half the time one at a time against a server without a limit; a rate limit paces them all the same.
           const prefetch = module[`${name}Prefetch`] as ((ctx: Context, input: ActionInput) => void) | undefined;
           rows = readRows(input, known, bare)[Symbol.asyncIterator]();
-          let next = await rows.next();
-          for (; !next.done; ) {
-            const raw = next.value;
-            const upcoming = rows.next();
-            upcoming.catch(() => undefined); // awaited below; a read error while this row runs (or after a stop) is not "unhandled"
-            if (prefetch) {
-              upcoming.then((row) => {
-                if (row.done || journal.previous.has(row.value.line)) return;
+          let next: IteratorResult<RawRow> | undefined;
+          const readNext = async () => {
+            try {
+              next = await rows!.next();
+            } catch (error) {
+              fatal ??= { error }; // the rows in flight are seen through first
+              next = undefined;
+            }
+          };
+          await readNext();
+          const hasNext = () => Boolean(next && !next.done);
+          for (;;) {
+            while (hasNext() && mayStart()) {
+              const raw = next!.value!;
+              // The row after it is read while this one starts; when it cannot start too, its read-ahead is sent.
+              const reading = readNext().then(() => {
+                if (!prefetch || !hasNext() || mayStart() || journal.previous.has(next!.value!.line)) return;
+                const ahead = next!.value!;
                 try {
-                  prefetch(rowContext(ctx, `${input.label}:${row.value.line}`, false), rowInput(spec, row.value.values, base));
+                  prefetch(rowContext(ctx, `${input.label}:${ahead.line}`, false), rowInput(spec, ahead.values, base));
                 } catch {
                   // the row's own run reports whatever is wrong with it
                 }
-              }, () => undefined);
+              });
+              start(raw);
+              await reading;
             }
-            const where = `${input.label}:${raw.line}`;
-            const previous = journal.previous.get(raw.line);
-            let outcome: Outcome;
-            if (previous && FINISHED.has(previous.state)) {
-              earlier++;
-              outcome = { ...previous, status: previous.state as RowStatus };
-            } else {
-              let unknown = previous?.state === 'sending';
-              if (tornAfter !== undefined && raw.line > tornAfter) {
-                // The earlier run's last line was torn before it named its row: this row, the next it would have sent.
-                tornAfter = undefined;
-                unknown = true;
-                journal.record({ row: raw.line, state: 'sending' });
-              }
-              outcome = await runRow(rowInput(spec, raw.values, base), raw.line, where, unknown);
+            // The finished rows at the head, in the file's order: the output lists them so, whatever
+            // order they finished in. A row stopped by an error has no result: once no row is in
+            // flight any more, the rows after it that finished are listed.
+            while (pending.length && pending[0]!.settled) {
+              const { raw, outcome } = pending[0]!;
+              if (!outcome && running > 0) break;
+              pending.shift();
+              if (!outcome) continue;
+              done++;
+              if (done % 5000 === 0) collectGarbage();
+              counts.set(outcome.status, (counts.get(outcome.status) ?? 0) + 1);
+              if (outcome.error && outcome.status !== 'failed') differed++;
+              if (outcome.status === 'failed' && opts.stopOnError) stoppedAt ??= raw.line;
+              progress.tick(done);
+              yield [{ row: raw.line, status: outcome.status, id: outcome.id ?? null, ...(linkish ? { shorturl: outcome.shorturl ?? null } : path === 'qr add' ? { link: outcome.link ?? null } : {}), error: outcome.error ?? null }];
             }
-            done++;
-            if (done % 5000 === 0) collectGarbage();
-            counts.set(outcome.status, (counts.get(outcome.status) ?? 0) + 1);
-            if (outcome.error && outcome.status !== 'failed') differed++;
-            progress.tick(done);
-            yield [{ row: raw.line, status: outcome.status, id: outcome.id ?? null, ...(linkish ? { shorturl: outcome.shorturl ?? null } : path === 'qr add' ? { link: outcome.link ?? null } : {}), error: outcome.error ?? null }];
-            if (unrecorded) throw unrecorded;
-            if (outcome.status === 'failed' && opts.stopOnError) {
-              stoppedAt = raw.line;
-              break;
+            if (running === 0) {
+              if (fatal) throw fatal.error;
+              if (unrecorded) throw unrecorded;
+              if (!hasNext() || stopping) break;
+              continue;
             }
-            next = await upcoming;
+            await settled(); // a row in flight finishes: its result, or room for the next row
           }
           completed = true;
         } finally {
-          // Stopped early (--stop-on-error, an error): the input is closed once the row read ahead is in.
+          // Stopped early (--stop-on-error, an error, the output gone): rows in flight are seen through, so that the journal records their outcomes.
+          while (running > 0) await settled();
           void rows?.return?.(undefined)?.catch(() => undefined);
           progress.end();
           const failed = counts.get('failed') ?? 0;
@@ -345,7 +424,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         }
         for (let attempt = 1; ; attempt++) {
           try {
-            journal.record({ row: line, state: 'sending' });
+            await journal.sending(line); // on disk before the request (rows in flight together share the flush)
           } catch (error) {
             if (!(error instanceof JournalWriteError)) throw error;
             throw new JournalWriteError(`${error.message}: row ${line} was not sent, and the run stopped there`, error.hint!, error.cause);

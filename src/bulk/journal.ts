@@ -6,6 +6,10 @@
  * disk, a re-run knows which rows are finished and which may or may not have been carried out.
  * One flush a row: a row's outcome reaches the disk with the next row's "sending", before that
  * row's request (fsync takes as long as a request to a local server), and the last at close.
+ * With rows in flight together (--concurrency), nothing changes for a row: its "sending" line is
+ * written whole (and flushed, as `flushEachSend` says) by a synchronous write just before its own
+ * request, never batched with other rows' or left for later; outcomes are written as rows finish,
+ * in any order.
  *
  * The file's lines: a header (`journal: 1`, the key, the settings, when it started), a `run`
  * line for each later run that resumes it, and the entries. A line cut short (a crash or a full
@@ -17,7 +21,7 @@
  * it, and the same input run again is a new run.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { privateTempPath } from '../files/access.js';
@@ -112,8 +116,13 @@ export class Journal {
   /** The file does not end with a newline (a torn line): the next write starts a new line. */
   private needsNewline = false;
   private written = 0;
-  /** When the file was last flushed to the disk (ms). */
+  /** When a "sending" line was last flushed to the disk (ms). */
   private flushedAt = 0;
+  /** Lines written by this run, and how many of them a finished flush covers. */
+  private linesWritten = 0;
+  private linesFlushed = 0;
+  /** The flush under way (`sending`), which lines written before it started share. */
+  private flushing?: Promise<void>;
   private broken?: JournalWriteError;
   private closed = false;
 
@@ -183,10 +192,48 @@ export class Journal {
 
   /** "sending" is on disk, whole, when this returns (with the outcome before it); an outcome with the next flush. */
   record(entry: Entry): void {
-    const now = Date.now();
-    const flush = entry.state === 'sending' && ((this.options.flushEachSend ?? true) || now - this.flushedAt >= 1000);
+    const flush = entry.state === 'sending' && this.flushDue();
     this.append(entry, flush);
-    if (flush) this.flushedAt = now;
+  }
+
+  /**
+   * A row's "sending", for work in flight together (--concurrency): the line is written whole
+   * before this returns, and flushed to the disk (when `record` would flush it) before the promise
+   * resolves; the caller sends its request after that. Rows share flushes: a line written while a
+   * flush runs is covered by the next one, and the flush runs beside the event loop (fs.fsync), so
+   * eight rows in flight wait for the disk together instead of one after the other.
+   */
+  async sending(row: number): Promise<void> {
+    const flush = this.flushDue();
+    this.append({ row, state: 'sending' }, false);
+    if (flush) await this.flushWritten();
+  }
+
+  /** Whether a "sending" line is flushed now: each one (flushEachSend), or the first in a second. */
+  private flushDue(): boolean {
+    const now = Date.now();
+    if (!(this.options.flushEachSend ?? true) && now - this.flushedAt < 1000) return false;
+    this.flushedAt = now;
+    return true;
+  }
+
+  /** Every line written so far is on the disk when this resolves: a flush that started after the last of them. */
+  private async flushWritten(): Promise<void> {
+    const wanted = this.linesWritten;
+    while (this.linesFlushed < wanted) {
+      if (!this.flushing) {
+        const upTo = this.linesWritten;
+        this.flushing = new Promise<void>((resolve, reject) => fsync(this.fd, (error) => (error ? reject(error) : resolve())))
+          .then(
+            () => void (this.linesFlushed = Math.max(this.linesFlushed, upTo)),
+            (error: unknown) => {
+              throw this.fail(error);
+            },
+          )
+          .finally(() => (this.flushing = undefined));
+      }
+      await this.flushing;
+    }
   }
 
   private append(value: unknown, flush = true): void {
@@ -197,7 +244,11 @@ export class Journal {
       let done = 0;
       while (done < line.length) done += this.write(line.subarray(done));
       this.needsNewline = false;
-      if (flush) fsyncSync(this.fd);
+      this.linesWritten++;
+      if (flush) {
+        fsyncSync(this.fd);
+        this.linesFlushed = this.linesWritten;
+      }
     } catch (error) {
       // Part of the line may be on disk: it is cut off again (truncating works on a full disk too),
       // so that a header or two torn lines in a row never make the journal unreadable. Where even
@@ -207,14 +258,18 @@ export class Journal {
       } catch {
         this.needsNewline = true;
       }
-      const where = this.options.dir;
-      this.broken = new JournalWriteError(
-        `cannot write the journal in ${where} (${causeOf(error)})`,
-        codeOf(error) === 'ENOSPC' ? `free some space there (or set LINKCTL_CONFIG_DIR), then run the same command again: it goes on where this run stopped` : `check the folder, then run the same command again: it goes on where this run stopped`,
-        error as NodeJS.ErrnoException,
-      );
-      throw this.broken;
+      throw this.fail(error);
     }
+  }
+
+  /** The journal cannot take more: every later write is refused with the same error. */
+  private fail(error: unknown): JournalWriteError {
+    this.broken ??= new JournalWriteError(
+      `cannot write the journal in ${this.options.dir} (${causeOf(error)})`,
+      codeOf(error) === 'ENOSPC' ? `free some space there (or set LINKCTL_CONFIG_DIR), then run the same command again: it goes on where this run stopped` : `check the folder, then run the same command again: it goes on where this run stopped`,
+      error as NodeJS.ErrnoException,
+    );
+    return this.broken;
   }
 
   /** One write, checked: the count of bytes the system took is what moves on. */
@@ -340,7 +395,9 @@ function readJournal(fd: number, path: string, options: JournalOptions): Read {
     if (typeof value.run === 'string') continue;
     if (typeof value.row !== 'number' || !Number.isInteger(value.row) || value.row < 1 || typeof value.state !== 'string' || !STATES.has(value.state)) throw corrupt(i, 'not a journal entry');
     read.previous.set(value.row, value as unknown as Entry);
-    lastRow = value.row;
+    // The highest row named so far: with rows in flight together, outcomes come in any order, but
+    // rows are sent in the file's order, so a torn line's row comes after every row named before it.
+    lastRow = Math.max(lastRow, value.row);
     // The run after a torn line whose row could not be read recorded that row first: it is no longer a guess.
     if (read.tornAfter !== undefined && value.row > read.tornAfter) delete (read as { tornAfter?: number }).tornAfter;
   }

@@ -8,7 +8,8 @@ import type { Rec } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import type { Kind } from '../model/index.js';
 import type { AccountReader } from '../model/reader.js';
-import { noSlash } from '../model/values.js';
+import { keyMatch, noSlash } from '../model/values.js';
+import { destinationKey } from '../model/links.js';
 
 type Wanted = { kind: Kind; wanted: { key: string } | { destination: string } };
 
@@ -35,4 +36,19 @@ export async function lookUp(reader: AccountReader, command: string, input: Acti
   if (!identity) return undefined;
   const [found] = await reader.fresh(identity.kind, identity.wanted);
   return found ?? null;
+}
+
+/**
+ * What a row touches in the account, as keys: rows that share a key run one after the other in
+ * the file's order (a link's create before its update, one id's update before its delete); rows
+ * that share none may run at the same time. A create touches its natural key (a link also its
+ * destination, by which a row without an alias finds it), an update or delete its ids.
+ */
+export function rowKeys(command: string, input: ActionInput): string[] {
+  const keys: string[] = [];
+  const identity = IDENTITY[command]?.(input);
+  if (identity) keys.push('key' in identity.wanted ? `${identity.kind}:key:${keyMatch(identity.wanted.key)}` : `${identity.kind}:destination:${destinationKey(identity.wanted.destination)}`);
+  if (command === 'link add' && typeof input.args[0] === 'string') keys.push(`links:destination:${destinationKey(input.args[0])}`);
+  if (!identity) for (const id of [input.args[0]].flat()) if (id !== undefined) keys.push(`${command.split(' ')[0]}:id:${String(id)}`);
+  return [...new Set(keys)];
 }

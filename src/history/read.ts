@@ -6,6 +6,7 @@
 import type { Context } from '../context.js';
 import type { Body } from '../http/envelope.js';
 import { toInt } from '../http/envelope.js';
+import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { NetworkError } from '../errors.js';
 import type { Details, HistoryRecord, SourceRef } from './store.js';
 import { ACCOUNT_PATH } from '../model/account.js';
@@ -94,13 +95,15 @@ export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body
 }
 
 /** `--details N`: the top-* statistics of the N most clicked links, one request each. */
-export async function readDetails(ctx: Context, records: HistoryRecord[], n: number): Promise<number> {
+export async function readDetails(ctx: Context, records: HistoryRecord[], n: number, concurrency: ConcurrencySetting = 'auto'): Promise<number> {
   if (n <= 0) return 0;
   const reader = await ctx.reader();
   const clicks = (r: HistoryRecord) => countOf(r.clicks) ?? -1;
   const links = records.filter((r) => r.kind === 'link').sort((a, b) => clicks(b) - clicks(a) || a.id! - b.id!).slice(0, n);
-  for (const [i, link] of links.entries()) {
-    ctx.status(`details of link ${link.id} (${i + 1} of ${links.length})`);
+  let read = 0;
+  // Up to --concurrency links read at a time (auto: one at a time while the server shows a rate limit).
+  await inOrder(links, () => reader.client.inFlight.limit(concurrency), async (link) => {
+    ctx.status(`details of link ${link.id} (${++read} of ${links.length})`);
     const body = await reader.readOne('links', link.id!);
     const stats = body.data && typeof body.data === 'object' && !Array.isArray(body.data) ? (body.data as Body) : {};
     const details: Details = {};
@@ -110,6 +113,6 @@ export async function readDetails(ctx: Context, records: HistoryRecord[], n: num
       details[dimension] = list && typeof list === 'object' && !Array.isArray(list) ? { ...(list as Record<string, unknown>) } : {};
     }
     link.details = details;
-  }
+  });
   return links.length;
 }

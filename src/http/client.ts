@@ -9,6 +9,7 @@ import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFound
 import { redact } from '../redact.js';
 import { interpretBody, retryAfterSeconds, toSeconds, type Body } from './envelope.js';
 import { newBudget, RateLimitPolicy, type RateState } from './rate-limit.js';
+import { InFlightControl, requestKind } from './concurrency.js';
 import { fetchFor, isLoopback } from './transport.js';
 import { withLikelyScheme } from './loopback.js';
 
@@ -103,7 +104,7 @@ export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
 /** How an attempt that got no usable answer ended. */
 type Failure = 'aborted' | 'timeout' | 'never-sent' | 'unknown-outcome' | 'too-large' | 'proxy-auth' | 'tls' | 'bad-port';
 type Attempt =
-  | { kind: 'answered'; status: number; headers: Headers; text: string }
+  | { kind: 'answered'; status: number; headers: Headers; text: string; ms: number }
   | { kind: 'failed'; failure: Failure; detail: string };
 
 /** What a request carries past ky to fetch (see the `fetch` given to ky). */
@@ -117,6 +118,8 @@ export class ApiClient {
   private readonly http: KyInstance;
   /** When to wait and when to give up (./rate-limit.ts); its state lives in `options.rate` when given (shared across clients). */
   readonly rateLimit: RateLimitPolicy;
+  /** How many requests a job keeps in flight (`--concurrency`; ./concurrency.ts): fed by every answer, asking the policy. */
+  readonly inFlight: InFlightControl;
   /**
    * The server's clock: the `Date` header of its latest answer (epoch ms), if it sent one. Click
    * history checks its own clock against it, so a machine set in the future cannot date a snapshot there.
@@ -125,6 +128,7 @@ export class ApiClient {
 
   constructor(private readonly options: ClientOptions) {
     this.rateLimit = new RateLimitPolicy(options.rate ?? {}, options.maxWaitMs);
+    this.inFlight = new InFlightControl(this.rateLimit);
     this.base = normaliseBaseUrl(options.baseUrl, options.baseUrlName);
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
@@ -195,6 +199,8 @@ export class ApiClient {
       const attempt = await this.attempt(method, path, options);
       if (attempt.kind === 'failed') {
         const { failure, detail } = attempt;
+        // A server that resets, times out or is not there: fewer requests in flight.
+        if (failure === 'timeout' || failure === 'unknown-outcome' || failure === 'never-sent') this.inFlight.failure();
         if (failure === 'aborted') {
           // A creation interrupted in flight may have reached the server, as with a timeout.
           if (method === 'POST' && detail !== NOT_SENT) {
@@ -232,11 +238,14 @@ export class ApiClient {
       const body = isRecord(parsed) ? parsed : undefined;
       // Over the limit: HTTP 429, or (real servers) HTTP 200 with error 429. Not processed, so any method may be sent again.
       if (status === 429 || (body && (body.error === 429 || body.error === '429'))) {
+        this.inFlight.overLimit();
         const said = retryAfterSeconds(headers.get('retry-after')) ?? toSeconds(body?.['Retry-After'] ?? body?.retryAfter);
         const reason = `the server says the rate limit is exceeded (HTTP ${status})`;
         await this.sleepFor(this.rateLimit.waitAfterOverLimit(said, waiting, `${method} ${url}`, reason), reason);
         continue;
       }
+      if (status >= 500) this.inFlight.failure();
+      else this.inFlight.answer(requestKind(method, path, options.query?.limit), attempt.ms);
       if (RETRY_STATUSES.has(status)) {
         if (method !== 'POST' && networkRetries < MAX_NETWORK_RETRIES) {
           await this.backoff(++networkRetries, `HTTP ${status}`);
@@ -310,7 +319,7 @@ export class ApiClient {
         const shown = text.length > 4000 ? `${text.slice(0, 4000)}... (${text.length} characters)` : text;
         this.trace(`< ${shown.replace(/\s*\n\s*/g, ' ')}`);
       }
-      return { kind: 'answered', status: response.status, headers: response.headers, text };
+      return { kind: 'answered', status: response.status, headers: response.headers, text, ms: Date.now() - started };
     } catch (error) {
       const failure: Failure = userSignal?.aborted ? 'aborted' : timedOut ? 'timeout' : classify(error);
       const detail = describe(error);

@@ -251,7 +251,9 @@ function argumentParam(argument: Argument): Param {
 
 function optionParams(command: Command, path: string[]): Param[] {
   const help = command.createHelp();
-  const options = help.visibleOptions(command).filter((o) => o.long && o.long !== '--help' && !NOT_FOR_TOOLS.has(o.long) && !NOT_FOR_TOOLS.has(`${path.join(' ')} ${o.long}`));
+  // `--concurrency` paces the many requests of a job; where they come from `--from` (which no tool takes), a call sends one.
+  const fromFile = command.options.some((o) => o.long === '--from');
+  const options = help.visibleOptions(command).filter((o) => o.long && o.long !== '--help' && !NOT_FOR_TOOLS.has(o.long) && !NOT_FOR_TOOLS.has(`${path.join(' ')} ${o.long}`) && !(fromFile && o.long === '--concurrency'));
   const params = new Map<string, Param>();
   for (const option of options) {
     const name = option.attributeName();

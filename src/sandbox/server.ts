@@ -33,6 +33,14 @@ export interface SandboxOptions {
   qrImages?: QrImages;
   /** The rate limit's clock (ms since the epoch), for tests that own their time; default the system's (windows end by the monotonic clock). */
   clock?: () => number;
+  /**
+   * How long each request to the API or a public page takes beyond the work (ms): half before the
+   * request is carried out, half before its answer is sent, as a network and a slow server would
+   * (`sandbox serve --latency 30ms`). A request whose client went away is still carried out.
+   */
+  latencyMs?: number;
+  /** Each request's latency is spread evenly over latencyMs ± jitterMs (never below 0). */
+  jitterMs?: number;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -41,6 +49,10 @@ export interface RecordedRequest {
   method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: unknown; rawBody: string;
   /** When it arrived (Date.now()): the benchmark checks --all pacing against the aligned windows. */
   at: number;
+  /** API requests in flight when it arrived, itself included (0 for other paths). */
+  inFlight: number;
+  /** The injected fault that answered it, if one did. */
+  fault?: Fault['kind'];
 }
 /** A fault with `method` waits for the first request of that method (an add that looks up first). */
 export type Fault = ({ method?: string }) & (
@@ -54,11 +66,18 @@ export type Fault = ({ method?: string }) & (
   | { kind: 'over-limit'; retryAfter?: number }
   | { kind: 'http-429'; retryAfter?: number }
   | { kind: 'garbage-ratelimit-headers' });
+/** API requests being handled: now, and the most at once since the request log was last cleared. */
+export interface InFlight {
+  now: number;
+  max: number;
+}
 export interface Sandbox {
   url: string;
   port: number;
   key: string;
   requests: RecordedRequest[];
+  /** API requests in flight at once (from arrival to the answer sent or the connection gone): what pipelining tests assert. */
+  inFlight: InFlight;
   injectFault(fault: Fault, times?: number): void;
   reset(): void;
   close(): Promise<void>;
@@ -183,6 +202,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const requests: RecordedRequest[] = [];
   /** API requests since the log was last cleared: the log itself keeps only the last MAX_LOGGED_REQUESTS. */
   let apiRequests = 0;
+  const inFlight: InFlight = { now: 0, max: 0 };
+  const latencyMs = options.latencyMs ?? 0;
+  const jitterMs = options.jitterMs ?? 0;
+  let closed = false;
+  /** Half of one request's latency (the way there or back), or undefined when there is none. */
+  const halfLatency = (): Promise<void> | undefined => {
+    if (latencyMs <= 0 && jitterMs <= 0) return undefined;
+    const ms = Math.max(0, latencyMs + (Math.random() * 2 - 1) * jitterMs) / 2;
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  };
   let faults: { fault: Fault; left: number }[] = [];
   const limiter = rateLimiter(limits, { headers: sendLimitHeaders, negativeRemaining: quirks && version === '6', clock: options.clock });
   const sockets = new Set<Socket>();
@@ -278,7 +307,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (route === 'GET /__sandbox/requests') return send(res, json(200, requests));
     // The log keeps the last 1,000; the count is of every API request since the log was cleared (bench).
     if (route === 'GET /__sandbox/requests/count') return send(res, json(200, { api: apiRequests }));
-    if (route === 'DELETE /__sandbox/requests') { requests.length = 0; apiRequests = 0; return send(res, json(200, { ok: true })); }
+    // API requests in flight now, and the most at once since the log was cleared (pipelining tests and the bench).
+    if (route === 'GET /__sandbox/requests/in-flight') return send(res, json(200, inFlight));
+    if (route === 'DELETE /__sandbox/requests') { clearLog(); return send(res, json(200, { ok: true })); }
     if (route === 'POST /__sandbox/reset') {
       await (stateFile ? withStateLock(stateFile, reset) : reset()); // no reload first: reset mends a corrupt file
       return send(res, json(200, { ok: true }));
@@ -304,11 +335,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const method = req.method ?? 'GET';
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now() };
+    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now(), inFlight: 0 };
     requests.push(record); // before reading the body, so the log is in arrival order
-    if (url.pathname.startsWith('/api/')) apiRequests++;
+    if (url.pathname.startsWith('/api/')) {
+      apiRequests++;
+      inFlight.max = Math.max(inFlight.max, (record.inFlight = ++inFlight.now));
+      res.once('close', () => inFlight.now--); // answered, or the connection is gone
+    }
     if (requests.length > MAX_LOGGED_REQUESTS) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
     const fault = takeFault(method);
+    if (fault) record.fault = fault.kind;
     if (fault?.kind === 'reset-before-body') return void req.socket.destroy();
 
     const { text, tooLarge } = await readBody(req);
@@ -318,11 +354,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (tooLarge) return send(res, json(413, TOO_LARGE, { Connection: 'close' }));
     const early = fault && faultAnswer(fault);
     if (early === 'hang') return; // close() destroys the socket
-    if (early) return send(res, early);
+    // The way there: the request is carried out after it, whether or not its client is still waiting.
+    await halfLatency();
+    if (closed) return;
+    if (early) {
+      await halfLatency();
+      return send(res, early);
+    }
 
     const answer = url.pathname.startsWith('/api/')
       ? await api(method, url, req.headers.authorization, text)
       : await page({ method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text });
+    await halfLatency(); // the way back
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
     if (fault?.kind === 'garbage-ratelimit-headers') {
       Object.assign(answer.headers, { 'X-RateLimit-Remaining': 'banana', 'X-RateLimit-Reset': 'soon' });
@@ -330,11 +373,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     send(res, answer);
   }
 
+  function clearLog() {
+    requests.length = 0;
+    apiRequests = 0;
+    inFlight.max = inFlight.now;
+  }
+
   function reset() {
     state = seedState(options.seed);
     persist();
-    requests.length = 0;
-    apiRequests = 0;
+    clearLog();
     faults = [];
     limiter.clear();
   }
@@ -363,8 +411,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   base = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 
   return {
-    url: base, port, key, requests, injectFault, reset,
+    url: base, port, key, requests, inFlight, injectFault, reset,
     close: () => new Promise<void>((resolve) => {
+      closed = true; // requests still on their way are not carried out
       server.close(() => resolve());
       server.closeAllConnections();
       for (const s of sockets) s.destroy(); // hung requests included

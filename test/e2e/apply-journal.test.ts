@@ -113,7 +113,8 @@ describe('apply through the journal', () => {
     const proxy = await holdingProxy(3, true);
     try {
       const env = { ...fx.env, LINKCTL_CONFIG_DIR: config, LINKCTL_BASE_URL: proxy.url };
-      const child = spawn(process.execPath, [BIN, 'apply', '-f', file, '--yes'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      // One step at a time: the journal then holds exactly two steps done and the third in flight (test/e2e/pipeline.test.ts kills with 8 in flight).
+      const child = spawn(process.execPath, [BIN, 'apply', '-f', file, '--yes', '--concurrency', '1'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
       await proxy.reached;
       child.kill('SIGKILL');

@@ -139,7 +139,8 @@ describe('a full disk', () => {
     const names = Array.from({ length: 6 }, (_, i) => `full-${i}`);
     const { path, env, bulk, journals } = setup('q.csv', qrCsv(names));
     // For tests only: the journal's writer fails (ENOSPC) after 700 bytes, in the middle of a line.
-    const r = await runMain(['qr', 'add', '--from', path, '--json'], { env: { ...env, LINKCTL_TEST_JOURNAL_FAIL_AFTER: '700' } });
+    // One row at a time, so that rows after the failure are not attempted (rows already in flight would finish and be listed).
+    const r = await runMain(['qr', 'add', '--from', path, '--json', '--concurrency', '1'], { env: { ...env, LINKCTL_TEST_JOURNAL_FAIL_AFTER: '700' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`linkctl: cannot write the journal in ${bulk} (ENOSPC: no space left on device)`);
     const stopped = /row (\d+) was (not sent|\w+ but the journal could not record it)/.exec(r.stderr);

@@ -231,7 +231,7 @@ describe('recording and admin endpoints', () => {
     expect(sb.requests).toEqual([{
       method: 'PUT', path: '/api/qr/1/update', query: { x: '1' },
       headers: expect.objectContaining({ authorization: `Bearer ${SANDBOX_KEY}`, 'content-type': 'application/json' }),
-      body: { data: 'https://example.com/new' }, rawBody: '{"data":"https://example.com/new"}', at: expect.any(Number),
+      body: { data: 'https://example.com/new' }, rawBody: '{"data":"https://example.com/new"}', at: expect.any(Number), inFlight: 1,
     }]);
   });
 
@@ -259,6 +259,29 @@ describe('recording and admin endpoints', () => {
     expect(after.json.data.result).toBe(1); // Temp is gone, and the limit counter was reset
     expect(sb.requests).toHaveLength(1);
     expect(await fetch(`${sb.url}/__sandbox/requests`, { headers: auth }).then((r) => r.json())).toHaveLength(1);
+  });
+
+  it('--latency: each request takes it (half on the way there, half back), several in flight at once, counted; a request whose client left is still carried out', async () => {
+    const sb = await start({ quirks: false, rateLimit: null, latencyMs: 300 });
+    const auth = { Authorization: `Bearer ${sb.key}` };
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => call(sb, 'POST', '/api/channel/add', { name: `Slow ${i}` })));
+    const took = performance.now() - started;
+    expect(answers.every((a) => a.json.error === 0)).toBe(true);
+    // At least the latency (a lower bound only: a loaded machine may take longer), and all five at once.
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(sb.inFlight).toEqual({ now: 0, max: 5 });
+    expect(sb.requests.map((r) => r.inFlight).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(await fetch(`${sb.url}/__sandbox/requests/in-flight`, { headers: auth }).then((r) => r.json())).toEqual({ now: 0, max: 5 });
+    // A client that gives up while its request is on its way: the server still carries it out, as a real one would.
+    const gone = new AbortController();
+    const asked = fetch(`${sb.url}/api/channel/add`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Left' }), signal: gone.signal }).catch(() => 'aborted');
+    while (sb.inFlight.now === 0) await sleep(5);
+    gone.abort();
+    expect(await asked).toBe('aborted');
+    while (!((await get(sb, '/api/channels')).json.data.channels as Array<{ name: string }>).some((c) => c.name === 'Left')) await sleep(20);
+    await fetch(`${sb.url}/__sandbox/requests`, { method: 'DELETE', headers: auth });
+    expect(sb.inFlight.max).toBe(sb.inFlight.now);
   });
 
   it('counts every API request, past the 1,000 its log keeps (what the bench counts by); clearing the log clears the count', async () => {

@@ -121,6 +121,8 @@ describe('apply never creates twice', () => {
     const campaigns: Array<Record<string, unknown>> = [];
     const calls: string[] = [];
     const client = {
+      // One change at a time: what --concurrency would decide is not this test's concern.
+      inFlight: { limit: () => 1 },
       async request(method: string, path: string) {
         calls.push(`${method} ${path}`);
         if (method === 'POST') {

@@ -59,6 +59,11 @@ const validators: Record<string, (raw: string) => void> = {
     if (typeof v === 'number') expect(Number.isSafeInteger(v) && v >= 1 && /^\s*\d+\s*$/.test(raw)).toBe(true);
     else expect(v.length > 0 && v === v.trim() && !/^\d+$/.test(v)).toBe(true);
   }),
+  milliseconds: (raw) => valueOrUsageError(() => validate.milliseconds('--flag', raw), (ms) => expect(Number.isSafeInteger(ms) && ms >= 0 && ms <= 60_000).toBe(true)),
+  concurrencySetting: (raw) => valueOrUsageError(() => validate.concurrencySetting('--flag', raw), (v) => {
+    if (v === 'auto') expect(raw.trim().toLowerCase()).toBe('auto');
+    else expect(Number.isSafeInteger(v) && v >= 1 && v <= validate.MAX_IN_FLIGHT).toBe(true);
+  }),
   seconds: (raw) => valueOrUsageError(() => validate.seconds('--flag', raw), (n) => expect(n > 0 && n <= 86_400).toBe(true)),
   duration: (raw) => valueOrUsageError(() => validate.duration('--flag', raw, 'smd'), (ms) => {
     expect(Number.isSafeInteger(ms) && ms >= 1000).toBe(true);

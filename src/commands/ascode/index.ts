@@ -1,6 +1,6 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import { Option, type Command } from 'commander';
-import { enumOption, forceOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
+import { concurrencyOption, enumOption, forceOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 
@@ -21,6 +21,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(forceOption())
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
+      .addOption(concurrencyOption('with --details: links read'))
       .option('--no-qr-content', "skip reading QR codes' type, data and colours from their images (one image download a code, not an API request): codes are then written by name only")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
       .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
@@ -51,8 +52,9 @@ export function register(program: Command, bind: Bind): void {
       .option('--prune', 'also delete records of the kinds in the file that the file no longer has')
       .option('--max-deletes <n>', 'refuse (exit 2, nothing sent) a plan that deletes more than this many records', (v) => (v.trim() === '0' ? 0 : positiveInt('--max-deletes', v)))
       .option('--verify', "read each link back after writing it and report options the server dropped (the account's plan may lack them): one more request a link, so off by default")
+      .addOption(concurrencyOption('changes sent'))
       .option('--allow-clear', 'let link updates clear what the file does not state and cannot be read back (pixels, parameters, password, deep links, redirect type, language targeting, public status): with --yes or off a terminal, a plan that would do so is refused without it')
-      .addHelpText('after', wrapped('\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.\nReal servers replace every option of a link on update and make it private: the plan names what each update would clear.'))
+      .addHelpText('after', wrapped('\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.\nReal servers replace every option of a link on update and make it private: the plan names what each update would clear.\nChanges are sent kind by kind, each kind once the kinds it names are done (domains, pixels, campaigns and channels before links; channel assignments last), up to --concurrency of one kind at a time.'))
       .action(bind(load, 'apply')),
     ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
   );

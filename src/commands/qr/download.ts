@@ -8,6 +8,7 @@ import { prepareWrite, userFolder, type PreparedWrite } from '../../files/access
 import { imageKind as sniff, type ImageKind } from '../../qr/image.js';
 import { printPixels, type PrintRequest } from '../../qr/print.js';
 import { MAX_PRINT_PIXELS } from './types.js';
+import { inOrder, type ConcurrencySetting } from '../../http/concurrency.js';
 
 type Kind = ImageKind;
 const TYPES: Record<Kind, RegExp> = { png: /^image\/png\b/i, svg: /^image\/svg\+xml\b/i, jpg: /^image\/jpe?g\b/i };
@@ -136,17 +137,26 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
   const saved: Saved[] = [];
   const failed: { id: number; error: string }[] = [];
   let exitCode = 0;
-  for (const each of ids) {
+  // Up to --concurrency codes at a time (auto: one at a time while the server shows a rate limit);
+  // the files are listed in the order of the ids, whatever order they arrive in.
+  const client = await ctx.client();
+  const outcomes = await inOrder(ids, () => client.inFlight.limit((opts.concurrency as ConcurrencySetting | undefined) ?? 'auto'), async (each) => {
     try {
       const { written, ...one } = await downloadOne(ctx, each, undefined, dir, force, want);
       for (const note of one.notes) ctx.warn(`note: QR code ${each}: ${note}.`);
       if (!written) ctx.warn(`dry run: would save ${one.file}`);
-      saved.push(one);
+      return { one };
     } catch (error) {
       if (!(error instanceof CliError) || error.exitCode === 130) throw error;
       ctx.warn(`linkctl: ${error.message}`); // the message names the id (`QR code 99: ...`)
-      failed.push({ id: each, error: error.message });
-      exitCode ||= error.exitCode;
+      return { failure: { id: each, error: error.message, exitCode: error.exitCode } };
+    }
+  });
+  for (const { one, failure } of outcomes) {
+    if (one) saved.push(one);
+    if (failure) {
+      failed.push({ id: failure.id, error: failure.error });
+      exitCode ||= failure.exitCode;
     }
   }
   // a partial result says so (stderr; stdout lists the files saved)

@@ -1,6 +1,6 @@
 /** `qr`: QR codes. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
-import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, concurrencyOption, deleteCommand, enumOption, forceOption, listCommand, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
@@ -99,6 +99,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--print-size <length>', 'printed width and height with --dpi: 30mm, 3cm or 1.2in (implies --format png)', printLength)
       .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
       .addOption(pathOption('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)', 'dir'))
+      .addOption(concurrencyOption('with --from: codes downloaded'))
       .addOption(forceOption())
       .addHelpText('after', wrapped('\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A PNG from a server\'s SVG is drawn from it; an SVG (or a PNG of another size) from a\nserver\'s PNG is rebuilt from the decoded code: the same text, error correction and colours, with\na quiet zone of 4 modules (a logo or a gradient is not drawn again, and the message says so).\nFor a QR code of a short link made locally, see `linkctl link qr`.'))
       .action(bind(() => import('./download.js'), 'download')),

@@ -44,6 +44,8 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       stringIds: Boolean(opts.stringIds) || sandboxStringIds(ctx.env),
       plan,
       qrImages,
+      latencyMs: opts.latency as number | undefined,
+      jitterMs: opts.jitter as number | undefined,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });
   } catch (err) {
@@ -58,11 +60,12 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   try {
     // A server in the foreground has to say where it is before it returns, so this action writes
     // its address itself; everything else goes through the output layer.
-    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit, qrImages })}\n`);
+    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit, qrImages, latencyMs: opts.latency ?? 0, jitterMs: opts.jitter ?? 0 })}\n`);
     // --quiet: no banner and no request log (a server in the background of a terminal says nothing there).
     if (!quiet) {
       const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
-      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${qrImages === 'svg' ? ', QR images as SVG behind a 302' : ''})\n` +
+      const latency = opts.latency || opts.jitter ? `, ${opts.latency ?? 0} ms a request${opts.jitter ? ` ± ${opts.jitter} ms` : ''}` : '';
+      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${latency}${qrImages === 'svg' ? ', QR images as SVG behind a 302' : ''})\n` +
         `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
         (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
         'press Ctrl-C to stop');

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { PLANS, QR_IMAGES } from './types.js';
-import { positiveInt } from '../../validate.js';
+import { milliseconds, positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
 
 const MAX_VISITS = 100_000;
@@ -29,6 +29,8 @@ export function register(program: Command, bind: Bind): void {
       .option('--quirks', 'answer as real servers do (the default; kept for scripts)')
       .option('--string-ids', 'send ids and counts as strings and maxpage as 1.0, as servers on PHP before 8.1 do (default: integers as on PHP 8.1+, or LINKCTL_SANDBOX_STRING_IDS=1)')
       .addOption(enumOption('--plan <plan>', 'the account\'s plan: pro has every feature; basic lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types, which are dropped silently as real servers do (default: pro, or LINKCTL_SANDBOX_PLAN)', PLANS))
+      .option('--latency <time>', 'how long each request takes, as a network and a busy server would: half before it is carried out, half before its answer, e.g. 30ms (default: 0)', (v) => milliseconds('--latency', v))
+      .option('--jitter <time>', 'spread each request\'s latency evenly over --latency ± this, e.g. 10ms (default: 0)', (v) => milliseconds('--jitter', v))
       .addOption(enumOption('--qr-images <kind>', 'how QR images are served: png at the code\'s link, or svg behind a 302 as the product 7.7 does (default: png, or LINKCTL_SANDBOX_QR_IMAGES)', QR_IMAGES))
       .action(bind(load, 'serve')),
     [
@@ -36,6 +38,7 @@ export function register(program: Command, bind: Bind): void {
       'linkctl sandbox serve --port 0 --rate-limit 5/2 --documented',
       'linkctl sandbox serve --rate-limit 30/60 --plan basic   # pace and plan of a real server',
       'linkctl sandbox serve --qr-images svg   # QR images as the product 7.7 serves them',
+      'linkctl sandbox serve --latency 30ms --jitter 10ms   # as slow as a PHP server over a network',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
   );

@@ -5,7 +5,8 @@
 import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { DocumentFormat, Result } from '../../output/types.js';
-import { oneOf, positiveInt } from '../../validate.js';
+import { concurrencySetting, MAX_IN_FLIGHT, oneOf, positiveInt } from '../../validate.js';
+import { AUTO_MAX_IN_FLIGHT } from '../../http/concurrency.js';
 import { wrapped } from './help-text.js';
 import type { AccountReader } from '../../model/reader.js';
 
@@ -141,7 +142,20 @@ export function isRepeatable(option: Option): boolean {
 }
 
 /** Options of the command itself that are not columns of a bulk input. */
-const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'verify', 'help', 'password', 'password-stdin']);
+const NOT_COLUMNS = new Set(['from', 'from-format', 'stop-on-error', 'restart', 'concurrency', 'verify', 'help', 'password', 'password-stdin']);
+
+/** What `--concurrency auto` does, in help (the rule itself is src/http/concurrency.ts). */
+export const AUTO_CONCURRENCY_HELP =
+  `auto (the default): one at a time while the server shows a rate limit (X-RateLimit headers or an over-limit answer), else up to ${AUTO_MAX_IN_FLIGHT} at a time, fewer when answers slow down or the server fails (5xx, resets, timeouts), and one again at the first over-limit answer`;
+
+/**
+ * `--concurrency N|auto` of every command that sends many requests (`--from`, `apply`, `export
+ * --details`, `stats snapshot --details`, `qr download --from`): the one definition, so help,
+ * completion and the MCP tools derive it. `what` says what runs at a time (rows, steps, reads).
+ */
+export function concurrencyOption(what: string): Option {
+  return new Option('--concurrency <n|auto>', `${what} at a time, 1 to ${MAX_IN_FLIGHT}, or ${AUTO_CONCURRENCY_HELP}; results are listed in their order whatever order they finish in`).argParser((v: string) => concurrencySetting('--concurrency', v));
+}
 
 export interface BulkColumn {
   name: string;
@@ -191,6 +205,7 @@ export function bulkOptions(command: Command, examples: string[] = []): Command 
     .addOption(enumOption('--from-format <format>', 'format of --from when its extension does not say', BULK_FORMATS))
     .option('--stop-on-error', 'with --from: stop at the first row that fails')
     .option('--restart', 'with --from: ignore the journal of an earlier run on the same input and start over')
+    .addOption(concurrencyOption('with --from: rows sent'))
     .on('option:from', () => {
       for (const argument of command.registeredArguments) (argument as { required: boolean }).required = false;
       for (const option of command.options) option.mandatory = false;

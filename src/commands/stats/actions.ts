@@ -28,7 +28,7 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
     const source = await readAccount(ctx);
     const lists = await readCollections(ctx, ['links', 'qr', 'campaigns']);
     const { records, skipped } = toRecords(lists);
-    const detailed = await readDetails(ctx, records, opts.details ?? 0);
+    const detailed = await readDetails(ctx, records, opts.details ?? 0, opts.concurrency);
     // The totals are the server's as of now, when the reads finished: the snapshot's time,
     // whenever it gets the writers' lock. Checked against the server's own clock.
     const at = now(ctx.env);

@@ -1,6 +1,6 @@
 /** `stats`: click history. Flags and help only; the work is in ./actions.ts and src/history/, loaded when a command runs. */
 import type { Command } from 'commander';
-import { dbOption, enumOption, forceOption, many, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { concurrencyOption, dbOption, enumOption, forceOption, many, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
@@ -42,6 +42,7 @@ export function register(program: Command, bind: Bind): void {
     dbOption(stats.command('snapshot'))
       .description('Record the totals of every link, QR code and campaign now (⌈links/1000⌉+3 requests; -q for cron)')
       .option('--details <n>', 'also the top countries, referrers, browsers and systems of the N most clicked links (one request each)', (v) => positiveInt('--details', v))
+      .addOption(concurrencyOption('with --details: links read'))
       .action(bind(load, 'snapshot')),
     ['linkctl stats snapshot', 'linkctl stats snapshot -q --details 20', 'linkctl stats snapshot --db postgres://linkctl@db.example.com/marketing'],
   );
