@@ -91,17 +91,11 @@ export interface SnapshotInput {
 }
 
 /** A record past the door: totals that are counts (clicks undefined: refused), texts storable. */
-interface Checked {
-  kind: ItemKind;
-  id?: number;
-  alias?: string;
-  label?: string;
-  url?: string;
-  campaign?: number | null;
+type Checked = Omit<HistoryRecord, 'clicks' | 'uniqueClicks' | 'details'> & {
   clicks: number | undefined;
   uniqueClicks: number | null;
   details?: Partial<Record<Dimension, Record<string, number>>>;
-}
+};
 
 class RolledBackForget extends Error {
   constructor(readonly result: { moved: number; deleted: number; details: number }) {
