@@ -858,9 +858,16 @@ describe('proxies: destinations go through HTTP_PROXY as API calls do; loopback 
   });
 });
 
-describe('against `linkctl sandbox serve`, whose seeded links point at example hosts this machine cannot reach', () => {
+describe('against `linkctl sandbox serve`, whose seeded links point at hosts this machine cannot reach', () => {
   it('finishes within its deadline and reports each link as unreachable, with the reason', async ({ onTestFinished }) => {
     const dir = tempDir();
+    // The seed's links point at example.com: moved under .invalid, so that no real name is looked up.
+    const state = seedState();
+    for (const link of state.links) {
+      link.longurl = link.longurl.replace('example.com', 'example.invalid');
+      for (const target of link.geotarget ?? []) target.link = target.link!.replace(/example\.[a-z]+/, 'example-ca.invalid');
+    }
+    saveState(join(dir, 'state.json'), state);
     const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(dir, 'state.json')], { env: cleanEnv({ LINKCTL_CONFIG_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] });
     onTestFinished(() => void child.kill('SIGKILL'));
     // It prints {"baseUrl", "key", ...} on its first line once it listens.
@@ -883,6 +890,7 @@ describe('against `linkctl sandbox serve`, whose seeded links point at example h
     for (const record of records) {
       expect(['dns', 'timeout']).toContain(record.status);
       expect(record.error).toMatch(/does not resolve|could not be resolved|no answer/);
+      expect(record.destination).toMatch(/\.invalid\//);
     }
   });
 });
