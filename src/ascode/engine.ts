@@ -571,7 +571,8 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   const setting = options.concurrency ?? 'auto';
   const limit = () => client.inFlight.limit(setting);
   try {
-    for (const phase of phases) await inOrder(phase, limit, carry);
+    // Changes of one key (two QR codes named "Table") run in the plan's order, so ids keep the file's order.
+    for (const phase of phases) await inOrder(phase, limit, carry, (change) => keyMatch(change.key));
     await inOrder(assigns, limit, (assign) => assign());
   } finally {
     for (const change of plan.changes) options.problems?.push(...(found.get(change.key) ?? []));

@@ -111,10 +111,21 @@ export function requestKind(method: string, path: string, limit?: unknown): stri
  * Runs `work` for each item, at most `limit()` at a time (asked again whenever one finishes),
  * started in the items' order; resolves to the results in that order. After the first failure no
  * more are started, those in flight are waited for (their work is done and recorded), and then the
- * failure is thrown.
+ * failure is thrown. Items for which `keyOf` gives the same key run one after another in the
+ * items' order (two QR codes of one name are created in the file's order, so their ids keep it).
  */
-export async function inOrder<T, R>(items: readonly T[], limit: () => number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inOrder<T, R>(items: readonly T[], limit: () => number, work: (item: T, index: number) => Promise<R>, keyOf?: (item: T) => string): Promise<R[]> {
   const results = new Array<R>(items.length);
+  /** The latest started item of each key: the next of that key waits for it. */
+  const lastOfKey = new Map<string, Promise<unknown>>();
+  const run = (item: T, index: number): Promise<R> => {
+    if (!keyOf) return work(item, index);
+    const key = keyOf(item);
+    const before = lastOfKey.get(key);
+    const mine = (before ? before.then(() => work(item, index), () => work(item, index)) : work(item, index));
+    lastOfKey.set(key, mine);
+    return mine;
+  };
   let next = 0;
   let running = 0;
   let failed: { error: unknown } | undefined;
@@ -123,7 +134,7 @@ export async function inOrder<T, R>(items: readonly T[], limit: () => number, wo
       while (!failed && next < items.length && running < Math.max(1, limit())) {
         const index = next++;
         running++;
-        void work(items[index]!, index)
+        void run(items[index]!, index)
           .then((result) => void (results[index] = result), (error: unknown) => void (failed ??= { error }))
           .finally(() => {
             running--;

@@ -178,6 +178,20 @@ describe('inOrder', () => {
     expect(started).toEqual([1, 2]);
     expect(finished).toEqual([2]);
   });
+
+  it('items of one key run one after another in the items\' order, others beside them (apply: two QR codes named "Table")', async () => {
+    const events: string[] = [];
+    const items = [{ key: 'table', n: 1, ms: 30 }, { key: 'table', n: 2, ms: 1 }, { key: 'menu', n: 3, ms: 1 }];
+    const run = inOrder(items, () => 3, async (item) => {
+      events.push(`start ${item.n}`);
+      await new Promise((r) => setTimeout(r, item.ms));
+      events.push(`end ${item.n}`);
+      return item.n;
+    }, (item) => item.key);
+    expect(await run).toEqual([1, 2, 3]);
+    // 3 runs beside 1; 2 waits for 1 although it is quicker.
+    expect(events).toEqual(['start 1', 'start 3', 'end 3', 'end 1', 'start 2', 'end 2']);
+  });
 });
 
 describe('rows that share a key keep their order (src/bulk/lookup.ts rowKeys)', () => {
