@@ -246,6 +246,24 @@ describe("the README's workflows", () => {
     delete baseEnv.LINKCTL_NOW;
   }, SLOW);
 
+  it('snapshot, then check, in one job: the second use restores what the first kept and replaces its artifact (upload-artifact v4 fails a second upload of a name without overwrite)', async () => {
+    baseEnv.LINKCTL_NOW = '2026-06-04T06:15:00Z';
+    const both = structuredClone(history!);
+    const steps = both.jobs.snapshot!.steps;
+    steps.push({ ...structuredClone(steps[0]!), id: 'check', with: { job: 'check', 'fail-on': '' } });
+    steps.push({ run: 'linkctl stats show --since 30d --json > show.json', env: { LINKCTL_DB: '${{ steps.check.outputs.history }}' } });
+    const [job] = await run(both, 'workflow_dispatch').finally(() => delete baseEnv.LINKCTL_NOW);
+    expect(job!.conclusion, job!.log).toBe('success');
+    const keeps = job!.steps.filter((s) => s.name === 'Keep the history');
+    expect(keeps.map((s) => s.outcome)).toEqual(['success', 'success']);
+    // The check's restore found the snapshot's upload of this run.
+    expect(job!.steps.filter((s) => s.name === 'Restore the history')[1]!.stdout).toMatch(/history: artifact "linkctl-history" of /);
+    const ofThisRun = github.artifacts.filter((a) => a.runId === github.artifacts.at(-1)!.runId);
+    expect(ofThisRun.map((a) => a.name)).toEqual(['linkctl-history']);
+    // Four snapshots: three from the runs before, one from this; the check's run kept beside them.
+    expect(JSON.parse(readFileSync(join(repo, 'show.json'), 'utf8'))).toMatchObject({ snapshots: 4 });
+  }, SLOW);
+
   it('click history with LINKCTL_DB set keeps no artifact', async () => {
     // The secret a team sets for PostgreSQL; a file stands in for the URL here (the action passes it on as it is).
     const db = join(dir, 'team-history.db');

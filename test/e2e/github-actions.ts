@@ -154,6 +154,8 @@ export interface Artifact {
   created_at: string;
   expired: boolean;
   zip: Buffer;
+  /** The workflow run that uploaded it: upload-artifact v4 refuses a second artifact of one name in one run. */
+  runId: number;
 }
 
 export interface FakeGitHub {
@@ -348,23 +350,26 @@ export interface RunnerOptions {
 
 export class Runner {
   private caches = new Map<string, Map<string, string>>();
+  private uploads = 0;
+  /** Workflow runs (GITHUB_RUN_ID, shared by a run's jobs) and jobs run (each its own folder). */
   private runs = 0;
+  private jobs = 0;
   constructor(private readonly options: RunnerOptions) {}
 
   /** Runs every job of `workflow` whose `if:` holds for `event`, one after the other (they do not depend on each other). */
   async runWorkflow(workflow: Workflow, event: string, payload: Record<string, unknown> = {}): Promise<JobRun[]> {
     if (!(event in workflow.on)) throw new Error(`the workflow does not run on ${event}`);
     const runs: JobRun[] = [];
+    const runId = ++this.runs;
     for (const [name, job] of Object.entries(workflow.jobs)) {
-      const run = await this.runJob(name, job, workflow.env ?? {}, event, payload);
+      const run = await this.runJob(runId, name, job, workflow.env ?? {}, event, payload);
       if (run) runs.push(run);
     }
     return runs;
   }
 
-  private async runJob(name: string, job: Workflow['jobs'][string], workflowEnv: Record<string, unknown>, event: string, payload: Record<string, unknown>): Promise<JobRun | undefined> {
-    const runId = ++this.runs;
-    const temp = join(this.options.root, `run-${runId}`);
+  private async runJob(runId: number, name: string, job: Workflow['jobs'][string], workflowEnv: Record<string, unknown>, event: string, payload: Record<string, unknown>): Promise<JobRun | undefined> {
+    const temp = join(this.options.root, `job-${++this.jobs}`);
     mkdirSync(join(temp, 'tmp'), { recursive: true });
     const eventPath = join(temp, 'event.json');
     writeFileSync(eventPath, JSON.stringify(payload));
@@ -453,7 +458,11 @@ export class Runner {
       } else if (uses === 'actions/cache@v4') {
         record('success', this.cache(withs, state));
       } else if (uses === 'actions/upload-artifact@v4') {
-        record('success', this.upload(withs));
+        const uploaded = this.upload(withs, Number(state.env.GITHUB_RUN_ID));
+        if (typeof uploaded === 'string') {
+          state.log.push(`${uploaded}\n`);
+          record('failure', {}, { stderr: uploaded });
+        } else record('success', uploaded);
       } else {
         throw new Error(`step "${name}": uses ${uses}, which this runner does not know`);
       }
@@ -512,7 +521,8 @@ export class Runner {
     return { 'cache-hit': 'false' };
   }
 
-  private upload(withs: Record<string, string>): Record<string, string> {
+  /** upload-artifact v4: its outputs, or the error it fails with. */
+  private upload(withs: Record<string, string>, runId: number): Record<string, string> | string {
     const path = resolve(this.options.workspace, withs.path!);
     const files = !existsSync(path) ? [] : statSync(path).isDirectory() ? readdirSync(path).map((name) => ({ name, data: readFileSync(join(path, name)) })) : [{ name: basename(path), data: readFileSync(path) }];
     if (!files.length) {
@@ -520,9 +530,15 @@ export class Runner {
       return {};
     }
     const artifacts = this.options.github.artifacts;
-    const id = 500 + artifacts.length;
+    const same = artifacts.findIndex((a) => a.runId === runId && a.name === withs.name);
+    if (same >= 0) {
+      // What v4 answers (actions/upload-artifact issues 478, 487); `overwrite: true` deletes the earlier one first.
+      if (withs.overwrite !== 'true') return 'Error: Failed to CreateArtifact: Received non-retryable error: Failed request: (409) Conflict: an artifact with this name already exists on the workflow run';
+      artifacts.splice(same, 1);
+    }
+    const id = 500 + this.uploads++;
     // A second apart, so that "the newest" is never a tie.
-    artifacts.push({ id, name: withs.name!, created_at: new Date(Date.UTC(2026, 0, 1) + artifacts.length * 1000).toISOString(), expired: false, zip: zip(files) });
+    artifacts.push({ id, name: withs.name!, created_at: new Date(Date.UTC(2026, 0, 1) + (id - 500) * 1000).toISOString(), expired: false, zip: zip(files), runId });
     return { 'artifact-id': String(id) };
   }
 
