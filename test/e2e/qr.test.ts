@@ -91,6 +91,23 @@ for (const quirks of [false, true]) {
       expect(body).not.toHaveProperty('error');
     });
 
+    it('sends a style-only change without data: real servers keep the content; a server that wants data says what to add', async () => {
+      const r = await runCli(['qr', 'update', '2', '--foreground', '#112233'], { env: fx.env });
+      // No image read: without data there is no type to check.
+      expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/qr/2/update', query: {}, body: { foreground: 'rgb(17,34,51)' } }]);
+      if (quirks) {
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe('QR has been updated successfully.\n');
+        const after = JSON.parse((await runCli(['qr', 'get', '2', '--json'], { env: fx.env })).stdout);
+        expect(after.content).toMatchObject({ type: 'text', data: 'Hello from the sandbox', foreground: 'rgb(17,34,51)' });
+      } else {
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('linkctl: QR code 2: Invalid QR format or missing data.');
+        expect(r.stderr).toContain("hint: this server wants the code's data with every update, as the API document says: add its data flags (`linkctl qr get 2` shows them), e.g. linkctl qr update 2 --data https://example.com/menu --foreground '#112233'");
+      }
+    });
+
     it('updates the data and style of a code', async () => {
       const r = await runCli(['qr', 'update', '1', '--type', 'link', '--data', 'https://example.com/new', '--background', '#000000'], { env: fx.env });
       expect(r.stderr).toBe('');
@@ -136,7 +153,6 @@ describe('qr input validation (nothing is sent)', () => {
     [['qr', 'update', '3', '--name', 'Menu'], /--name: the API cannot rename a QR code \(servers ignore a new name and still answer success\)\nhint: to change a code's name or type, delete it and create it again/],
     [['qr', 'update', '3', '--type', 'text', '--data', 'x', '--name', 'Menu'], /--name: the API cannot rename a QR code/],
     [['qr', 'update', '3', '--type', 'text'], /--type text alone changes nothing: the API cannot change a code's type \(servers ignore it\); --type only shapes the data flags\nhint: to change a code's name or type, delete it/],
-    [['qr', 'update', '3', '--foreground', '#000000'], /needs the code's data with every update/],
     [['qr', 'list', '--limit', '-5'], /--limit must be a positive integer|error: option/],
   ])('%j exits 2', async (args, message) => {
     const r = await runCli(args, { env: fx.env });

@@ -4,7 +4,7 @@
  * for sms, wifi, vcard and an email with subject or body).
  */
 import type { Context } from '../../context.js';
-import { NetworkError, UsageError } from '../../errors.js';
+import { ApiError, NetworkError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { email, httpUrl, phone, rgbColor } from '../../validate.js';
 import { QR_TYPES } from './types.js';
@@ -150,10 +150,19 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (!dataGiven && Object.keys(style).length === 0) {
     throw new UsageError('nothing to change: give the data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --data https://example.com/new');
   }
-  // The API requires `data` on every update and cannot give it back, so a style-only change
-  // cannot be sent without erasing the code's content.
+  // A style-only change is sent without data: the document requires `data` on every update, but
+  // real servers (7.4 to 7.7) keep the code's content when it is left out (real-servers.md), and
+  // reading it from the image to send it back could change a link code's short link.
   if (!dataGiven) {
-    throw new UsageError('the API needs the code\'s data with every update: add its data flags (or --data-json) to the style flags', "e.g. linkctl qr update 12 --data https://example.com --background '#000000'");
+    const client = await ctx.client();
+    try {
+      return messageResult(await updateOne(client, QR, id, style), `QR code ${id} updated.`);
+    } catch (error) {
+      if (error instanceof ApiError) {
+        throw new ApiError(error.message, `this server wants the code's data with every update, as the API document says: add its data flags (\`linkctl qr get ${id}\` shows them), e.g. linkctl qr update ${id} --data https://example.com/menu ${styleExample(opts)}`);
+      }
+      throw error;
+    }
   }
   // Flags checked against the given type before anything is sent.
   if (opts.type !== undefined) buildData(ctx, opts.type as QrType, opts);
@@ -183,6 +192,11 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
     throw error;
   }
   return messageResult(body, `QR code ${id} updated.`);
+}
+
+/** The style flags a command line gave, again (for a hint). */
+function styleExample(opts: Rec): string {
+  return (['background', 'foreground', 'logo'] as const).filter((k) => opts[k] !== undefined).map((k) => `--${k} '${String(opts[k])}'`).join(' ');
 }
 
 /** A code's type, read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
