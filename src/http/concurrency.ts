@@ -116,19 +116,20 @@ export function requestKind(method: string, path: string, limit?: unknown): stri
  */
 export async function inOrder<T, R>(items: readonly T[], limit: () => number, work: (item: T, index: number) => Promise<R>, keyOf?: (item: T) => string): Promise<R[]> {
   const results = new Array<R>(items.length);
-  /** The latest started item of each key: the next of that key waits for it. */
+  let next = 0;
+  let running = 0;
+  let failed: { error: unknown } | undefined;
+  /** The latest started item of each key: the next of that key waits for it (and does nothing once one failed). */
   const lastOfKey = new Map<string, Promise<unknown>>();
   const run = (item: T, index: number): Promise<R> => {
     if (!keyOf) return work(item, index);
     const key = keyOf(item);
     const before = lastOfKey.get(key);
-    const mine = (before ? before.then(() => work(item, index), () => work(item, index)) : work(item, index));
+    const turn = () => (failed ? Promise.reject(failed.error) : work(item, index));
+    const mine = before ? before.then(turn, turn) : work(item, index);
     lastOfKey.set(key, mine);
     return mine;
   };
-  let next = 0;
-  let running = 0;
-  let failed: { error: unknown } | undefined;
   await new Promise<void>((resolve) => {
     const pump = () => {
       while (!failed && next < items.length && running < Math.max(1, limit())) {

@@ -192,6 +192,17 @@ describe('inOrder', () => {
     // 3 runs beside 1; 2 waits for 1 although it is quicker.
     expect(events).toEqual(['start 1', 'start 3', 'end 3', 'end 1', 'start 2', 'end 2']);
   });
+
+  it('an item waiting for an earlier one of its key does nothing once an item failed', async () => {
+    const done: number[] = [];
+    const run = inOrder([{ key: 'a', n: 1 }, { key: 'a', n: 2 }], () => 2, async (item) => {
+      await new Promise((r) => setTimeout(r, 5));
+      if (item.n === 1) throw new Error('one failed');
+      done.push(item.n);
+    }, (item) => item.key);
+    await expect(run).rejects.toThrow('one failed');
+    expect(done).toEqual([]);
+  });
 });
 
 describe('rows that share a key keep their order (src/bulk/lookup.ts rowKeys)', () => {
