@@ -104,7 +104,7 @@ for (const quirks of [false, true]) {
       } else {
         expect(r.code).toBe(1);
         expect(r.stderr).toContain('linkctl: QR code 2: Invalid QR format or missing data.');
-        expect(r.stderr).toContain("hint: this server wants the code's data with every update, as the API document says: add its data flags (`linkctl qr get 2` shows them), e.g. linkctl qr update 2 --data https://example.com/menu --foreground '#112233'");
+        expect(r.stderr).toContain("hint: this server wants the code's data with every update, as the API document says: give its data flags with the style flags (`linkctl qr get 2` shows its type and data)");
       }
     });
 

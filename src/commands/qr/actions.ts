@@ -159,7 +159,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
       return messageResult(await updateOne(client, QR, id, style), `QR code ${id} updated.`);
     } catch (error) {
       if (error instanceof ApiError) {
-        throw new ApiError(error.message, `this server wants the code's data with every update, as the API document says: add its data flags (\`linkctl qr get ${id}\` shows them), e.g. linkctl qr update ${id} --data https://example.com/menu ${styleExample(opts)}`);
+        throw new ApiError(error.message, `this server wants the code's data with every update, as the API document says: give its data flags with the style flags (\`linkctl qr get ${id}\` shows its type and data)`);
       }
       throw error;
     }
@@ -192,11 +192,6 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
     throw error;
   }
   return messageResult(body, `QR code ${id} updated.`);
-}
-
-/** The style flags a command line gave, again (for a hint). */
-function styleExample(opts: Rec): string {
-  return (['background', 'foreground', 'logo'] as const).filter((k) => opts[k] !== undefined).map((k) => `--${k} '${String(opts[k])}'`).join(' ');
 }
 
 /** A code's type, read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
