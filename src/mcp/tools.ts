@@ -204,7 +204,8 @@ const camel = (name: string) => name.replace(/-+([a-z0-9])/g, (_, c: string) => 
 /**
  * A value parsed by the definition's validator: "1" becoming a number means an integer, unless
  * the validator takes a name too (`--campaign <id|name>`: "Black Friday" stays text), when the
- * tool takes a string (or a number) as the command line does.
+ * tool takes a string (or a number) as the command line does; so does one that takes a word
+ * beside numbers (`--concurrency 8|auto`).
  */
 function parsesToNumber(parse: ((raw: string, previous: unknown) => unknown) | undefined): boolean {
   if (!parse) return false;
@@ -216,7 +217,8 @@ function parsesToNumber(parse: ((raw: string, previous: unknown) => unknown) | u
       return undefined;
     }
   };
-  return typeof parsed('1') === 'number' && typeof parsed('Black Friday') !== 'string';
+  // A word the validator keeps as text (`--concurrency auto`) makes the parameter a string too.
+  return typeof parsed('1') === 'number' && typeof parsed('Black Friday') !== 'string' && typeof parsed('auto') !== 'string';
 }
 
 /** A parser that appends to the previous value (a repeatable flag not built with `many`), tried on a few plain values. */

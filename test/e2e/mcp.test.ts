@@ -637,6 +637,25 @@ describe('the key', () => {
   });
 });
 
+describe('concurrency in tool calls', () => {
+  it('apply, export and stats_snapshot take concurrency as a number or "auto" (a string in the schema, as the flag); another word is refused naming the parameter', async () => {
+    const s = await connect(['--allow-writes']);
+    const { tools } = await s.client.listTools();
+    for (const name of ['apply', 'export', 'stats_snapshot']) {
+      const prop = (tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, { type: string; description: string }>).concurrency!;
+      expect(prop.type, name).toBe('string');
+      expect(prop.description, name).toMatch(/auto/);
+    }
+    const auto = await s.call('export', { concurrency: 'auto', details: true });
+    expect(auto.isError, text(auto)).toBeFalsy();
+    const two = await s.call('export', { concurrency: 2 });
+    expect(two.isError, text(two)).toBeFalsy();
+    const fast = await s.call('export', { concurrency: 'fast' });
+    expect(fast.isError).toBe(true);
+    expect(text(fast)).toMatch(/`concurrency` must be auto or/);
+  });
+});
+
 describe('local files', () => {
   it('without --root a tool reads and writes no file; nothing is sent', async () => {
     const dir = tempDir();
