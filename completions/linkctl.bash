@@ -175,7 +175,7 @@ _linkctl_values() {
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
     'linkctl sandbox serve --state') vals=@files ;;
-    'linkctl sandbox serve --plan') vals='pro basic' ;;
+    'linkctl sandbox serve --plan') vals='pro basic no-api' ;;
     'linkctl sandbox serve --qr-images') vals='png svg' ;;
     'linkctl sandbox visits --state') vals=@files ;;
     'linkctl sandbox reset --state') vals=@files ;;

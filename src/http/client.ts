@@ -337,7 +337,10 @@ export class ApiClient {
     if (status === 401 || status === 403) {
       // The server's message when it sent one ("A valid API key is required...", "You do not have the permission...").
       const message = isRecord(parsed) && typeof parsed.message === 'string' && parsed.message.trim() ? parsed.message.trim() : undefined;
-      throw new AuthError(message ? `${message} (HTTP ${status})` : `HTTP ${status}${statusText(status)}: the server refused ${where}`);
+      // 7.7 with pro mode on: the key is good, the user's plan lacks the API; another key will not help.
+      const noApi = message !== undefined && /permission to use the API/i.test(message);
+      throw new AuthError(message ? `${message} (HTTP ${status})` : `HTTP ${status}${statusText(status)}: the server refused ${where}`,
+        noApi ? 'the key was accepted, but your plan on this server does not include the API: an admin of the site can add the API to the plan (admins always have it)' : undefined);
     }
     if (!text.trim()) {
       throw new NetworkError(`HTTP ${status}: the server sent an empty answer to ${where}`, options.emptyAnswerHint ?? 'the id may not exist or a URL may be invalid');

@@ -22,7 +22,7 @@ export interface SandboxOptions {
   quirks?: boolean;
   /** Ids and counts as strings and `maxpage` as `1.0`, as servers on PHP before 8.1 send them; default integers (PHP 8.1+). */
   stringIds?: boolean;
-  /** `basic`: an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types. */
+  /** `basic`: an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types; `no-api`: one whose plan lacks the API (every API request HTTP 403). */
   plan?: Plan;
   /** Host names answered besides the loopback ones (a test that reaches the sandbox under another name). */
   hosts?: string[];
@@ -229,6 +229,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
     const token = /^Bearer\s+(\S+)\s*$/i.exec(auth ?? '')?.[1];
     if (token !== key) return json(403, { error: 1, message: 'A valid API key is required to use this service.' });
+    // 7.7 with pro mode on: a user whose plan does not include the API, whatever the key.
+    if (plan === 'no-api') return json(403, { error: 1, message: 'You do not have the permission to use the API.' });
     const limit = limiter.check(token);
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
     const mutates = method !== 'GET' && method !== 'HEAD';

@@ -433,3 +433,15 @@ describe('account against real-server shapes (quirks)', () => {
     expect(configOf(dir).profiles.default.apiKey).toBe(real.sandbox.key);
   });
 });
+
+describe('a plan without the API (7.7 with pro mode on)', () => {
+  const noApi = useSandbox({ plan: 'no-api' });
+
+  it('is exit 3 with the server\'s words and a hint about the plan, not the key; one request, not retried', async () => {
+    const r = await runCli(['account', 'get'], { env: noApi.env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe('linkctl: You do not have the permission to use the API. (HTTP 403)\nhint: the key was accepted, but your plan on this server does not include the API: an admin of the site can add the API to the plan (admins always have it)\n');
+    expect(r.stdout).toBe('');
+    expect(sent(noApi.sandbox)).toEqual([{ method: 'GET', path: '/api/account', query: {}, body: undefined }]);
+  });
+});

@@ -54,6 +54,18 @@ describe('rate limit', () => {
     const r = await get(sb, '/api/account');
     expect([...r.headers.keys()].filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
   });
+
+  it('with pro mode on, a user whose plan does not include the API gets 403 "You do not have the permission to use the API."', async () => {
+    const sb = await start({ plan: 'no-api', rateLimit: { limit: 30, windowSeconds: 60 } });
+    for (const path of ['/api/account', '/api/urls']) {
+      const r = await get(sb, path);
+      expect(r.status, path).toBe(403);
+      expect(r.json, path).toEqual({ error: 1, message: 'You do not have the permission to use the API.' });
+    }
+    // A wrong key is still told so first.
+    const wrong = await fetch(`${sb.url}/api/account`, { headers: { Authorization: 'Bearer not-the-key' } });
+    expect(((await wrong.json()) as { message: string }).message).toBe('A valid API key is required to use this service.');
+  });
 });
 
 describe('links', () => {

@@ -1,6 +1,6 @@
 /** The plans the sandbox emulates (`sandbox serve --plan`, LINKCTL_SANDBOX_PLAN); here, so that help loads no sandbox code. */
-export const PLANS = ['pro', 'basic'] as const;
-/** `pro` has every feature; `basic` lacks those that real servers drop silently. */
+export const PLANS = ['pro', 'basic', 'no-api'] as const;
+/** `pro` has every feature; `basic` lacks those that real servers drop silently; `no-api` lacks the API (HTTP 403, as 7.7 with pro mode on). */
 export type Plan = (typeof PLANS)[number];
 /** How the sandbox serves QR images (`sandbox serve --qr-images`, LINKCTL_SANDBOX_QR_IMAGES): `png` at the code's link, or `svg` behind a 302 as the product 7.7 does. */
 export const QR_IMAGES = ['png', 'svg'] as const;
