@@ -17,7 +17,7 @@ export function parseRateLimit(raw: string, name = '--rate-limit'): RateLimit {
 export function parsePlan(raw: string, name = '--plan'): Plan {
   const plan = raw.trim().toLowerCase();
   if (!(PLANS as readonly string[]).includes(plan)) {
-    throw new UsageError(`${name} must be one of ${PLANS.join(', ')}; got "${raw}"`, 'basic emulates an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types');
+    throw new UsageError(`${name} must be one of ${PLANS.join(', ')}; got "${raw}"`, 'basic emulates an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types; no-api one whose plan lacks the API (HTTP 403)');
   }
   return plan as Plan;
 }

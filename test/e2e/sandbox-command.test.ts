@@ -54,7 +54,7 @@ describe('--sandbox (embedded emulator, state in the config folder)', () => {
     expect(limited.code).toBe(5);
     const bad = await runCli(['--sandbox', 'qr', 'list'], { env: { ...env, LINKCTL_SANDBOX_PLAN: 'gold' } });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^linkctl: LINKCTL_SANDBOX_PLAN must be one of pro, basic; got "gold"\nhint: /);
+    expect(bad.stderr).toMatch(/^linkctl: LINKCTL_SANDBOX_PLAN must be one of pro, basic, no-api; got "gold"\nhint: /);
   });
 
   it('needs no key or base URL, and says so in auth status', async () => {
