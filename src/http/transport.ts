@@ -76,12 +76,21 @@ function loopbackAgent(undici: Undici): Dispatcher {
 
 /**
  * The fetch for a host, or undefined for Node's own: the proxy agent when the host goes through
- * the proxy (`goesThroughProxy`), our own resolution for `*.localhost` (RFC 6761).
+ * the proxy (`goesThroughProxy`), our own resolution for `*.localhost` and `*.invalid` (RFC 6761).
  */
 export function fetchFor(hostname: string, env: Env): typeof fetch | undefined {
   if (isLoopback(hostname)) return hostname.toLowerCase().endsWith('.localhost') ? undiciFetch(loopbackAgent) : undefined;
-  return goesThroughProxy(hostname, env) ? undiciFetch((undici) => proxyAgent(undici, env)) : undefined;
+  if (goesThroughProxy(hostname, env)) return undiciFetch((undici) => proxyAgent(undici, env));
+  // `*.invalid` never resolves (RFC 6761): it fails here as a failed lookup would, and no DNS server is asked.
+  return isInvalidName(hostname.toLowerCase().replace(/\.$/, '')) ? notFound : undefined;
 }
+
+/** Node's fetch's failure for a name that does not resolve. */
+const notFound: typeof fetch = async (input) => {
+  const { hostname } = new URL(input instanceof Request ? input.url : String(input));
+  const cause = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+  throw Object.assign(new TypeError('fetch failed'), { cause });
+};
 
 /** A fetch through undici with a dispatcher of our own, loaded on first use. */
 function undiciFetch(makeDispatcher: (undici: Undici) => Dispatcher): typeof fetch {

@@ -1,7 +1,7 @@
 /**
  * HTTP_PROXY, HTTPS_PROXY and NO_PROXY: the built CLI through a forward proxy started here
  * (node:http, plain forwarding for http:// targets and CONNECT tunnels for https://).
- * Loopback addresses are never proxied, so the sandbox is reached as `linkctl-sandbox.test`,
+ * Loopback addresses are never proxied, so the sandbox is reached as `linkctl-sandbox.invalid`,
  * a name only the proxy knows (it connects it to 127.0.0.1).
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
@@ -66,7 +66,8 @@ async function startProxy(credentials?: string): Promise<Proxy> {
   };
 }
 
-const FAKE_HOST = 'linkctl-sandbox.test';
+// Under .invalid: without the proxy the name fails at once, and no DNS server is asked.
+const FAKE_HOST = 'linkctl-sandbox.invalid';
 // the sandbox answers loopback names only (DNS rebinding): this one is declared
 const fx = useSandbox({ hosts: [FAKE_HOST] });
 /** The sandbox under a name only the proxy resolves; plain http to a non-loopback name needs --insecure-http. */
@@ -124,7 +125,7 @@ describe('proxies', () => {
     });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^linkctl: GET https:\/\/linkctl-sandbox.test:\d+\/api\/account: the TLS connection failed \(ERR_SSL_WRONG_VERSION_NUMBER\)$/m);
+    expect(r.stderr).toMatch(/^linkctl: GET https:\/\/linkctl-sandbox.invalid:\d+\/api\/account: the TLS connection failed \(ERR_SSL_WRONG_VERSION_NUMBER\)$/m);
     expect(r.stderr).toMatch(/^hint: the server does not speak https on this port/m);
     // Not retried: a handshake that failed fails again.
     expect(proxy.seen.map((s) => s.line)).toEqual([`CONNECT ${FAKE_HOST}:${fx.sandbox.port}`]);
