@@ -80,7 +80,8 @@ function loopbackAgent(undici: Undici): Dispatcher {
  */
 export function fetchFor(hostname: string, env: Env): typeof fetch | undefined {
   if (isLoopback(hostname)) return hostname.toLowerCase().endsWith('.localhost') ? undiciFetch(loopbackAgent) : undefined;
-  if (goesThroughProxy(hostname, env)) return undiciFetch((undici) => proxyAgent(undici, env));
+  // Hosts NO_PROXY names are reached directly by the proxy agent: with the same special-use answers.
+  if (goesThroughProxy(hostname, env)) return undiciFetch((undici) => proxyAgent(undici, env, { connect: { lookup: specialUseLookup() } as never }));
   // `*.invalid` never resolves (RFC 6761): it fails here as a failed lookup would, and no DNS server is asked.
   return isInvalidName(hostname.toLowerCase().replace(/\.$/, '')) ? notFound : undefined;
 }
