@@ -16,6 +16,8 @@ export const domains: Model = {
   add: 'api/domain/add',
   key: (item) => (typeof item.domain === 'string' ? noSlash(item.domain) : undefined),
   listFields: ['id', 'domain', 'redirectroot', 'redirect404'],
+  // Real servers keep branded domains unique across all users of the installation.
+  refusals: [{ message: /domain has been already used/i, hint: 'branded domains are unique across all the accounts of a server: this account (`linkctl domain list`) or another one holds it; after a move between two accounts, delete it in the old one first' }],
 };
 
 /** A list item as a record of the account file. */

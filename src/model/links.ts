@@ -26,6 +26,11 @@ export const links: Model = {
   search: (key) => ({ q: key }),
   listFields: ['id', 'alias', 'shorturl', 'longurl', 'title', 'description', 'clicks', 'uniqueclicks', 'domain', 'campaign', 'channel', 'date'],
   detailFields: ['location', 'device', 'expiry'],
+  refusals: [
+    // Real servers keep aliases unique across all users of the installation, not per account.
+    { message: /alias is taken/i, hint: 'aliases are unique across all the accounts of a server, not per account: a link of this account (`linkctl link list --search ALIAS` finds it) or of another one holds it; choose another alias, or, after a move between two accounts, delete the old link first' },
+    { message: /cannot shorten URLs of this website/i, hint: 'only an admin of the server can shorten a URL on the server\'s own host' },
+  ],
 };
 
 /** The short URL, under `shorturl` (list, create) or `short` (the document's update answer). */

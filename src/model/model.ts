@@ -7,6 +7,7 @@
 import type { ApiClient, Query, RequestOptions } from '../http/client.js';
 import type { Body } from '../http/envelope.js';
 import type { Rec } from './values.js';
+import { ApiError } from '../errors.js';
 
 export const KINDS = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -37,6 +38,11 @@ export interface Model {
   listFields: readonly string[];
   /** Fields only the single read gives (one request per record). */
   detailFields?: readonly string[];
+  /**
+   * Refusals of a create or update whose cause the server's message does not say, and what to do
+   * (real-servers.md): the hint an error with a matching message gets.
+   */
+  refusals?: ReadonlyArray<{ message: RegExp; hint: string }>;
 }
 
 /** The messages of one record's requests name it: "QR code 12: QR does not exist.". */
@@ -50,11 +56,22 @@ export function readOne(client: ApiClient, model: Model, id: number, options: Re
 
 export function create(client: ApiClient, model: Model, json: unknown, options: RequestOptions = {}): Promise<Body> {
   if (!model.add) throw new Error(`internal: ${model.kind} cannot be created through the API`);
-  return client.request('POST', model.add, { json, expect: ['id'], checkWith: `linkctl ${model.command} list`, ...options });
+  return explained(model, client.request('POST', model.add, { json, expect: ['id'], checkWith: `linkctl ${model.command} list`, ...options }));
 }
 
 export function update(client: ApiClient, model: Model, id: number, json: unknown, options: RequestOptions = {}): Promise<Body> {
-  return client.request('PUT', `${model.item(id)}/update`, { json, about: about(model, id), ...options });
+  return explained(model, client.request('PUT', `${model.item(id)}/update`, { json, about: about(model, id), ...options }));
+}
+
+/** A write's refusal with the hint its model gives for that message (see `Model.refusals`), when it has none of its own. */
+async function explained(model: Model, write: Promise<Body>): Promise<Body> {
+  try {
+    return await write;
+  } catch (error) {
+    const known = error instanceof ApiError && !error.hint ? model.refusals?.find((r) => r.message.test(error.message)) : undefined;
+    if (!known) throw error;
+    throw new ApiError((error as ApiError).message, known.hint);
+  }
 }
 
 export function remove(client: ApiClient, model: Model, id: number, options: RequestOptions = {}): Promise<Body> {

@@ -45,11 +45,11 @@ for (const quirks of [false, true]) {
       expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/domain/add', query: {}, body: { domain: 'http://short.example.net' } }]);
     });
 
-    it('reports the server message when the domain exists already', async () => {
+    it('reports the server message when the domain exists already, and that domains are unique across a server\'s accounts', async () => {
       const r = await runCli(['domain', 'add', 'https://go.example.com'], { env: fx.env });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe('linkctl: The domain has been already used.\n');
+      expect(r.stderr).toBe('linkctl: The domain has been already used.\nhint: branded domains are unique across all the accounts of a server: this account (`linkctl domain list`) or another one holds it; after a move between two accounts, delete it in the old one first\n');
     });
 
     it('updates the redirects of a domain', async () => {

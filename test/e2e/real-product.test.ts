@@ -236,3 +236,25 @@ describe('plans converge on what the product stores', () => {
     expect(strip(b)).toEqual(strip(a));
   });
 });
+
+describe('aliases are unique across the accounts of a server', () => {
+  it('an alias another account holds: the server\'s words, a hint that says why, and this account looked up (not sent again)', async ({ onTestFinished }) => {
+    // A server of our own: its other account holds "promo"; this account has no link.
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.setHeader('Content-Type', 'application/json');
+      if (req.method === 'POST' && req.url === '/api/url/add') return void res.end(JSON.stringify({ error: 1, message: 'That alias is taken. Please choose another one.' }));
+      res.end(JSON.stringify({ error: 0, data: { result: 0, perpage: 100, currentpage: 1, nextpage: null, maxpage: 1, urls: [] } }));
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => other.close(() => resolve())));
+    const env = { LINKCTL_BASE_URL: `http://127.0.0.1:${(other.address() as { port: number }).port}`, LINKCTL_API_KEY: 'k-0123456789', LINKCTL_CONFIG_DIR: dir };
+    const r = await runCli(['link', 'add', 'https://example.com/spring', '--alias', 'promo'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('linkctl: That alias is taken. Please choose another one.\nhint: aliases are unique across all the accounts of a server, not per account: a link of this account (`linkctl link list --search ALIAS` finds it) or of another one holds it; choose another alias, or, after a move between two accounts, delete the old link first\n');
+    expect(seen.filter((s) => s.startsWith('POST'))).toEqual(['POST /api/url/add']);
+    expect(seen.filter((s) => s.startsWith('GET /api/urls')).length).toBeGreaterThan(0); // the account read for the alias
+  });
+});
