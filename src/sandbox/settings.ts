@@ -1,7 +1,7 @@
 // How `sandbox serve` flags and the LINKCTL_SANDBOX_* environment values become sandbox
 // options. Loaded only with the sandbox (`sandbox` commands, `--sandbox`).
 import { UsageError } from '../errors.js';
-import { PLANS, QR_IMAGES, type Plan, type QrImages } from '../commands/sandbox/types.js';
+import { PLAN_NOTES, PLANS, QR_IMAGES, type Plan, type QrImages } from '../commands/sandbox/types.js';
 export type RateLimit = { limit: number; windowSeconds: number } | null;
 
 /** `N/SECONDS` or `off`; `name` is the flag or environment variable, for the message. */
@@ -17,7 +17,7 @@ export function parseRateLimit(raw: string, name = '--rate-limit'): RateLimit {
 export function parsePlan(raw: string, name = '--plan'): Plan {
   const plan = raw.trim().toLowerCase();
   if (!(PLANS as readonly string[]).includes(plan)) {
-    throw new UsageError(`${name} must be one of ${PLANS.join(', ')}; got "${raw}"`, 'basic emulates an account whose plan lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types; no-api one whose plan lacks the API (HTTP 403)');
+    throw new UsageError(`${name} must be one of ${PLANS.join(', ')}; got "${raw}"`, `pro has every feature; ${PLAN_NOTES}`);
   }
   return plan as Plan;
 }

@@ -1,7 +1,7 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
 import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
-import { PLANS, QR_IMAGES } from './types.js';
+import { PLAN_NOTES, PLANS, QR_IMAGES } from './types.js';
 import { milliseconds, positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
 
@@ -28,7 +28,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--documented', 'answer in the documented shapes of link-api.md instead of as real servers do')
       .option('--quirks', 'answer as real servers do (the default; kept for scripts)')
       .option('--string-ids', 'send ids and counts as strings and maxpage as 1.0, as servers on PHP before 8.1 do (default: integers as on PHP 8.1+, or LINKCTL_SANDBOX_STRING_IDS=1)')
-      .addOption(enumOption('--plan <plan>', 'the account\'s plan: pro has every feature; basic lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types, which are dropped silently as real servers do; no-api lacks the API itself, so every API request is refused with HTTP 403 as 7.7 does (default: pro, or LINKCTL_SANDBOX_PLAN)', PLANS))
+      .addOption(enumOption('--plan <plan>', `the account's plan: pro has every feature; ${PLAN_NOTES} (default: pro, or LINKCTL_SANDBOX_PLAN)`, PLANS))
       .option('--latency <time>', 'how long each request takes, as a network and a busy server would: half before it is carried out, half before its answer, e.g. 30ms (default: 0)', (v) => milliseconds('--latency', v))
       .option('--jitter <time>', 'spread each request\'s latency evenly over --latency ± this, e.g. 10ms (default: 0)', (v) => milliseconds('--jitter', v))
       .addOption(enumOption('--qr-images <kind>', 'how QR images are served: png at the code\'s link, or svg behind a 302 as the product 7.7 does (default: png, or LINKCTL_SANDBOX_QR_IMAGES)', QR_IMAGES))

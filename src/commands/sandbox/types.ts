@@ -2,6 +2,8 @@
 export const PLANS = ['pro', 'basic', 'no-api'] as const;
 /** `pro` has every feature; `basic` lacks those that real servers drop silently; `no-api` lacks the API (HTTP 403, as 7.7 with pro mode on). */
 export type Plan = (typeof PLANS)[number];
+/** What the plans other than pro lack, for `--plan`'s help and the hint of a bad LINKCTL_SANDBOX_PLAN. */
+export const PLAN_NOTES = 'basic lacks targeting, expiry, parameters, pixels, deep links, aliases and redirect types, which are dropped silently as real servers do; no-api lacks the API itself, so every API request is refused with HTTP 403 as 7.7 does';
 /** How the sandbox serves QR images (`sandbox serve --qr-images`, LINKCTL_SANDBOX_QR_IMAGES): `png` at the code's link, or `svg` behind a 302 as the product 7.7 does. */
 export const QR_IMAGES = ['png', 'svg'] as const;
 export type QrImages = (typeof QR_IMAGES)[number];
