@@ -155,6 +155,37 @@ CREATE TABLE check_results (
 ALTER TABLE check_results ADD COLUMN flags TEXT NOT NULL DEFAULT '[]';
 `,
   },
+  {
+    // Issue 40 (`linkctl listen`): the product's webhooks, one row per event, stored before the
+    // post is answered. A visit is exact where events cover a period (no spreading, hours and
+    // breakdowns per visit). event_id is the id printed and forwarded (unique: a replay stores
+    // nothing twice); at is UTC (ISO 8601, the server's local time converted); item_id is the
+    // link's item when the short URL names one the history knows (NULL until then: alias and
+    // short_url always name it). kind: 'link.created' or 'link.clicked'.
+    version: 22,
+    name: 'live events: the product\'s webhooks, one row per event',
+    sql: `
+CREATE TABLE events (
+  id {{id}},
+  source_id INTEGER NOT NULL REFERENCES sources (id),
+  event_id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  at TEXT NOT NULL,
+  received_at TEXT NOT NULL,
+  item_id BIGINT,
+  short_url TEXT NOT NULL,
+  alias TEXT,
+  long_url TEXT,
+  country TEXT,
+  city TEXT,
+  referrer TEXT,
+  os TEXT,
+  browser TEXT
+);
+CREATE INDEX events_by_source ON events (source_id, kind, at);
+CREATE INDEX events_by_alias ON events (source_id, alias, at);
+`,
+  },
 ];
 
 const TOKENS: Record<Dialect, Record<string, string>> = {
