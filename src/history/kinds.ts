@@ -9,3 +9,11 @@ export type Dimension = (typeof DIMENSIONS)[number];
 /** What a series point covers (UTC; weeks are ISO weeks, from Monday). */
 export const PERIODS = ['hour', 'day', 'week', 'month'] as const;
 export type Period = (typeof PERIODS)[number];
+
+/** `stats top --group`: what links' clicks are summed by. */
+export const GROUPS = ['campaign', 'channel', 'domain'] as const;
+export type GroupBy = (typeof GROUPS)[number];
+
+/** `stats export --format`. */
+export const EXPORT_FORMATS = ['parquet', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];

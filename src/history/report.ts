@@ -32,6 +32,24 @@ export interface Breakdown {
   rows: BreakdownRow[];
   /** Links whose details were read at both ends of a span in the window. */
   links: number;
+  /** The clicks every name of this breakdown adds up to (not only the rows shown), and the window's link clicks: what part it covers. */
+  covered?: number;
+  of?: number;
+  /** Links with details read in only some of the window's snapshots: their changes count only between two reads. */
+  partial?: number;
+}
+
+/** A rollup of the links' clicks (by campaign, by channel) as the report shows it. */
+export interface GroupSection {
+  group: string;
+  title: string;
+  /** The label of links in none: "No campaign". */
+  none: string;
+  note: string;
+  rows: Array<{ group: string; links: number; clicks: number; previous: number | null; change: number | null; changePercent: number | null; estimated: boolean; shared: number }>;
+  ungrouped: { links: number; clicks: number; previous: number | null };
+  clicks: number;
+  shared: number;
 }
 
 export interface ReportInput {
@@ -43,6 +61,8 @@ export interface ReportInput {
   links: Ranking;
   qrs: Ranking | null;
   breakdowns: Breakdown[];
+  /** Rollups by campaign and channel (empty sections left out). */
+  groups?: GroupSection[];
   /** Snapshots from the server in the window's reach, and the newest one's time. */
   snapshots: number;
   newest: number | null;
@@ -222,8 +242,30 @@ function breakdownBlock(b: Breakdown, unit: string): string {
   if (!b.rows.length) return '';
   const max = Math.max(1, ...b.rows.map((r) => r.clicks));
   const rows = b.rows.map((r) => `<tr data-name="${escape(r.name)}" data-clicks="${r.clicks}" data-previous="${r.previous ?? ''}"><th scope="row">${nameHtml(r.name, 40)}</th><td class="bar"><span style="width:${((r.clicks / max) * 100).toFixed(1)}%"></span></td><td class="n">${number(r.clicks)}</td><td class="n ${r.change === null ? '' : r.change > 0 ? 'up' : r.change < 0 ? 'down' : ''}">${signed(r.change)}${percent(r.changePercent)}</td></tr>`);
-  return `<section class="breakdown" id="breakdown-${escape(b.dimension)}"><h3>${escape(b.title)}</h3><div class="wide"><table class="bars"><caption>${escape(b.title)}: ${escape(unit)} in the window, most first (${b.links} link${b.links === 1 ? '' : 's'} with details)</caption><thead><tr><th scope="col">Name</th><th scope="col"><span class="sr">share</span></th><th scope="col" class="n">${escape(unit[0]!.toUpperCase() + unit.slice(1))}</th><th scope="col" class="n">Change</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  const part = b.covered !== undefined && b.of !== undefined ? `${number(b.covered)} of ${number(b.of)} ${unit}` : '';
+  const partial = b.partial ? `, ${b.partial} of them read in only some snapshots` : '';
+  const coverage = `<p class="muted coverage">${escape(`${part ? `${part}: ` : ''}those of the ${b.links} link${b.links === 1 ? '' : 's'} with details${partial}`)}</p>`;
+  return `<section class="breakdown" id="breakdown-${escape(b.dimension)}"><h3>${escape(b.title)}</h3>${coverage}<div class="wide"><table class="bars"><caption>${escape(b.title)}: ${escape(unit)} in the window, most first</caption><thead><tr><th scope="col">Name</th><th scope="col"><span class="sr">share</span></th><th scope="col" class="n">${escape(unit[0]!.toUpperCase() + unit.slice(1))}</th><th scope="col" class="n">Change</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
+
+function groupBlock(g: GroupSection): string {
+  const max = Math.max(1, ...g.rows.map((r) => r.clicks), g.ungrouped.clicks);
+  const change = (c: number | null, pct: number | null) => `<td class="n ${c === null ? '' : c > 0 ? 'up' : c < 0 ? 'down' : ''}">${signed(c)}${pct === null ? '' : `<div class="muted">${pct > 0 ? '+' : pct < 0 ? '−' : '±'}${Math.abs(pct)} %</div>`}</td>`;
+  const row = (name: string, r: { links: number; clicks: number; previous: number | null; change: number | null; changePercent: number | null; estimated?: boolean; shared?: number }, cls = '') =>
+    `<tr class="${cls}" data-clicks="${r.clicks}" data-previous="${r.previous ?? ''}"><th scope="row">${cls ? `<em>${escape(name)}</em>` : nameHtml(name)}<div class="muted">${r.links} link${r.links === 1 ? '' : 's'}${r.shared ? `, ${r.shared} also in another` : ''}</div></th><td class="bar"><span style="width:${((r.clicks / max) * 100).toFixed(1)}%"></span></td><td class="n">${number(r.clicks)}${r.estimated ? '<abbr title="holds an estimate: spread over a missed snapshot">~</abbr>' : ''}</td><td class="n">${number(r.previous)}</td>${change(r.change, r.changePercent)}</tr>`;
+  const none = g.ungrouped.previous === null ? null : g.ungrouped.clicks - g.ungrouped.previous;
+  const rows = [...g.rows.map((r) => row(r.group, r)), ...(g.ungrouped.links ? [row(g.none, { ...g.ungrouped, change: none, changePercent: none === null || !g.ungrouped.previous ? null : Math.round((none / g.ungrouped.previous) * 1000) / 10 }, 'none')] : [])];
+  return `<section class="block" id="group-${escape(g.group)}"><p class="muted">${escape(g.note)}.</p><div class="wide"><table class="rank"><caption>${escape(g.title)}: clicks in the window, with the period before</caption><thead><tr><th scope="col">${escape(g.group[0]!.toUpperCase() + g.group.slice(1))}</th><th scope="col" class="bar"><span class="sr">share</span></th><th scope="col" class="n">Clicks</th><th scope="col" class="n">Before</th><th scope="col" class="n">Change</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+}
+
+/** The numbers of a chart in print, where the closed table is left out: one line of period and value pairs. */
+function printNumbers(series: Series, by: Period, unit: string): string {
+  const pairs = series.points.map((p) => `${periodName(by, Date.parse(p.start))}: ${p.gap ? '–' : `${number(p.clicks)}${p.estimated ? '~' : ''}`}`);
+  return `<p class="print-only numbers">${escape(unit[0]!.toUpperCase() + unit.slice(1))} per ${PER[by]}: ${escape(pairs.join(' · '))}</p>`;
+}
+
+/** A heading and the block after it, kept on one page in print (a heading never ends a page alone). */
+const kept = (heading: string, block: string) => `<div class="keep">${heading}${block}</div>`;
 
 const STYLE = `
 :root { color-scheme: light; }
@@ -272,6 +314,8 @@ section.breakdown { background: #fff; border: 1px solid #d0d7de; border-radius: 
 bdi.name { unicode-bidi: isolate; overflow-wrap: anywhere; word-break: break-word; }
 td, th, figcaption, .card { overflow-wrap: anywhere; }
 ul.notes { padding-left: 20px; } ul.notes li { margin: 4px 0; }
+.print-only { display: none; }
+tr.none th em { font-style: normal; color: #57606a; }
 @media (max-width: 600px) {
   body { padding: 12px; font-size: 15px; }
   h1 { font-size: 21px; }
@@ -289,10 +333,14 @@ ul.notes { padding-left: 20px; } ul.notes li { margin: 4px 0; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   figure.series, section.block, section.breakdown, .card { border-color: #c4c9cf; break-inside: avoid; }
   details.data { display: none; }
+  .print-only { display: block; }
+  p.numbers { font-size: 9pt; color: #1f2328; margin: 6px 0 0; overflow-wrap: anywhere; }
+  .keep { break-inside: avoid; page-break-inside: avoid; }
+  h3 { break-after: avoid; page-break-after: avoid; }
   .chart { grid-template-rows: 130px 22px; }
   .cards { grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
   th, td { font-size: 10pt; padding: 4px 6px; }
-  h2 { break-after: avoid; }
+  h2 { break-after: avoid; page-break-after: avoid; }
   .wide { overflow: visible; }
 }
 `;
@@ -322,6 +370,7 @@ export function renderReport(input: ReportInput): string {
     const title = s.spec.key === 'links' || s.spec.key === 'qrs' ? `${heading} per ${PER[by]}` : `${heading}${nameHtml(s.spec.label)}`;
     return `<figure class="series" id="series-${escape(s.spec.key.replace(/[^\w-]/g, '-'))}"><figcaption><h3>${s.spec.key === 'links' || s.spec.key === 'qrs' ? escape(title) : title}</h3><div class="muted">${s.spec.key === 'links' || s.spec.key === 'qrs' ? '' : `${escape(unit)} per ${PER[by]} · `}${escape(notes.join(' · '))}</div></figcaption>${chart(s, by, unit)}
 <div class="legend"><span><i class="k-bar"></i>${escape(unit)} per ${PER[by]}</span>${s.estimated ? '<span><i class="k-est"></i>estimate</span>' : ''}${s.gaps ? '<span><i class="k-gap"></i>no snapshot</span>' : ''}${s.resets ? '<span><i class="k-reset"></i>reset</span>' : ''}</div>
+${printNumbers(s, by, unit)}
 ${dataTable(s, by, unit)}</figure>`;
   });
   const breakdowns = input.breakdowns.filter((b) => b.rows.length);
@@ -342,14 +391,12 @@ ${dataTable(s, by, unit)}</figure>`;
 <div class="muted">${escape(range)} (UTC, per ${PER[by]}) · account ${nameHtml(input.account)} on ${escape(input.server)} · ${input.snapshots.toLocaleString('en')} snapshot${input.snapshots === 1 ? '' : 's'}, the newest ${input.newest === null ? 'none' : escape(moment(input.newest))} · made ${escape(moment(input.generated))}</div>
 </header>
 ${input.firstRun ? `<div class="notice" id="first-run"><strong>One snapshot so far.</strong> ${escape(input.firstRun.replace(/\n\s*/g, ' ').replace(/ 15 6 .*$/, ''))} <code>${escape(/15 6 .*$/.exec(input.firstRun)?.[0] ?? '')}</code></div>` : ''}
-<h2>The window at a glance</h2>
-<div class="cards" id="totals">${cards.join('')}</div>
-<h2>Over time</h2>
-${figures.join('\n') || '<p>No series.</p>'}
-<h2>Most clicked links</h2>
-<section class="block" id="links">${rankTable('top-links', input.links, 'Link', 'Clicks', 'Links ranked by clicks in the window, with the period before')}</section>
-${input.qrs ? `<h2>Most scanned QR codes</h2><section class="block" id="qrs">${rankTable('top-qrs', input.qrs, 'QR code', 'Scans', 'QR codes ranked by scans in the window, with the period before')}</section>` : ''}
-${breakdowns.length ? `<h2>Where the clicks came from</h2><p class="muted">From the links whose details the snapshots read (\`stats snapshot --details N\`): the change of each name's count in the window, where two snapshots both listed it (a server lists its top names only). The change is against the same span before, where the history covers it.</p><div class="breakdowns">${breakdowns.map((b) => breakdownBlock(b, 'clicks')).join('')}</div>` : ''}
+${kept('<h2>The window at a glance</h2>', `<div class="cards" id="totals">${cards.join('')}</div>`)}
+${figures.length ? `${kept('<h2>Over time</h2>', figures[0]!)}\n${figures.slice(1).join('\n')}` : ''}
+${kept('<h2>Most clicked links</h2>', `<section class="block" id="links">${rankTable('top-links', input.links, 'Link', 'Clicks', 'Links ranked by clicks in the window, with the period before')}</section>`)}
+${input.qrs && input.qrs.rows.length ? kept('<h2>Most scanned QR codes</h2>', `<section class="block" id="qrs">${rankTable('top-qrs', input.qrs, 'QR code', 'Scans', 'QR codes ranked by scans in the window, with the period before')}</section>`) : ''}
+${(input.groups ?? []).filter((g) => g.rows.length).map((g) => kept(`<h2>${escape(g.title)}</h2>`, groupBlock(g))).join('\n')}
+${breakdowns.length ? kept(`<h2>Where the clicks came from</h2><p class="muted">From the links whose details the snapshots read (the top countries, referrers, browsers and systems of the most clicked links, when snapshots are taken with details): the change of each name's count in the window, where two snapshots both listed it (a server lists its top names only). Each breakdown says what part of the window's clicks it covers. The change is against the same span before, where the history covers it.</p>`, `<div class="breakdowns">${breakdowns.map((b) => breakdownBlock(b, 'clicks')).join('')}</div>`) : ''}
 <h2>Reading this page</h2>
 <ul class="notes muted">
 <li>The server counts totals only; the history stores them at each snapshot, and the ${escape(PER[by])}s are the differences between snapshots, in UTC.</li>

@@ -6,14 +6,15 @@
 import type { Context } from '../../context.js';
 import type { ActionInput } from '../shared/define.js';
 import type { Column, Rec, Result } from '../../output/types.js';
-import { ConfigError, NoHistoryError, NotFoundError, UsageError } from '../../errors.js';
+import { CliError, ConfigError, NoHistoryError, NotFoundError, UsageError } from '../../errors.js';
 import { CLOCK_SKEW_MS, openHistory, type History, type Item, type Source } from '../../history/store.js';
 import { readAccount, readCollections, readDetails, serverKey, sourceBaseUrl, toRecords } from '../../history/read.js';
 import { computeBreakdown, computeBreakdowns, computeSeries, DeltaCache, itemTotals, sparkline, timeline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
 import { rank, when, type Ranking } from '../../history/rank.js';
 import { DEFAULT_SINCE, iso, now, parseSince, type Period } from '../../history/time.js';
 import { DIMENSIONS, type Dimension } from '../../history/kinds.js';
-import type { Breakdown } from '../../history/report.js';
+import type { Breakdown, GroupSection } from '../../history/report.js';
+import type { Group } from '../../history/rollup.js';
 import { isPostgres } from '../../history/db.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
@@ -97,7 +98,7 @@ export async function migrateDb(ctx: Context, { opts }: ActionInput): Promise<Re
 
 // ---------------------------------------------------------------- choosing what to show
 
-interface Chosen {
+export interface Chosen {
   history: History;
   source: Source;
   window: Window;
@@ -113,12 +114,12 @@ function windowOf(ctx: Context, opts: Record<string, any>, by: Period, defaultSi
 }
 
 /** Closes a reader's database, saying first what it left out (values an older linkctl stored raw). */
-async function closeReader(ctx: Context, history: History): Promise<void> {
+export async function closeReader(ctx: Context, history: History): Promise<void> {
   if (history.bad.values) ctx.warn(`note: the history holds ${plural(history.bad.values, 'stored value')} that ${history.bad.values === 1 ? 'is' : 'are'} not a count (negative or fractional, stored by an older linkctl): left out, as if that snapshot had not read ${history.bad.values === 1 ? 'it' : 'them'}`);
   await history.close();
 }
 
-const serverName = (baseUrl: string) => (baseUrl === 'sandbox' ? 'the sandbox' : baseUrl);
+export const serverName = (baseUrl: string) => (baseUrl === 'sandbox' ? 'the sandbox' : baseUrl);
 
 /**
  * The line that takes a snapshot a day with cron, as this run would: the same profile, the
@@ -158,7 +159,7 @@ async function chooseSource(ctx: Context, opts: Record<string, any>, history: Hi
   throw new UsageError(`${history.db.where} holds several accounts of ${where}: ${candidates.map((s) => `${s.account}${s.name ? ` (${s.name})` : ''}`).join(', ')}`, 'choose one with --account');
 }
 
-async function choose(ctx: Context, opts: Record<string, any>, by: Period, defaultSince: string): Promise<Chosen> {
+export async function choose(ctx: Context, opts: Record<string, any>, by: Period, defaultSince: string): Promise<Chosen> {
   const window = windowOf(ctx, opts, by, defaultSince); // bad flags fail before the database is opened
   let history: History;
   try {
@@ -244,12 +245,12 @@ async function specsOf(chosen: Chosen, opts: Record<string, any>, cache?: DeltaC
 }
 
 /** The account's snapshots from the server up to the window's end: one means a first run (totals, no trends yet). */
-async function serverSnapshots(chosen: Chosen): Promise<number[]> {
+export async function serverSnapshots(chosen: Chosen): Promise<number[]> {
   return (await chosen.history.snapshots(chosen.source.id)).filter((s) => s.origin === 'api' && s.at <= chosen.window.until).map((s) => s.at);
 }
 
 /** After the first snapshot: what it holds, and when trends will appear. */
-function firstRunNote(ctx: Context, opts: Record<string, any>, at: number): string {
+export function firstRunNote(ctx: Context, opts: Record<string, any>, at: number): string {
   return `one snapshot so far (${when(at)}): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  ${cronLine(ctx, opts)}`;
 }
 
@@ -375,7 +376,7 @@ function breakdownRecord(series: Series, point: Point, dimension: Dimension): Re
   return { series: spec.key.replace(/:[^:]+:[^:]*$/, ''), link: spec.link, dimension, name: spec.label, period: point.period, start: point.start, clicks: point.clicks, gap: point.gap, reset: point.reset, estimated: point.estimated, from: point.from, to: point.to };
 }
 
-async function* one(records: Rec[]): AsyncGenerator<Rec[]> {
+export async function* one(records: Rec[]): AsyncGenerator<Rec[]> {
   yield records;
 }
 
@@ -442,13 +443,22 @@ async function breakdowns(chosen: Chosen, ranking: Ranking, by: Period): Promise
   const t = timeline(await history.snapshots(source.id), { by, since, until: chosen.window.until });
   // each span as the timeline's period indices [first, end)
   const range = (span: { from: string; to: string }) => [t.starts.findIndex((start) => start >= Date.parse(span.from)), t.starts.findIndex((start) => start >= Date.parse(span.to))].map((i) => (i < 0 ? t.starts.length : i)) as [number, number];
-  const covered = range(ranking.covered);
+  const coveredSpan = range(ranking.covered);
   const compared = ranking.comparison ? range(ranking.comparison) : undefined;
   const spec: SeriesSpec = { key: 'links', label: 'links with details', kind: 'link', link: null, qr: null, campaign: null, items: new Set(items) };
   const out: Breakdown[] = [];
   const all = await computeBreakdowns(history, t, spec, DIMENSIONS);
+  // links whose details some snapshots of the window did not read: their changes count only between two reads (said, not hidden)
+  const windowSnapshots = t.snapshots.filter((s) => s.origin === 'api' && s.at >= since).map((s) => s.id);
+  const reads = await history.detailHistories(items, ['countries']);
+  let partial = 0;
+  for (const item of items) {
+    const read = reads.get(item)?.get('countries');
+    if (windowSnapshots.some((id) => !read?.has(id))) partial++;
+  }
   for (const dimension of DIMENSIONS) {
     const series = all.get(dimension) ?? [];
+    let covered = 0;
     const rows = series.map((s) => {
       const sum = ([first, end]: [number, number]) => {
         let clicks = 0;
@@ -456,13 +466,40 @@ async function breakdowns(chosen: Chosen, ranking: Ranking, by: Period): Promise
         return clicks;
       };
       const known = ([first, end]: [number, number]) => s.points.slice(first, end).some((p) => !p.gap);
-      const clicks = sum(covered);
+      const clicks = sum(coveredSpan);
+      covered += clicks;
       const previous = compared && known(compared) ? sum(compared) : null;
       const change = previous === null ? null : clicks - previous;
       return { name: s.spec.label, clicks, previous, change, changePercent: change === null || !previous ? null : Math.round((change / previous) * 1000) / 10 };
     }).filter((r) => r.clicks > 0).sort((a, b) => b.clicks - a.clicks || a.name.localeCompare(b.name)).slice(0, 10);
-    out.push({ dimension, title: DIMENSION_TITLES[dimension], rows, links: items.length });
+    out.push({ dimension, title: DIMENSION_TITLES[dimension], rows, links: items.length, covered, of: ranking.clicks, partial });
   }
+  return out;
+}
+
+/**
+ * The report's rollups: by campaign when a link is in one, by channel when the server's channels
+ * hold a link (read now: the history keeps no channels; a server that cannot be reached leaves
+ * the section out, said on stderr).
+ */
+async function reportGroups(ctx: Context, chosen: Chosen, asked: Window, by: Period, cache: DeltaCache): Promise<GroupSection[]> {
+  const { membership, rollup } = await import('../../history/rollup.js');
+  const out: GroupSection[] = [];
+  const section = async (group: 'campaign' | 'channel', title: string, none: string, channels?: Map<number, Group[]>) => {
+    const members = membership(chosen.items, group, channels);
+    if (![...members.values()].some((g) => g.length)) return;
+    const r = await rollup(chosen.history, chosen.source.id, chosen.items, group, members, asked.since, asked.until, 20, cache, by);
+    out.push({ group, title, none, note: r.note.replace(/^.*?; (\d[\d,]* links? in no )/, '$1'), rows: r.rows, ungrouped: r.ungrouped, clicks: r.clicks, shared: r.shared });
+  };
+  await section('campaign', 'By campaign', 'No campaign');
+  let channels: Map<number, Group[]> | undefined;
+  try {
+    channels = await (await import('../../history/channels.js')).readChannels(ctx, chosen.items);
+  } catch (error) {
+    if (!(error instanceof CliError) || error instanceof UsageError) throw error;
+    ctx.warn(`note: the page has no section by channel: the channels could not be read from the server (${error.message})`);
+  }
+  if (channels) await section('channel', 'By channel', 'No channel', channels);
   return out;
 }
 
@@ -561,6 +598,7 @@ export async function report(ctx: Context, { opts }: ActionInput): Promise<Resul
       links,
       qrs,
       breakdowns: await breakdowns(chosen, links, by),
+      groups: await reportGroups(ctx, chosen, asked, by, cache),
       snapshots: fromServer.length,
       newest: fromServer.at(-1) ?? null,
       generated: now(ctx.env),

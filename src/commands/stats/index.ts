@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { concurrencyOption, dbOption, enumOption, forceOption, many, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
-import { DIMENSIONS, PERIODS } from '../../history/kinds.js';
+import { DIMENSIONS, EXPORT_FORMATS, GROUPS, PERIODS } from '../../history/kinds.js';
 
 const text = (flag: string) => (v: string) => nonEmpty(flag, v).trim();
 
@@ -25,6 +25,8 @@ function window(command: Command, since: string): Command {
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
+  const loadGroups = () => import('./groups.js');
+  const loadExport = () => import('./export.js');
   const stats = program
     .command('stats')
     .description('Click history: snapshots of every total, kept in a database, shown as series over time')
@@ -65,8 +67,17 @@ export function register(program: Command, bind: Bind): void {
       .description('The most clicked links of the window (days ending today), each against the same span before, with what the history covers said')
       .option('--top <n>', 'how many (default 10)', (v) => positiveInt('--top', v))
       .option('--qr', 'QR codes\' scans instead of links\' clicks')
-      .action(bind(load, 'top')),
-    ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 20 --json', 'linkctl stats top --qr'],
+      .addOption(enumOption('--group <by>', 'links\' clicks summed by campaign, channel (as the server lists them now) or domain; links in none counted apart', GROUPS))
+      .action(bind(loadGroups, 'top')),
+    ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 20 --json', 'linkctl stats top --qr', 'linkctl stats top --group campaign --since 30d'],
+  );
+  withExamples(
+    dbOption(window(stats.command('export'), 'the first snapshot'))
+      .description('The history as files a warehouse loads: daily clicks per link, QR scans and visits, one folder per table, a partition per day (day=YYYY-MM-DD)')
+      .addOption(pathOption('--out <dir>', 'the folder to write into (created when missing); a day exported again is replaced, never added to', 'dir').makeOptionMandatory())
+      .addOption(enumOption('--format <format>', 'parquet (typed columns, every warehouse loads it) or csv (default parquet)', EXPORT_FORMATS))
+      .action(bind(loadExport, 'exportStats')),
+    ['linkctl stats export --out warehouse/', 'linkctl stats export --since 30d --out warehouse/ --format csv', 'linkctl stats export --out warehouse/ --db postgres://linkctl@db.example.com/marketing'],
   );
   withExamples(
     dbOption(selection(window(stats.command('report'), '90d')))

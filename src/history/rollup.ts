@@ -1,0 +1,144 @@
+/**
+ * Rollups (`stats top --group`, the report's sections, the MCP `stats_top` tool): links' clicks
+ * summed by campaign, channel or domain, ranked by the window's clicks and compared with the
+ * span before by the rules `stats top` has (rank.ts: the same window, covered part, comparison
+ * and spread), so that the groups add up to the ranking's total.
+ *
+ * - A link in no group (no campaign, no channel) is counted apart, never dropped.
+ * - A link in two channels counts in each: the groups then add up to more than the total, and
+ *   the rollup says how many links that is.
+ */
+import { itemTotals, timeline, type DeltaCache } from './series.js';
+import { rank, type Ranking, type Span } from './rank.js';
+import type { History, Item } from './store.js';
+import { hostOf } from './export.js';
+import type { Period } from './time.js';
+
+import { GROUPS, type GroupBy } from './kinds.js';
+export { GROUPS, type GroupBy };
+
+/** What a link belongs to: a group's key and name. */
+export interface Group {
+  key: string;
+  id: number | null;
+  name: string;
+}
+
+export interface GroupRow {
+  rank: number;
+  group: string;
+  id: number | null;
+  /** Links of the group that the history holds. */
+  links: number;
+  clicks: number;
+  previous: number | null;
+  change: number | null;
+  changePercent: number | null;
+  direction: 'up' | 'down' | 'same' | null;
+  estimated: boolean;
+  /** Of its links, those also in another group of this kind (their clicks count in each). */
+  shared: number;
+}
+
+export interface Rollup {
+  group: GroupBy;
+  by: Period;
+  window: Span;
+  covered: Span | null;
+  comparison: Span | null;
+  /** Clicks of every link in the covered part: the ranking's total (each link once). */
+  clicks: number;
+  previous: number | null;
+  rows: GroupRow[];
+  /** Links in no group, counted apart. */
+  ungrouped: { links: number; clicks: number; previous: number | null };
+  /** Links in more than one group. */
+  shared: number;
+  note: string;
+}
+
+const NONE: Record<GroupBy, string> = { campaign: 'no campaign', channel: 'no channel', domain: 'no short URL' };
+
+/** Each link's groups of a kind: campaigns from the history, domains from the short URL, channels as read from the server. */
+export function membership(items: readonly Item[], group: GroupBy, channels?: ReadonlyMap<number, readonly Group[]>): Map<number, Group[]> {
+  const campaigns = new Map(items.filter((i) => i.kind === 'campaign' && i.remoteId !== null).map((i) => [i.remoteId!, i.label ?? i.alias ?? `campaign ${i.remoteId}`]));
+  const out = new Map<number, Group[]>();
+  for (const link of items.filter((i) => i.kind === 'link')) {
+    if (group === 'campaign') {
+      out.set(link.id, link.campaign === null ? [] : [{ key: `campaign:${link.campaign}`, id: link.campaign, name: campaigns.get(link.campaign) ?? `campaign ${link.campaign}` }]);
+    } else if (group === 'domain') {
+      const host = hostOf(link.url);
+      out.set(link.id, host ? [{ key: `domain:${host}`, id: null, name: host }] : []);
+    } else {
+      out.set(link.id, [...(channels?.get(link.id) ?? [])]);
+    }
+  }
+  return out;
+}
+
+/** The rollup of the links' clicks over [since, until] by `group`, the top `n` groups. */
+export async function rollup(history: History, sourceId: number, items: readonly Item[], group: GroupBy, groupsOf: ReadonlyMap<number, readonly Group[]>, since: number, until: number, n: number, cache?: DeltaCache, by?: Period): Promise<Rollup> {
+  // the ranking gives the window, the covered part, the comparison and their note: the same as `stats top`
+  const ranking: Ranking = await rank(history, sourceId, items, 'link', since, until, 0, by, cache);
+  const base = { group, by: ranking.by, window: ranking.window, covered: ranking.covered, comparison: ranking.comparison, clicks: ranking.clicks, previous: ranking.previous };
+  const links = items.filter((i) => i.kind === 'link');
+  const groups = new Map<string, { group: Group; links: number; clicks: number; previous: number; estimated: boolean; shared: number }>();
+  const ungrouped = { links: 0, clicks: 0, previous: 0 };
+  let shared = 0;
+  for (const link of links) {
+    const mine = groupsOf.get(link.id) ?? [];
+    if (mine.length === 0) ungrouped.links++;
+    if (mine.length > 1) shared++;
+    for (const g of mine) {
+      const row = groups.get(g.key) ?? { group: g, links: 0, clicks: 0, previous: 0, estimated: false, shared: 0 };
+      row.links++;
+      if (mine.length > 1) row.shared++;
+      groups.set(g.key, row);
+    }
+  }
+  if (ranking.covered) {
+    const from = Date.parse(ranking.comparison?.from ?? ranking.covered.from);
+    const t = timeline(await history.snapshots(sourceId), { by: ranking.by, since: from, until });
+    const coveredFrom = Date.parse(ranking.covered.from);
+    const coveredTo = Date.parse(ranking.covered.to);
+    const bucketOf = new Int32Array(t.starts.length).fill(-1);
+    t.starts.forEach((start, w) => {
+      if (start >= coveredFrom && start < coveredTo) bucketOf[w] = 1;
+      else if (ranking.comparison && start < coveredFrom) bucketOf[w] = 0;
+    });
+    const totals = await itemTotals(history, sourceId, 'link', t, bucketOf, 2, cache);
+    for (const [item, row] of totals) {
+      const mine = groupsOf.get(item) ?? [];
+      if (mine.length === 0) {
+        ungrouped.clicks += row.clicks[1]!;
+        ungrouped.previous += row.clicks[0]!;
+      }
+      for (const g of mine) {
+        const sum = groups.get(g.key)!;
+        sum.clicks += row.clicks[1]!;
+        sum.previous += row.clicks[0]!;
+        sum.estimated ||= row.estimated;
+      }
+    }
+  }
+  const comparable = ranking.comparison !== null;
+  const rows = [...groups.values()]
+    .sort((a, b) => b.clicks - a.clicks || a.group.name.localeCompare(b.group.name))
+    .slice(0, n)
+    .map((g, i): GroupRow => {
+      const previous = comparable ? g.previous : null;
+      const change = previous === null ? null : g.clicks - previous;
+      return {
+        rank: i + 1, group: g.group.name, id: g.group.id, links: g.links, clicks: g.clicks, previous, change,
+        changePercent: change === null || !previous ? null : Math.round((change / previous) * 1000) / 10,
+        direction: change === null ? null : change > 0 ? 'up' : change < 0 ? 'down' : 'same',
+        estimated: g.estimated, shared: g.shared,
+      };
+    });
+  const count = (k: number, one: string, many = `${one}s`) => `${k.toLocaleString('en')} ${k === 1 ? one : many}`;
+  const parts = [ranking.note];
+  parts.push(`${count(ungrouped.links, 'link')} in ${NONE[group]}: ${ungrouped.clicks.toLocaleString('en')} of the ${ranking.clicks.toLocaleString('en')} clicks, counted apart`);
+  if (shared) parts.push(`${count(shared, 'link is', 'links are')} in more than one ${group}: ${shared === 1 ? 'its' : 'their'} clicks count in each, so the ${group}s add up to more than the total`);
+  if (group === 'channel') parts.push('channels as the server lists them now');
+  return { ...base, rows, ungrouped: { ...ungrouped, previous: comparable ? ungrouped.previous : null }, shared, note: parts.join('; ') };
+}

@@ -1,0 +1,141 @@
+/**
+ * `stats export` and `stats top --group` (issue 43), against the sandbox: a six-day history of
+ * links in two campaigns and one channel, with a missed snapshot. The Parquet files are read
+ * back by DuckDB (an independent reader: the writer is hyparquet-writer) and their sums checked
+ * against `stats show --json`. The same on PostgreSQL in stats-export-postgres.test.ts.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { tempDir } from '../helpers.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { sixDays, readParquet, type History } from './warehouse-fixture.js';
+
+const { default: Database } = { default: createRequire(import.meta.url)('libsql') as new (file: string) => { prepare(sql: string): { all(...p: unknown[]): unknown[]; run(...p: unknown[]): unknown; raw(on: boolean): unknown }; close(): void } };
+
+describe('stats export and rollups on SQLite', () => {
+  let sandbox: Sandbox;
+  let dir: string;
+  let history: History;
+  beforeAll(async () => {
+    // a sandbox of this file's own, not reset between tests: the channels are read from it when the commands run
+    sandbox = await startSandbox({ port: 0, rateLimit: null });
+    dir = tempDir();
+    const env = { LINKCTL_BASE_URL: sandbox.url, LINKCTL_API_KEY: sandbox.key, LINKCTL_CONFIG_DIR: join(dir, 'config') };
+    const file = join(dir, 'history.db');
+    history = await sixDays(sandbox, env, file, async (sql, params) => {
+      const db = new Database(file);
+      try {
+        const statement = db.prepare(sql.replace(/\$\d+/g, '?'));
+        if (/^\s*select/i.test(sql)) {
+          statement.raw(true);
+          return statement.all(...params) as unknown[][];
+        }
+        statement.run(...params);
+        return [];
+      } finally {
+        db.close();
+      }
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await sandbox?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes day partitions that an independent reader reads, whose per-link sums equal stats show, and a second export replaces them', async () => {
+    const out = join(dir, 'parquet');
+    const first = await history.stats(['export', '--out', out, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const days = readdirSync(join(out, 'link_clicks')).sort();
+    expect(days).toEqual(['day=2025-06-02', 'day=2025-06-03', 'day=2025-06-04', 'day=2025-06-05', 'day=2025-06-06']);
+    for (const day of days) expect(readdirSync(join(out, 'link_clicks', day))).toEqual(['part-0.parquet']);
+    await history.checkSums(out);
+    const rows = await readParquet(`SELECT count(*) AS n FROM read_parquet('${out}/link_clicks/*/*.parquet')`);
+    // typed columns, as the schema says
+    const types = await readParquet(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${out}/link_clicks/*/*.parquet', hive_partitioning = false))`);
+    expect(Object.fromEntries(types.map((t) => [t.column_name, t.column_type]))).toMatchObject({ date: 'DATE', link_id: 'BIGINT', clicks: 'BIGINT', unique_clicks: 'BIGINT', estimated: 'BOOLEAN', alias: 'VARCHAR', campaign: 'VARCHAR', channel: 'VARCHAR' });
+    // the day of the missed snapshot is estimated; campaign and channel names are there
+    const est = await readParquet(`SELECT day::VARCHAR AS day, bool_or(estimated) AS e FROM read_parquet('${out}/link_clicks/*/*.parquet', hive_partitioning = true) GROUP BY day ORDER BY day`);
+    expect(est.map((r) => [r.day, r.e])).toEqual([['2025-06-02', false], ['2025-06-03', false], ['2025-06-04', true], ['2025-06-05', true], ['2025-06-06', false]]);
+    const docs = await readParquet(`SELECT DISTINCT campaign, channel, domain FROM read_parquet('${out}/link_clicks/*/*.parquet') WHERE alias = 'docs'`);
+    expect(docs).toEqual([{ campaign: 'Spring launch', channel: 'Marketing, Press', domain: expect.stringMatching(/^127\.0\.0\.1:\d+$/) }]);
+
+    const again = await history.stats(['export', '--out', out, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await readParquet(`SELECT count(*) AS n FROM read_parquet('${out}/link_clicks/*/*.parquet')`)).toEqual(rows);
+    expect(JSON.parse(again.stdout).tables).toEqual(JSON.parse(first.stdout).tables);
+    expect(readdirSync(join(out, 'link_clicks', 'day=2025-06-02')).filter((f) => f.includes('tmp'))).toEqual([]);
+  });
+
+  it('visits from the events table and QR scans are tables of their own; --format csv writes the same rows', async () => {
+    await history.insertVisits();
+    const out = join(dir, 'visits');
+    const r = await history.stats(['export', '--out', out, '--since', '2025-06-05', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(out, 'link_clicks')).sort()).toEqual(['day=2025-06-05', 'day=2025-06-06']);
+    const visits = await readParquet(`SELECT event_id, alias, country, CAST("at" AS VARCHAR) AS t FROM read_parquet('${out}/visits/*/*.parquet') ORDER BY "at"`);
+    expect(visits).toEqual([
+      { event_id: 'evt-1', alias: 'docs', country: 'Canada', at: '2025-06-05 10:00:00+00' },
+      { event_id: 'evt-2', alias: 'spring-sale', country: 'Germany', at: '2025-06-06 01:30:00+00' },
+    ].map(({ at, ...v }) => ({ ...v, t: expect.stringMatching(new RegExp(`^${at.slice(0, 19)}`)) })));
+    const full = join(dir, 'parquet');
+    expect(await readParquet(`SELECT name, strftime("date", '%Y-%m-%d') AS d, scans FROM read_parquet('${full}/qr_scans/*/*.parquet', hive_partitioning = false)`)).toEqual([{ name: 'Restaurant menu', d: '2025-06-03', scans: 2 }]);
+
+    const csvOut = join(dir, 'csv');
+    const c = await history.stats(['export', '--out', csvOut, '--format', 'csv', '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    const csv = readFileSync(join(csvOut, 'link_clicks', 'day=2025-06-06', 'part-0.csv'), 'utf8').trim().split('\r\n');
+    expect(csv[0]).toBe('date,link_id,alias,short_url,campaign_id,campaign,channel,domain,clicks,unique_clicks,estimated,server,account');
+    const csvSum = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_csv('${csvOut}/link_clicks/*/*.csv')`);
+    const pqSum = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_parquet('${join(dir, 'parquet')}/link_clicks/*/*.parquet')`);
+    expect(csvSum).toEqual(pqSum);
+  });
+
+  it('stats top --group campaign and channel: right totals, links in none counted apart, a link in two channels counted in each', async () => {
+    const byCampaign = await history.stats(['top', '--group', 'campaign', '--since', '5d', '--json']);
+    expect(byCampaign.code, byCampaign.stderr).toBe(0);
+    const c = JSON.parse(byCampaign.stdout);
+    const per = await history.perLink('5d');
+    expect(c.groups.map((g: any) => [g.group, g.links, g.clicks])).toEqual([['Spring launch', 1, per.docs], ['Autumn push', 1, per.autumn]].sort((a, b) => (b[2] as number) - (a[2] as number)));
+    expect(c.ungrouped).toMatchObject({ links: 1, clicks: per['spring-sale'] });
+    expect(c.clicks).toBe(per.docs! + per.autumn! + per['spring-sale']!);
+
+    const byChannel = await history.stats(['top', '--group', 'channel', '--since', '5d', '--json']);
+    expect(byChannel.code, byChannel.stderr).toBe(0);
+    const ch = JSON.parse(byChannel.stdout);
+    expect(ch.groups.map((g: any) => [g.group, g.clicks, g.shared])).toEqual([['Marketing', per.docs! + per.autumn!, 1], ['Press', per.docs, 1]]);
+    expect(ch.ungrouped).toMatchObject({ links: 1, clicks: per['spring-sale'] });
+    expect(byChannel.stderr).toMatch(/1 link is in more than one channel: its clicks count in each/);
+
+    const table = await history.stats(['top', '--group', 'campaign', '--since', '5d'], { COLUMNS: '80' });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/\(no campaign\)/);
+    expect(table.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
+  });
+
+  it('the report has a section by campaign and by channel, and says what part of the clicks the breakdowns cover', async () => {
+    const page = join(dir, 'report.html');
+    const r = await history.stats(['report', '--since', '5d', '--html', page, '--force']);
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toMatch(/id="group-campaign"/);
+    expect(html).toMatch(/By campaign/);
+    expect(html).toMatch(/Autumn push/);
+    expect(html).toMatch(/No campaign/);
+    expect(html).not.toMatch(/`/);
+  });
+
+  it('bad input: no --out, a file as --out, a bad --format or --group: exit 2, nothing sent', async () => {
+    sandbox.requests.length = 0;
+    for (const [args, flag] of [[['export'], /--out/], [['export', '--out', join(dir, 'history.db')], /--out/], [['export', '--out', dir, '--format', 'xlsx'], /--format/], [['top', '--group', 'color'], /--group/]] as const) {
+      const r = await history.stats([...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(flag);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(sandbox.requests).toEqual([]);
+    expect(existsSync(join(dir, 'parquet'))).toBe(true);
+  });
+});
