@@ -71,6 +71,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'stats top': 'read',
   'stats snapshot': 'write',
   'stats report': 'write',
+  'stats export': 'write', // writes Parquet or CSV files on the machine running the server
   'stats forget': { skip: 'removes a snapshot from the history database: a person\'s repair, not an agent\'s' },
   'stats migrate': { skip: 'changes the history database\'s tables: run by a person once after an upgrade' },
   'qr download': 'write', // saves a file on the machine running the server

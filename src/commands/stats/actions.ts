@@ -497,7 +497,8 @@ async function reportGroups(ctx: Context, chosen: Chosen, asked: Window, by: Per
     channels = await (await import('../../history/channels.js')).readChannels(ctx, chosen.items);
   } catch (error) {
     if (!(error instanceof CliError) || error instanceof UsageError) throw error;
-    ctx.warn(`note: the page has no section by channel: the channels could not be read from the server (${error.message})`);
+    // a server without the channels endpoint has no channels: nothing to say
+    if (!(error instanceof NotFoundError)) ctx.warn(`note: the page has no section by channel: the channels could not be read from the server (${error.message})`);
   }
   if (channels) await section('channel', 'By channel', 'No channel', channels);
   return out;

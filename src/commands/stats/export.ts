@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import type { ActionInput } from '../shared/define.js';
 import type { Result } from '../../output/types.js';
-import { CliError, UsageError } from '../../errors.js';
+import { CliError, NotFoundError, UsageError } from '../../errors.js';
 import { choose, closeReader, serverName } from './actions.js';
 import { exportHistory, type ExportFormat } from '../../history/export.js';
 import { DeltaCache } from '../../history/series.js';
@@ -25,12 +25,13 @@ export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<
     const since = opts.since === undefined ? (snapshots[0]?.at ?? chosen.window.since) : chosen.window.since;
     // the history keeps no channels: read from the server now; without it, the column is left empty and the run says so
     let channels: Map<number, string[]> | undefined;
-    try {
+    if (opts.channels !== false) try {
       const read = await (await import('../../history/channels.js')).readChannels(ctx, chosen.items);
       channels = new Map([...read].map(([k, v]) => [k, v.map((g) => g.name)]));
     } catch (error) {
       if (!(error instanceof CliError) || error instanceof UsageError) throw error;
-      ctx.warn(`note: the channel column is empty: the channels could not be read from the server (${error.message})`);
+      // a server without the channels endpoint has no channels: nothing to say
+      if (!(error instanceof NotFoundError)) ctx.warn(`note: the channel column is empty: the channels could not be read from the server (${error.message})`);
     }
     if (ctx.globals.dryRun) {
       ctx.warn('dry run: nothing was written');

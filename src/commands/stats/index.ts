@@ -76,8 +76,9 @@ export function register(program: Command, bind: Bind): void {
       .description('The history as files a warehouse loads: daily clicks per link, QR scans and visits, one folder per table, a partition per day (day=YYYY-MM-DD)')
       .addOption(pathOption('--out <dir>', 'the folder to write into (created when missing); a day exported again is replaced, never added to', 'dir').makeOptionMandatory())
       .addOption(enumOption('--format <format>', 'parquet (typed columns, every warehouse loads it) or csv (default parquet)', EXPORT_FORMATS))
+      .option('--no-channels', 'leave the channel column empty and send no request (the history keeps no channels: they are read from the server, one request per channel)')
       .action(bind(loadExport, 'exportStats')),
-    ['linkctl stats export --out warehouse/', 'linkctl stats export --since 30d --out warehouse/ --format csv', 'linkctl stats export --out warehouse/ --db postgres://linkctl@db.example.com/marketing'],
+    ['linkctl stats export --out warehouse/', 'linkctl stats export --since 30d --out warehouse/ --format csv', 'linkctl stats export --out warehouse/ --no-channels --db postgres://linkctl@db.example.com/marketing'],
   );
   withExamples(
     dbOption(selection(window(stats.command('report'), '90d')))
