@@ -72,10 +72,11 @@ _linkctl_spec() {
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --concurrency --allow-clear -h --help' vflags='-f --file --max-deletes --concurrency' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --encoding --delimiter --skip-invalid --rejects --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --encoding --delimiter --rejects --db' ;;
-    'linkctl stats') cmds='snapshot show top report forget migrate help' flags='-h --help' vflags='' ;;
+    'linkctl stats') cmds='snapshot show top export report forget migrate help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details --concurrency -h --help' vflags='--db --details --concurrency' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
-    'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
+    'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr --group -h --help' vflags='--since --until --account --db --top --group' ;;
+    'linkctl stats export') cmds='' flags='--since --until --account --db --out --format --no-channels -h --help' vflags='--since --until --account --db --out --format' ;;
     'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by' ;;
     'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
     'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
@@ -162,6 +163,10 @@ _linkctl_values() {
     'linkctl stats show --by') vals='hour day week month' ;;
     'linkctl stats show --breakdown') vals='countries referrers browsers os' ;;
     'linkctl stats top --db') vals=@files ;;
+    'linkctl stats top --group') vals='campaign channel domain' ;;
+    'linkctl stats export --db') vals=@files ;;
+    'linkctl stats export --out') vals=@dirs ;;
+    'linkctl stats export --format') vals='parquet csv' ;;
     'linkctl stats report --db') vals=@files ;;
     'linkctl stats report --html') vals=@files ;;
     'linkctl stats report --pdf') vals=@files ;;
