@@ -125,6 +125,17 @@ describe('stats export and rollups on SQLite', () => {
     expect(html).toMatch(/Autumn push/);
     expect(html).toMatch(/No campaign/);
     expect(html).not.toMatch(/`/);
+    // each breakdown says what part of the window's clicks it covers, and that one snapshot read no details
+    expect(html).toMatch(/<p class="muted coverage">\d+ of 19 clicks: those of the 2 links with details, 2 of them read in only some snapshots<\/p>/);
+    expect(html).toMatch(/id="qrs"/);
+    // in print, every chart keeps its numbers; headings stay with what follows them
+    expect(html.match(/<p class="print-only numbers">Clicks per day: 2 Jun: \d+/g)?.length).toBeGreaterThanOrEqual(1);
+    expect(html).toMatch(/<div class="keep"><h2>By campaign<\/h2>/);
+
+    // a window without scans: no empty "Most scanned QR codes" box
+    const quiet = await history.stats(['report', '--since', '1d', '--html', page, '--force']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(readFileSync(page, 'utf8')).not.toMatch(/Most scanned QR codes|id="qrs"/);
   });
 
   it('bad input: no --out, a file as --out, a bad --format or --group: exit 2, nothing sent', async () => {
