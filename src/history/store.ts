@@ -575,7 +575,9 @@ export class History {
       const stored = new Map<number, Map<number, Map<Dimension, Map<string, number>>>>(); // item -> snapshot -> dimension -> name -> count
       // One row per item and dimension, its counts packed `snapshot US count US name RS ...` (the
       // name last, so that it may hold anything but a record separator): a tenth of the rows.
-      const packed = `CAST(snapshot_id AS TEXT) || char(31) || CAST(count AS TEXT) || char(31) || name`;
+      // (a character by its code: char() in SQLite, chr() in PostgreSQL, where char(31) is a type)
+      const us = this.db.dialect === 'sqlite' ? 'char(31)' : 'chr(31)';
+      const packed = `CAST(snapshot_id AS TEXT) || ${us} || CAST(count AS TEXT) || ${us} || name`;
       const concat = this.db.dialect === 'sqlite' ? `group_concat(${packed}, char(30))` : `string_agg(${packed}, chr(30))`;
       for (const [item, dimension, text] of await this.db.all(`SELECT item_id, dimension, ${concat} FROM detail_counts WHERE item_id IN (${marks}) GROUP BY item_id, dimension`, chunk)) {
         if (!wanted.has(String(dimension))) continue;

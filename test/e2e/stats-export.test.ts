@@ -8,7 +8,9 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { tempDir } from '../helpers.js';
+import { BIN, cleanEnv, tempDir } from '../helpers.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { sixDays, readParquet, type History } from './warehouse-fixture.js';
 
@@ -113,6 +115,21 @@ describe('stats export and rollups on SQLite', () => {
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/\(no campaign\)/);
     expect(table.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
+  });
+
+  it('MCP stats_top takes group and gives the CLI\'s answer', async () => {
+    const cli = JSON.parse((await history.stats(['top', '--group', 'campaign', '--since', '5d', '--json'])).stdout);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv(history.env), stderr: 'pipe' });
+    const client = new Client({ name: 'linkctl-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const top = (await client.callTool({ name: 'stats_top', arguments: { since: '5d', group: 'campaign' } })) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(top.isError).toBeFalsy();
+      expect(JSON.parse(top.content[0]!.text)).toEqual(cli);
+      expect(cli.ungrouped.links).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('the report has a section by campaign and by channel, and says what part of the clicks the breakdowns cover', async () => {

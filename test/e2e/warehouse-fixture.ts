@@ -12,6 +12,8 @@ import type { Sandbox } from '../../src/sandbox/server.js';
 import { qrShortAlias } from '../../src/sandbox/qr-images.js';
 
 export interface History {
+  /** The CLI's environment for this history (server, key, database, clock). */
+  env: Record<string, string>;
   stats(args: string[], env?: Record<string, string>): Promise<RunResult>;
   /** Each link's clicks over `since` as `stats show --json` counts them (alias -> clicks). */
   perLink(since: string): Promise<Record<string, number>>;
@@ -61,6 +63,7 @@ export async function sixDays(sandbox: Sandbox, env: Record<string, string>, db:
     return JSON.parse(r.stdout) as { series: Array<{ label: string; clicks: number }>; points: Array<{ label: string; start: string; clicks: number | null }> };
   };
   return {
+    env: { ...env, LINKCTL_DB: db, LINKCTL_NOW: NOW },
     stats,
     async perLink(since) {
       return Object.fromEntries((await show(since)).series.map((s) => [s.label, s.clicks]));
