@@ -54,7 +54,10 @@ export interface Rollup {
   ungrouped: { links: number; clicks: number; previous: number | null };
   /** Links in more than one group. */
   shared: number;
+  /** What the ranking covers and compares, then what is said of the groups. */
   note: string;
+  /** Only what is said of the groups (links in none, links in several): the report's section says the rest once. */
+  groupNote: string;
 }
 
 const NONE: Record<GroupBy, string> = { campaign: 'no campaign', channel: 'no channel', domain: 'no short URL' };
@@ -136,9 +139,9 @@ export async function rollup(history: History, sourceId: number, items: readonly
       };
     });
   const count = (k: number, one: string, many = `${one}s`) => `${k.toLocaleString('en')} ${k === 1 ? one : many}`;
-  const parts = [ranking.note];
-  parts.push(`${count(ungrouped.links, 'link')} in ${NONE[group]}: ${ungrouped.clicks.toLocaleString('en')} of the ${ranking.clicks.toLocaleString('en')} clicks, counted apart`);
+  const parts: string[] = [];
+  if (ungrouped.links) parts.push(`${count(ungrouped.links, 'link')} in ${NONE[group]}: ${ungrouped.clicks.toLocaleString('en')} of the ${ranking.clicks.toLocaleString('en')} clicks, counted apart`);
   if (shared) parts.push(`${count(shared, 'link is', 'links are')} in more than one ${group}: ${shared === 1 ? 'its' : 'their'} clicks count in each, so the ${group}s add up to more than the total`);
   if (group === 'channel') parts.push('channels as the server lists them now');
-  return { ...base, rows, ungrouped: { ...ungrouped, previous: comparable ? ungrouped.previous : null }, shared, note: parts.join('; ') };
+  return { ...base, rows, ungrouped: { ...ungrouped, previous: comparable ? ungrouped.previous : null }, shared, note: [ranking.note, ...parts].join('; '), groupNote: parts.join('; ') };
 }

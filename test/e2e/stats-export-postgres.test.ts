@@ -25,7 +25,7 @@ describe.skipIf(why)(`stats export and rollups on PostgreSQL${why ? ` (skipped: 
     const env = { LINKCTL_BASE_URL: sandbox.url, LINKCTL_API_KEY: sandbox.key, LINKCTL_CONFIG_DIR: join(dir, 'config') };
     const url = cluster.url;
     history = await sixDays(sandbox, env, url, async (text, params) => (await sql(url, text.replace(/\bFROM (sources|events)\b/g, 'FROM linkctl.$1').replace(/\bINTO events\b/, 'INTO linkctl.events'), params)).map((r) => Object.values(r)));
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => {
     await sandbox?.close();
     cluster?.stop();

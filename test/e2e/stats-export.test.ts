@@ -40,7 +40,7 @@ describe('stats export and rollups on SQLite', () => {
         db.close();
       }
     });
-  }, 120_000);
+  }, 300_000); // a six-day history through the CLI: minutes on a loaded machine
   afterAll(async () => {
     await sandbox?.close();
     rmSync(dir, { recursive: true, force: true });

@@ -489,7 +489,7 @@ async function reportGroups(ctx: Context, chosen: Chosen, asked: Window, by: Per
     const members = membership(chosen.items, group, channels);
     if (![...members.values()].some((g) => g.length)) return;
     const r = await rollup(chosen.history, chosen.source.id, chosen.items, group, members, asked.since, asked.until, 20, cache, by);
-    out.push({ group, title, none, note: r.note.replace(/^.*?; (\d[\d,]* links? in no )/, '$1'), rows: r.rows, ungrouped: r.ungrouped, clicks: r.clicks, shared: r.shared });
+    out.push({ group, title, none, note: r.groupNote, rows: r.rows, ungrouped: r.ungrouped, clicks: r.clicks, shared: r.shared });
   };
   await section('campaign', 'By campaign', 'No campaign');
   let channels: Map<number, Group[]> | undefined;

@@ -8,6 +8,7 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import { choose, closeReader, firstRunNote, one, serverSnapshots, top as topLinks, type Chosen } from './actions.js';
 import { rollup, membership, type GroupBy, type Rollup } from '../../history/rollup.js';
 import { DeltaCache } from '../../history/series.js';
+import { UsageError } from '../../errors.js';
 
 const num = (v: unknown) => (v === null ? '-' : (v as number).toLocaleString('en'));
 
@@ -60,6 +61,7 @@ export function rollupRows(r: Rollup): Rec[] {
 export async function top(ctx: Context, input: ActionInput): Promise<Result> {
   const { opts } = input;
   if (opts.group === undefined) return topLinks(ctx, input);
+  if (opts.qr) throw new UsageError('--group sums links\' clicks by campaign, channel or domain; it does not take --qr', 'leave out --qr for groups of links, or --group for QR codes\' scans');
   if (ctx.format !== 'json') ctx.checkOutput(GROUP_COLUMNS);
   const chosen = await choose(ctx, opts, 'day', '7d');
   try {
