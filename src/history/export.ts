@@ -16,7 +16,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { spread, timeline, type DeltaCache, type Timeline } from './series.js';
+import { share, timeline, type DeltaCache, type Timeline } from './series.js';
 import type { History, Item, ItemKind } from './store.js';
 import { DAY, iso } from './time.js';
 
@@ -138,11 +138,18 @@ export async function exportHistory(input: ExportInput): Promise<ExportSummary> 
   const byId = new Map(input.items.map((i) => [i.id, i]));
   const base = { server: input.server, account: input.account };
 
+  // a link's own columns, made once per link (not once per day: a year is hundreds of rows each)
+  const linkColumns = new Map<number, Value[]>();
   const linkRow = (day: number, item: number, clicks: number, unique: number | null, estimated: boolean): Value[] => {
-    const link = byId.get(item);
-    const names = input.channels?.get(item);
-    return [day, link?.remoteId ?? null, link?.alias ?? null, link?.url ?? null, link?.campaign ?? null, link?.campaign != null ? (campaigns.get(link.campaign) ?? null) : null,
-      names && names.length ? names.join(', ') : null, hostOf(link?.url ?? null), clicks, unique, estimated, base.server, base.account];
+    let own = linkColumns.get(item);
+    if (!own) {
+      const link = byId.get(item);
+      const names = input.channels?.get(item);
+      own = [link?.remoteId ?? null, link?.alias ?? null, link?.url ?? null, link?.campaign ?? null, link?.campaign != null ? (campaigns.get(link.campaign) ?? null) : null,
+        names && names.length ? names.join(', ') : null, hostOf(link?.url ?? null)];
+      linkColumns.set(item, own);
+    }
+    return [day, ...own, clicks, unique, estimated, base.server, base.account];
   };
   const qrRow = (day: number, item: number, clicks: number, _unique: number | null, estimated: boolean): Value[] => {
     const qr = byId.get(item);
@@ -161,7 +168,8 @@ const epochDay = (ms: number) => Math.floor(ms / DAY);
 
 /**
  * Rows of one kind's daily changes, a day at a time: the deltas of the snapshots whose spread
- * covers that day, each share as the series counts it (`spread`, turned by the item's id).
+ * covers that day, each share as the series counts it (`share` of the same period index, turned
+ * by the item's id, as `spread` and `computeSeries` do).
  */
 async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (day: number, item: number, clicks: number, unique: number | null, estimated: boolean) => Value[]): Promise<(w: number) => Rows> {
   const deltas = await cache.get(kind);
@@ -185,14 +193,13 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
         const i = order[o]!;
         const item = deltas.item[i]!;
         const uniqueRaw = deltas.unique[i]!;
-        // the one share of this difference that falls on day w
-        spread(t, k, deltas.clicks[i]!, Number.isNaN(uniqueRaw) ? null : uniqueRaw, (day, clicks, unique) => {
-          if (day !== w) return;
-          const sum = sums.get(item) ?? { clicks: 0, unique: null };
-          sum.clicks += clicks;
-          if (unique !== null) sum.unique = (sum.unique ?? 0) + unique;
-          sums.set(item, sum);
-        }, item);
+        // the one share of this difference that falls on day w, as `spread` gives it to that day
+        const s = t.spreads[k]!;
+        const j = s.skip + (w - s.first);
+        let sum = sums.get(item);
+        if (!sum) sums.set(item, (sum = { clicks: 0, unique: null }));
+        sum.clicks += share(deltas.clicks[i]!, s.n, j, item);
+        if (!Number.isNaN(uniqueRaw)) sum.unique = (sum.unique ?? 0) + share(uniqueRaw, s.n, j, item);
       }
     }
     const rows: Rows = [];
