@@ -151,7 +151,8 @@ describe('one tool per command, its schema the command\'s flags', () => {
       const command = byPath.get(tool.name)!;
       const path = tool.name.split('_');
       const help = (await runMain([...path, '--help'])).stdout;
-      const own = help.split(/\nGlobal Options:/)[0]!;
+      // Its own options: up to the blank line that ends their section.
+      const own = help.slice(0, help.indexOf('\n\n', help.indexOf('\nOptions:\n') + 1));
       const usage = /^Usage: linkctl .*$/m.exec(help)![0];
       // Arguments from the usage line (<required> and [optional]); options from the Options section.
       const args = [...usage.matchAll(/(<|\[)([\w-]+)(\.\.\.)?(>|\])/g)].filter((m) => m[2] !== 'options').map((m) => ({ name: m[2]!, required: m[1] === '<' }));
