@@ -180,6 +180,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const globals = command.optsWithGlobals() as GlobalOptions;
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
     context = new Context(io, globals, documentFormats(command));
+    context.cli = { main, buildProgram };
     context.checkOutput();
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);

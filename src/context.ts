@@ -2,6 +2,7 @@
  * What an action gets: the streams, the global options, and lazily, the settings and the API
  * client. Everything about terminals (spinner, prompts, colour) is decided here, once.
  */
+import type { Command } from 'commander';
 import type { ApiClient } from './http/client.js';
 import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, ConfirmationNeeded, UsageError } from './errors.js';
@@ -63,7 +64,20 @@ export function sandboxQuirks(env: Record<string, string | undefined>): boolean 
   return truthy(env.LINKCTL_SANDBOX_QUIRKS) || !truthy(env.LINKCTL_SANDBOX_DOCUMENTED);
 }
 
+/**
+ * The CLI's own entry points, for a command that runs other commands in-process (`linkctl mcp`).
+ * main() gives them to the context it makes, so that nothing below the entry point imports
+ * src/cli.ts (which imports every command: a circle otherwise).
+ */
+export interface CliEntry {
+  main(argv: string[], io: IO): Promise<number>;
+  /** `bind` as src/commands/shared/define.ts's Bind, written out: that module imports this one. */
+  buildProgram(io: IO, bind: (load: () => Promise<Record<string, unknown>>, name: string) => (...args: unknown[]) => Promise<void>): Command;
+}
+
 export class Context {
+  /** Set by main() (src/cli.ts). */
+  cli?: CliEntry;
   private settingsCache?: Settings;
   private clientCache?: Promise<ApiClient>;
   private readonly cleanups: Array<() => Promise<void> | void> = [];
@@ -329,12 +343,13 @@ export class Context {
   /**
    * A spinner (or progress line) on stderr: a terminal that says how wide it is (ora divides by
    * the width: a pseudo-terminal of 0 columns would make it clear lines without end), not CI, and
-   * data that does not share it (a table, or any format going elsewhere than the terminal).
+   * stdout on that terminal too, showing a table. With stdout in a pipe (`qr get 1 | head`), what
+   * reads it often writes to the same terminal, between the spinner's redraws: it would be left
+   * with a frame of the spinner (`⠙ reading the code's image`) in its lines.
    */
   private get spinnerAllowed(): boolean {
-    const dataElsewhere = this.format === 'table' || !this.io.stdout.isTTY;
     const sized = (this.io.stderr.columns ?? 0) > 0;
-    return Boolean(this.io.stderr.isTTY) && sized && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && dataElsewhere && !this.globals.quiet && !this.globals.debug;
+    return Boolean(this.io.stderr.isTTY && this.io.stdout.isTTY) && this.format === 'table' && sized && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && !this.globals.quiet && !this.globals.debug;
   }
 
   private noteRate(rate: { limit?: number; remaining: number; resetAtMs: number }): void {

@@ -8,7 +8,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { buildProgram, main } from '../cli.js';
 import type { Context } from '../context.js';
 import type { IO } from '../io.js';
 import { VERSION } from '../version.js';
@@ -34,6 +33,9 @@ interface Run {
  * and write local files only inside `root` (never in the config folder); none when it is null.
  */
 export async function serveMcp(ctx: Context, mode: Mode, root: string | null = null): Promise<void> {
+  // The CLI's entry points come with the context (main() gives them): this module never imports src/cli.ts.
+  if (!ctx.cli) throw new Error('internal: linkctl mcp runs from main(), which gives the context the CLI');
+  const { buildProgram, main } = ctx.cli;
   const quiet = { write: () => true };
   const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: empty(), env: {} }, () => async () => undefined);
   const every = toolsOf(program);
