@@ -34,6 +34,15 @@ export interface View {
   paint?: Paint;
 }
 
+/**
+ * How many destinations among the records pass `test`. A record is a link (or QR code) and its
+ * destination; links that share a destination share its status and flags, so "3 blocked" counts
+ * the destinations checked, as the headline's "checked 2 destinations of 3 links" does.
+ */
+export function destinationsWhere(records: readonly CheckRecord[], test: (r: CheckRecord) => boolean): number {
+  return new Set(records.filter(test).map((r) => r.destination)).size;
+}
+
 /** Whether a record needs a look: not healthy, or with a finding, or with a flag --fail-on names. */
 export function isProblem(record: CheckRecord, failOn: ReadonlySet<string> = new Set()): boolean {
   if (!HEALTHY.includes(record.status)) return true;
@@ -81,13 +90,14 @@ export function renderView(view: View): string {
 /** Counts by status, then by flag and finding, each with what it means (cut to the width: these texts are ours). */
 function summary(view: View, width: number, paint: Paint): string[] {
   const rows: Array<[count: number, name: string, meaning: string, tone: 'bad' | 'warn' | 'good']> = [];
+  // Statuses and flags are a destination's: counted by destination. Findings are a link's: by link.
   const count = (test: (r: CheckRecord) => boolean) => view.records.filter(test).length;
   for (const status of STATUS_ORDER) {
-    const n = count((r) => r.status === status);
+    const n = destinationsWhere(view.records, (r) => r.status === status);
     if (n) rows.push([n, status, STATUS_HELP[status], toneOf(status)]);
   }
   for (const flag of FLAGS) {
-    const n = count((r) => r.flags.includes(flag));
+    const n = destinationsWhere(view.records, (r) => r.flags.includes(flag));
     if (n) rows.push([n, flag, `flag: ${FLAG_HELP[flag]}`, 'warn']);
   }
   for (const finding of FINDINGS) {
