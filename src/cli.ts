@@ -233,8 +233,11 @@ async function report(error: unknown, io: IO, context: Context | undefined, argv
     return ExitCode.usage;
   }
   if (error instanceof CliError) {
-    io.stderr.write(`${safeText(redact(`linkctl: ${error.message}`, secrets), true)}\n`);
-    if (error.hint) io.stderr.write(`${safeText(redact(`hint: ${error.hint}`, secrets), true)}\n`);
+    // Wrapped at word boundaries on a terminal (src/output/wrap.ts), as every note is.
+    const { wrapMessage } = await import('./output/wrap.js');
+    const columns = io.stderr.isTTY ? io.stderr.columns : undefined;
+    io.stderr.write(`${wrapMessage(safeText(redact(`linkctl: ${error.message}`, secrets), true), columns)}\n`);
+    if (error.hint) io.stderr.write(`${wrapMessage(safeText(redact(`hint: ${error.hint}`, secrets), true), columns)}\n`);
     return error.exitCode;
   }
   const debug = argv.includes('--debug');

@@ -6,6 +6,7 @@
  * Text from servers and links is made safe here (safe-text.ts) before it is measured.
  */
 import { safeText, safeTruncate } from '../output/safe-text.js';
+import { wrapProse as wrap } from '../output/wrap.js';
 import type { CheckRecord } from './record.js';
 import { BROKEN, FINDINGS, FINDING_HELP, FLAGS, FLAG_HELP, HEALTHY, STATUS_HELP, STATUS_ORDER, type Status } from './statuses.js';
 
@@ -154,29 +155,3 @@ export function detailOf(record: CheckRecord, sinceLast = false): string {
   return parts.join('; ');
 }
 
-/**
- * `text` (already safe) in lines of at most `width` characters: the first as it starts, the
- * next ones after `indent`. Breaks after a space or a URL's separators (`/?&=-.`) when one is
- * near the end, else anywhere: a long URL is wrapped, never cut.
- */
-export function wrap(text: string, width: number, indent: string, firstIndent = ''): string[] {
-  const lines: string[] = [];
-  let rest = text;
-  let prefix = firstIndent;
-  while (prefix.length + rest.length > width) {
-    const room = width - prefix.length;
-    let cut = room;
-    const window = rest.slice(0, room + 1);
-    const space = window.lastIndexOf(' ');
-    if (space > room / 2) cut = space;
-    else {
-      const separator = Math.max(...['/', '?', '&', '=', '-', '.', '_'].map((s) => window.lastIndexOf(s, room - 1)));
-      if (separator > room / 2) cut = separator + 1;
-    }
-    lines.push(`${prefix}${rest.slice(0, cut).trimEnd()}`);
-    rest = rest.slice(cut).replace(/^ +/, '');
-    prefix = indent;
-  }
-  lines.push(`${prefix}${rest}`);
-  return lines;
-}
