@@ -12,7 +12,7 @@ import { seconds } from './validate.js';
 import { editDistance } from './distance.js';
 import { DOCUMENT_FORMATS, FORMATS, type Format } from './output/types.js';
 import { documentFormats, enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
-import { wrapped } from './commands/shared/help-text.js';
+import { wrapped, wrapText } from './commands/shared/help-text.js';
 import type { Context, GlobalOptions } from './context.js';
 import { registerCommands } from './commands/index.js';
 
@@ -102,7 +102,9 @@ export function buildProgram(io: IO, bind: Bind): Command {
       outputError: (s, write) => write(usageError(s)),
     })
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, minWidthToWrap: 20, ...NARROW_HELP })
+    // A command's help shows its own options; the global ones are named once at its end (GLOBALS_FOOTER)
+    // and described by `--help-all` (helpAll below), not repeated in every command's help.
+    .configureHelp({ showGlobalOptions: false, sortSubcommands: false, minWidthToWrap: 20, ...NARROW_HELP })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
@@ -124,7 +126,49 @@ export function buildProgram(io: IO, bind: Bind): Command {
       wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
     );
   registerCommands(program, bind);
+  program.addHelpText('afterAll', ({ error, command }) => (command === program || globalsShown.has(command) ? '' : wrapText(command, error, globalsFooter(program, command))));
+  for (const group of groups(program)) bareGroupShowsHelp(group);
   return program;
+}
+
+/** Commands whose help, this run, describes the global options (`--help-all`). */
+const globalsShown = new WeakSet<Command>();
+
+/** The line at the end of a command's help that names the global options, from their definitions. */
+function globalsFooter(program: Command, command: Command): string {
+  const names = program.options.filter((o) => o.long !== '--version' && o.long !== '--help').map((o) => (o.short ? `${o.short}/${o.long}` : o.long));
+  const path = [];
+  for (let c: Command | null = command; c && c !== program; c = c.parent) path.unshift(c.name());
+  return `\nGlobal options, anywhere on the line: ${names.join(', ')}. \`linkctl ${path.join(' ')} --help-all\` describes them.\n`;
+}
+
+/** Every command with subcommands (the program included). */
+function groups(command: Command): Command[] {
+  return command.commands.length ? [command, ...command.commands.flatMap(groups)] : [];
+}
+
+/**
+ * `linkctl account`, a group run without one of its commands, lists them on stdout and exits 0,
+ * as gh does: it is a question, not a mistake. commander answers it with its help on stderr and
+ * an error, through `help({ error: true })`; only a group's own help is changed.
+ */
+function bareGroupShowsHelp(group: Command): void {
+  const help = group.help.bind(group) as (context?: unknown) => never;
+  group.help = ((context?: unknown) => help(context && typeof context === 'object' && (context as { error?: boolean }).error ? { error: false } : context)) as Command['help'];
+}
+
+/**
+ * `--help-all`: the help of the command before it, with the global options described after its
+ * own (commander's "Global Options" section). The rest of the argv is `--help`'s.
+ */
+function helpAll(program: Command, argv: string[]): string[] {
+  if (!argv.includes('--help-all')) return argv;
+  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+  for (const command of all(program)) {
+    command.configureHelp({ ...command.configureHelp(), showGlobalOptions: true });
+    globalsShown.add(command);
+  }
+  return argv.map((arg) => (arg === '--help-all' ? '--help' : arg));
 }
 
 /** Runs linkctl with `argv` (without node and script) and returns the exit code. Never calls process.exit. */
@@ -136,6 +180,7 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const globals = command.optsWithGlobals() as GlobalOptions;
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
     context = new Context(io, globals, documentFormats(command));
+    context.cli = { main, buildProgram };
     context.checkOutput();
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
@@ -149,11 +194,13 @@ export async function main(argv: string[], io: IO): Promise<number> {
   };
   const program = buildProgram(io, bind);
   try {
+    // `linkctl` alone is the program run bare, as `linkctl account` is a group run bare: its help, exit 0.
     if (argv.length === 0) {
       program.outputHelp();
-      return ExitCode.usage;
+      return ExitCode.ok;
     }
-    await program.parseAsync(argv[0] === 'help' ? helpArgv(program, argv.slice(1)) : argv, { from: 'user' });
+    const args = helpAll(program, argv);
+    await program.parseAsync(args[0] === 'help' ? helpArgv(program, args.slice(1)) : args, { from: 'user' });
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError && error.exitCode !== 0 && !['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)) {
@@ -186,8 +233,11 @@ async function report(error: unknown, io: IO, context: Context | undefined, argv
     return ExitCode.usage;
   }
   if (error instanceof CliError) {
-    io.stderr.write(`${safeText(redact(`linkctl: ${error.message}`, secrets), true)}\n`);
-    if (error.hint) io.stderr.write(`${safeText(redact(`hint: ${error.hint}`, secrets), true)}\n`);
+    // Wrapped at word boundaries on a terminal (src/output/wrap.ts), as every note is.
+    const { wrapMessage } = await import('./output/wrap.js');
+    const columns = io.stderr.isTTY ? io.stderr.columns : undefined;
+    io.stderr.write(`${wrapMessage(safeText(redact(`linkctl: ${error.message}`, secrets), true), columns)}\n`);
+    if (error.hint) io.stderr.write(`${wrapMessage(safeText(redact(`hint: ${error.hint}`, secrets), true), columns)}\n`);
     return error.exitCode;
   }
   const debug = argv.includes('--debug');

@@ -2,6 +2,7 @@
  * What an action gets: the streams, the global options, and lazily, the settings and the API
  * client. Everything about terminals (spinner, prompts, colour) is decided here, once.
  */
+import type { Command } from 'commander';
 import type { ApiClient } from './http/client.js';
 import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, ConfirmationNeeded, UsageError } from './errors.js';
@@ -9,6 +10,7 @@ import type { FilePolicy, IO } from './io.js';
 import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
+import { wrapMessage } from './output/wrap.js';
 import { redact } from './redact.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
@@ -49,6 +51,9 @@ export interface Traffic {
   rate?: { limit?: number; remaining: number; resetAtMs: number };
   /** The window's length, measured at the first answer of a window (remaining = limit - 1). */
   windowMs?: number;
+  /** When the current window's first answer came, and the time between two windows' first answers (progress.ts's ETA). */
+  windowStartedAt?: number;
+  cycleMs?: number;
 }
 
 export function truthy(value: string | undefined): boolean {
@@ -63,7 +68,20 @@ export function sandboxQuirks(env: Record<string, string | undefined>): boolean 
   return truthy(env.LINKCTL_SANDBOX_QUIRKS) || !truthy(env.LINKCTL_SANDBOX_DOCUMENTED);
 }
 
+/**
+ * The CLI's own entry points, for a command that runs other commands in-process (`linkctl mcp`).
+ * main() gives them to the context it makes, so that nothing below the entry point imports
+ * src/cli.ts (which imports every command: a circle otherwise).
+ */
+export interface CliEntry {
+  main(argv: string[], io: IO): Promise<number>;
+  /** `bind` as src/commands/shared/define.ts's Bind, written out: that module imports this one. */
+  buildProgram(io: IO, bind: (load: () => Promise<Record<string, unknown>>, name: string) => (...args: unknown[]) => Promise<void>): Command;
+}
+
 export class Context {
+  /** Set by main() (src/cli.ts). */
+  cli?: CliEntry;
   private settingsCache?: Settings;
   private clientCache?: Promise<ApiClient>;
   private readonly cleanups: Array<() => Promise<void> | void> = [];
@@ -155,6 +173,8 @@ export class Context {
         write: (chunk: string) => {
           // stdout to a file leaves the terminal's line alone (`link add --from big.csv > out.csv`).
           if (stream === this.io.stderr || stream.isTTY) this.pauseSpinner();
+          // Notes under a table or a record are prose: wrapped at word boundaries on a terminal, as warn() does.
+          if (stream === this.io.stderr && stream.isTTY) return stream.write(wrapMessage(chunk, stream.columns));
           return stream.write(chunk);
         },
       };
@@ -186,8 +206,9 @@ export class Context {
   /** A line for the person at the terminal (stderr, never stdout); a spinner or progress line is cleared first. */
   warn(message: string): void {
     this.pauseSpinner();
-    // Warnings and --debug lines quote servers and files: made safe for the terminal here, once.
-    this.io.stderr.write(`${safeText(message, true)}\n`);
+    // Warnings and --debug lines quote servers and files: made safe for the terminal here, once;
+    // then wrapped at word boundaries to the terminal's width (never mid-word by the terminal).
+    this.io.stderr.write(`${wrapMessage(safeText(message, true), this.io.stderr.isTTY ? this.io.stderr.columns : undefined)}\n`);
     if (this.lasting) void this.showSpinner();
   }
 
@@ -329,17 +350,26 @@ export class Context {
   /**
    * A spinner (or progress line) on stderr: a terminal that says how wide it is (ora divides by
    * the width: a pseudo-terminal of 0 columns would make it clear lines without end), not CI, and
-   * data that does not share it (a table, or any format going elsewhere than the terminal).
+   * stdout on that terminal too, showing a table, or in a file (`link add --from big.csv >
+   * out.csv`). With stdout in a pipe (`qr get 1 | head`), what reads it often writes to the same
+   * terminal, between the spinner's redraws: it would be left with a frame of the spinner
+   * (`⠙ reading the code's image`) in its lines.
    */
   private get spinnerAllowed(): boolean {
-    const dataElsewhere = this.format === 'table' || !this.io.stdout.isTTY;
     const sized = (this.io.stderr.columns ?? 0) > 0;
-    return Boolean(this.io.stderr.isTTY) && sized && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && dataElsewhere && !this.globals.quiet && !this.globals.debug;
+    const dataElsewhere = this.io.stdout.isTTY ? this.format === 'table' : Boolean(this.io.stdout.isFile);
+    return Boolean(this.io.stderr.isTTY) && dataElsewhere && sized && !truthy(this.env.CI) && this.env.TERM !== 'dumb' && !this.globals.quiet && !this.globals.debug;
   }
 
   private noteRate(rate: { limit?: number; remaining: number; resetAtMs: number }): void {
     // The first answer of a window: its reset is one window length away.
-    if (rate.limit !== undefined && rate.remaining === rate.limit - 1) this.traffic.windowMs = Math.max(0, rate.resetAtMs - Date.now());
+    if (rate.limit !== undefined && rate.remaining === rate.limit - 1) {
+      const now = Date.now();
+      this.traffic.windowMs = Math.max(0, rate.resetAtMs - now);
+      // From one window's first answer to the next: the window, its reset's rounding to a second and the wait past it.
+      if (this.traffic.windowStartedAt !== undefined) this.traffic.cycleMs = now - this.traffic.windowStartedAt;
+      this.traffic.windowStartedAt = now;
+    }
     this.traffic.rate = rate;
   }
 

@@ -11,6 +11,8 @@
 import type { Command } from 'commander';
 import { buildProgram } from './cli.js';
 
+export { EXIT_CODE_HELP } from './errors.js';
+
 const WIDE = 10_000;
 
 /** Help templates by command path ('' for the program, 'qr add' ...), aliases included. */
@@ -39,4 +41,66 @@ export function helpTemplates(): Record<string, string> {
   };
   visit(program, [[]]);
   return templates;
+}
+
+/** A command as the generated reference (docs/commands/, man/) describes it: scripts/docs.mjs. */
+export interface CommandPage {
+  /** ['link', 'add']; [] for the program. */
+  path: string[];
+  aliases: string[];
+  description: string;
+  /** `[options] <url>`, as the help's usage line has it. */
+  usage: string;
+  arguments: Array<{ name: string; description: string; required: boolean; variadic: boolean }>;
+  options: Array<{ flags: string; description: string }>;
+  /** Its subcommands: name and description. */
+  commands: Array<{ name: string; description: string }>;
+  /** The help text after the options and commands (bulk columns, notes, examples), at 80 columns. */
+  more: string;
+  /** `$ linkctl ...` lines of the help, each whole (continuation lines joined). */
+  examples: string[];
+}
+
+/**
+ * Every visible command's reference, from the command tree itself: what `--help` prints at 80
+ * columns, with its parts apart. The global options are the program's own options.
+ */
+export function commandPages(): CommandPage[] {
+  let out = '';
+  const io = { stdout: { write: (s: string) => ((out += s), true), isTTY: false }, stderr: { write: () => true }, stdin: [] as never, env: {} };
+  const program = buildProgram(io, () => async () => undefined);
+  const pages: CommandPage[] = [];
+  const visible = (command: Command) => command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
+  const visit = (command: Command, path: string[]) => {
+    out = '';
+    command.outputHelp();
+    const help = out;
+    const helper = command.createHelp();
+    const options = helper.visibleOptions(command).filter((o) => o.long !== '--help');
+    // The text after the last of the help's own sections: what addHelpText('after') added.
+    const lastSection = help.lastIndexOf('\nCommands:\n') > 0 ? help.lastIndexOf('\nCommands:\n') : help.lastIndexOf('\nOptions:\n');
+    const end = help.indexOf('\n\n', lastSection + 1);
+    // The line naming the global options (src/cli.ts) is left out: the reference links to them.
+    const more = end < 0 ? '' : help.slice(end).split(/\n+Global options, anywhere on the line: /)[0]!.replace(/^\n+/, '').replace(/\n+$/, '').replace(/\n{3,}/g, '\n\n');
+    const examples: string[] = [];
+    for (const line of more.split('\n')) {
+      const previous = examples.at(-1);
+      if (previous?.endsWith(' \\')) examples[examples.length - 1] = `${previous.slice(0, -2)} ${line.trim()}`;
+      else if (/^ +\$ linkctl /.test(line)) examples.push(line.trim().slice(2));
+    }
+    pages.push({
+      path,
+      aliases: command.aliases(),
+      description: command.description(),
+      usage: command.usage(),
+      arguments: helper.visibleArguments(command).map((a) => ({ name: a.name(), description: a.description, required: a.required, variadic: a.variadic })),
+      options: options.map((o) => ({ flags: o.flags, description: helper.optionDescription(o) })),
+      commands: visible(command).map((c) => ({ name: c.name(), description: c.summary() || c.description() })),
+      more,
+      examples,
+    });
+    for (const sub of visible(command)) visit(sub, [...path, sub.name()]);
+  };
+  visit(program, []);
+  return pages;
 }

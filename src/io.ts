@@ -5,6 +5,8 @@ export interface OutStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
   columns?: number;
+  /** A regular file (`> out.csv`): nothing reads it meanwhile, so a terminal's progress line cannot mix with it. */
+  isFile?: boolean;
 }
 
 export interface InStream extends AsyncIterable<Buffer | string> {

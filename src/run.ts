@@ -1,5 +1,5 @@
 /** The process side of linkctl: real streams, Ctrl-C, and the exit code. `main()` does the rest. */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { main } from './cli.js';
 
@@ -35,7 +35,7 @@ export async function run(argv: string[]): Promise<void> {
   });
   process.stderr.on('error', (error: NodeJS.ErrnoException) => fail('stderr', error));
   const code = await main(argv, {
-    stdout: process.stdout,
+    stdout: Object.assign(process.stdout, { isFile: regularFile(1) }),
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
@@ -65,5 +65,14 @@ function releaseTerminal(): void {
     // The lowest free descriptor, so fd again: fds below it are open (or were reopened just now).
     const reopened = openSync('/dev/null', fd === 0 ? 'r' : 'w');
     if (reopened !== fd) closeSync(reopened); // fd stays closed, which Node skips as well
+  }
+}
+
+/** Whether file descriptor `fd` is a regular file (not a terminal, a pipe or a socket). */
+function regularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
   }
 }

@@ -65,6 +65,8 @@ export interface MainOptions {
   stdin?: string;
   /** Pretend stdout/stderr/stdin are terminals. */
   tty?: boolean;
+  /** stdout a terminal or not, when it differs from `tty` (`linkctl ... | head`: stdout a pipe, stderr the terminal). */
+  stdoutTty?: boolean;
   confirm?: boolean;
   /** What the hidden prompt answers: the same each time, or one per prompt in order. */
   secret?: string | string[];
@@ -85,7 +87,7 @@ export async function runMain(args: string[], options: MainOptions = {}): Promis
   const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as unknown as IO['stdin'];
   stdin.isTTY = options.tty;
   const io: IO = {
-    stdout: { write: (s: string) => ((stdout += s), true), isTTY: options.tty, columns: 100 },
+    stdout: { write: (s: string) => ((stdout += s), true), isTTY: options.stdoutTty ?? options.tty, columns: 100 },
     // A terminal stderr also needs the cursor moves ora uses to redraw its spinner.
     stderr: Object.assign({ write: (s: string) => ((stderr += s), options.onStderr?.(stderr), true), isTTY: options.tty, columns: 100 }, options.tty ? { cursorTo: () => true, moveCursor: () => true, clearLine: () => true } : {}),
     stdin,

@@ -56,7 +56,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the npm package', () => {
   it('ships the built CLI, completions, README and LICENSE; no sources, tests or stale chunks; under 4 MB', () => {
     const files = packed.files.map((f) => f.path);
-    for (const f of ['bin/linkctl.js', 'dist/linkctl.js', 'dist/complete.js', 'dist/help.txt', 'completions/linkctl.bash', 'README.md', 'LICENSE', 'package.json']) {
+    for (const f of ['bin/linkctl.js', 'dist/linkctl.js', 'dist/complete.js', 'dist/help.txt', 'completions/linkctl.bash', 'man/linkctl.1', 'man/linkctl-link-add.1', 'README.md', 'LICENSE', 'package.json']) {
       expect(files).toContain(f);
     }
     // Only what users run: no sources, tests, build scripts, the action, the skill, source maps, or the build-time help renderer.
@@ -93,6 +93,9 @@ describe('the npm package', () => {
     const modules = join(prefix, 'lib', 'node_modules', 'linkctl', 'node_modules');
     expect(existsSync(join(modules, 'undici'))).toBe(true);
     for (const bundled of ['commander', 'ky', 'conf', 'chalk', 'ora', 'cli-table3']) expect(existsSync(join(modules, bundled)), bundled).toBe(false);
+
+    // The man pages package.json lists are linked where man finds them (`man linkctl-link-add`).
+    for (const page of ['linkctl.1', 'linkctl-link-add.1']) expect(existsSync(join(prefix, 'share', 'man', 'man1', page)), page).toBe(true);
 
     const version = installed(['--version']);
     expect(version.status, version.stderr).toBe(0);

@@ -6,6 +6,7 @@
  * Text from servers and links is made safe here (safe-text.ts) before it is measured.
  */
 import { safeText, safeTruncate } from '../output/safe-text.js';
+import { wrapProse as wrap } from '../output/wrap.js';
 import type { CheckRecord } from './record.js';
 import { BROKEN, FINDINGS, FINDING_HELP, FLAGS, FLAG_HELP, HEALTHY, STATUS_HELP, STATUS_ORDER, type Status } from './statuses.js';
 
@@ -32,6 +33,15 @@ export interface View {
   notes: string[];
   width: number;
   paint?: Paint;
+}
+
+/**
+ * How many destinations among the records pass `test`. A record is a link (or QR code) and its
+ * destination; links that share a destination share its status and flags, so "3 blocked" counts
+ * the destinations checked, as the headline's "checked 2 destinations of 3 links" does.
+ */
+export function destinationsWhere(records: readonly CheckRecord[], test: (r: CheckRecord) => boolean): number {
+  return new Set(records.filter(test).map((r) => r.destination)).size;
 }
 
 /** Whether a record needs a look: not healthy, or with a finding, or with a flag --fail-on names. */
@@ -81,13 +91,14 @@ export function renderView(view: View): string {
 /** Counts by status, then by flag and finding, each with what it means (cut to the width: these texts are ours). */
 function summary(view: View, width: number, paint: Paint): string[] {
   const rows: Array<[count: number, name: string, meaning: string, tone: 'bad' | 'warn' | 'good']> = [];
+  // Statuses and flags are a destination's: counted by destination. Findings are a link's: by link.
   const count = (test: (r: CheckRecord) => boolean) => view.records.filter(test).length;
   for (const status of STATUS_ORDER) {
-    const n = count((r) => r.status === status);
+    const n = destinationsWhere(view.records, (r) => r.status === status);
     if (n) rows.push([n, status, STATUS_HELP[status], toneOf(status)]);
   }
   for (const flag of FLAGS) {
-    const n = count((r) => r.flags.includes(flag));
+    const n = destinationsWhere(view.records, (r) => r.flags.includes(flag));
     if (n) rows.push([n, flag, `flag: ${FLAG_HELP[flag]}`, 'warn']);
   }
   for (const finding of FINDINGS) {
@@ -144,29 +155,3 @@ export function detailOf(record: CheckRecord, sinceLast = false): string {
   return parts.join('; ');
 }
 
-/**
- * `text` (already safe) in lines of at most `width` characters: the first as it starts, the
- * next ones after `indent`. Breaks after a space or a URL's separators (`/?&=-.`) when one is
- * near the end, else anywhere: a long URL is wrapped, never cut.
- */
-export function wrap(text: string, width: number, indent: string, firstIndent = ''): string[] {
-  const lines: string[] = [];
-  let rest = text;
-  let prefix = firstIndent;
-  while (prefix.length + rest.length > width) {
-    const room = width - prefix.length;
-    let cut = room;
-    const window = rest.slice(0, room + 1);
-    const space = window.lastIndexOf(' ');
-    if (space > room / 2) cut = space;
-    else {
-      const separator = Math.max(...['/', '?', '&', '=', '-', '.', '_'].map((s) => window.lastIndexOf(s, room - 1)));
-      if (separator > room / 2) cut = separator + 1;
-    }
-    lines.push(`${prefix}${rest.slice(0, cut).trimEnd()}`);
-    rest = rest.slice(cut).replace(/^ +/, '');
-    prefix = indent;
-  }
-  lines.push(`${prefix}${rest}`);
-  return lines;
-}

@@ -8,7 +8,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { buildProgram, main } from '../cli.js';
 import type { Context } from '../context.js';
 import type { IO } from '../io.js';
 import { VERSION } from '../version.js';
@@ -18,7 +17,7 @@ import type { ListSummary } from '../output/types.js';
 import { partialNote } from '../output/render.js';
 import { safeStringify } from '../output/safe-text.js';
 import { LineTransport } from './lines.js';
-import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, PAGING, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
 
 interface Run {
@@ -34,6 +33,9 @@ interface Run {
  * and write local files only inside `root` (never in the config folder); none when it is null.
  */
 export async function serveMcp(ctx: Context, mode: Mode, root: string | null = null): Promise<void> {
+  // The CLI's entry points come with the context (main() gives them): this module never imports src/cli.ts.
+  if (!ctx.cli) throw new Error('internal: linkctl mcp runs from main(), which gives the context the CLI');
+  const { buildProgram, main } = ctx.cli;
   const quiet = { write: () => true };
   const program = buildProgram({ stdout: quiet, stderr: quiet, stdin: empty(), env: {} }, () => async () => undefined);
   const every = toolsOf(program);
@@ -67,13 +69,14 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     return { code, stdout, stderr, listed };
   };
 
-  const server = new Server({ name: 'linkctl', version: VERSION }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'linkctl', version: VERSION }, { capabilities: { tools: {} }, instructions: PAGING });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...listed.values()].map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: inputSchema(tool),
-      annotations: { readOnlyHint: tool.access === 'read', destructiveHint: tool.access === 'delete' || tool.access === 'confirm', openWorldHint: true },
+      // MCP's defaults say the rest: openWorldHint is true, and destructiveHint counts only for a tool that is not read-only.
+      annotations: tool.access === 'read' ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: tool.access === 'delete' || tool.access === 'confirm' },
     })),
   }));
 

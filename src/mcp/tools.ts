@@ -6,7 +6,7 @@
  * No SDK here: this file only describes tools and turns a call's arguments into an argv.
  */
 import type { Argument, Command, Option } from 'commander';
-import { isList, isRepeatable } from '../commands/shared/define.js';
+import { agentNotes, isList, isRepeatable } from '../commands/shared/define.js';
 
 /**
  * What a tool may do, which decides when it is listed: `read` always, `write` with
@@ -94,6 +94,14 @@ export const OPTION_ACCESS: Record<string, Access> = {
   'import --file': 'write',
   'import --rejects': 'write',
   'link qr --file': 'write',
+  // Only a file is forced: with the file's own class.
+  'export --force': 'write',
+  'import --force': 'write',
+  'link qr --force': 'write',
+  // What only a file has (the terminal's drawing has its own size and colours).
+  'link qr --size': 'write',
+  'link qr --foreground': 'write',
+  'link qr --background': 'write',
 };
 
 /**
@@ -107,9 +115,11 @@ export const OPTION_ACCESS: Record<string, Access> = {
  * status instead. `import --with-clicks` writes the history database: the import tool only converts.
  * `check --allow-private` would let whoever edits a link reach the networks of the machine the
  * server runs on: the check tool never requests a private address. `check --all` only shapes the
- * terminal view (a tool's result has every record, or `problemsOnly`).
+ * terminal view (a tool's result has every record, or `problemsOnly`). `plan --detailed-exitcode`
+ * is an exit status for scripts too: the plan itself says whether anything would change.
+ * `qr download --dir` is the folder of `--from -` (with an id it is refused).
  */
-export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on', '--with-clicks', '--allow-private', 'check --all']);
+export const NOT_FOR_TOOLS = new Set(['--password', '--password-stdin', '--with-token', '--paginate', '--from', '--from-format', '--stop-on-error', '--restart', '--verify', '--db', '--fail-on', '--with-clicks', '--allow-private', 'check --all', 'plan --detailed-exitcode', 'qr download --dir']);
 
 /** The most records `all: true` reads; the answer says when it stopped there. */
 export const ALL_CAP = 1000;
@@ -288,7 +298,7 @@ function valueParam(name: string, option: Option, negated: Param | undefined): P
     list: isRepeatable(option) || accumulates(parse),
     choices: option.argChoices?.length ? option.argChoices : undefined,
     required: option.mandatory,
-    description: option.description,
+    description: agentNotes(option) ?? option.description,
   };
 }
 
@@ -300,27 +310,92 @@ function toolOf(command: Command, path: string[], access: Access): Tool {
   }
   const paginated = ['limit', 'page', 'all'].every((n) => params.some((p) => p.name === n));
   const lists = isList(command);
+  // No description: these are in every list tool, and how paging works is said once, in the
+  // server's instructions (PAGING), not in each tool's schema.
   for (const p of params) {
-    if (paginated && p.name === 'all') p.description = `read every page at once (up to ${ALL_CAP.toLocaleString('en')} records, and says so); the answer is still cut at maxBytes, the rest follows with the cursor`;
-    if (paginated && p.name === 'limit') p.description = `at most this many records in the answer; also the page size asked of the server (default ${PAGE_SIZE})`;
-    if (paginated && p.name === 'page') p.description = 'start at this page of `limit` records (default 1); the cursor goes on from there';
+    if (paginated && ['all', 'limit', 'page'].includes(p.name)) p.description = '';
     if ((CONTROLS as readonly string[]).includes(p.name)) throw new Error(`internal: ${path.join(' ')} has a flag named like a tool control (${p.name})`);
   }
   if (lists) {
-    if (!params.some((p) => p.name === 'limit')) params.push(control('limit', 'at most this many records in the answer (default: as many as fit maxBytes)', { integer: true }));
-    params.push(
-      control('cursor', 'go on where the previous answer stopped: its nextCursor (it carries that call\'s other arguments, maxBytes included; give limit or maxBytes again to change them)', { boolean: false }),
-      control('maxBytes', `keep the answer under this many bytes (default ${MAX_BYTES.toLocaleString('en')}, ${MAX_BYTES_RANGE.min.toLocaleString('en')} to ${MAX_BYTES_RANGE.max.toLocaleString('en')}); records that do not fit come with the next cursor`, { integer: true }),
-      control('fields', 'only these fields of each record (the keys of --json, e.g. ["id", "shorturl"]): more records fit an answer', { list: true, flag: '--fields' }),
-    );
+    if (!params.some((p) => p.name === 'limit')) params.push(control('limit', '', { integer: true }));
+    params.push(control('cursor', '', { boolean: false }), control('maxBytes', '', { integer: true }), control('fields', '', { list: true, flag: '--fields' }));
   }
   if (access !== 'read') params.push(control('dryRun', 'return the request that would be sent, and send nothing', { flag: '--dry-run' }));
   if (access === 'confirm' || access === 'delete') {
     params.push(control('confirm', 'go ahead with a change that loses something; call first without it to see what would be lost', { flag: '--yes' }));
   }
-  const notes = helpNotes(command);
-  const description = `${command.description()} (linkctl ${path.join(' ')})${notes ? `\n\n${notes}` : ''}`;
-  return { name: path.join('_'), path, access, description, params, paginated, lists };
+  const tool: Tool = { name: path.join('_'), path, access, description: '', params, paginated, lists };
+  // Written for the agent: the parameters by their names, without asides about a terminal or exit codes.
+  // Asides in parentheses are a person's detail (a terminal, an exit code, "repeatable" where the
+  // schema says array, the cost in requests): an agent gets the sentence, and the defaults.
+  for (const p of params) p.description = inToolTerms(tool, p.description.replace(/\s*\(([^()]*)\)/g, (aside, inside: string) => (/\bdefault\b/.test(inside) || inside.length <= 12 ? aside : '')));
+  const notes = forAgent(tool, agentNotes(command) ?? helpNotes(command));
+  tool.description = `${inToolTerms(tool, withoutCliAsides(tool, command.description()))}${notes ? `\n\n${notes}` : ''}`;
+  return tool;
+}
+
+/**
+ * How list tools page, said once for every tool (the server's instructions), not in each schema.
+ */
+export const PAGING =
+  `Tools that list (those with cursor and maxBytes) answer {summary, records, nextCursor}, kept under maxBytes bytes (default ${MAX_BYTES.toLocaleString('en')}, ${MAX_BYTES_RANGE.min.toLocaleString('en')} to ${MAX_BYTES_RANGE.max.toLocaleString('en')}). ` +
+  'When nextCursor is not null, call the same tool with {cursor: nextCursor} for the records that did not fit (the cursor keeps that call\'s other arguments; give limit or maxBytes again to change them). ' +
+  `limit: at most this many records in an answer (where the tool also has page and all, it is also the page size asked of the server, default ${PAGE_SIZE}). ` +
+  `page: start at this page of limit records (default 1). all: true reads every page (up to ${ALL_CAP.toLocaleString('en')} records, and says so). fields: only these keys of each record (those of the CLI's --json), so that more records fit an answer.`;
+
+/** Flags (`--json`, `-o`) in `text` that the tool takes no parameter for: a person's, not an agent's. */
+function cliOnlyFlags(tool: Tool, text: string): string[] {
+  const takes = (flag: string) => tool.params.some((p) => p.flag === flag || p.short === flag);
+  return [...text.matchAll(/(?:^|[\s(`[,])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?=[\s`),.:;\]=|]|$)/g)].map((m) => m[1]!).filter((flag) => !takes(flag));
+}
+
+/** `text` without its parenthetical asides that name a person's flags (`(--json, -o ndjson|csv)`). */
+function withoutCliAsides(tool: Tool, text: string): string {
+  return text.replace(/\s*\([^()]*\)/g, (aside) => (cliOnlyFlags(tool, aside).length ? '' : aside));
+}
+
+/**
+ * Help notes in the tool's terms: flags become the tool's parameters (`--alias` → `alias`); a
+ * sentence that needs what a tool cannot give (a flag it does not take, such as -q or
+ * --fail-on, an exit code, a terminal) is left out, as is the line naming the global options.
+ */
+function forAgent(tool: Tool, notes: string): string {
+  const cliOnly = (sentence: string) => /\bexit(s| codes?| status)?\b|\bterminal\b|\bstdout\b|\bstderr\b|--help/i.test(sentence) || cliOnlyFlags(tool, sentence).length > 0;
+  return notes
+    .split('\n\n')
+    .filter((paragraph) => !paragraph.startsWith('Global options, anywhere on the line') && !/^Never through linkctl mcp\.$/.test(paragraph))
+    // Asides naming a person's flags go first, then each sentence or clause that still needs one.
+    .map((paragraph) => {
+      const kept: string[] = [];
+      for (const clause of clauses(withoutCliAsides(tool, paragraph))) {
+        const sentence = (kept.length === 0 || kept.at(-1)!.endsWith('.')) && !clause.startsWith('linkctl');
+        if (!cliOnly(clause)) kept.push(sentence ? clause[0]!.toUpperCase() + clause.slice(1) : clause);
+        // What led up to a clause left out ends there.
+        else if (kept.length && /[:;,]$/.test(kept.at(-1)!)) kept[kept.length - 1] = `${kept.at(-1)!.slice(0, -1)}.`;
+      }
+      return kept.join(' ').replace(/[:;,]$/, '.');
+    })
+    .filter(Boolean)
+    .map((paragraph) => inToolTerms(tool, paragraph))
+    .join('\n\n');
+}
+
+/** A paragraph's sentences and clauses: split after `.`, `;` or `:` outside parentheses. */
+function clauses(paragraph: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < paragraph.length; i++) {
+    const c = paragraph[i]!;
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && /[.;:]/.test(c) && paragraph[i + 1] === ' ') {
+      out.push(paragraph.slice(start, i + 1).trim());
+      start = i + 1;
+    }
+  }
+  out.push(paragraph.slice(start).trim());
+  return out.filter(Boolean);
 }
 
 /** The paragraphs a command's help adds after its options (what real servers do, ...), without its CLI examples and bulk input. */
@@ -378,15 +453,17 @@ export function inToolTerms(tool: Tool, text: string): string {
 }
 
 /** The tool's input schema, as JSON Schema. */
-export function inputSchema(tool: Tool): { type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false } {
+export function inputSchema(tool: Tool): { type: 'object'; properties: Record<string, object>; required?: string[] } {
   const properties: Record<string, object> = {};
   for (const p of tool.params) {
     const value = p.boolean ? { type: 'boolean' } : p.choices ? { type: 'string', enum: [...p.choices] } : { type: p.integer ? 'integer' : 'string' };
-    if (p.name === 'maxBytes') Object.assign(value, { minimum: MAX_BYTES_RANGE.min, maximum: MAX_BYTES_RANGE.max });
-    properties[p.name] = p.list ? { type: 'array', items: value, description: p.description } : { ...value, description: p.description };
+    // An empty description is left out (the paging controls: the server's instructions explain them).
+    const described = p.description ? { description: p.description } : {};
+    properties[p.name] = p.list ? { type: 'array', items: value, ...described } : { ...value, ...described };
   }
   const required = tool.params.filter((p) => p.required).map((p) => p.name);
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  // No additionalProperties: false, to keep tools/list small: checkArguments refuses an unknown property, naming those the tool takes.
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
 }
 
 /** A call's arguments that do not fit the schema: a message naming the property, or undefined. */

@@ -114,7 +114,11 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     const byAlias = how === 'alias';
     if (ifExists === 'fail') {
       const what = byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as ${named(existing)}`;
-      throw new ApiError(`${what}; ${{ no: 'nothing was sent', returned: 'the server returned it unchanged', refused: 'the server refused the alias' }[sent]}, so the options were not applied`, 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is');
+      // Found before sending, it can be skipped: what makes a --from file safe to run again.
+      const hint = sent === 'no'
+        ? 'pass --if-exists skip to leave it as it is and send nothing (a --from file run again), --if-exists update to apply the options to it, or --if-exists return to take it as it is'
+        : 'pass --if-exists update to apply them to it, or --if-exists return to take it as it is';
+      throw new ApiError(`${what}; ${{ no: 'nothing was sent', returned: 'the server returned it unchanged', refused: 'the server refused the alias' }[sent]}, so the options were not applied`, hint);
     }
     if (ifExists === 'skip' && sent === 'no') {
       deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);

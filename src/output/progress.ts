@@ -12,6 +12,7 @@
  */
 import type { Context } from '../context.js';
 import { safeText } from './safe-text.js';
+import { windowOpensAt } from '../http/rate-limit.js';
 
 const LINE_EVERY_MS = 10_000;
 /** The documented window (30 requests per minute by default), until one has been measured. */
@@ -98,12 +99,24 @@ export class Progress {
     const perRequestMs = (elapsedMs - waitedMs) / requests;
     const needed = Math.ceil(left * Math.max(1, requests / this.done));
     const windowMs = Math.max(traffic.windowMs ?? DEFAULT_WINDOW_MS, rate.limit * perRequestMs);
-    const reset = now < rate.resetAtMs ? { room: Math.max(0, rate.remaining), inMs: rate.resetAtMs - now } : { room: rate.limit, inMs: windowMs };
-    if (needed <= reset.room) return Math.ceil((needed * perRequestMs) / 1000);
-    const after = needed - reset.room;
+    // A used-up window lets requests through again only a second past its reset (windowOpensAt,
+    // the one rate-limit policy): each window costs that second more than its length.
+    // The longest a window's cycle can be: the window in whole seconds (X-RateLimit-Reset is a
+    // second), a second of its rounding, and the wait past the reset; longer when one was seen so
+    // (a cycle that started on a whole second is a second shorter: it does not count for less).
+    const cycleMs = Math.max(traffic.cycleMs ?? 0, Math.ceil(windowMs / 1000) * 1000 + 1000 + windowOpensAt(0));
+    const opensAt = windowOpensAt(rate.resetAtMs);
+    const next =
+      now < rate.resetAtMs
+        ? { room: Math.max(0, rate.remaining), inMs: opensAt - now } // in the window: what is left of it, then the next
+        : now < opensAt
+          ? { room: 0, inMs: opensAt - now } // the reset's own second: closed still
+          : { room: rate.limit, inMs: cycleMs }; // a new window starts with the next request
+    if (needed <= next.room) return Math.ceil((needed * perRequestMs) / 1000);
+    const after = needed - next.room;
     const windows = Math.ceil(after / rate.limit);
     const lastWindow = after - (windows - 1) * rate.limit;
-    return Math.ceil((reset.inMs + (windows - 1) * windowMs + lastWindow * perRequestMs) / 1000);
+    return Math.ceil((Math.max(next.inMs, next.room * perRequestMs) + (windows - 1) * cycleMs + lastWindow * perRequestMs) / 1000);
   }
 }
 

@@ -342,6 +342,7 @@ async function printTable(rows: Rec[], columns: Column[], options: OutputOptions
     columns.map((c, i) => narrowest(c, natural[i]!, isUrl[i] ? origins[i]! : undefined)),
     columns.map(giveWay),
     options.width,
+    columns.map((c, i) => shrinkFirst(c, isUrl[i]!)),
   );
   const kept = columns.filter((_, i) => keep[i]);
   const table = new Table({
@@ -370,7 +371,10 @@ export function leftOutNote(dropped: Column[], all: Column[], width: number): st
   return `not shown at ${width} columns: ${dropped.map(headerOf).join(', ')} (--fields ${fields} shows ${dropped.length === 1 ? 'it' : 'them'})`;
 }
 
-/** Which columns give way first on a narrow terminal: dates (0), then titles and names (1), then the rest (2). */
+/**
+ * Which columns are left out first on a narrow terminal: dates (0), then titles and names (1),
+ * then the rest (2), the rightmost first within a level. (Which shrink first is `shrinkFirst`.)
+ */
 function giveWay(column: Column): number {
   if (/date|created|expir/i.test(`${column.key} ${column.header ?? ''}`)) return 0;
   if (/title|description|name/i.test(column.key)) return 1;
@@ -378,19 +382,30 @@ function giveWay(column: Column): number {
 }
 
 /**
+ * Which columns shrink first while a table is too wide: URLs (0: they keep their scheme, host
+ * and the end of their path, and are known by them), then names and titles (1: cut text is
+ * lost). Nothing else shrinks (see `narrowest`).
+ */
+const shrinkFirst = (column: Column, isUrl: boolean): number => (isUrl ? 0 : giveWay(column) === 1 ? 1 : 2);
+
+/**
  * How narrow a column may become: `comfortable`, before a date column is left out to make room;
- * `least`, before any other column is. Dates, numbers and ids never shrink (a cut date or count
- * says something false); names and titles keep 12 characters, then 8; URLs their scheme and host
- * and a few characters of the rest (at most 40), 24 before a date gives way.
+ * `least`, before any column is left out. Dates, numbers, ids and other values (notes, a
+ * sparkline) never shrink: a cut value says something false or half, so such a column is left
+ * out whole, and the note under the table says how to see it. Names and titles keep 12
+ * characters, then 8; URLs their scheme and host and the end of their path, cut the same way on
+ * every row.
  */
 function narrowest(column: Column, natural: number, origin: number | undefined): { comfortable: number; least: number } {
-  if (giveWay(column) === 0) return { comfortable: natural, least: natural };
-  const header = Math.max(8, headerOf(column).length);
-  const [comfortable, least] = origin !== undefined ? [Math.max(24, origin + KEPT_AFTER_ORIGIN), Math.min(40, Math.max(header, origin + KEPT_AFTER_ORIGIN))] : giveWay(column) === 1 ? [12, 8] : [header, header];
-  return { comfortable: Math.min(natural, Math.max(comfortable, least)), least: Math.min(natural, least) };
+  if (origin !== undefined) {
+    const least = Math.min(40, Math.max(Math.max(8, headerOf(column).length), origin + KEPT_AFTER_ORIGIN));
+    return { comfortable: Math.min(natural, Math.max(24, origin + KEPT_AFTER_ORIGIN, least)), least: Math.min(natural, least) };
+  }
+  if (giveWay(column) !== 1) return { comfortable: natural, least: natural };
+  return { comfortable: Math.min(natural, 12), least: Math.min(natural, 8) };
 }
 
-/** Characters a shortened URL keeps after its scheme and host: the ellipsis and the end of its path. */
+/** Characters a shortened URL keeps after its scheme and host: the ellipsis and the end of its path (an alias, `/qr/1cc79v5`). */
 const KEPT_AFTER_ORIGIN = 4;
 
 /** `https://go.example.com` of a URL: its length as shown. */
@@ -405,7 +420,7 @@ function originLength(raw: string): number {
  * rightmost; never the first) while they do not fit at their least. The rest shrink to fit
  * (`fitWidths`), none below its least.
  */
-export function layOut(natural: number[], narrow: Array<{ comfortable: number; least: number }>, order: number[], width: number): { keep: boolean[]; widths: number[] } {
+export function layOut(natural: number[], narrow: Array<{ comfortable: number; least: number }>, order: number[], width: number, shrink: number[] = order): { keep: boolean[]; widths: number[] } {
   const keep = natural.map(() => true);
   const need = (which: 'comfortable' | 'least') => natural.reduce((sum, _, i) => sum + (keep[i] ? narrow[i]![which] + GAP : 0), -GAP);
   const leaveOut = (allowed: (i: number) => boolean): boolean => {
@@ -421,7 +436,7 @@ export function layOut(natural: number[], narrow: Array<{ comfortable: number; l
   }
   const indexes = natural.map((_, i) => i).filter((i) => keep[i]);
   // Every column to its comfortable width before any goes further, down to its least.
-  const orderOf = indexes.map((i) => order[i]!);
+  const orderOf = indexes.map((i) => shrink[i]!);
   const comfortable = fitWidths(indexes.map((i) => natural[i]!), width, orderOf, indexes.map((i) => narrow[i]!.comfortable));
   const widths = fitWidths(comfortable, width, orderOf, indexes.map((i) => narrow[i]!.least));
   return { keep, widths };

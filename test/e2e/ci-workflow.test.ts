@@ -10,7 +10,7 @@
  * Slow: the first job installs and builds (npm's cache or the registry).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -23,9 +23,10 @@ const SLOW = 300_000;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const example = readFileSync(join(ROOT, 'examples/ci/github-actions.yml'), 'utf8');
 const workflow = parse(example) as Workflow;
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-/** The README's workflows: its yaml blocks with jobs. */
-const readmeWorkflows = [...README.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((text) => /^jobs:/m.test(text));
+/** The README and the guides in docs/, where the workflows people copy are. */
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** The workflows of the README and the guides: their yaml blocks with jobs. */
+const readmeWorkflows = DOCS.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!)).filter((text) => /^jobs:/m.test(text));
 
 // A key of this run's own, so that finding it in a log means the action or linkctl printed it.
 const KEY = `lk_ci_${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
@@ -199,7 +200,7 @@ describe('examples/ci/github-actions.yml with the action', () => {
   }, SLOW);
 });
 
-describe("the README's workflows", () => {
+describe("the workflows of the README and docs/", () => {
   const [history, health] = ['job: snapshot', 'job: check'].map((job) => {
     const text = readmeWorkflows.find((w) => w.includes(job));
     if (!text) throw new Error(`the README has no workflow with ${job}`);
@@ -216,7 +217,7 @@ describe("the README's workflows", () => {
     }
     // No line anywhere a user copies from runs a package named linkctl from the registry: none is published.
     const registry = /\bnpx (-y |--yes )?linkctl\b|\bnpm (install|i|add) (-g |--global )?linkctl\b|\bnpm exec linkctl\b/;
-    for (const file of ['README.md', 'AGENTS.md', 'examples/ci/github-actions.yml', 'skills/linkctl/SKILL.md', 'action.yml']) {
+    for (const file of [...DOCS, 'AGENTS.md', 'examples/ci/github-actions.yml', 'skills/linkctl/SKILL.md', 'action.yml']) {
       const lines = readFileSync(join(ROOT, file), 'utf8').split('\n').filter((line) => registry.test(line));
       expect(lines, file).toEqual([]);
     }

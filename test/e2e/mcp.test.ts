@@ -151,7 +151,8 @@ describe('one tool per command, its schema the command\'s flags', () => {
       const command = byPath.get(tool.name)!;
       const path = tool.name.split('_');
       const help = (await runMain([...path, '--help'])).stdout;
-      const own = help.split(/\nGlobal Options:/)[0]!;
+      // Its own options: up to the blank line that ends their section.
+      const own = help.slice(0, help.indexOf('\n\n', help.indexOf('\nOptions:\n') + 1));
       const usage = /^Usage: linkctl .*$/m.exec(help)![0];
       // Arguments from the usage line (<required> and [optional]); options from the Options section.
       const args = [...usage.matchAll(/(<|\[)([\w-]+)(\.\.\.)?(>|\])/g)].filter((m) => m[2] !== 'options').map((m) => ({ name: m[2]!, required: m[1] === '<' }));
@@ -165,6 +166,8 @@ describe('one tool per command, its schema the command\'s flags', () => {
         // its private networks (--allow-private) and its terminal view (check --all) are not for tools.
         if (['help', 'password', 'password-stdin', 'paginate', 'from', 'from-format', 'stop-on-error', 'restart', 'verify', 'db', 'fail-on', 'with-clicks', 'allow-private'].includes(long[2]!) && !long[1]) continue;
         if (tool.name === 'check' && long[2] === 'all') continue;
+        // An exit status for scripts (plan), and the folder of --from - (qr download): not for tools either.
+        if ((tool.name === 'plan' && long[2] === 'detailed-exitcode') || (tool.name === 'qr_download' && long[2] === 'dir')) continue;
         // --concurrency paces a job's many requests; where they come from --from (no tool takes it), a tool call sends one.
         if (long[2] === 'concurrency' && optionLines.some((l) => /^\s*--from </.test(l))) continue;
         flags.set(camel(long[2]!), line);

@@ -280,7 +280,11 @@ describe('bad input and the wrong database', () => {
     const first = await stats(fx, db, day(1, 7))(['show', '--no-color'], { tty: true });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^SERIES +TOTAL NOW$/), expect.stringMatching(/^All links +69$/), expect.stringMatching(/^All QR codes +135$/)]);
-    expect(first.stderr).toContain('one snapshot so far (2025-06-01 06:00 UTC): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  15 6 * * *  linkctl stats snapshot -q\n');
+    // On a terminal (100 columns here) the note wraps at word boundaries; the cron line stays whole.
+    const words = (text: string) => text.replace(/\s+/g, ' ');
+    expect(words(first.stderr)).toContain(words('one snapshot so far (2025-06-01 06:00 UTC): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  15 6 * * *  linkctl stats snapshot -q\n'));
+    expect(first.stderr).toContain('\n  15 6 * * *  linkctl stats snapshot -q\n');
+    for (const line of first.stderr.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
     const json = JSON.parse((await stats(fx, db, day(1, 7))(['show', '--json'])).stdout);
     expect(json.series.map((s: { total: number }) => s.total)).toEqual([69, 135]); // the sandbox's seed: 57 + 12 clicks, 3 QR codes' scans
     expect(json.next).toMatch(/^one snapshot so far/);

@@ -1,5 +1,5 @@
 /**
- * The README's tour as a person runs it: an interactive bash on a pseudo-terminal (util-linux
+ * The tour of docs/getting-started.md as a person runs it: an interactive bash on a pseudo-terminal (util-linux
  * `script`, else python3's pty module), with `linkctl` on PATH, each line typed once the prompt
  * is back. What it guards: a `sandbox serve` in the background must leave the terminal's modes
  * as the shell had them (Node restores at exit the modes it found at start-up, which for a
@@ -127,7 +127,7 @@ describe.skipIf(Boolean(noPty))(`a terminal after the tour${noPty ? ` (skipped: 
   });
 
   const hasCurl = has('curl', ['--version']);
-  it.skipIf(!hasCurl)(`runs the README's tour as written, line by line: each line exits 0 and shows what the README shows; echo stays on${hasCurl ? '' : ' (skipped: curl is not installed)'}`, async () => {
+  it.skipIf(!hasCurl)(`runs the getting-started tour as written, line by line: each line exits 0 and shows what the README shows; echo stays on${hasCurl ? '' : ' (skipped: curl is not installed)'}`, async () => {
     const port = await freePort();
     const cwd = join(dir, 'tour');
     mkdirSync(cwd);
@@ -154,11 +154,11 @@ describe.skipIf(Boolean(noPty))(`a terminal after the tour${noPty ? ` (skipped: 
   });
 });
 
-/** The README's tour: its command lines (after `$ `), each with the output lines shown under it (`...` left out). */
+/** The tour of docs/getting-started.md: its command lines (after `$ `), each with the output lines shown under it (`...` left out). */
 function readmeTour(): Array<{ line: string; shows: string[] }> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/getting-started.md', import.meta.url), 'utf8');
   const block = /### A two-minute tour[\s\S]*?```console\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README.md has no ```console block under "### A two-minute tour"');
+  if (!block) throw new Error('docs/getting-started.md has no ```console block under "### A two-minute tour"');
   const steps: Array<{ line: string; shows: string[] }> = [];
   for (const line of block.split('\n')) {
     if (line.startsWith('$ ')) steps.push({ line: line.slice(2).trimEnd(), shows: [] });

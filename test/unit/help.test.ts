@@ -26,7 +26,23 @@ describe('help', () => {
     const r = await runMain([...path.split(' '), '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Examples:\n {2}\$ .*linkctl /);
-    expect(r.stdout).toMatch(/Global Options:/);
+    // Its own options, and the global ones named once at the end, not described (issue 42).
+    expect(r.stdout).not.toMatch(/Global Options:/);
+    const words = r.stdout.replace(/\s+/g, ' ').trimEnd();
+    expect(words.endsWith(`. \`linkctl ${path} --help-all\` describes them.`), words.slice(-200)).toBe(true);
+    expect(words).toMatch(/ Global options, anywhere on the line: -p\/--profile, --base-url, --json, -o\/--output, [^.]*--insecure-http\. `linkctl/);
+    expect(r.stdout).not.toContain('longest wait for the rate limit'); // --max-wait's description
+  });
+
+  it.each([['campaign', 'add'], ['account', 'get'], ['link', 'list']])('`linkctl %s %s --help-all` describes the global options after its own', async (...path) => {
+    const r = await runMain([...path, '--help-all']);
+    expect(r.code).toBe(0);
+    const own = r.stdout.indexOf('\nOptions:\n');
+    const globals = r.stdout.indexOf('\nGlobal Options:\n');
+    expect(own).toBeGreaterThan(0);
+    expect(globals).toBeGreaterThan(own);
+    expect(r.stdout.slice(globals)).toMatch(/--max-wait <seconds> +longest wait for the rate limit/);
+    expect(r.stdout).not.toMatch(/describes them/);
   });
 
   it('documents the exit codes in the top-level help', async () => {
@@ -35,12 +51,21 @@ describe('help', () => {
     expect(r.stdout).toMatch(/130 +interrupted/);
   });
 
-  it('shows help and exits 2 without a command, or with an unknown one', async () => {
-    expect((await runMain([])).code).toBe(2);
+  it('a group run bare (linkctl, linkctl account) lists its commands on stdout, exit 0; an unknown command is exit 2', async () => {
+    const bare = await runMain([]);
+    expect([bare.code, bare.stderr]).toEqual([0, '']);
+    expect(bare.stdout).toMatch(/^Usage: linkctl \[options\] \[command\]/);
+    for (const group of [['account'], ['qr'], ['stats'], ['auth']]) {
+      const r = await runMain(group);
+      expect([r.code, r.stderr], group.join(' ')).toEqual([0, '']);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: linkctl ${group.join(' ')} \\[options\\] \\[command\\]\n[^]*\nCommands:\n  \\w`));
+    }
     const unknown = await runMain(['qrr', 'list']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'qrr'/);
-    expect((await runMain(['qr'])).code).toBe(2);
+    const sub = await runMain(['account', 'nope']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toMatch(/unknown command 'nope'/);
   });
 
   it('`linkctl help qr add` shows the help of qr add, as gh does', async () => {

@@ -85,9 +85,10 @@ describe('arguments to argv', () => {
     expect(checkArguments(tool('qr_list'), { limit: { n: 1 } })).toMatch(/limit must be a whole number/);
   });
 
-  it('descriptions carry the help\'s notes, without its CLI examples', () => {
-    expect(tool('link_update').description).toMatch(/^Change a short link.*\(linkctl link update\)\n\nReal servers replace every option of a link on update\. linkctl reads/);
-    expect(tool('link_add').description).toContain('A link with --alias is known by its alias (and domain)');
+  it('descriptions carry the help\'s notes in the tool\'s terms, without its CLI examples, flags or exit codes', () => {
+    expect(tool('link_update').description).toMatch(/^Change a short link[^\n]*\n\nReal servers replace every option of a link on update\. linkctl reads/);
+    expect(tool('link_add').description).toContain('A link with `alias` is known by its alias (and domain)');
+    for (const t of tools) expect(t.description, t.name).not.toMatch(/(^|\s)--[a-z]|\bexit (code|[0-9])|Global options/);
     for (const t of tools) expect(t.description, t.name).not.toMatch(/Examples:|\$ linkctl/);
   });
 

@@ -208,6 +208,15 @@ describe('progress on a terminal', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(4); // header and three rows
   });
 
+  it('shows no spinner and no progress when stdout is not a terminal (`qr list --all | head`), stderr one', async () => {
+    const r = await runMain(['qr', 'list', '--all', '--limit', '1'], { env: fx.env, tty: true, stdoutTty: false });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(3); // three rows, tab-separated, as a pipe gets them
+    expect(r.stderr).not.toMatch(/records, \d pages?|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    // The same run with stdout on the terminal shows it (the test above): the pipe is the difference.
+    expect(fx.sandbox.requests.filter((q) => q.path.startsWith('/api/qr')).length).toBeGreaterThanOrEqual(3);
+  });
+
   it('shows no spinner in CI or with --json', async () => {
     for (const [args, env] of [[['qr', 'list', '--all', '--limit', '1'], { ...fx.env, CI: 'true' }], [['qr', 'list', '--all', '--limit', '1', '--json'], fx.env]] as const) {
       const r = await runMain([...args], { env, tty: true });

@@ -32,10 +32,12 @@ describe('the ETA of a bulk run', () => {
     traffic.rate = { limit: 30, remaining: 0, resetAtMs: 1_060_000 };
     traffic.windowMs = 60_000;
     progress.tick(30);
-    // 70 rows left: 30 once this window ends in 57 s, 30 a window later, the last 10 (0.1 s each) a window after that.
-    expect(progress.eta()).toBe(57 + 60 + 60 + 1);
+    // 70 rows left: 30 once this window opens again (57 s, and the reset's own second: 58.03 s), 30 a
+    // window later, the last 10 (0.1 s each) a window after that. A window's cycle is at most 60 s,
+    // a second of the reset's rounding and the second past it: 62.03 s.
+    expect(progress.eta()).toBe(Math.ceil(58.03 + 62.03 + 62.03 + 1));
     // The pace so far alone would say 7 s.
-    expect(progress.text()).toBe('30 of 100 rows, 10.0/s, ETA 2 min 58 s');
+    expect(progress.text()).toBe('30 of 100 rows, 10.0/s, ETA 3 min 4 s');
   });
 
   it('uses what is left of the window first, and a row\'s own requests', () => {
@@ -48,8 +50,9 @@ describe('the ETA of a bulk run', () => {
     traffic.rate = { limit: 10, remaining: 6, resetAtMs: 8_000 };
     traffic.windowMs = 10_000;
     progress.tick(2);
-    // 10 rows, 20 requests: 6 now (0.5 s each), then 14: the window ends in 6 s, one window of 10, 4 more.
-    expect(progress.eta()).toBe(18);
+    // 10 rows, 20 requests: 6 now (0.5 s each), then 14: the window opens again in 7.03 s (6 s and the
+    // reset's second), one window of 10 (a cycle of 10 s and two seconds at most), 4 more.
+    expect(progress.eta()).toBe(Math.ceil(7.03 + 12.03 + 2));
   });
 
   it('without an announced limit, goes by the pace so far, its waits included', () => {
@@ -64,6 +67,62 @@ describe('the ETA of a bulk run', () => {
     progress.tick(10);
     expect(progress.eta()).toBe(60);
     expect(progress.text()).toBe('10 of 40 rows, 0.5/s, ETA 1 min 0 s, 1 rate-limit wait');
+  });
+
+  it('on a rate-limited server, as the run goes: never under the time left, and never jumping back up', () => {
+    // A server that allows 5 requests per 2 s window (the sandbox's --rate-limit 5/2), whose
+    // X-RateLimit-Reset is a whole second, and linkctl's one policy: a used-up window is waited for
+    // until a second past its reset (windowOpensAt). 26 rows of one request, 50 ms each.
+    const LIMIT = 5;
+    const WINDOW_MS = 2_000;
+    const REQUEST_MS = 50;
+    const ROWS = 26;
+    vi.useFakeTimers({ now: 0 });
+    const traffic: Traffic = { requests: 0, waits: 0, waitedMs: 0 };
+    const { ctx } = fakeContext(traffic);
+    const progress = new Progress(ctx, ROWS);
+    // Run the whole thing first, recording when each row ends and what the client saw after it.
+    let now = 0;
+    let window: { resetAtMs: number; used: number } | undefined;
+    const after: Array<{ at: number; rate: NonNullable<Traffic['rate']>; waits: number; waitedMs: number; windowMs?: number; cycleMs?: number }> = [];
+    let waits = 0;
+    let waitedMs = 0;
+    let windowMs: number | undefined;
+    let windowStartedAt: number | undefined;
+    let cycleMs: number | undefined;
+    for (let row = 0; row < ROWS; row++) {
+      if (window && window.used === LIMIT) {
+        const opens = window.resetAtMs + 1_030; // windowOpensAt
+        waits++;
+        waitedMs += opens - now;
+        now = opens;
+        window = undefined;
+      }
+      const first = !window || now >= window.resetAtMs;
+      if (first) window = { resetAtMs: Math.ceil((now + WINDOW_MS) / 1000) * 1000, used: 0 };
+      now += REQUEST_MS;
+      window!.used++;
+      if (first) {
+        // What the context records at a window's first answer (noteRate).
+        windowMs = window!.resetAtMs - now;
+        if (windowStartedAt !== undefined) cycleMs = now - windowStartedAt;
+        windowStartedAt = now;
+      }
+      after.push({ at: now, rate: { limit: LIMIT, remaining: LIMIT - window!.used, resetAtMs: window!.resetAtMs }, waits, waitedMs, windowMs, cycleMs });
+    }
+    const end = after.at(-1)!.at;
+    let previous = Infinity;
+    for (const [i, seen] of after.entries()) {
+      vi.setSystemTime(seen.at);
+      Object.assign(traffic, { requests: i + 1, waits: seen.waits, waitedMs: seen.waitedMs, rate: seen.rate, windowMs: seen.windowMs, cycleMs: seen.cycleMs });
+      progress.tick(i + 1);
+      const eta = progress.eta()!;
+      const left = (end - seen.at) / 1000;
+      expect(eta, `after row ${i + 1}: ${left} s left`).toBeGreaterThanOrEqual(Math.floor(left));
+      // Counts down with time (a second of rounding aside), never back up.
+      expect(eta, `after row ${i + 1}`).toBeLessThanOrEqual(previous + 1);
+      previous = eta;
+    }
   });
 
   it('says nothing of an ETA before the first row', () => {

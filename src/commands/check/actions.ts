@@ -18,7 +18,7 @@ import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPri
 import { BROKEN, FLAGS, STATUSES, STATUS_ORDER, type Status } from '../../check/statuses.js';
 import type { CheckStore } from '../../check/store.js';
 import type { Change, CheckRecord } from '../../check/record.js';
-import { isProblem, PLAIN, renderView, type Paint } from '../../check/view.js';
+import { destinationsWhere, isProblem, PLAIN, renderView, type Paint } from '../../check/view.js';
 import { readAccount } from '../../history/read.js';
 
 const DEFAULT_CONCURRENCY = 8;
@@ -272,8 +272,9 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, start
 /** `checked 21 destinations of 22 links in 4.1 s: 2 client-error, 19 ok; flags: 3 insecure; 2 findings`. */
 function summaryLine(records: CheckRecord[], destinations: number, links: number, qrs: number | undefined, started: number): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  // Statuses and flags belong to destinations: counted as destinations, as the headline counts them.
   const counts = (names: readonly string[], of: (r: CheckRecord) => readonly string[]) =>
-    names.map((name) => [name, records.filter((r) => of(r).includes(name)).length] as const).filter(([, n]) => n > 0).map(([name, n]) => `${n} ${name}`);
+    names.map((name) => [name, destinationsWhere(records, (r) => of(r).includes(name))] as const).filter(([, n]) => n > 0).map(([name, n]) => `${n} ${name}`);
   const statuses = counts(STATUS_ORDER, (r) => [r.status]);
   const flags = counts(FLAGS, (r) => r.flags);
   const findings = records.reduce((n, r) => n + r.findings.length, 0);
@@ -283,7 +284,7 @@ function summaryLine(records: CheckRecord[], destinations: number, links: number
 
 /** What a person needs to know about blocked destinations, and about private addresses this run allowed. */
 function privateNote(ctx: Context, records: CheckRecord[], request: CheckRequest): string | undefined {
-  const blocked = records.filter((r) => r.status === 'blocked').length;
+  const blocked = destinationsWhere(records, (r) => r.status === 'blocked');
   if (request.allowPrivate) return `private addresses allowed by ${request.allowPrivate.from}: ${request.allowPrivate.allow === 'all' ? 'all' : request.allowPrivate.allow.map((n) => n.text).join(', ')}`;
   if (!blocked) return undefined;
   const what = `${blocked} destination${blocked === 1 ? '' : 's'} blocked: a private, loopback or link-local address was not requested`;

@@ -1,10 +1,10 @@
 /** `check`: link health. Flags and help only; the work is in ./actions.ts, loaded when it runs. */
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { dbOption, listsRecords, withExamples, type Bind } from '../shared/define.js';
+import { dbOption, forAgents, listsRecords, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { duration, positiveInt } from '../../validate.js';
-import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, FLAG_HELP, FLAGS, STATUS_HELP, STATUSES } from '../../check/statuses.js';
+import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, FLAG_HELP, FLAGS, HEALTHY, STATUS_HELP, STATUSES } from '../../check/statuses.js';
 import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPrivate } from '../../check/networks.js';
 
 /** Polite by default; more than this many requests at a time is no longer a check but a load test. */
@@ -45,9 +45,19 @@ function concurrency(raw: string): number {
 
 const list = (help: Record<string, string>, names: readonly string[]) => names.map((n) => `  ${n.padEnd(19)}  ${help[n]}`);
 
+/**
+ * The check tool's notes for an agent (src/mcp/tools.ts): what a record says, from the same lists
+ * as the help, in a few lines; the help's terminal view, -q, --fail-on and exit codes are a
+ * person's (the agent reads each record's status), and private addresses are never requested.
+ */
+const AGENT_NOTES = [
+  'A record per link (and QR code, with qr). Each destination is requested once (HEAD, then GET), up to 10 redirects; no key is sent; private addresses never (blocked).',
+  `status: ${HEALTHY.join(', ')} (healthy); ${BROKEN.join(', ')} (broken); ${STATUSES.filter((s) => !HEALTHY.includes(s) && !BROKEN.includes(s)).join(', ')}. flags: ${FLAGS.join(', ')}. findings: ${FINDINGS.join(', ')}.`,
+].join('\n\n');
+
 export function register(program: Command, bind: Bind): void {
   withExamples(
-    listsRecords(dbOption(program.command('check')))
+    forAgents(listsRecords(dbOption(program.command('check'))), AGENT_NOTES)
       .description("Check every link's destination (and with --qr, what printed QR codes lead to): broken, redirected, insecure")
       .option('--qr', 'also check QR codes whose data is a URL (one image download a code, read locally)')
       .option('--details', "also read each link's details, one request a link, for its expiry and its geo and device targets (slow: paced by the API's rate limit)")

@@ -1,6 +1,6 @@
 /** `import`: another shortener's export as an account file. Flags and help only; the work is in src/import/, loaded when the command runs. */
 import type { Command } from 'commander';
-import { dbOptionOf, enumArgument, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOptionOf, enumArgument, forAgents, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { DELIMITERS, delimiterOption, FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
 
@@ -30,11 +30,16 @@ function formatsHelp(): string {
   ].join('\n');
 }
 
+/** The import tool's notes for an agent (src/mcp/tools.ts): the help's column tables are a person's reference. */
+const AGENT_NOTES = [
+  'Only reads the account. A row that cannot keep its alias (taken in the account for another destination, a conflict with an earlier row, or refused by the server) refuses the import unless onCollision says what to do; only replace repoints a live link. Aliases are written as the server will store them.',
+  'A file without a byte-order mark must be UTF-8 unless encoding names another.',
+].join('\n\n');
+
 export function register(program: Command, bind: Bind): void {
   const load = () => import('../../import/actions.js');
   withExamples(
-    program
-      .command('import')
+    forAgents(program.command('import'), AGENT_NOTES)
       .description("Turn another shortener's export into an account file that `plan` and `apply` bring into this account")
       .addArgument(enumArgument('<format>', 'where the export comes from', FORMAT_NAMES))
       .addArgument(pathArgument('<input>', 'the export file to read'))

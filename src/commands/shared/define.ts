@@ -60,6 +60,28 @@ export function listsRecords(command: Command): Command {
   return Object.assign(command, { [LISTS]: true });
 }
 
+const AGENT_NOTES = Symbol('agentNotes');
+
+/**
+ * What an agent needs to know of a command whose help is written for a person at a shell (its
+ * flags, exit codes, terminal view): the MCP tool's notes instead of the help's (src/mcp/tools.ts).
+ */
+export function forAgents(command: Command, notes: string): Command {
+  (command as { [AGENT_NOTES]?: string })[AGENT_NOTES] = notes;
+  return command;
+}
+
+/** A shorter description of an option for an MCP tool's schema, where the help's says what only a person needs. */
+export function optionForAgents<T extends Option>(option: T, description: string): T {
+  (option as { [AGENT_NOTES]?: string })[AGENT_NOTES] = description;
+  return option;
+}
+
+/** The notes `forAgents` gave the command (or `optionForAgents` the option), if any. */
+export function agentNotes(command: Command | Option): string | undefined {
+  return (command as { [AGENT_NOTES]?: string })[AGENT_NOTES];
+}
+
 /** Whether `command` was marked with `listsRecords`. */
 export function isList(command: Command): boolean {
   return Boolean((command as { [LISTS]?: boolean })[LISTS]);
@@ -154,7 +176,8 @@ export const AUTO_CONCURRENCY_HELP =
  * completion and the MCP tools derive it. `what` says what runs at a time (rows, steps, reads).
  */
 export function concurrencyOption(what: string): Option {
-  return new Option('--concurrency <n|auto>', `${what} at a time, 1 to ${MAX_IN_FLIGHT}, or ${AUTO_CONCURRENCY_HELP}; results are listed in their order whatever order they finish in`).argParser((v: string) => concurrencySetting('--concurrency', v));
+  const option = new Option('--concurrency <n|auto>', `${what} at a time, 1 to ${MAX_IN_FLIGHT}, or ${AUTO_CONCURRENCY_HELP}; results are listed in their order whatever order they finish in`).argParser((v: string) => concurrencySetting('--concurrency', v));
+  return optionForAgents(option, `${what} at a time, 1 to ${MAX_IN_FLIGHT}, or auto (the default: paced by the server's rate limit and answers)`);
 }
 
 export interface BulkColumn {
