@@ -190,6 +190,12 @@ export class Context {
     return this.settingsCache;
   }
 
+  /** The server as the ledger names it ('sandbox', or the client's base URL): what plan asks the ledger about. */
+  async ledgerServer(): Promise<string> {
+    const client = await this.client();
+    return this.server ?? client.base.href.replace(/\/+$/, '');
+  }
+
   private settingsOrUndefined(): Settings | undefined {
     try {
       return this.settings();
@@ -323,7 +329,7 @@ export class Context {
     const [{ ApiClient }, { LedgerWriter }] = await Promise.all([import('./http/client.js'), import('./history/ledger-writer.js')]);
     const ledger = (this.run.ledger ??= new LedgerWriter({
       env: this.env,
-      where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? baseUrl.replace(/\/+$/, '') }),
+      where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? client.base.href.replace(/\/+$/, '') }),
       command: () => this.command ?? 'linkctl',
       via: () => (this.io.agent ? 'mcp' : truthy(this.env.GITHUB_ACTIONS) ? 'action' : 'cli'),
       override: () => this.override,
@@ -331,7 +337,7 @@ export class Context {
       warn: (message) => this.warn(message),
     }));
     this.cleanups.push(() => ledger.close());
-    return new ApiClient({
+    const client: ApiClient = new ApiClient({
       baseUrl,
       baseUrlName,
       apiKey,
@@ -352,6 +358,7 @@ export class Context {
         written: (write) => ledger.record(write),
       },
     });
+    return client;
   }
 
   /**

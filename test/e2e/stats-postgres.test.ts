@@ -62,7 +62,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     });
     expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 6]);
     expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 6 });
-    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 4 }); // click history, link health (its results, then their flags), live events
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 5 }); // click history, link health (its results, then their flags), live events, the ledger
   }, 120_000);
 
   it('a schema "linkctl" of something else is refused, nothing written; an unreachable server is exit 6 without the password', async () => {
