@@ -40,6 +40,6 @@ export function register(program: Command, bind: Bind): void {
     dbOption(log.command('verify'))
       .description('Check the ledger\'s hash chain: exit 0 when whole, 1 naming the first entry edited, inserted or removed')
       .action(bind(() => import('./actions.js'), 'verify')),
-    ['linkctl log verify', 'linkctl log verify --db postgres://linkctl@db.example.com/marketing'],
+    ['linkctl log verify', 'linkctl log verify --json'],
   );
 }
