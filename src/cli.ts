@@ -50,6 +50,12 @@ function helpArgv(program: Command, topics: string[]): string[] {
 }
 
 /** `linkctl qr list` for `-p work qr list --nope`: the commands named in argv, for a hint. */
+/** The names of a command and its parents below the program: `link add`. */
+function* ancestry(command: Command): Generator<string> {
+  if (command.parent?.parent) yield* ancestry(command.parent);
+  if (command.parent) yield command.name();
+}
+
 function commandPath(program: Command, argv: string[]): string {
   const path = ['linkctl'];
   let command = program;
@@ -181,11 +187,16 @@ export async function main(argv: string[], io: IO): Promise<number> {
     const [{ Context }, module] = await Promise.all([import('./context.js'), load()]);
     context = new Context(io, globals, documentFormats(command));
     context.cli = { main, buildProgram };
+    // The ledger records which command sent each write.
+    context.command = [...ancestry(command)].join(' ');
     context.checkOutput();
     let action = module[name];
     if (typeof action !== 'function') throw new Error(`internal: no action ${name}`);
     // --from FILE: the same action, once per row of the file (src/bulk/).
-    if (command.opts().from !== undefined && isBulk(command)) action = (await import('./bulk/engine.js')).bulkAction(command, name, module);
+    if (command.opts().from !== undefined && isBulk(command)) {
+      action = (await import('./bulk/engine.js')).bulkAction(command, name, module);
+      context.command += ' --from';
+    }
     const result = await (action as Action)(context, { args: command.processedArgs, opts: command.opts() });
     const { render } = await import('./output/render.js');
     await render(result, context.outputOptions(), context.outputStreams());

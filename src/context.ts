@@ -14,6 +14,7 @@ import { wrapMessage } from './output/wrap.js';
 import { redact } from './redact.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
+import type { LedgerWriter } from './history/ledger-writer.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -101,7 +102,13 @@ export class Context {
    * What the whole run shares, row contexts of `--from` included (they inherit this object): the
    * account reader, so every lookup of the run is answered from one read of each collection.
    */
-  private readonly run: { reader?: Promise<AccountReader> } = {};
+  private readonly run: { reader?: Promise<AccountReader>; ledger?: LedgerWriter } = {};
+  /** The command being run (`link add`), set by main(): the ledger records it with each write. */
+  command?: string;
+  /** the person's reason for passing a policy violation; the ledger records it with each write */
+  override?: string;
+  /** Where the client sends: 'sandbox' for the built-in one, else its base URL (the ledger's `server`). */
+  private server?: string;
   /** The question being asked, if any: the next waits for its answer. */
   private asking: Promise<unknown> = Promise.resolve();
   /** Secret values met while running (passwords taken from the environment): redacted from messages and --debug traces. */
@@ -203,6 +210,20 @@ export class Context {
     return this.settingsCache;
   }
 
+  /** The server as the ledger names it ('sandbox', or the client's base URL): what plan asks the ledger about. */
+  async ledgerServer(): Promise<string> {
+    const client = await this.client();
+    return this.server ?? client.base.href.replace(/\/+$/, '');
+  }
+
+  private settingsOrUndefined(): Settings | undefined {
+    try {
+      return this.settings();
+    } catch {
+      return undefined;
+    }
+  }
+
   /** A line for the person at the terminal (stderr, never stdout); a spinner or progress line is cleared first. */
   warn(message: string): void {
     this.pauseSpinner();
@@ -294,6 +315,8 @@ export class Context {
         baseUrl = sandbox.url;
         apiKey = sandbox.key;
       }
+      // Its port changes from run to run: the ledger knows one sandbox, the one in this state folder.
+      this.server = 'sandbox';
     } else {
       const settings = this.settings();
       if (!settings.baseUrl) {
@@ -324,8 +347,18 @@ export class Context {
    * `baseUrlName` is where the URL came from, for the message if it is not a URL.
    */
   async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
-    const { ApiClient } = await import('./http/client.js');
-    return new ApiClient({
+    const [{ ApiClient }, { LedgerWriter }] = await Promise.all([import('./http/client.js'), import('./history/ledger-writer.js')]);
+    const ledger = (this.run.ledger ??= new LedgerWriter({
+      env: this.env,
+      where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? client.base.href.replace(/\/+$/, '') }),
+      command: () => this.command ?? 'linkctl',
+      via: () => (this.io.agent ? 'mcp' : truthy(this.env.GITHUB_ACTIONS) ? 'action' : 'cli'),
+      override: () => this.override,
+      secrets: this.secrets,
+      warn: (message) => this.warn(message),
+    }));
+    this.cleanups.push(() => ledger.close());
+    const client: ApiClient = new ApiClient({
       baseUrl,
       baseUrlName,
       apiKey,
@@ -343,8 +376,10 @@ export class Context {
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
         changed: () => this.io.onChange?.(),
+        written: (write) => ledger.record(write),
       },
     });
+    return client;
   }
 
   /**

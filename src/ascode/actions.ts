@@ -52,6 +52,7 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
     const unread = await addQrContent(reader, state.qr, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
     if (unread) ctx.warn(qrUnreadNote(state.qr, unread));
   }
+  if (opts.stateUnreadable) await addKnownOptions(ctx, state);
   const text = format === 'json' ? `${JSON.stringify({ $schema: schemaUrl(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details), qrContent);
   if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
@@ -61,6 +62,25 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   // The file itself is the output, whatever the output format.
   return { kind: 'text', text };
 }
+
+/**
+ * `export --state-unreadable` (issue 44): each link's options that cannot be read back, as linkctl
+ * last set them (its ledger), `none` for those it knows are unset; what it cannot know is said in a
+ * comment on the link (`unknowableOn`).
+ */
+async function addKnownOptions(ctx: Context, state: State): Promise<void> {
+  const { knownLinks, fileOptions } = await import('./known.js');
+  const known = await knownLinks(ctx, state.links.map((c) => c.id));
+  if (!known) ctx.warn('note: the ledger (the history database) could not be read: no link\'s unreadable options are known');
+  for (const link of state.links) {
+    const { options, unknowable } = fileOptions(known?.get(link.id), state.pixels ?? []);
+    Object.assign(link.record, options);
+    if (unknowable.length) unknowableOn.set(link.record, unknowable);
+  }
+}
+
+/** Options of a link `export --state-unreadable` cannot know: written as a comment above it. */
+const unknowableOn = new WeakMap<Rec, string[]>();
 
 /** The short URLs of the account's links, as they are compared (a text code may hold one). */
 function linkShortUrls(links: Current[]): Set<string> {
@@ -93,6 +113,8 @@ function literalRecord(record: Rec, id?: unknown, key: readonly string[] = []): 
   if (reason) unreadReason.set(copy, reason);
   const notes = readNotes.get(record);
   if (notes) readNotes.set(copy, notes);
+  const unknowable = unknowableOn.get(record);
+  if (unknowable) unknowableOn.set(copy, unknowable);
   return copy;
 }
 
@@ -180,6 +202,8 @@ function yamlText(file: Rec, details: boolean, qrContent: boolean): string {
       if (reason) parts.push(`  # not read from its image (${oneLine(reason)}): a reference only`);
       else if (own.length) parts.push(`  # not read back for this one: ${own.join(', ')}`);
       for (const note of readNotes.get(record) ?? []) parts.push(`  # read from its image: ${oneLine(note)}`);
+      const unknowable = unknowableOn.get(record);
+      if (unknowable) parts.push(`  # linkctl cannot know (not set by it, or set in the web interface): ${unknowable.join(', ')}; apply clears them unless stated`);
       parts.push(recordYaml(record));
     }
   }
@@ -253,6 +277,8 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   }));
   if (ignored.length) throw fileError(ignored);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
+  // What link updates would clear, split by what the ledger knows linkctl set (issue 44).
+  await (await import('./known.js')).nameWhatIsKnown(ctx, plan, state);
   return { reader, state, plan };
 }
 

@@ -21,7 +21,7 @@ import type { AccountReader } from '../model/reader.js';
 import type { Journal } from '../bulk/journal.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { keyMatch, noSlash, refIds, text } from '../model/values.js';
-import { linkFlags, keyOf, linkUpdateClears, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
+import { isNone, linkFlags, keyOf, linkUpdateClears, MANAGED, specs, KINDS, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 export interface Current {
   record: Rec;
@@ -182,6 +182,10 @@ export interface Change {
   unreadable?: string[];
   /** A link update: what it clears that the file does not state, and what it changes whatever the file says (public status). */
   clears?: string[];
+  /** Of what it clears: what linkctl knows the link has, because it set it (from the ledger: `pixels: Analytics`); see ./known.ts. */
+  clearsKnown?: string[];
+  /** Of what it clears: what no one can know (set in the web interface, or before the ledger). */
+  clearsUnknowable?: string[];
   /** The file's record (create, update). */
   record?: Rec;
 }
@@ -273,7 +277,8 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]):
   const cannot = unreadableOn.get(found.record) ?? [];
   for (const field of specs()[kind].readable) {
     if (record[field] === undefined || cannot.includes(field)) continue; // not in the file: left as it is
-    let to = record[field];
+    // `device: none`: the link has no device targets, compared as nothing.
+    let to = kind === 'links' && isNone(field, record[field]) ? undefined : record[field];
     if (field === 'channels') {
       const have = new Set(((found.record.channels as string[] | undefined) ?? []).map(keyMatch));
       const missing = (to as string[]).filter((c) => !have.has(keyMatch(c)));
@@ -327,7 +332,8 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
     for (const record of wanted) {
       const key = keyOf(kind, record);
       const found = match(kind, record, current.get(keyMatch(key)), matched);
-      const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f) && f !== 'id');
+      // A stated `none` sends nothing (the update clears it, as the file says): not "also sent".
+      const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f) && f !== 'id' && !(kind === 'links' && isNone(f, record[f])));
       if (kind === 'qr' && (record.type === undefined || record.data === undefined)) {
         if (!found) notes.push(`QR code "${key}" is a reference only (no type and data) and does not exist on the server; apply leaves it out`);
         if (found) matched.add(found);
@@ -396,6 +402,9 @@ export function formatPlan(plan: Plan): string {
     } else lines.push(head);
     if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);
     if (c.clears?.length) lines.push(`    clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
+    if (c.clearsKnown?.length) lines.push(`      of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
+    if (c.clearsKnown && c.clearsUnknowable?.length) lines.push(`      of which no one can know (set elsewhere or before the ledger): ${c.clearsUnknowable.join('; ')}`);
+    if (c.clearsKnown && !c.clearsKnown.length && !c.clearsUnknowable?.length) lines.push('      of which linkctl set none (its ledger): it knows of nothing to lose');
   }
   const count = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
   lines.push(plan.changes.length ? `Plan: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.` : 'No changes: the account matches the file.');
@@ -627,7 +636,7 @@ export function linkBody(record: Rec, idOf: (kind: Kind, name: string) => number
   const opts: Rec = {};
   for (const { flag, attribute, name, field } of linkFieldFlags()) {
     let value = record[name];
-    if (value === undefined) continue;
+    if (value === undefined || isNone(name, value)) continue; // `none`: not sent, so the link has none
     if (field.properties) value = (value as Rec)[flag.replace(/^.*-/, '')];
     else if (field.ref) value = Array.isArray(value) ? value.map((v) => idOf(field.ref!, String(v))) : field.ref === 'domains' ? value : idOf(field.ref, String(value));
     else if (field.type === 'map') value = Object.entries(value as Rec).map(([key, v]) => ({ key, value: v }));
@@ -639,7 +648,7 @@ export function linkBody(record: Rec, idOf: (kind: Kind, name: string) => number
     opts[attribute] = value;
   }
   const body = bodyFromOptions(opts);
-  if (typeof record.password === 'string') body.password = record.password;
+  if (typeof record.password === 'string' && !isNone('password', record.password)) body.password = record.password;
   return body;
 }
 

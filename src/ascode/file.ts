@@ -9,7 +9,7 @@ import { CliError, UsageError } from '../errors.js';
 import { collectGarbage } from '../memory.js';
 import { linkBody } from './engine.js';
 import { MIN_ALIAS_LENGTH } from '../model/aliases.js';
-import { identity, KINDS, keyMatch, keyOf, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
+import { identity, isNone, KINDS, keyMatch, keyOf, NONE, NONE_FIELDS, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 /**
  * Where each record of a file is, and each of its fields that names another record, for messages
@@ -307,7 +307,9 @@ function readRecord(kind: Kind, item: Node, state: ReadState): void {
       continue;
     }
     const before = state.errors.length;
-    const value = readValue(field, pair.value as Node | null, `${path}.${name}`, fail, state.options);
+    // `none` for an option a link can be without (model.ts, NONE_FIELDS): what the field's type would refuse.
+    const none = kind === 'links' && NONE_FIELDS.includes(name) && isScalar(pair.value) && pair.value.value === NONE;
+    const value = none ? NONE : readValue(field, pair.value as Node | null, `${path}.${name}`, fail, state.options);
     if (value !== undefined) record[name] = value;
     else if (state.errors.length > before) given.add(name); // reported already: not "missing" too
     // Only fields that name other records, and a link's alias (refused for a create only), are reported later, after the server is read.
@@ -472,7 +474,7 @@ export function referenceErrors(file: AccountFile, where: Positions, known?: (ki
   for (const kind of KINDS) {
     (file[kind] ?? []).forEach((record, index) => {
       for (const [name, field] of Object.entries(all[kind].fields)) {
-        if (!field.ref || record[name] === undefined) continue;
+        if (!field.ref || record[name] === undefined || (kind === 'links' && isNone(name, record[name]))) continue;
         const inFile = file[field.ref] !== undefined;
         if (!inFile && !known) continue;
         const values = Array.isArray(record[name]) ? (record[name] as string[]) : [String(record[name])];

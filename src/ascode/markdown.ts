@@ -29,6 +29,8 @@ function item(change: Change): string {
   if (change.action === 'update') parts.push(change.fields!.map((f) => `${f.field} ${value(f.from)} → ${value(f.to)}`).join(', '));
   if (change.unreadable?.length && change.action !== 'delete') parts.push(`also sent, cannot be read back: ${change.unreadable.join(', ')}`);
   if (change.clears?.length) parts.push(`**clears** what the file does not state: ${change.clears.join('; ')}`);
+  if (change.clearsKnown?.length) parts.push(`of which linkctl set: ${change.clearsKnown.map(codeSpan).join(', ')}`);
+  if (change.clearsKnown && change.clearsUnknowable?.length) parts.push(`of which no one can know: ${change.clearsUnknowable.join('; ')}`);
   return parts.length ? `${head}: ${parts.join('; ')}` : head;
 }
 

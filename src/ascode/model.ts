@@ -150,6 +150,17 @@ export function linkUpdateClears(record: Rec): string[] {
   return clears;
 }
 
+/**
+ * `none` (issue 44): the link has none of this option. These are the options an update clears
+ * unless they are sent again and that cannot be read back (or not on every server), so a file
+ * could not otherwise say "no password, no pixels": a stated `none` counts as stated, and the
+ * option is left out of the request (the update then clears it, as the file says).
+ */
+export const NONE = 'none';
+export const NONE_FIELDS: readonly string[] = ['password', 'metaImage', 'pixels', 'params', 'deeplink', 'redirect', 'splash', 'overlay', 'language', 'device'];
+/** Whether a link record's value is a stated `none` of a field that takes it. */
+export const isNone = (field: string, value: unknown): boolean => value === NONE && NONE_FIELDS.includes(field);
+
 // ---------------------------------------------------------------- every kind
 
 const str = (description: string, check?: (v: string) => unknown, extra: Partial<Field> = {}): Field => ({ type: 'string', description, check, ...extra });

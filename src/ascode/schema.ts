@@ -1,5 +1,11 @@
 /** The JSON Schema of the account file, from the format in ./model.ts (`linkctl export --schema`; shipped as schema/linkctl.schema.json). */
-import { KINDS, specs, type Field } from './model.js';
+import { KINDS, NONE, NONE_FIELDS, specs, type Field } from './model.js';
+
+/** A link option that also takes `none` (model.ts): the link has none of it. */
+function orNone(schema: Record<string, unknown>): Record<string, unknown> {
+  const { description, ...rest } = schema;
+  return { description: `${String(description)}; or \`${NONE}\`: the link has none (counts as stated, so apply --yes needs no --allow-clear for it)`, anyOf: [rest, { const: NONE }] };
+}
 
 function fieldSchema(field: Field): Record<string, unknown> {
   const description = field.flags?.length ? `${field.description} (as ${field.flags.join(', ')} of \`link add\`)` : field.description;
@@ -49,7 +55,7 @@ export function buildSchema(): Record<string, unknown> {
                 type: 'object',
                 additionalProperties: false,
                 required: Object.entries(spec.fields).filter(([, f]) => f.required).map(([k]) => k),
-                properties: Object.fromEntries(Object.entries(spec.fields).map(([k, f]) => [k, fieldSchema(f)])),
+                properties: Object.fromEntries(Object.entries(spec.fields).map(([k, f]) => [k, kind === 'links' && NONE_FIELDS.includes(k) ? orNone(fieldSchema(f)) : fieldSchema(f)])),
               },
             },
           ];

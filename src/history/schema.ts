@@ -186,6 +186,39 @@ CREATE INDEX events_by_source ON events (source_id, kind, at);
 CREATE INDEX events_by_alias ON events (source_id, alias, at);
 `,
   },
+  {
+    // Issues 41 and 44: the ledger, every write linkctl sent (src/history/ledger.ts). seq is given
+    // by the writer under the writers' lock (1, 2, 3, ...: a removed entry leaves a gap), and each
+    // entry holds the hash of the one before (prev_hash) and its own (hash, SHA-256 over the
+    // canonical JSON of its columns and prev_hash): an edited or removed entry breaks the chain.
+    // before_json / after_json: the record's fields as linkctl knew them, secrets left out.
+    // server: the API's base URL ('sandbox' for the built-in one); outcome: done, failed, unknown.
+    version: 23,
+    name: 'ledger: every write linkctl sent, in a hash chain',
+    sql: `
+CREATE TABLE ledger (
+  seq BIGINT PRIMARY KEY,
+  at TEXT NOT NULL,
+  profile TEXT,
+  server TEXT NOT NULL,
+  command TEXT NOT NULL,
+  via TEXT NOT NULL,
+  method TEXT NOT NULL,
+  path TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  resource_id TEXT,
+  name TEXT,
+  before_json TEXT,
+  after_json TEXT,
+  outcome TEXT NOT NULL,
+  detail TEXT,
+  override TEXT,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX ledger_by_record ON ledger (server, resource, resource_id, seq);
+`,
+  },
 ];
 
 const TOKENS: Record<Dialect, Record<string, string>> = {

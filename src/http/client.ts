@@ -41,6 +41,11 @@ export interface ClientEvents {
   requestEnd?(): void;
   /** A request other than GET succeeded: the server changed something. */
   changed?(): void;
+  /**
+   * A request other than GET ended, done or not (the ledger, src/history/ledger-writer.ts, records
+   * it). Awaited before the result is returned; must not throw.
+   */
+  written?(write: { method: Method; path: string; json?: unknown; result?: Body; error?: unknown }): Promise<void>;
 }
 
 export interface ClientOptions {
@@ -166,8 +171,11 @@ export class ApiClient {
   }
 
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<Body> {
+    const written = method === 'GET' ? undefined : this.options.events?.written;
     try {
-      return await this.send(method, path, options);
+      const result = await this.send(method, path, options);
+      await written?.({ method, path, json: options.json, result });
+      return result;
     } catch (error) {
       // Servers may echo the key in a message, a Location or a page: no error leaves here with it.
       if (error instanceof CliError) {
@@ -175,6 +183,7 @@ export class ApiClient {
         error.message = redact(error.message, [this.options.apiKey]);
         if (error.hint) (error as { hint?: string }).hint = redact(error.hint, [this.options.apiKey]);
       }
+      await written?.({ method, path, json: options.json, error });
       throw error;
     }
   }

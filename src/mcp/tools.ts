@@ -73,6 +73,8 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'stats report': 'write',
   'stats export': 'write', // writes Parquet or CSV files on the machine running the server
   'stats forget': { skip: 'removes a snapshot from the history database: a person\'s repair, not an agent\'s' },
+  // The ledger's chain checked: reads the history database only. (`log` itself has a sub-command, so it is no leaf and no tool.)
+  'log verify': 'read',
   'stats migrate': { skip: 'changes the history database\'s tables: run by a person once after an upgrade' },
   'qr download': 'write', // saves a file on the machine running the server
   'link qr': 'read', // --file (writing a file) needs --allow-writes: OPTION_ACCESS

@@ -53,7 +53,7 @@ describe('plan -o markdown', () => {
         '- **delete** link `spring-sale`',
         '- **delete** campaign `Spring launch`',
         '- **add** campaign `Autumn`',
-        '- **change** link `docs`: url `"https://example.com/docs"` → `"https://example.com/docs/v2"`; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)',
+        '- **change** link `docs`: url `"https://example.com/docs"` → `"https://example.com/docs/v2"`; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private); of which no one can know: device targeting; password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image',
         '- **add** link `new-one`',
         '',
         '</details>',

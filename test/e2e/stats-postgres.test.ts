@@ -46,7 +46,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     expect(JSON.parse(top!).links.map((m: { alias: string }) => m.alias)).toEqual(['spring-sale']);
 
     const tables = await sql<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'linkctl' ORDER BY table_name");
-    expect(tables.map((t) => t.table_name)).toEqual(['check_results', 'check_runs', 'click_changes', 'counts', 'detail_counts', 'detail_reads', 'events', 'items', 'meta', 'schema_migrations', 'snapshots', 'sources']);
+    expect(tables.map((t) => t.table_name)).toEqual(['check_results', 'check_runs', 'click_changes', 'counts', 'detail_counts', 'detail_reads', 'events', 'items', 'ledger', 'meta', 'schema_migrations', 'snapshots', 'sources']);
     const changes = await sql(url, "SELECT taken_at, clicks, clicks_change FROM linkctl.click_changes WHERE alias = 'docs' ORDER BY taken_at");
     expect(changes).toEqual([{ taken_at: '2025-06-01T06:00:00.000Z', clicks: '57', clicks_change: null }, { taken_at: '2025-06-02T06:00:00.000Z', clicks: '60', clicks_change: '3' }]);
   });
@@ -62,7 +62,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     });
     expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 6]);
     expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 6 });
-    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 4 }); // click history, link health (its results, then their flags), live events
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 5 }); // click history, link health (its results, then their flags), live events, the ledger
   }, 120_000);
 
   it('a schema "linkctl" of something else is refused, nothing written; an unreachable server is exit 6 without the password', async () => {

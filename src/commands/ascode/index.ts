@@ -21,6 +21,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(forceOption())
       .addOption(enumOption('--format <format>', 'file format (JSON is valid YAML too)', ['yaml', 'json']))
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
+      .option('--state-unreadable', "write each link's options that cannot be read back (pixels, params, ...) as linkctl last set them (its ledger), and none for those it knows are unset; a comment names what it cannot know")
       .addOption(concurrencyOption('with --details: links read'))
       .option('--no-qr-content', "skip reading QR codes' type, data and colours from their images (one image download a code, not an API request): codes are then written by name only")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
