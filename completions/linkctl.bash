@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats check api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats listen check api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -80,11 +80,12 @@ _linkctl_spec() {
     'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
     'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
+    'linkctl listen') cmds='' flags='--db --host --port --public-url --forward-to --secret -h --help' vflags='--db --host --port --public-url --forward-to --secret' ;;
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --latency --jitter --qr-images' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --webhook-created --webhook-visits --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --latency --jitter --webhook-created --webhook-visits --qr-images' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
@@ -169,6 +170,7 @@ _linkctl_values() {
     'linkctl stats report --by') vals='hour day week month' ;;
     'linkctl stats forget --db') vals=@files ;;
     'linkctl stats migrate --db') vals=@files ;;
+    'linkctl listen --db') vals=@files ;;
     'linkctl check --db') vals=@files ;;
     'linkctl check --fail-on') vals='broken ok redirect redirect-offsite client-error server-error timeout dns tls refused loop too-many-redirects bad-port error blocked unchecked insecure slow unknown-domain duplicate missing-campaign expiring expired qr-unreadable' ;;
     'linkctl api --input') vals=@files ;;

@@ -192,7 +192,7 @@ describe('the API for other features', () => {
     try {
       // the file as the linkctl before link health left it: a snapshot, no check tables
       await older.db.run('DELETE FROM schema_migrations WHERE version >= 20');
-      await older.db.exec('DROP TABLE check_results; DROP TABLE check_runs; DROP TABLE events;');
+      await older.db.exec('DROP TABLE check_results; DROP TABLE check_runs; DROP TABLE events; DROP TABLE listen_runs; DROP TABLE event_forwards;');
       await older.snapshot({ source: SOURCE, at: T0, records: [link(1, 10)] });
     } finally {
       await older.close();

@@ -91,9 +91,11 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       (secrets.madeSigning && given === undefined ? `Signing secret (shown this once; kept with profile ${profile}): ${secrets.signing}\n` : '') +
       'Press Ctrl-C to stop.\n',
     );
+    // Ctrl-C, or SIGTERM (systemd, docker stop): stop taking posts, finish storing and forwarding what came
     await new Promise<void>((resolve) => {
       if (ctx.io.signal?.aborted) return resolve();
       ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+      process.once('SIGTERM', () => resolve());
     });
   } finally {
     if (heartbeat) clearInterval(heartbeat);
