@@ -22,6 +22,17 @@ export class EventStore {
   private run = 0;
   private queue: Array<{ event: ListenEvent; done: (error?: unknown) => void }> = [];
   private writing: Promise<void> | undefined;
+  /**
+   * Every write of this store, one after another: the drivers let a write that starts inside
+   * another's transaction join it, and an event that joined another's transaction would be
+   * acknowledged before that transaction committed.
+   */
+  private last: Promise<unknown> = Promise.resolve();
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.last.then(() => this.history.db.write(fn));
+    this.last = run.catch(() => undefined);
+    return run;
+  }
 
   private constructor(readonly history: History, readonly sourceId: number, private readonly clock: () => number) {}
 
@@ -66,7 +77,7 @@ export class EventStore {
   private async write(events: readonly ListenEvent[]): Promise<void> {
     const made = new Map<string, number>();
     const { db } = this.history;
-    await db.write(async () => {
+    await this.exclusive(async () => {
       // one prepared statement, run per event (the drivers cache it): cheaper than a statement per batch size
       for (const e of events) {
         const item = made.get(e.shortUrl) ?? this.items.get(e.shortUrl) ?? (await this.itemOf(e));
@@ -96,7 +107,7 @@ export class EventStore {
 
   /** Marks the run alive now (a heartbeat while no post comes): the span stats counts events over. */
   async heartbeat(): Promise<void> {
-    await this.history.db.write(() => this.history.db.run('UPDATE listen_runs SET alive_at = ? WHERE id = ?', [new Date(this.clock()).toISOString(), this.run]));
+    await this.exclusive(() => this.history.db.run('UPDATE listen_runs SET alive_at = ? WHERE id = ?', [new Date(this.clock()).toISOString(), this.run]));
   }
 
   /** Waits for what is queued to be stored. */
@@ -109,7 +120,7 @@ export class EventStore {
   /** The target's cursor; a target met for the first time starts after the newest stored event (it is sent what arrives from now on). */
   async cursor(target: string): Promise<number> {
     const { db } = this.history;
-    return db.write(async () => {
+    return this.exclusive(async () => {
       const [row] = await db.all('SELECT delivered FROM event_forwards WHERE source_id = ? AND target = ?', [this.sourceId, target]);
       if (row) return Number(row[0]);
       const [max] = await db.all('SELECT coalesce(max(id), 0) FROM events WHERE source_id = ?', [this.sourceId]);
@@ -120,7 +131,7 @@ export class EventStore {
   }
 
   async delivered(target: string, rowId: number): Promise<void> {
-    await this.history.db.write(() => this.history.db.run('UPDATE event_forwards SET delivered = ? WHERE source_id = ? AND target = ? AND delivered < ?', [rowId, this.sourceId, target, rowId]));
+    await this.exclusive(() => this.history.db.run('UPDATE event_forwards SET delivered = ? WHERE source_id = ? AND target = ? AND delivered < ?', [rowId, this.sourceId, target, rowId]));
   }
 
   /** Events stored after row `after`, in arrival order. */

@@ -10,9 +10,10 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runCli, tempDir, useSandbox } from '../helpers.js';
 import { openHistory } from '../../src/history/store.js';
+import { pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
 
 const dir = tempDir('linkctl-listen-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -305,5 +306,29 @@ describe('linkctl listen', () => {
     const show = await runCli(['stats', 'show', '--link', 'docs', '--since', '1d', '--json'], { env });
     expect(JSON.parse(show.stdout).series[0].clicks).toBe(6);
     expect(JSON.parse(show.stdout).counted).toContain('live events');
+  });
+});
+
+describe.skipIf(pgSkipReason)(`linkctl listen into PostgreSQL${pgSkipReason ? ` (skipped: ${pgSkipReason})` : ''}`, () => {
+  const fx = useSandbox();
+  let cluster: Cluster | undefined;
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 120_000);
+  afterAll(() => cluster?.stop());
+
+  it('events are stored in PostgreSQL before their 2xx and counted by stats top from there, with no snapshot', async () => {
+    const url = cluster!.url;
+    const env = { ...fx.env, LINKCTL_DB: url };
+    const l = await listen(['--port', '0', '--json'], env);
+    expect(l.stderr()).toContain('storing in postgres://');
+    await fetch(`${fx.sandbox.url}/__sandbox/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${fx.sandbox.key}` }, body: JSON.stringify({ created: l.created, visits: l.visits }) });
+    for (let i = 0; i < 3; i++) await fetch(`${fx.sandbox.url}/spring-sale`, { redirect: 'manual', headers: { 'User-Agent': `Mozilla/5.0 Firefox/${i}`, Referer: 'https://news.invalid/' } });
+    await until(() => l.lines().length >= 3);
+    const rows = await sql<{ alias: string; referrer: string; n: string }>(url, "SELECT alias, referrer, count(*) AS n FROM linkctl.events GROUP BY alias, referrer");
+    expect(rows).toEqual([{ alias: 'spring-sale', referrer: 'https://news.invalid/', n: '3' }]);
+    const top = await runCli(['stats', 'top', '--since', '1d', '--json'], { env, timeoutMs: 90_000 });
+    expect(top.code, top.stderr).toBe(0);
+    expect(JSON.parse(top.stdout).links.map((r: { alias: string; clicks: number }) => [r.alias, r.clicks])).toEqual([['spring-sale', 3]]);
   });
 });
