@@ -80,7 +80,7 @@ _linkctl_spec() {
     'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
     'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
-    'linkctl listen') cmds='' flags='--db --host --port --public-url --forward-to --secret -h --help' vflags='--db --host --port --public-url --forward-to --secret' ;;
+    'linkctl listen') cmds='' flags='--db --host --port --public-url --forward-to --poll --secret -h --help' vflags='--db --host --port --public-url --forward-to --poll --secret' ;;
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;

@@ -332,3 +332,35 @@ describe.skipIf(pgSkipReason)(`linkctl listen into PostgreSQL${pgSkipReason ? ` 
     expect(JSON.parse(top.stdout).links.map((r: { alias: string; clicks: number }) => [r.alias, r.clicks])).toEqual([['spring-sale', 3]]);
   });
 });
+
+describe('linkctl listen --poll', () => {
+  const fx = useSandbox();
+
+  it('link.created, link.updated and link.deleted from the link list, within the rate limit; says it sees no clicks; bad intervals exit 2', async () => {
+    const bad = await runCli(['listen', '--poll', '2s'], { env: fx.env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--poll');
+    const mixed = await runCli(['listen', '--poll', '60s', '--forward-to', 'http://127.0.0.1:9/'], { env: fx.env });
+    expect(mixed.code).toBe(2);
+    expect(fx.sandbox.requests.filter((r) => r.path.startsWith('/api/'))).toEqual([]); // refused before any request
+
+    const child = spawn(process.execPath, [BIN, 'listen', '--poll', '5s', '--json'], { env: cleanEnv(fx.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr!.setEncoding('utf8').on('data', (d) => (err += d));
+    try {
+      await until(() => err.includes('starting point'), 30_000);
+      expect(err).toContain('sees no clicks');
+      expect((await runCli(['link', 'add', 'https://example.com/polled', '--alias', 'polled'], { env: fx.env })).code).toBe(0);
+      expect((await runCli(['link', 'update', '1', '--url', 'https://example.com/docs-v2', '--yes'], { env: fx.env })).code).toBe(0);
+      expect((await runCli(['link', 'delete', '2', '--yes'], { env: fx.env })).code).toBe(0);
+      await fetch(`${fx.sandbox.url}/polled`, { redirect: 'manual' }); // a click: no event
+      await until(() => out.split('\n').filter(Boolean).length >= 3, 30_000);
+      const events = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; alias: string });
+      expect(events.map((e) => [e.type, e.alias]).sort()).toEqual([['link.created', 'polled'], ['link.deleted', 'spring-sale'], ['link.updated', 'docs']]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 120_000);
+});

@@ -18,6 +18,7 @@ import { startDoor, type Door } from '../../listen/server.js';
 import { profileSecrets, SECRET_ENV } from '../../listen/secrets.js';
 import { Forwarder } from '../../listen/forward.js';
 import { tailLine } from '../../listen/tail.js';
+import { LinkPoller } from '../../listen/poll.js';
 
 const HEARTBEAT_MS = 30_000;
 
@@ -31,6 +32,12 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
   const secrets = profileSecrets(ctx.env, profile, targets.length > 0 && given === undefined);
   const signing = given ?? secrets.signing;
 
+  if (opts.poll !== undefined) {
+    for (const [flag, given] of [['--forward-to', targets.length > 0], ['--public-url', opts.publicUrl !== undefined], ['--secret', opts.secret !== undefined]] as const) {
+      if (given) throw new UsageError(`${flag} is for the webhook receiver; --poll only prints what the link list shows`, `leave out ${flag}, or --poll to receive the product's webhooks`);
+    }
+    return poll(ctx, opts.poll as number, json);
+  }
   const source = await readAccount(ctx);
   const history = await openHistory(ctx, { db: opts.db, create: true });
   let door: Door | undefined;
@@ -106,6 +113,38 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     await history.close();
   }
   // stdout carried the events: nothing after them
+  ctx.warn('listen stopped');
+  return { kind: 'none' };
+}
+
+/** `--poll`: link changes from the link list, printed as they are found; no clicks, nothing stored. */
+async function poll(ctx: Context, everyMs: number, json: boolean): Promise<Result> {
+  const poller = new LinkPoller(await ctx.client());
+  ctx.io.releaseTerminal?.();
+  ctx.warn(`linkctl listen --poll: reading the link list every ${everyMs / 1000} s and printing link.created, link.updated and link.deleted. It sees no clicks: visits reach linkctl only through the product's webhooks (run listen without --poll, and paste its URLs into Tools, Integrations). Press Ctrl-C to stop.`);
+  const stopped = new Promise<void>((resolve) => {
+    if (ctx.io.signal?.aborted) return resolve();
+    ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
+  let stop = false;
+  void stopped.then(() => (stop = true));
+  let first = true;
+  while (!stop) {
+    const { events, links } = await poller.poll();
+    if (first) ctx.warn(`starting point: ${links.toLocaleString('en')} links`);
+    first = false;
+    for (const e of events) {
+      ctx.io.stdout.write(json ? `${safeStringify(e)}\n` : `${safeText(`${e.at.slice(11, 19)}  ${e.type.slice(5).padEnd(7)}  ${(e.alias ?? String(e.linkId)).padEnd(14)} ${e.longUrl ? `→ ${e.longUrl}` : ''}`).slice(0, (ctx.io.stdout.columns || 80) - 1)}\n`);
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, everyMs);
+      void stopped.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
   ctx.warn('listen stopped');
   return { kind: 'none' };
 }
