@@ -47,10 +47,10 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
   ctx.io.releaseTerminal?.();
   try {
     store = await EventStore.open(history, source);
-    const tty = Boolean(ctx.io.stdout.isTTY);
+    const color = ctx.outputOptions().color; // a terminal, and no NO_COLOR or --no-color
     const width = ctx.io.stdout.columns || 80;
     const show = (event: ListenEvent) => {
-      ctx.io.stdout.write(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, tty)}\n`);
+      ctx.io.stdout.write(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
     };
     const log = {
       delivered: () => {},
