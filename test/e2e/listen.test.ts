@@ -185,6 +185,14 @@ describe('linkctl listen', () => {
     const names = JSON.parse(hours.stdout).series.map((s: { label: string; clicks: number }) => [s.label, s.clicks]).sort();
     expect(names).toEqual([['Chrome', 1], ['Firefox', 1], ['Safari', 1]]);
 
+    // a first snapshot now adopts the link listen met first (by alias): still 3, not 3 + its total
+    expect((await runCli(['stats', 'snapshot', '-q'], { env })).code).toBe(0);
+    const after = JSON.parse((await runCli(['stats', 'top', '--since', '1d', '--json'], { env })).stdout);
+    expect(after.links.map((r: { alias: string; clicks: number }) => [r.alias, r.clicks])).toEqual([['live', 3]]);
+    const history = await openHistory({ env: {} }, { db });
+    expect(await history.db.all("SELECT count(*) FROM items WHERE alias = 'live'")).toEqual([[1]]);
+    await history.close();
+
     // a restart on the same state: the same URLs
     await l.stop();
     const again = await listen(['--port', String(l.port), '--json'], env);
