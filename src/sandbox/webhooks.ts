@@ -129,3 +129,17 @@ export async function postVisits(state: State, visits: ReadonlyArray<{ link: Lin
   }
   return sent;
 }
+
+/**
+ * `linkctl --sandbox listen`: the sandbox's webhooks pointed at this receiver, in the state file
+ * that `--sandbox`, `sandbox serve` and `sandbox visits` share (the product's Tools, Integrations
+ * page, done for the user): the tour's `sandbox visits` then shows up in the tail.
+ */
+export async function pointSandboxAt(stateFile: string, hooks: { created: string; visits: string; base?: string }): Promise<void> {
+  const { loadState, saveState, seedState, withStateLock } = await import('./state.js');
+  await withStateLock(stateFile, () => {
+    const state = loadState(stateFile) ?? seedState();
+    setWebhooks(state, hooks);
+    saveState(stateFile, state);
+  });
+}

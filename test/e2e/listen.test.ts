@@ -372,3 +372,23 @@ describe('linkctl listen --poll', () => {
     }
   }, 120_000);
 });
+
+describe('linkctl --sandbox listen (the tour)', () => {
+  it('points the sandbox\'s webhooks at itself: `sandbox visits` shows up as events, and stats counts them', async () => {
+    const config = tempDir('linkctl-listen-tour-');
+    try {
+      const env = { LINKCTL_SANDBOX: '1', LINKCTL_CONFIG_DIR: config, LINKCTL_DB: freshDb() };
+      const l = await listen(['--port', '0', '--json'], env);
+      expect(l.stderr()).toContain('The sandbox posts its webhooks here now');
+      const visits = await runCli(['sandbox', 'visits', '--link', 'docs', '--count', '2', '--country', 'CA', '--referrer', 'https://news.invalid/'], { env });
+      expect(visits.code, visits.stderr).toBe(0);
+      await until(() => l.lines().length >= 2);
+      expect(l.lines().map((e) => [e.type, e.alias, e.country, e.referrer])).toEqual([['link.clicked', 'docs', 'Canada', 'https://news.invalid/'], ['link.clicked', 'docs', 'Canada', 'https://news.invalid/']]);
+      const top = await runCli(['stats', 'top', '--since', '1d', '--json'], { env });
+      expect(top.code, top.stderr).toBe(0);
+      expect(JSON.parse(top.stdout).links.map((r: { alias: string; clicks: number }) => [r.alias, r.clicks])).toEqual([['docs', 2]]);
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  });
+});

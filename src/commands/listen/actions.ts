@@ -83,12 +83,21 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     const base = (opts.publicUrl as string | undefined)?.replace(/\/+$/, '') ?? `http://${hostPart}:${door.port}`;
     const created = `${base}/${secrets.path}/created`;
     const visits = `${base}/${secrets.path}/visits`;
+    if (ctx.sandboxMode) {
+      // the sandbox has no web interface to paste them into: set them in its state for the user
+      const [{ configDir }, { defaultStateFile, findRunning }, { pointSandboxAt }] = await Promise.all([import('../../config/paths.js'), import('../../sandbox/running.js'), import('../../sandbox/webhooks.js')]);
+      const dir = configDir(ctx.env);
+      const running = findRunning(dir);
+      await pointSandboxAt(running?.stateFile ?? defaultStateFile(dir), { created, visits, base: running?.url });
+    }
     ctx.secrets.push(secrets.path);
     // The URLs hold the secret: they go to stderr for the person (never into a log of stdout), and
     // are the only place it is shown.
     ctx.io.stderr.write(
       `linkctl listen: receiving on http://${hostPart}:${door.port} for ${safeText(source.name ?? source.account)} at ${safeText(source.baseUrl)}, storing in ${history.db.where}\n` +
-      `Paste these into the product's web interface (Tools, Integrations, the webhook fields); the API cannot set them:\n` +
+      (ctx.sandboxMode
+        ? `The sandbox posts its webhooks here now (set in its state; try \`linkctl sandbox visits --link docs\`). On the product, paste these into Tools, Integrations:\n`
+        : `Paste these into the product's web interface (Tools, Integrations, the webhook fields); the API cannot set them:\n`) +
       `  created: ${created}\n` +
       `  visits:  ${visits}\n` +
       (opts.host === '127.0.0.1' || opts.host === '::1' || opts.host === 'localhost'
