@@ -28,7 +28,7 @@ export function sign(secret: string, body: string, unixSeconds: number): string 
 
 export interface ForwardLog {
   delivered(target: string, event: ListenEvent): void;
-  failed(target: string, event: ListenEvent, why: string, retryInMs: number): void;
+  failed(target: string, event: ListenEvent | undefined, why: string, retryInMs: number): void;
 }
 
 export class Forwarder {
@@ -63,7 +63,22 @@ export class Forwarder {
     });
   }
 
+  /** The loop, started again after a failure of the database itself (never an unhandled rejection). */
   private async loop(): Promise<void> {
+    let wait = FIRST_RETRY_MS;
+    while (!this.stopped) {
+      try {
+        await this.run();
+        return;
+      } catch (error) {
+        this.log.failed(this.target, undefined, `the outbox could not be read or moved on (${(error as Error).message})`, wait);
+        await this.sleep(wait);
+        wait = Math.min(wait * 2, LAST_RETRY_MS);
+      }
+    }
+  }
+
+  private async run(): Promise<void> {
     let cursor = await this.store.cursor(this.target);
     let wait = FIRST_RETRY_MS;
     while (!this.stopped) {

@@ -54,7 +54,7 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     };
     const log = {
       delivered: () => {},
-      failed: (target: string, event: ListenEvent, why: string, retryInMs: number) => ctx.warn(`forward to ${target}: ${event.id} not taken (${why}); again in ${Math.round(retryInMs / 1000)} s`),
+      failed: (target: string, event: ListenEvent | undefined, why: string, retryInMs: number) => ctx.warn(`forward to ${target}: ${event ? `${event.id} not taken` : 'stopped'} (${why}); again in ${Math.round(retryInMs / 1000)} s`),
     };
     const events = store;
     try {
