@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,7 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,warehouse,check,qr-read,qr-export').split(',');
+const ONLY = opt('--only', 'version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,warehouse,check,qr-read,qr-export,listen').split(',');
 const QR_RUNS = Number(opt('--qr-runs', 3));
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const CHECK_RUNS = Number(opt('--check-runs', 3));
@@ -877,6 +877,12 @@ if (ONLY.includes('import')) {
 if (ONLY.includes('warehouse')) {
   const { benchWarehouse } = await import('./bench/warehouse.mjs');
   await benchWarehouse({ ROOT, MAXRSS, NODE, tmp, timed, report, median, clean });
+}
+
+// ---------------------------------------------------------------- linkctl listen (scripts/bench/listen.mjs)
+if (ONLY.includes('listen')) {
+  const { benchListen } = await import('./bench/listen.mjs');
+  await benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean });
 }
 
 // ---------------------------------------------------------------- click history (scripts/bench/stats.mjs)

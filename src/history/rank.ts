@@ -12,7 +12,8 @@
  * - The comparison is with the periods just before the covered part, as many as it has, and
  *   only when the history covers every one of them; else there is none, and the note says why.
  */
-import { itemTotals, timeline, type DeltaCache, type Timeline, type Window } from './series.js';
+import { liveNote, liveTimeline } from './events.js';
+import { itemTotals, type DeltaCache, type Timeline, type Window } from './series.js';
 import type { History, Item, ItemKind, SnapshotRow } from './store.js';
 import { HOUR, DAY, iso, nextPeriod, periodStart, type Period } from './time.js';
 
@@ -103,7 +104,7 @@ const spanOf = (t: Timeline, from: number, to: number): Span => ({ from: iso(t.s
 export async function rank(history: History, sourceId: number, items: readonly Item[], kind: ItemKind, since: number, until: number, n: number, by: Period = rankPeriod(since, until), cache?: DeltaCache): Promise<Ranking> {
   const { previousFirst, n: length } = periods(by, since, until);
   const window: Window = { by, since: previousFirst, until };
-  const t = timeline(await history.snapshots(sourceId), window);
+  const t = await liveTimeline(history, sourceId, window);
   const asked: Span = spanOf(t, length, 2 * length - 1);
   const api = t.snapshots.filter((s) => s.origin === 'api');
   const noun = kind === 'qr' ? 'scans' : 'clicks';
@@ -152,11 +153,17 @@ export async function rank(history: History, sourceId: number, items: readonly I
   const the = (periods: number) => (periods === 1 ? `the ${unit}` : `the ${count(periods, unit)}`);
   if (L === length) parts.push(`${noun} in ${the(length)} ${range(covered)}`);
   else {
-    const why = [fc > length ? `the history starts ${when(api[0]!.at)}` : '', lc < 2 * length - 1 ? `the newest snapshot is from ${when(api[api.length - 1]!.at)}` : ''].filter(Boolean).join('; ');
+    // the history's start and end: its first snapshot or listen's first run, its newest snapshot or listen's last moment alive
+    const starts = Math.min(api[0]?.at ?? Infinity, t.live?.runs[0]?.[0] ?? Infinity);
+    const ends = Math.max(api.at(-1)?.at ?? -Infinity, t.live?.runs.at(-1)?.[1] ?? -Infinity);
+    const endText = t.live ? `the history ends ${when(ends)}` : `the newest snapshot is from ${when(ends)}`;
+    const why = [fc > length ? `the history starts ${when(starts)}` : '', lc < 2 * length - 1 ? endText : ''].filter(Boolean).join('; ');
     parts.push(`the history covers ${count(L, unit)} of the ${count(length, unit)} asked (${range(covered)}; ${why}): ranked by ${L === 1 ? `that ${unit}'s` : `those ${count(L, unit)}'`} ${noun}`);
   }
   parts.push(comparison ? `compared with ${the(L)} before (${range(comparison)})` : `no comparison: the history does not cover ${the(L)} before`);
   if (estimated) parts.push(`${count(estimated, unit)} spread evenly over a missed snapshot (estimates)`);
+  const live = liveNote(t);
+  if (live) parts.push(live);
   return { ...base, covered, comparison, clicks, previous: comparable ? previous : null, rows: ranked, note: parts.join('; ') };
 }
 

@@ -184,6 +184,25 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_source ON events (source_id, kind, at);
 CREATE INDEX events_by_alias ON events (source_id, alias, at);
+
+-- A run of linkctl listen: from its start to the last moment it was known alive (a heartbeat,
+-- and each stored batch). Stats count events exactly over these spans (src/history/events.ts).
+CREATE TABLE listen_runs (
+  id {{id}},
+  source_id INTEGER NOT NULL REFERENCES sources (id),
+  started_at TEXT NOT NULL,
+  alive_at TEXT NOT NULL
+);
+CREATE INDEX listen_runs_by_source ON listen_runs (source_id, started_at);
+
+-- The durable outbox of --forward-to: per target, the last event (events.id, in arrival order)
+-- it answered 2xx for; a restart sends on from there (at least once).
+CREATE TABLE event_forwards (
+  source_id INTEGER NOT NULL REFERENCES sources (id),
+  target TEXT NOT NULL,
+  delivered BIGINT NOT NULL,
+  PRIMARY KEY (source_id, target)
+);
 `,
   },
   {

@@ -25,6 +25,7 @@
  */
 import type { CountVisitor, Dimension, History, ItemKind, SnapshotRow } from './store.js';
 import { iso, nextPeriod, periodLabel, periodsBetween, periodStart, type Period } from './time.js';
+import { liveTimeline, subtractEvents, type Live } from './events.js';
 
 /** What one series sums: every item of a kind, or a set of items. Ids are the server's, for output. */
 export interface SeriesSpec {
@@ -151,6 +152,8 @@ export interface Timeline {
   estimated: Uint8Array;
   from: Int32Array;
   to: Int32Array;
+  /** Live events over the window (events.ts), when listen ran: the periods they count exactly. */
+  live?: Live;
 }
 
 export function timeline(snapshots: readonly SnapshotRow[], window: Window): Timeline {
@@ -281,6 +284,7 @@ export async function readDeltas(history: History, sourceId: number, kind: ItemK
   const deltas = new Deltas((await history.snapshots(sourceId)).filter((s) => s.at <= until));
   const feed = differ(deltas.snapshots, (item, k, clicks, unique, reset) => deltas.push(item, k, clicks, unique, reset), (item, clicks) => deltas.totals.set(item, clicks));
   await history.forEachCount(ids ?? (await history.items(sourceId, kind)).map((i) => i.id), feed);
+  await subtractEvents(history, sourceId, kind, deltas.snapshots, until, deltas); // counted as events instead (events.ts)
   return deltas;
 }
 
@@ -305,7 +309,7 @@ function check(t: Timeline, deltas: Deltas): void {
  * from `cache` when given (else only the items the specs need).
  */
 export async function computeSeries(history: History, sourceId: number, specs: readonly SeriesSpec[], window: Window, cache?: DeltaCache): Promise<{ series: Series[]; snapshots: SnapshotRow[]; timeline: Timeline }> {
-  const t = timeline(await history.snapshots(sourceId), window);
+  const t = await liveTimeline(history, sourceId, window);
   const W = t.starts.length;
   const sums = specs.map(() => accumulator(W));
   for (const kind of new Set(specs.map((s) => s.kind))) {
@@ -342,6 +346,9 @@ export async function computeSeries(history: History, sourceId: number, specs: r
         }
       }
     }
+    if (kind === 'link') {
+      for (const e of t.live?.events ?? []) for (const acc of [...everything, ...(byItem.get(e.item) ?? none)]) acc.clicks[e.w]! += 1;
+    }
     for (const [item, clicks] of deltas.totals) {
       for (const acc of [...everything, ...(byItem.get(item) ?? none)]) {
         acc.totalKnown = true;
@@ -369,10 +376,11 @@ function toSeries(spec: SeriesSpec, acc: Accumulator, t: Timeline): Series {
     }
     const clicks = acc.clicks[w]!;
     // links always have a unique count (a period where nothing changed added 0); QR codes and campaigns have none
-    const uniqueValue = spec.kind === 'link' || acc.uniqueKnown[w] ? acc.unique[w]! : null;
+    // a period only events cover has no unique count (events name no visitor)
+    const uniqueValue = t.from[w]! < 0 ? null : spec.kind === 'link' || acc.uniqueKnown[w] ? acc.unique[w]! : null;
     const reset = acc.reset[w] === 1;
     const guess = t.estimated[w] === 1;
-    points.push({ period: t.labels[w]!, start: t.startIso[w]!, clicks, uniqueClicks: uniqueValue, gap: false, reset, estimated: guess, from: t.snapshotIso[t.from[w]!]!, to: t.snapshotIso[t.to[w]!]! });
+    points.push({ period: t.labels[w]!, start: t.startIso[w]!, clicks, uniqueClicks: uniqueValue, gap: false, reset, estimated: guess, from: t.snapshotIso[t.from[w]!] ?? null, to: t.snapshotIso[t.to[w]!] ?? null });
     clicksTotal += clicks;
     if (uniqueValue !== null) uniqueTotal = (uniqueTotal ?? 0) + uniqueValue;
     if (reset) resets++;
@@ -427,6 +435,16 @@ export async function computeBreakdowns(history: History, t: Timeline, spec: Ser
         }
       }
     }
+    // events (events.ts): each visit under its own name, in its own period, exactly
+    for (const e of t.live?.events ?? []) {
+      if (spec.items && !spec.items.has(e.item)) continue;
+      const name = eventName(e, dimension);
+      let row = byName.get(name);
+      if (!row) byName.set(name, (row = { clicks: new Float64Array(W), known: new Uint8Array(W), reset: new Uint8Array(W) }));
+      row.clicks[e.w]! += 1;
+      row.known[e.w] = 1;
+    }
+    if (t.live) for (const row of byName.values()) for (let w = 0; w < W; w++) if (t.live.exact[w]) row.known[w] = 1;
     out.set(dimension, [...byName.entries()].map(([name, row]): Series => {
       const points = t.starts.map((_, w): Point => {
         if (!row.known[w] || !t.covered[w]) return gapPoint(t, w);
@@ -446,6 +464,19 @@ export async function computeBreakdowns(history: History, t: Timeline, spec: Ser
     }).sort((a, b) => b.clicks - a.clicks || a.spec.label.localeCompare(b.spec.label)));
   }
   return out;
+}
+
+/** A visit event's name in a breakdown, as the server's top lists name them. */
+function eventName(e: NonNullable<Timeline['live']>['events'][number], dimension: Dimension): string {
+  if (dimension === 'countries') return e.country ?? 'Unknown';
+  if (dimension === 'browsers') return e.browser ?? 'Unknown';
+  if (dimension === 'os') return e.os ?? 'Unknown';
+  if (!e.referrer) return 'Direct, email and other';
+  try {
+    return new URL(e.referrer).origin;
+  } catch {
+    return 'Direct, email and other';
+  }
 }
 
 /** An item's clicks in each bucket of a timeline's periods, for ranking (`stats top`, `--top N`, the report's tables). */
@@ -480,6 +511,15 @@ export async function itemTotals(history: History, sourceId: number, kind: ItemK
       if (!Number.isNaN(uniqueRaw)) row.unique[b] = (row.unique[b] ?? 0) + share(uniqueRaw, s.n, s.skip + j, item);
       row.reset ||= deltas.reset[i] === 1;
       row.estimated ||= t.estimated[w] === 1;
+    }
+  }
+  if (kind === 'link') {
+    for (const e of t.live?.events ?? []) {
+      const b = bucketOf[e.w]!;
+      if (b < 0) continue;
+      let row = totals.get(e.item);
+      if (!row) totals.set(e.item, (row = { clicks: new Array(buckets).fill(0), unique: new Array(buckets).fill(null), reset: false, estimated: false }));
+      row.clicks[b]! += 1;
     }
   }
   return totals;

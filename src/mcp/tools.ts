@@ -61,6 +61,7 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'sandbox serve': { skip: 'a server in the foreground that never returns' },
   'sandbox reset': { skip: 'local emulator state; start the server with LINKCTL_SANDBOX=1 to use the sandbox' },
   mcp: { skip: 'this server' },
+  listen: { skip: 'a server in the foreground that never returns; the stats tools count the events it stores' },
   // Commands other issues add (classified here so that they arrive classified).
   'auth token': { skip: 'prints the key itself' },
   help: { skip: 'help text; every tool carries its command\'s help' },

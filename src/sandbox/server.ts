@@ -5,8 +5,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerVersion } from './routes.js';
 import { publicPage, type Visit } from './visits.js';
+import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js';
 import { qrPage, type QrImages } from './qr-images.js';
-import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type State } from './state.js';
+import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
 
@@ -41,6 +42,8 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Each request's latency is spread evenly over latencyMs ± jitterMs (never below 0). */
   jitterMs?: number;
+  /** The product's webhook URLs (webhooks.ts), kept in the state: set at start when given. */
+  webhooks?: Webhooks;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -316,6 +319,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await (stateFile ? withStateLock(stateFile, reset) : reset()); // no reload first: reset mends a corrupt file
       return send(res, json(200, { ok: true }));
     }
+    if (route === 'POST /__sandbox/webhooks') {
+      // the product's Tools, Integrations page: {"created": URL|null, "visits": URL|null}
+      try {
+        const given = JSON.parse(text) as Webhooks;
+        await locked(() => { setWebhooks(state, { ...given, base }); persist(); });
+      } catch (err) {
+        return send(res, json(400, { ok: false, message: `Expected {"created"?: URL|null, "visits"?: URL|null}: ${(err as Error).message}` }));
+      }
+      return send(res, json(200, { ok: true }));
+    }
     if (route === 'POST /__sandbox/fault') {
       let body: { fault?: unknown; times?: unknown } | undefined;
       try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
@@ -364,9 +377,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return send(res, early);
     }
 
-    const answer = url.pathname.startsWith('/api/')
-      ? await api(method, url, req.headers.authorization, text)
-      : await page({ method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text });
+    const visit: Visit = { method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text };
+    const answer = url.pathname.startsWith('/api/') ? await api(method, url, req.headers.authorization, text) : await page(visit);
+    // The product's webhooks go out while it answers (the visitor's redirect waits for them).
+    const shortUrlOf = (l: Link) => `${l.domain ?? base}/${l.alias}`;
+    if (url.pathname.startsWith('/api/')) await afterApi(state, shortUrlOf, method, url.pathname, answer.body);
+    else await afterVisit(state, shortUrlOf, visit, answer.status);
     await halfLatency(); // the way back
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
     if (fault?.kind === 'garbage-ratelimit-headers') {
@@ -411,6 +427,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const { address, port } = server.address() as AddressInfo;
   base = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  if (options.webhooks) await locked(() => { setWebhooks(state, { ...options.webhooks, base }); persist(); });
 
   return {
     url: base, port, key, requests, inFlight, injectFault, reset,

@@ -48,6 +48,13 @@ function agentOf(ua = '') {
   return { device, os, browser };
 }
 
+/** What the product's visit webhook says of a visit (webhooks.ts): country, system, browser, referrer. */
+export function visitFacts(v: Visit): { country: string | null; os: string; browser: string; referrer: string | null; crawler: boolean } {
+  const ua = v.headers['user-agent'] ?? '';
+  const { os, browser } = agentOf(ua);
+  return { country: countryOf(v) ?? null, os, browser, referrer: v.headers.referer ?? null, crawler: /bot|crawl|spider|slurp|facebookexternalhit|preview/i.test(ua) };
+}
+
 const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 /** Where the visitor goes: the first matching geo, device or language target, else the long URL. */
@@ -147,21 +154,23 @@ export interface SimulatedVisits {
  * the same code as a request to the short URL (clicks, unique visitors, countries, referrers,
  * browsers, systems). The link, or undefined when there is none.
  */
-export function simulateVisits(state: State, link: string, visits: SimulatedVisits): Link | undefined {
+export function simulateVisits(state: State, link: string, visits: SimulatedVisits, onVisit?: (l: Link, v: Visit) => void): Link | undefined {
   const l = state.links.find((x) => String(x.id) === link) ?? state.links.find((x) => x.alias === link);
   if (!l) return undefined;
   const visitors = Math.max(1, Math.min(visits.visitors ?? visits.count, visits.count));
   // A fresh set of visitors each time (so a second run adds unique visitors), from the test range 198.51.100.0/24 and beyond.
   const run = createHash('sha256').update(`${Date.now()}:${Math.random()}`).digest('hex').slice(0, 8);
   for (let i = 0; i < visits.count; i++) {
-    count(l, {
+    const visit: Visit = {
       method: 'GET',
       path: `/${l.alias}`,
       query: visits.country ? { country: visits.country } : {},
       headers: { 'user-agent': visits.userAgent ?? 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36', ...(visits.referrer ? { referer: visits.referrer } : {}) },
       remote: `sandbox-visitor-${run}-${i % visitors}`,
       body: '',
-    });
+    };
+    count(l, visit);
+    onVisit?.(l, visit);
   }
   return l;
 }

@@ -34,6 +34,7 @@ const oneLine = (example: string) => example.replace(/ \\\n */g, ' ');
 /** Examples that cannot run to an end here, and why. */
 const NOT_RUN: Array<[RegExp, string]> = [
   [/^linkctl sandbox serve\b/, 'serves until stopped'],
+  [/^linkctl (--sandbox )?listen\b/, 'receives webhooks until stopped (test/e2e/listen.test.ts runs it)'],
   [/\blinkctl auth /, 'logs in to a real server or changes saved profiles (test/e2e/auth.test.ts covers them)'],
   [/^linkctl account update --password$/, 'asks on a terminal'],
   [/\blinkctl completion /, 'installs into a shell (test/unit/completion tests the scripts)'],

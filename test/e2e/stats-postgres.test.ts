@@ -46,7 +46,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     expect(JSON.parse(top!).links.map((m: { alias: string }) => m.alias)).toEqual(['spring-sale']);
 
     const tables = await sql<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'linkctl' ORDER BY table_name");
-    expect(tables.map((t) => t.table_name)).toEqual(['check_results', 'check_runs', 'click_changes', 'counts', 'detail_counts', 'detail_reads', 'events', 'items', 'ledger', 'meta', 'schema_migrations', 'snapshots', 'sources']);
+    expect(tables.map((t) => t.table_name)).toEqual(['check_results', 'check_runs', 'click_changes', 'counts', 'detail_counts', 'detail_reads', 'event_forwards', 'events', 'items', 'ledger', 'listen_runs', 'meta', 'schema_migrations', 'snapshots', 'sources']);
     const changes = await sql(url, "SELECT taken_at, clicks, clicks_change FROM linkctl.click_changes WHERE alias = 'docs' ORDER BY taken_at");
     expect(changes).toEqual([{ taken_at: '2025-06-01T06:00:00.000Z', clicks: '57', clicks_change: null }, { taken_at: '2025-06-02T06:00:00.000Z', clicks: '60', clicks_change: '3' }]);
   });

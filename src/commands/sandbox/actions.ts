@@ -9,7 +9,9 @@ import { configDir } from '../../config/paths.js';
 import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.js';
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
-import { simulateVisits } from '../../sandbox/visits.js';
+import { simulateVisits, type Visit } from '../../sandbox/visits.js';
+import { postVisits } from '../../sandbox/webhooks.js';
+import type { Link, State } from '../../sandbox/state.js';
 import { parseRateLimit, sandboxPlan, sandboxQrImages, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
 import type { Plan, QrImages } from './types.js';
 
@@ -46,6 +48,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       qrImages,
       latencyMs: opts.latency as number | undefined,
       jitterMs: opts.jitter as number | undefined,
+      webhooks: opts.webhookCreated || opts.webhookVisits ? { created: opts.webhookCreated, visits: opts.webhookVisits } : undefined,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });
   } catch (err) {
@@ -111,14 +114,19 @@ export async function reset(ctx: Context, { opts }: ActionInput): Promise<Result
 /** Visits counted into the state file under its lock: a running `sandbox serve` sees them at its next request. */
 export async function visits(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const file = stateFile(ctx, opts.state);
+  const made: Array<{ link: Link; visit: Visit }> = [];
+  let saved: State | undefined;
   const link = await withStateLock(file, () => {
     const state = loadState(file) ?? seedState();
     const visited = simulateVisits(state, String(opts.link).trim(), {
       count: opts.count, visitors: opts.visitors, country: opts.country, referrer: opts.referrer, userAgent: opts.userAgent,
-    });
+    }, (l, visit) => made.push({ link: l, visit }));
     if (visited) saveState(file, state);
+    saved = state;
     return visited;
   });
+  // counted and saved first; then the product's visit webhook, one post each (none when no URL is set)
+  if (link && saved) await postVisits(saved, made);
   if (!link) throw new NotFoundError(`no link "${opts.link}" in the sandbox (${file})`, 'see `linkctl --sandbox link list`');
   const from = [opts.country && `from ${opts.country}`, opts.referrer && `via ${opts.referrer}`].filter(Boolean).join(' ');
   return {

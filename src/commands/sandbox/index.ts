@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { PLAN_NOTES, PLANS, QR_IMAGES } from './types.js';
-import { milliseconds, positiveInt } from '../../validate.js';
+import { httpUrl, milliseconds, positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
 
 const MAX_VISITS = 100_000;
@@ -31,6 +31,8 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--plan <plan>', `the account's plan: pro has every feature; ${PLAN_NOTES} (default: pro, or LINKCTL_SANDBOX_PLAN)`, PLANS))
       .option('--latency <time>', 'how long each request takes, as a network and a busy server would: half before it is carried out, half before its answer, e.g. 30ms (default: 0)', (v) => milliseconds('--latency', v))
       .option('--jitter <time>', 'spread each request\'s latency evenly over --latency ± this, e.g. 10ms (default: 0)', (v) => milliseconds('--jitter', v))
+      .option('--webhook-created <url>', 'POST the product\'s "link created" webhook here on each create, as Tools, Integrations does on the product (kept in the state)', (v) => httpUrl('--webhook-created', v))
+      .option('--webhook-visits <url>', 'POST the product\'s visit webhook here on each counted visit (kept in the state; `sandbox visits` posts it too)', (v) => httpUrl('--webhook-visits', v))
       .addOption(enumOption('--qr-images <kind>', 'how QR images are served: png at the code\'s link, or svg behind a 302 as the product 7.7 does (default: png, or LINKCTL_SANDBOX_QR_IMAGES)', QR_IMAGES))
       .action(bind(load, 'serve')),
     [

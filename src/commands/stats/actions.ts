@@ -9,10 +9,11 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import { CliError, ConfigError, NoHistoryError, NotFoundError, UsageError } from '../../errors.js';
 import { CLOCK_SKEW_MS, openHistory, type History, type Item, type Source } from '../../history/store.js';
 import { readAccount, readCollections, readDetails, serverKey, sourceBaseUrl, toRecords } from '../../history/read.js';
-import { computeBreakdown, computeBreakdowns, computeSeries, DeltaCache, itemTotals, sparkline, timeline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
+import { computeBreakdown, computeBreakdowns, computeSeries, DeltaCache, itemTotals, sparkline, type Point, type Series, type SeriesSpec, type Window } from '../../history/series.js';
 import { rank, when, type Ranking } from '../../history/rank.js';
 import { DEFAULT_SINCE, iso, now, parseSince, type Period } from '../../history/time.js';
 import { DIMENSIONS, type Dimension } from '../../history/kinds.js';
+import { liveNote, liveTimeline, sourcesWithEvents } from '../../history/events.js';
 import type { Breakdown, GroupSection } from '../../history/report.js';
 import type { Group } from '../../history/rollup.js';
 import { isPostgres } from '../../history/db.js';
@@ -145,7 +146,8 @@ async function chooseSource(ctx: Context, opts: Record<string, any>, history: Hi
   let candidates = base ? all.filter((s) => s.baseUrl === base || serverKey(s.baseUrl) === base) : all;
   const where = base ? serverName(base) : 'any server';
   if (account !== undefined) candidates = candidates.filter((s) => s.account === account || s.name === account);
-  candidates = candidates.filter((s) => s.snapshots > 0);
+  const live = await sourcesWithEvents(history); // a source listen stored events for is read like one with snapshots
+  candidates = candidates.filter((s) => s.snapshots > 0 || live.has(s.id));
   if (candidates.length === 0) {
     const known = all.filter((s) => s.snapshots > 0).map((s) => `${serverName(s.baseUrl)} (account ${s.name ?? s.account})`);
     const error = noHistory(ctx, opts, `no snapshots of ${where}${account !== undefined ? ` for account ${account}` : ''} in ${history.db.where} yet${known.length ? `; it holds ${known.join(', ')}` : ''}`);
@@ -202,7 +204,7 @@ const linkSpec = (items: Item[], label: string): SeriesSpec => ({
 /** The links with the most clicks in the window, by their spread clicks (as the series count them). */
 async function topLinks(chosen: Chosen, n: number, cache?: DeltaCache): Promise<Item[]> {
   const { history, source, window, items } = chosen;
-  const t = timeline(await history.snapshots(source.id), window);
+  const t = await liveTimeline(history, source.id, window);
   const totals = await itemTotals(history, source.id, 'link', t, new Int32Array(t.starts.length).fill(0), 1, cache);
   const byId = new Map(items.map((i) => [i.id, i]));
   return [...totals.entries()].filter(([, row]) => row.clicks[0]! > 0).sort((a, b) => b[1].clicks[0]! - a[1].clicks[0]! || a[0] - b[0]).slice(0, n).map(([id]) => byId.get(id)!).filter(Boolean);
@@ -338,8 +340,9 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
     const all = await history.snapshots(source.id);
     const newest = all.length ? iso(all[all.length - 1]!.at) : null;
     const fromServer = await serverSnapshots(chosen);
-    const first = !breakdown && fromServer.length === 1 ? firstRunNote(ctx, opts, fromServer[0]!) : undefined;
-    const where = windowNote(chosen, newest, snapshots.length);
+    const first = !breakdown && fromServer.length === 1 && !t.live ? firstRunNote(ctx, opts, fromServer[0]!) : undefined;
+    const live = liveNote(t);
+    const where = `${windowNote(chosen, newest, snapshots.length)}${live ? `\n${live}` : ''}`;
     const estimates = series.some((s) => s.estimated) ? `\n${format === 'table' ? 'estimated (░▒▓ in the sparkline)' : 'estimated'}: ${ESTIMATE_NOTE}` : '';
     const note = first ? `${where}\n${first}` : breakdown ? `${where}${estimates}` : `${where}\n${format === 'table' ? '* NEW UNIQUES' : 'uniqueClicks'}: ${UNIQUE_NOTE}${estimates}`;
     if (format === 'json') {
@@ -352,6 +355,7 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
           by, since: iso(window.since), until: iso(window.until), newestSnapshot: newest, snapshots: snapshots.length,
           ...(breakdown ? { breakdown } : { uniqueClicks: UNIQUE_NOTE }),
           ...(first ? { next: first } : {}),
+          counted: live ?? 'snapshot differences',
           series: series.map(seriesJson),
           points,
         },
@@ -440,7 +444,7 @@ async function breakdowns(chosen: Chosen, ranking: Ranking, by: Period): Promise
   const items = await history.detailItems(source.id);
   if (!items.length) return [];
   const since = Date.parse(ranking.comparison?.from ?? ranking.covered.from);
-  const t = timeline(await history.snapshots(source.id), { by, since, until: chosen.window.until });
+  const t = await liveTimeline(history, source.id, { by, since, until: chosen.window.until });
   // each span as the timeline's period indices [first, end)
   const range = (span: { from: string; to: string }) => [t.starts.findIndex((start) => start >= Date.parse(span.from)), t.starts.findIndex((start) => start >= Date.parse(span.to))].map((i) => (i < 0 ? t.starts.length : i)) as [number, number];
   const coveredSpan = range(ranking.covered);

@@ -1,0 +1,159 @@
+/**
+ * `linkctl listen`: the receiver in the foreground. It reads the account once (events are kept
+ * per account, as snapshots are), opens the history database (created when missing), starts
+ * the door (src/listen/server.ts), prints the two URLs to paste into the product, and then one
+ * line per stored event: JSON with --json, a readable tail otherwise. Ctrl-C stops it; what was
+ * acknowledged is stored already.
+ */
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Result } from '../../output/types.js';
+import type { ActionInput } from '../shared/define.js';
+import { openHistory } from '../../history/store.js';
+import { readAccount } from '../../history/read.js';
+import { safeStringify, safeText } from '../../output/safe-text.js';
+import { eventJson, type ListenEvent } from '../../listen/payload.js';
+import { EventStore } from '../../listen/store.js';
+import { startDoor, type Door } from '../../listen/server.js';
+import { profileSecrets, SECRET_ENV } from '../../listen/secrets.js';
+import { Forwarder } from '../../listen/forward.js';
+import { tailLine } from '../../listen/tail.js';
+import { LinkPoller } from '../../listen/poll.js';
+
+const HEARTBEAT_MS = 30_000;
+
+export async function listen(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  const json = ctx.format === 'json' || ctx.format === 'ndjson';
+  if (!json && ctx.format !== 'table') throw new UsageError(`listen prints a stream of events: --json (one JSON line each) or the readable tail, not -o ${ctx.format}`, 'use --json for scripts');
+  const targets = [...new Set((opts.forwardTo as string[] | undefined) ?? [])];
+  const profile = ctx.sandboxMode ? 'sandbox' : ctx.settings().profile.value;
+  const given = (opts.secret as string | undefined) ?? (ctx.env[SECRET_ENV] || undefined);
+  if (given !== undefined) ctx.secrets.push(given);
+  const secrets = profileSecrets(ctx.env, profile, targets.length > 0 && given === undefined);
+  const signing = given ?? secrets.signing;
+
+  if (opts.poll !== undefined) {
+    for (const [flag, given] of [['--forward-to', targets.length > 0], ['--public-url', opts.publicUrl !== undefined], ['--secret', opts.secret !== undefined]] as const) {
+      if (given) throw new UsageError(`${flag} is for the webhook receiver; --poll only prints what the link list shows`, `leave out ${flag}, or --poll to receive the product's webhooks`);
+    }
+    return poll(ctx, opts.poll as number, json);
+  }
+  const source = await readAccount(ctx);
+  const history = await openHistory(ctx, { db: opts.db, create: true });
+  let door: Door | undefined;
+  const forwarders: Forwarder[] = [];
+  let heartbeat: NodeJS.Timeout | undefined;
+  let store: EventStore | undefined;
+  ctx.io.releaseTerminal?.();
+  try {
+    store = await EventStore.open(history, source);
+    const color = ctx.outputOptions().color; // a terminal, and no NO_COLOR or --no-color
+    const width = ctx.io.stdout.columns || 80;
+    const show = (event: ListenEvent) => {
+      ctx.io.stdout.write(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
+    };
+    const log = {
+      delivered: () => {},
+      failed: (target: string, event: ListenEvent | undefined, why: string, retryInMs: number) => ctx.warn(`forward to ${target}: ${event ? `${event.id} not taken` : 'stopped'} (${why}); again in ${Math.round(retryInMs / 1000)} s`),
+    };
+    const events = store;
+    try {
+      door = await startDoor({
+        host: opts.host,
+        port: opts.port,
+        secret: secrets.path,
+        store: (event) => events.add(event),
+        stored: (event) => {
+          show(event);
+          for (const f of forwarders) f.poke();
+        },
+        refused: ctx.globals.debug ? (status, why) => ctx.warn(`refused a post: ${status} ${why}`) : undefined,
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`--port ${opts.port}: the port is in use on ${opts.host}`, 'is another linkctl listen running? Choose another with --port (the URLs in the product name the port)');
+      if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`--host ${opts.host} --port ${opts.port}: cannot listen there (${code})`, 'try --host 127.0.0.1');
+      throw err;
+    }
+    for (const target of targets) forwarders.push(new Forwarder(events, target, signing!, log));
+    heartbeat = setInterval(() => void events.heartbeat().catch((e: Error) => ctx.warn(`listen: cannot mark the run alive: ${e.message}`)), HEARTBEAT_MS);
+    heartbeat.unref();
+
+    const hostPart = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+    const base = (opts.publicUrl as string | undefined)?.replace(/\/+$/, '') ?? `http://${hostPart}:${door.port}`;
+    const created = `${base}/${secrets.path}/created`;
+    const visits = `${base}/${secrets.path}/visits`;
+    if (ctx.sandboxMode) {
+      // the sandbox has no web interface to paste them into: set them in its state for the user
+      const [{ configDir }, { defaultStateFile, findRunning }, { pointSandboxAt }] = await Promise.all([import('../../config/paths.js'), import('../../sandbox/running.js'), import('../../sandbox/webhooks.js')]);
+      const dir = configDir(ctx.env);
+      const running = findRunning(dir);
+      await pointSandboxAt(running?.stateFile ?? defaultStateFile(dir), { created, visits, base: running?.url });
+    }
+    ctx.secrets.push(secrets.path);
+    // The URLs hold the secret: they go to stderr for the person (never into a log of stdout), and
+    // are the only place it is shown.
+    ctx.io.stderr.write(
+      `linkctl listen: receiving on http://${hostPart}:${door.port} for ${safeText(source.name ?? source.account)} at ${safeText(source.baseUrl)}, storing in ${history.db.where}\n` +
+      (ctx.sandboxMode
+        ? `The sandbox posts its webhooks here now (set in its state; try \`linkctl sandbox visits --link docs\`). On the product, paste these into Tools, Integrations:\n`
+        : `Paste these into the product's web interface (Tools, Integrations, the webhook fields); the API cannot set them:\n`) +
+      `  created: ${created}\n` +
+      `  visits:  ${visits}\n` +
+      (opts.host === '127.0.0.1' || opts.host === '::1' || opts.host === 'localhost'
+        ? `Listening on loopback only: the product must run on this machine, or reach it through a reverse proxy (--public-url).\n`
+        : '') +
+      (targets.length ? `Forwarding each event, signed (Linkctl-Signature), to ${targets.join(', ')}\n` : '') +
+      (secrets.madeSigning && given === undefined ? `Signing secret (shown this once; kept with profile ${profile}): ${secrets.signing}\n` : '') +
+      'Press Ctrl-C to stop.\n',
+    );
+    // Ctrl-C, or SIGTERM (systemd, docker stop): stop taking posts, finish storing and forwarding what came
+    await new Promise<void>((resolve) => {
+      if (ctx.io.signal?.aborted) return resolve();
+      ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+      process.once('SIGTERM', () => resolve());
+    });
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    await door?.close();
+    await store?.flush();
+    await Promise.all(forwarders.map((f) => f.stop()));
+    await store?.heartbeat().catch(() => undefined);
+    await history.close();
+  }
+  // stdout carried the events: nothing after them
+  ctx.warn('listen stopped');
+  return { kind: 'none' };
+}
+
+/** `--poll`: link changes from the link list, printed as they are found; no clicks, nothing stored. */
+async function poll(ctx: Context, everyMs: number, json: boolean): Promise<Result> {
+  const poller = new LinkPoller(await ctx.client());
+  ctx.io.releaseTerminal?.();
+  ctx.warn(`linkctl listen --poll: reading the link list every ${everyMs / 1000} s and printing link.created, link.updated and link.deleted. It sees no clicks: visits reach linkctl only through the product's webhooks (run listen without --poll, and paste its URLs into Tools, Integrations). Press Ctrl-C to stop.`);
+  const stopped = new Promise<void>((resolve) => {
+    if (ctx.io.signal?.aborted) return resolve();
+    ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
+  let stop = false;
+  void stopped.then(() => (stop = true));
+  let first = true;
+  while (!stop) {
+    const { events, links } = await poller.poll();
+    if (first) ctx.warn(`starting point: ${links.toLocaleString('en')} links`);
+    first = false;
+    for (const e of events) {
+      ctx.io.stdout.write(json ? `${safeStringify(e)}\n` : `${safeText(`${e.at.slice(11, 19)}  ${e.type.slice(5).padEnd(7)}  ${(e.alias ?? String(e.linkId)).padEnd(14)} ${e.longUrl ? `→ ${e.longUrl}` : ''}`).slice(0, (ctx.io.stdout.columns || 80) - 1)}\n`);
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, everyMs);
+      void stopped.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+  ctx.warn('listen stopped');
+  return { kind: 'none' };
+}
