@@ -17,23 +17,14 @@
  * A database from before migration 22 has no events: everything here is then a no-op.
  */
 import type { History, ItemKind, SnapshotRow } from './store.js';
-import type { Timeline, Window } from './series.js';
-import { timeline } from './series.js';
+import { timeline, type Live, type Timeline, type Window } from './timeline.js';
+
+export type { Live };
 import { appliedVersions } from './schema.js';
 import { iso } from './time.js';
 
 const EVENTS_VERSION = 22;
 
-export interface Live {
-  /** Run spans [start, end] in ms, in time order, clipped to the window's end. */
-  runs: Array<[number, number]>;
-  /** Each item's click times (ms), ascending. */
-  clicks: Map<number, number[]>;
-  /** Window periods that a run overlaps. */
-  exact: Uint8Array;
-  /** Each click event's window period index and item, and its details, for breakdowns. */
-  events: Array<{ item: number; w: number; country: string | null; referrer: string | null; os: string | null; browser: string | null }>;
-}
 
 async function hasEvents(history: History): Promise<boolean> {
   return (await appliedVersions(history.db)).includes(EVENTS_VERSION);

@@ -65,7 +65,7 @@ export function withoutSecrets(value: unknown, secrets: readonly string[] = []):
   return value;
 }
 
-/** Resource, id and the words of the path: `api/url/12/update` is link 12. */
+/** Resource, id and the words of the path: `url/12/update` (under the API's root) is link 12. */
 export function describePath(path: string): { resource: string; id: string | null } {
   const segments = path.replace(/^\/+/, '').split('?')[0]!.split('/').filter(Boolean);
   const words = segments[0] === 'api' ? segments.slice(1) : segments;

@@ -24,8 +24,10 @@
  *   period, nor across links (one person visiting two links is two), and are labelled so.
  */
 import type { CountVisitor, Dimension, History, ItemKind, SnapshotRow } from './store.js';
-import { iso, nextPeriod, periodLabel, periodsBetween, periodStart, type Period } from './time.js';
-import { liveTimeline, subtractEvents, type Live } from './events.js';
+import { liveTimeline, subtractEvents } from './events.js';
+import { timeline, type Timeline, type Window } from './timeline.js';
+
+export { timeline, type Timeline, type Window };
 
 /** What one series sums: every item of a kind, or a set of items. Ids are the server's, for output. */
 export interface SeriesSpec {
@@ -67,11 +69,6 @@ export interface Series {
   total: number | null;
 }
 
-export interface Window {
-  by: Period;
-  since: number;
-  until: number;
-}
 
 /** One difference of one item at one snapshot (by index in the source's snapshots). */
 type Delta = (item: number, index: number, clicks: number, unique: number | null, reset: boolean) => void;
@@ -124,88 +121,6 @@ export function differ(snapshots: readonly SnapshotRow[], emit: Delta, total?: (
   };
 }
 
-/** A snapshot's difference, as spread over the window: `count` of its `n` periods fall in the window, from window period `first` (its `skip` before the window). */
-interface Spread {
-  n: number;
-  skip: number;
-  count: number;
-  first: number;
-}
-
-/**
- * The periods of a window and, for each snapshot from the server after the first, the periods
- * its difference covers: the skeleton every series, ranking and breakdown of the window shares.
- */
-export interface Timeline {
-  window: Window;
-  starts: number[];
-  labels: string[];
-  /** The starts and the snapshots' times as ISO text, made once (a year of points asks for them thousands of times). */
-  startIso: string[];
-  snapshotIso: string[];
-  /** The source's snapshots up to the window's end, every origin, in time order. */
-  snapshots: SnapshotRow[];
-  /** By snapshot index: how its difference spreads (undefined: the first snapshot, an import, or a span that ends before the window). */
-  spreads: Array<Spread | undefined>;
-  /** By window period: spanned by a difference; spread over several periods; the earliest and latest snapshot compared (indices, -1: none). */
-  covered: Uint8Array;
-  estimated: Uint8Array;
-  from: Int32Array;
-  to: Int32Array;
-  /** Live events over the window (events.ts), when listen ran: the periods they count exactly. */
-  live?: Live;
-}
-
-export function timeline(snapshots: readonly SnapshotRow[], window: Window): Timeline {
-  const starts = periodsBetween(window.by, window.since, window.until);
-  const at = new Map(starts.map((start, i) => [start, i]));
-  const W = starts.length;
-  const t: Timeline = {
-    window, starts, labels: starts.map((s) => periodLabel(window.by, s)), startIso: starts.map(iso), snapshots: snapshots.filter((s) => s.at <= window.until), snapshotIso: [],
-    spreads: [], covered: new Uint8Array(W), estimated: new Uint8Array(W), from: new Int32Array(W).fill(-1), to: new Int32Array(W).fill(-1),
-  };
-  t.snapshotIso = t.snapshots.map((s) => iso(s.at));
-  const windowStart = starts[0]!;
-  // A difference spans from the server's previous snapshot; the server's first one spans from
-  // an import before it, if any (a link made after an import counts from there), else nothing.
-  let previous = -1;
-  let imported = -1;
-  t.snapshots.forEach((snapshot, k) => {
-    if (snapshot.origin !== 'api') {
-      if (previous < 0) imported = k;
-      return;
-    }
-    const p = previous >= 0 ? previous : imported;
-    previous = k;
-    if (p < 0 || snapshot.at < windowStart) return;
-    const last = periodStart(window.by, snapshot.at);
-    const begin = periodStart(window.by, t.snapshots[p]!.at);
-    const firstStart = begin === last ? last : nextPeriod(window.by, begin);
-    let n = 0;
-    let skip = 0;
-    let count = 0;
-    let first = -1;
-    for (let start = firstStart; start <= last; start = nextPeriod(window.by, start)) {
-      const w = at.get(start);
-      if (w === undefined) {
-        if (first < 0) skip++;
-      } else {
-        if (first < 0) first = w;
-        count++;
-      }
-      n++;
-    }
-    if (count === 0) return;
-    t.spreads[k] = { n, skip, count, first };
-    for (let w = first; w < first + count; w++) {
-      t.covered[w] = 1;
-      if (n > 1) t.estimated[w] = 1;
-      if (t.from[w]! < 0) t.from[w] = p;
-      t.to[w] = k;
-    }
-  });
-  return t;
-}
 
 /**
  * The share of `amount` for period `j` of `n`: the even share rounded down, one more for

@@ -38,7 +38,7 @@ export function register(program: Command, bind: Bind): void {
   );
   withExamples(
     dbOption(log.command('verify'))
-      .description('Check the ledger\'s hash chain: exit 0 when whole, 1 naming the first entry edited, inserted or removed')
+      .description('Check the ledger\'s hash chain: whole, or the first entry edited, inserted or removed')
       .action(bind(() => import('./actions.js'), 'verify')),
     ['linkctl log verify', 'linkctl log verify --json'],
   );
