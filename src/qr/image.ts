@@ -184,6 +184,8 @@ export interface ReadImage {
   ecc: Ecc;
   /** Modules a side (21 for version 1): a print-ready file's quiet zone is 4 of them. */
   modules: number;
+  /** Modules of quiet zone the image already has around the code (the product's: 0). */
+  margin: number;
   /** `rgb(r,g,b)`, when the modules (or the background) are of one plain colour; the background is `none` when transparent. */
   foreground?: string;
   background?: string;
@@ -216,9 +218,10 @@ export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise
     const { pixels, drawn, offset } = await attempt();
     const found = await find(pixels);
     if (!found) continue;
-    const look = colours(drawn, shifted(found, -offset));
+    const inDrawn = shifted(found, -offset);
+    const look = colours(drawn, inDrawn);
     if (logo) look.notes.push('a logo is drawn over the code; its image cannot be read back');
-    return { text: found.text, kind, ecc: found.ecc, modules: found.symbol.width, ...look };
+    return { text: found.text, kind, ecc: found.ecc, modules: found.symbol.width, margin: marginOf(drawn, inDrawn), ...look };
   }
   throw new UnreadableImage(`no QR code was found in the ${kind.toUpperCase()} image`);
 }
@@ -227,6 +230,14 @@ const shifted = (f: Found, by: number): Found => {
   const move = (c: { x: number; y: number }) => ({ x: c.x + by, y: c.y + by });
   return { ...f, topLeft: move(f.topLeft), topRight: move(f.topRight), bottomLeft: move(f.bottomLeft) };
 };
+
+/** The quiet zone around a found code, in whole modules: the least distance from the symbol to an edge of the image. */
+function marginOf(p: Pixels, f: Found): number {
+  const modulePx = Math.hypot(f.topRight.x - f.topLeft.x, f.topRight.y - f.topLeft.y) / f.symbol.width;
+  if (!(modulePx > 0)) return 0;
+  const least = Math.min(f.topLeft.x, f.topLeft.y, f.topRight.y, f.bottomLeft.x, p.width - f.topRight.x, p.height - f.bottomLeft.y);
+  return Math.max(0, Math.floor(least / modulePx + 0.25));
+}
 
 /** The colour key of a transparent pixel: the background is then `none`, not black (or white). */
 const TRANSPARENT = -1;
