@@ -24,10 +24,6 @@ const ENTITY_SVG = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY p "><svg a='1'>
 const FILTER_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><filter id="f"><feMorphology operator="dilate" radius="1000"/></filter><rect width="300" height="300" fill="#000" filter="url(#f)"/>${'<!-- padding -->'.repeat(60)}</svg>`;
 /** Finding 6: an image reference under another prefix bound to XLink, to a local file. */
 const NAMESPACED_SVG = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:q="http://www.w3.org/1999/xlink" width="370" height="370"><image x="0" y="0" width="370" height="370" q:href="${localPng}"/></svg>`;
-/** Nested <use> elements, 9 levels of 10: resvg itself refuses it, after 22 s (a QR image draws in well under 1 s). */
-let USE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="300" height="300"><defs><rect id="l0" width="1" height="1"/>';
-for (let i = 1; i <= 9; i++) USE_SVG += `<g id="l${i}">${`<use xlink:href="#l${i - 1}"/>`.repeat(10)}</g>`;
-USE_SVG += '</defs><use xlink:href="#l9"/></svg>';
 /** The low finding: a PNG of 10 bytes. */
 const TEN_BYTE_PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
 
@@ -36,7 +32,6 @@ const IMAGES: Record<number, { type: string; body: string | Buffer }> = {
   2: { type: 'image/svg+xml', body: FILTER_SVG },
   3: { type: 'image/svg+xml', body: NAMESPACED_SVG },
   4: { type: 'image/png', body: TEN_BYTE_PNG },
-  5: { type: 'image/svg+xml', body: USE_SVG },
 };
 
 let server: Server;
@@ -97,24 +92,6 @@ describe('hostile QR images', () => {
     const content = await readWithin20s(4);
     expect(content.unreadable).toMatch(/the PNG is cut off: 10 bytes/);
     expect(content.unreadable).not.toMatch(/offset/);
-  });
-
-  it('an SVG that takes too long to draw is stopped at the time limit, and SIGINT stops it within 3 s', async () => {
-    const content = await readWithin20s(5);
-    expect(content.unreadable).toMatch(/took more than 10 s to draw|could not be drawn/);
-    const child = spawn(process.execPath, [BIN, 'qr', 'get', '5'], { env: cleanEnv(env()), stdio: ['ignore', 'pipe', 'pipe'] });
-    await new Promise((resolve) => setTimeout(resolve, 3000)); // drawing by now
-    const sent = Date.now();
-    child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => {
-      const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.on('close', (c) => {
-        clearTimeout(guard);
-        resolve(c);
-      });
-    });
-    expect((Date.now() - sent) / 1000).toBeLessThan(3);
-    expect(code).toBe(130);
   });
 
   it('SIGINT stops qr get within 3 s while it waits for an image', async () => {
