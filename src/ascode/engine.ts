@@ -14,6 +14,7 @@ import { domainBody, domainRecord } from '../model/domains.js';
 import { pixelBody, pixelRecord } from '../model/pixels.js';
 import { qrBody, qrRecord } from '../model/qr.js';
 import { sameData } from '../qr/content.js';
+import { madeWithoutColours } from '../qr/read.js';
 import { rgbColor } from '../validate.js';
 import { bodyFromOptions, readTargets, shortUrlOf } from '../model/links.js';
 import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
@@ -154,7 +155,10 @@ export async function addQrContent(reader: AccountReader, codes: Current[], prog
       return;
     }
     const { type, data, foreground, background, notes } = read.content;
-    Object.assign(record, { type, data }, foreground ? { foreground } : {}, background ? { background } : {});
+    // A transparent background (`none`: the product's code made without colours) is not a colour
+    // to create a code with, nor is its default black then (madeWithoutColours, ../qr/read.ts).
+    const without = madeWithoutColours(read.content);
+    Object.assign(record, { type, data }, foreground && !without ? { foreground } : {}, background && background !== 'none' ? { background } : {});
     const missing = QR_CONTENT.filter((f) => record[f] === undefined);
     if (missing.length) unreadableOn.set(record, missing);
     if (notes.length) readNotes.set(record, notes);

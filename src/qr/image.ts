@@ -7,7 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { PNG } from 'pngjs';
+import { InterruptedError } from '../errors.js';
 import type { Ecc, Rgb } from './render.js';
 
 export type ImageKind = 'png' | 'svg' | 'jpg';
@@ -31,13 +33,23 @@ const MAX_SIDE = 4096;
 export class UnreadableImage extends Error {}
 
 /**
- * An SVG as a server sent it, made safe to draw: references to anything but inline `data:`
- * images are removed, so that a server's SVG cannot make linkctl read a local file into the
- * pixels (or a PNG it writes). resvg fetches nothing from the network.
+ * An SVG as a server sent it, made safe to draw, or refused with the reason (issue 39):
+ * - a DOCTYPE (and so any entity) is refused: a QR code's SVG never needs one, and entities
+ *   expanded thousands of times took minutes of CPU in the SVG parser;
+ * - filters are refused: they are never part of a QR code, and one feMorphology of radius
+ *   1000 took minutes to draw;
+ * - references to anything but inline `data:` images (or `#` fragments of the SVG itself) are
+ *   removed, whatever the namespace prefix (`xlink:href`, `href`, or `q:href` with
+ *   `xmlns:q` bound to XLink), so that a server's SVG cannot make linkctl read a local file
+ *   into the pixels (or a PNG it writes). resvg fetches nothing from the network.
  */
-function inlineOnly(svg: string): string {
-  return svg.replace(/\s(?:xlink:)?href\s*=\s*("[^"]*"|'[^']*')/gi, (whole, value: string) => (/^["']\s*(data:|#)/i.test(value) ? whole : ''));
+export function safeSvg(svg: string | Buffer): string {
+  const text = String(svg);
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new UnreadableImage('the SVG declares a DOCTYPE or entities, which a QR code\'s image never needs; refused (entities can take unbounded time to expand)');
+  if (/<(?:[\w.-]+:)?filter[\s>/]|[\s;"']filter\s*[=:]/i.test(text)) throw new UnreadableImage('the SVG uses filters, which are never part of a QR code; refused (a filter can take unbounded time to draw)');
+  return text.replace(/\s(?:[\w.-]+:)?href\s*=\s*("[^"]*"|'[^']*')/gi, (whole, value: string) => (/^["']\s*(data:|#)/i.test(value) ? whole : ''));
 }
+const inlineOnly = safeSvg;
 
 let resvgModule: typeof import('@resvg/resvg-js') | undefined;
 const resvg = () => (resvgModule ??= createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js'));
@@ -67,17 +79,89 @@ export function svgPixels(svg: string | Buffer, width: number): Pixels {
   }
 }
 
+/** How long one SVG may take to draw before it is refused: the product's draw in well under a second. */
+export const DRAW_TIME_LIMIT_MS = 10_000;
+
 /**
- * The same, drawn on libuv's thread pool (resvg's renderAsync), so that several images are drawn
- * while others are decoded; `safe` is the SVG's text after inlineOnly, its size already checked.
+ * The program a drawing process runs: the SVG (and the width) on stdin; a JSON line with the
+ * pixels' size (or the error), then the RGBA pixels, on stdout.
+ */
+const DRAWER = `
+const { Resvg } = require(process.argv[1]);
+const chunks = [];
+process.stdin.on('data', (c) => chunks.push(c)).on('end', () => {
+  const { svg, width } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  try {
+    const doc = new Resvg(svg, { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false }, logLevel: 'off' });
+    if (!(doc.width > 0 && doc.height > 0) || doc.height / doc.width > 4 || doc.width / doc.height > 4) throw new Error('not square: ' + doc.width + 'x' + doc.height);
+    const image = doc.render();
+    process.stdout.write(JSON.stringify({ width: image.width, height: image.height }) + '\\n');
+    process.stdout.write(image.pixels);
+  } catch (error) {
+    process.stdout.write(JSON.stringify({ error: String(error && error.message || error).split('\\n')[0].slice(0, 120) }) + '\\n');
+  }
+});`;
+
+/** Drawing processes still running: killed when linkctl exits (Ctrl-C, --timeout), so none outlives it. */
+const drawing = new Set<ChildProcess>();
+let exitHook = false;
+
+/**
+ * An SVG drawn in a process of its own, `width` pixels wide, within DRAW_TIME_LIMIT_MS and a
+ * pixel budget (its side at most MAX_SIDE, its height at most 4 times its width): a hostile SVG
+ * (nested <use> elements took resvg 22 s to refuse) cannot hold linkctl. A process, not a
+ * worker thread: Node waits for a worker's native call to return before it exits (measured:
+ * 25 s after Ctrl-C), while a process is killed at once. `safe` is the SVG after safeSvg.
  */
 async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
-  try {
-    return pixelsOf(await resvg().renderAsync(safe, drawOptions(width)));
-  } catch (error) {
-    throw drawError(error);
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => { for (const child of drawing) child.kill('SIGKILL'); });
   }
+  const budget = Math.min(width, MAX_SIDE) * Math.min(width, MAX_SIDE) * 4 * 4 + 4096;
+  return new Promise<Pixels>((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', DRAWER, resvgPath()], { stdio: ['pipe', 'pipe', 'ignore'] });
+    drawing.add(child);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failure: Error | undefined;
+    const stop = (why: Error) => {
+      failure ??= why;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop(new UnreadableImage(`the SVG took more than ${DRAW_TIME_LIMIT_MS / 1000} s to draw; refused`)), DRAW_TIME_LIMIT_MS);
+    // Ctrl-C stops the drawing at once (run.ts aborts the rest of the command).
+    const interrupted = () => stop(new InterruptedError());
+    process.once('SIGINT', interrupted);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > budget) return stop(new UnreadableImage('the SVG drew more pixels than a QR image has; refused'));
+      chunks.push(chunk);
+    });
+    child.on('error', (error) => stop(new UnreadableImage(`the SVG could not be drawn (${error.message})`)));
+    child.on('close', () => {
+      clearTimeout(timer);
+      process.removeListener('SIGINT', interrupted);
+      drawing.delete(child);
+      if (failure) return reject(failure);
+      const all = Buffer.concat(chunks);
+      const newline = all.indexOf(10);
+      let head: { width?: number; height?: number; error?: string } = {};
+      try {
+        head = JSON.parse(all.subarray(0, newline).toString('utf8')) as typeof head;
+      } catch {
+        return reject(new UnreadableImage('the SVG could not be drawn (its drawing process stopped)'));
+      }
+      if (head.error !== undefined) return reject(new UnreadableImage(/^not square: /.test(head.error) ? `the SVG is ${head.error.slice(12).replace('x', '×')}, not the square-ish image of a QR code` : `the SVG could not be drawn (${head.error})`));
+      const pixels = all.subarray(newline + 1);
+      if (!head.width || !head.height || pixels.length !== head.width * head.height * 4) return reject(new UnreadableImage('the SVG could not be drawn (its drawing process stopped)'));
+      resolve(pixelsOf({ pixels, width: head.width, height: head.height }));
+    });
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(JSON.stringify({ svg: safe, width }));
+  });
 }
+const resvgPath = () => createRequire(import.meta.url).resolve('@resvg/resvg-js');
 
 /** An SVG as a PNG `width` pixels wide (print sizes: `qr download --format png`). */
 export function svgToPng(svg: string | Buffer, width: number): Buffer {
@@ -89,6 +173,8 @@ export function svgToPng(svg: string | Buffer, width: number): Buffer {
 
 /** A PNG's pixels, after checking its size in the header (a small file may claim a huge image). */
 export function pngPixels(bytes: Buffer): Pixels {
+  // a PNG's header (IHDR) ends at byte 33; anything shorter is cut off
+  if (bytes.length < 33) throw new UnreadableImage(`the PNG is cut off: ${bytes.length} bytes, shorter than a PNG's header (33 bytes)`);
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
   if (width > MAX_SIDE || height > MAX_SIDE) throw new UnreadableImage(`the PNG is ${width}×${height} pixels; linkctl reads QR images up to ${MAX_SIDE}×${MAX_SIDE}`);
@@ -101,14 +187,38 @@ export function pngPixels(bytes: Buffer): Pixels {
   return { data: new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), width: png.width, height: png.height };
 }
 
-/** The pixels on a light quiet zone `by` pixels wide (the product's images have none; decoders find codes better with one). */
-function withQuietZone(p: Pixels, by: number): Pixels {
+/**
+ * The pixels laid on white with a quiet zone `by` pixels wide, opaque, as a phone sees a code
+ * printed on paper. The product's images are paths on a transparent canvas with no quiet zone
+ * (real-servers.md, 7.7): seen raw, transparent pixels are black to the decoder, which then
+ * finds a black square. An image with its own background keeps it (its pixels are opaque).
+ */
+export function onPaper(p: Pixels, by: number, paper: Rgb = { r: 255, g: 255, b: 255 }): Pixels {
   const width = p.width + 2 * by;
   const height = p.height + 2 * by;
-  const data = new Uint8ClampedArray(width * height * 4).fill(255);
-  for (let y = 0; y < p.height; y++) data.set(p.data.subarray(y * p.width * 4, (y + 1) * p.width * 4), ((y + by) * width + by) * 4);
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < data.length; i += 4) {
+    data[i] = paper.r;
+    data[i + 1] = paper.g;
+    data[i + 2] = paper.b;
+    data[i + 3] = 255;
+  }
+  for (let y = 0; y < p.height; y++) {
+    for (let x = 0; x < p.width; x++) {
+      const from = (y * p.width + x) * 4;
+      const to = ((y + by) * width + x + by) * 4;
+      const alpha = p.data[from + 3]! / 255;
+      data[to] = p.data[from]! * alpha + paper.r * (1 - alpha);
+      data[to + 1] = p.data[from + 1]! * alpha + paper.g * (1 - alpha);
+      data[to + 2] = p.data[from + 2]! * alpha + paper.b * (1 - alpha);
+    }
+  }
   return { data, width, height };
 }
+
+/** Pixels to decode, and the image as drawn (with its transparency) `offset` pixels inside them. */
+interface Laid { pixels: Pixels; drawn: Pixels; offset: number }
+const laid = (drawn: Pixels, by: number): Laid => ({ pixels: onPaper(drawn, by), drawn, offset: by });
 
 interface Found {
   text: string;
@@ -146,7 +256,11 @@ export interface ReadImage {
   kind: ImageKind;
   /** Its error-correction level (a code drawn again keeps it: a logo needs H). */
   ecc: Ecc;
-  /** `rgb(r,g,b)`, when the modules (or the background) are of one plain colour. */
+  /** Modules a side (21 for version 1): a print-ready file's quiet zone is 4 of them. */
+  modules: number;
+  /** Modules of quiet zone the image already has around the code (the product's: 0). */
+  margin: number;
+  /** `rgb(r,g,b)`, when the modules (or the background) are of one plain colour; the background is `none` when transparent. */
   foreground?: string;
   background?: string;
   /** What could not be read about the look of the code (a gradient, a logo). */
@@ -163,35 +277,50 @@ export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise
   if (!kind) throw new UnreadableImage('not an image (neither PNG nor SVG)');
   let png: Pixels | undefined;
   const pngOnce = () => (png ??= pngPixels(bytes));
-  let attempts: Array<() => Pixels | Promise<Pixels>>;
+  let attempts: Array<() => Laid | Promise<Laid>>;
   let logo = false;
   if (kind === 'svg') {
     const safe = inlineOnly(bytes.toString('utf8'));
-    const { width, height } = svgSize(safe);
-    if (!(width > 0 && height > 0) || height / width > 4 || width / height > 4) throw new UnreadableImage(`the SVG is ${width}×${height}, not the square-ish image of a QR code`);
     logo = /<image[\s>]/i.test(safe);
-    attempts = [async () => withQuietZone(await svgPixelsAsync(safe, 300), 30), async () => withQuietZone(await svgPixelsAsync(safe, 500), 50), () => svgPixelsAsync(safe, 1000)];
+    attempts = [async () => laid(await svgPixelsAsync(safe, 300), 30), async () => laid(await svgPixelsAsync(safe, 500), 50), async () => laid(await svgPixelsAsync(safe, 1000), 100)];
   } else {
-    attempts = [pngOnce, () => withQuietZone(pngOnce(), Math.round(pngOnce().width / 10))];
+    attempts = [() => laid(pngOnce(), 0), () => laid(pngOnce(), Math.max(8, Math.round(pngOnce().width / 10)))];
   }
   for (const attempt of attempts) {
-    const pixels = await attempt();
+    const { pixels, drawn, offset } = await attempt();
     const found = await find(pixels);
     if (!found) continue;
-    const look = colours(pixels, found);
+    const inDrawn = shifted(found, -offset);
+    const look = colours(drawn, inDrawn);
     if (logo) look.notes.push('a logo is drawn over the code; its image cannot be read back');
-    return { text: found.text, kind, ecc: found.ecc, ...look };
+    return { text: found.text, kind, ecc: found.ecc, modules: found.symbol.width, margin: marginOf(drawn, inDrawn), ...look };
   }
   throw new UnreadableImage(`no QR code was found in the ${kind.toUpperCase()} image`);
 }
 
+const shifted = (f: Found, by: number): Found => {
+  const move = (c: { x: number; y: number }) => ({ x: c.x + by, y: c.y + by });
+  return { ...f, topLeft: move(f.topLeft), topRight: move(f.topRight), bottomLeft: move(f.bottomLeft) };
+};
+
+/** The quiet zone around a found code, in whole modules: the least distance from the symbol to an edge of the image. */
+function marginOf(p: Pixels, f: Found): number {
+  const modulePx = Math.hypot(f.topRight.x - f.topLeft.x, f.topRight.y - f.topLeft.y) / f.symbol.width;
+  if (!(modulePx > 0)) return 0;
+  const least = Math.min(f.topLeft.x, f.topLeft.y, f.topRight.y, f.bottomLeft.x, p.width - f.topRight.x, p.height - f.bottomLeft.y);
+  return Math.max(0, Math.floor(least / modulePx + 0.25));
+}
+
+/** The colour key of a transparent pixel: the background is then `none`, not black (or white). */
+const TRANSPARENT = -1;
 const rgbText = ({ r, g, b }: Rgb) => `rgb(${r},${g},${b})`;
 const key = (p: Pixels, x: number, y: number): number | undefined => {
   const px = Math.floor(x);
   const py = Math.floor(y);
   if (px < 0 || py < 0 || px >= p.width || py >= p.height) return undefined;
   const i = (py * p.width + px) * 4;
-  // transparent pixels are seen on white, as a page shows them
+  // a (mostly) transparent pixel has no colour of its own; a half-covered one is seen on white, as a page shows it
+  if (p.data[i + 3]! < 128) return TRANSPARENT;
   const a = p.data[i + 3]! / 255;
   const c = (v: number) => Math.round(v * a + 255 * (1 - a));
   return (c(p.data[i]!) << 16) | (c(p.data[i + 1]!) << 8) | c(p.data[i + 2]!);
@@ -226,7 +355,7 @@ function colours(p: Pixels, f: Found): { foreground?: string; background?: strin
       all += entry[1];
       if (!best || entry[1] > best[1]) best = entry;
     }
-    return best && best[1] >= 0.9 * all ? rgbText(rgbOf(best[0])) : undefined;
+    return best && best[1] >= 0.9 * all ? (best[0] === TRANSPARENT ? 'none' : rgbText(rgbOf(best[0]))) : undefined;
   };
   const foreground = plain(dark);
   const background = plain(light);

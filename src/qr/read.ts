@@ -160,6 +160,17 @@ export async function readCodes(client: ApiClient, codes: QrCode[], progress: (d
   return out;
 }
 
+/**
+ * Whether a code was made without colours, as read from its image: the product draws such a code
+ * in black paths on a transparent canvas (background `none`); a code made with colours has them
+ * in its paths and a background (real-servers.md, 7.7; recorded qr/link-colours.svg). The qr
+ * record itself holds no colours. Colours cannot be added to such a code by an update (an empty
+ * HTTP 500 from the product): see `qr update`.
+ */
+export function madeWithoutColours(look: { foreground?: string; background?: string }): boolean {
+  return look.background === 'none' && (look.foreground === undefined || look.foreground === 'rgb(0,0,0)');
+}
+
 /** A code's content under stable keys (`qr get --json`): every key always there, null when not read. */
 export function contentJson(read: CodeRead): Record<string, unknown> {
   const c = read.content;

@@ -3,6 +3,7 @@
  * (the shapes are in real-servers.md: a string for link, text, phone and email; an object
  * for sms, wifi, vcard and an email with subject or body).
  */
+import type { CodeRead } from '../../qr/read.js';
 import type { Context } from '../../context.js';
 import { ApiError, NetworkError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
@@ -150,13 +151,23 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (!dataGiven && Object.keys(style).length === 0) {
     throw new UsageError('nothing to change: give the data flags (or --data-json), and optionally --background, --foreground, --logo', 'e.g. linkctl qr update 12 --data https://example.com/new');
   }
+  // Colours can be changed only on a code made with colours (the product 7.7 answers an empty
+  // HTTP 500 otherwise, and changes nothing): the code's image says which it is, so it is read
+  // first and the update refused before anything is sent.
+  const colours = style.foreground !== undefined || style.background !== undefined;
+  let known: CodeRead | undefined;
+  if (colours) {
+    known = await readCodeOf(ctx, await ctx.client(), id);
+    const { madeWithoutColours } = await import('../../qr/read.js');
+    if (known.content && madeWithoutColours(known.content)) throw colourRefusal(id, known.content.type);
+  }
   // A style-only change is sent without data: the document requires `data` on every update, but
   // real servers (7.4 to 7.7) keep the code's content when it is left out (real-servers.md), and
   // reading it from the image to send it back could change a link code's short link.
   if (!dataGiven) {
     const client = await ctx.client();
     try {
-      return messageResult(await updateOne(client, QR, id, style), `QR code ${id} updated.`);
+      return messageResult(await updateOne(client, QR, id, style, { emptyAnswerHint: emptyUpdateHint(id, colours) }), `QR code ${id} updated.`);
     } catch (error) {
       if (error instanceof ApiError) {
         throw new ApiError(error.message, `this server wants the code's data with every update, as the API document says: give its data flags with the style flags (\`linkctl qr get ${id}\` shows its type and data)`);
@@ -169,7 +180,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const client = await ctx.client();
   // Servers check the data against the code's stored type and fail with an HTTP 500 on another
   // shape; the API cannot change the type. The type is read from the code's image first.
-  const real = await typeOf(ctx, client, id);
+  const real = typeOfRead(known ?? await readCodeOf(ctx, client, id));
   if ('type' in real && opts.type !== undefined && real.type !== opts.type) {
     throw new UsageError(`QR code ${id} is a ${real.type} code (read from its image), not ${String(opts.type)}: the API cannot change a code's type, and nothing was sent`,
       `give its ${real.type} data (\`linkctl qr update ${id} --type ${real.type} ...\`), or delete it and create a ${String(opts.type)} code (\`linkctl qr delete ${id}\` then \`linkctl qr add --type ${String(opts.type)} ...\`)`);
@@ -183,10 +194,10 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const json = compact({ type, data, ...style });
   let body;
   try {
-    body = await updateOne(client, QR, id, json);
+    body = await updateOne(client, QR, id, json, { emptyAnswerHint: emptyUpdateHint(id, colours) });
   } catch (error) {
     // Where the image could not tell the type, the server's HTML 500 (7.7: "Invalid phone number") most likely means another type.
-    if (error instanceof NetworkError && /^HTTP 500\b/.test(error.message)) {
+    if (error instanceof NetworkError && /^HTTP 500\b/.test(error.message) && !/empty answer/.test(error.message)) {
       throw new NetworkError(error.message, `the likely cause: the data does not fit QR code ${id}'s own type, which --type cannot change (servers check the data against the type the code was made with); to give it another type, delete the code and add it again`);
     }
     throw error;
@@ -194,14 +205,33 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   return messageResult(body, `QR code ${id} updated.`);
 }
 
-/** A code's type, read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
-async function typeOf(ctx: Context, client: Awaited<ReturnType<Context['client']>>, id: number): Promise<{ type: QrType } | { unreadable: string }> {
+/** A code read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
+async function readCodeOf(ctx: Context, client: Awaited<ReturnType<Context['client']>>, id: number): Promise<CodeRead> {
   const details = ((await readOne(client, QR, id)).details ?? {}) as Rec;
   const { readCode } = await import('../../qr/read.js');
-  ctx.status('reading the code\'s type from its image');
-  const read = await readCode(client, { id, name: null, link: typeof details.link === 'string' ? details.link : null });
-  return read.content ? { type: read.content.type } : { unreadable: read.unreadable! };
+  ctx.status('reading the code\'s image');
+  return readCode(client, { id, name: null, link: typeof details.link === 'string' ? details.link : null });
 }
+
+/** A code's type, as its image gave it. */
+const typeOfRead = (read: CodeRead): { type: QrType } | { unreadable: string } => (read.content ? { type: read.content.type } : { unreadable: read.unreadable! });
+
+/** Types whose image holds the code's own short link (real-servers.md, 7.7): a new code has a new one. */
+const PRINTS_SHORT_LINK: ReadonlySet<QrType> = new Set(['link', 'email', 'phone', 'vcard'] as QrType[]);
+
+/** Why colours are not sent to a code made without them, and what re-creating it would break. */
+function colourRefusal(id: number, type: QrType): UsageError {
+  const breaks = PRINTS_SHORT_LINK.has(type)
+    ? `a ${type} code's image holds its own short link, and a new code gets a new one: every printed copy of the old code would stop working, and its scans are counted apart`
+    : `a ${type} code's image holds its content itself, so a new code scans the same (only its id, image URL and scan count change)`;
+  return new UsageError(`QR code ${id} was made without colours (its image is black on a transparent background): the server cannot add colours to it (the product answers an empty HTTP 500 and changes nothing); nothing was sent`,
+    `to have colours, create the code again with them (\`linkctl qr delete ${id}\` then \`linkctl qr add --type ${type} ... --foreground ... --background ...\`): ${breaks}`);
+}
+
+/** What an empty answer to a QR update means: never "the id may not exist" (the code was read, or is the user's). */
+const emptyUpdateHint = (id: number, colours: boolean) => (colours
+  ? `the server failed without saying why; the product 7.7 answers so to colours on a code made without them, and changes nothing (\`linkctl qr get ${id}\` shows its colours)`
+  : `the server failed without saying why, and may have changed nothing: \`linkctl qr get ${id}\` shows the code as it is now`);
 
 export async function get(ctx: Context, { args }: ActionInput): Promise<Result> {
   const id = args[0] as number;
@@ -221,7 +251,11 @@ export async function get(ctx: Context, { args }: ActionInput): Promise<Result> 
   const said = read.content
     ? `Type, data and colours were read from the code's image${read.content.from === 'short link' ? ` (which holds its short link ${read.content.shortLink}, read without counting a scan)` : ''}: the API does not give them back.${read.content.notes.map((n) => `\nNote: ${n}.`).join('')}`
     : `The code's content could not be read from its image: ${read.unreadable}.`;
-  return { ...result, json: { ...(result.json as Rec), content }, note: [said, result.note].filter(Boolean).join('\n') };
+  // `date` in every JSON answer for a QR code, as `qr list --json` has it (issue 42): the server's `details.data` (sic) renamed in place.
+  const json = { ...(result.json as Rec) };
+  const rawDetails = json.details as Rec | undefined;
+  if (rawDetails && rawDetails.date === undefined && typeof rawDetails.data === 'string') json.details = Object.fromEntries(Object.entries(rawDetails).map(([k, v]) => [k === 'data' ? 'date' : k, v]));
+  return { ...result, json: { ...json, content }, note: [said, result.note].filter(Boolean).join('\n') };
 }
 
 /** What `qr get` reads from the image. */

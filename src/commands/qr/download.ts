@@ -90,6 +90,7 @@ function printRequest(opts: Record<string, unknown>): PrintRequest | undefined {
   if (sizing.length && wanted !== 'png') throw new UsageError(`${sizing.join(', ')} ${sizing.length > 1 ? 'size' : 'sizes'} a PNG; an SVG scales to any size`, `drop ${sizing.length > 1 ? 'them' : 'it'} for an SVG, or ask for a PNG: --format png`);
   if (opts.size !== undefined && opts.printSize !== undefined) throw new UsageError('give --size (pixels) or --print-size with --dpi, not both', 'e.g. --size 1200, or --dpi 300 --print-size 30mm');
   if (opts.printSize !== undefined && opts.dpi === undefined) throw new UsageError('--print-size needs --dpi: the pixels depend on the printer\'s resolution', 'e.g. --dpi 300 --print-size 30mm');
+  if (opts.quietZone === false && !wanted) throw new UsageError('--no-quiet-zone is for a print-ready file: --format png or svg', 'e.g. linkctl qr download 12 --format svg --no-quiet-zone');
   if (!wanted) return undefined;
   const dpi = opts.dpi as number | undefined;
   let size = opts.size as number | undefined;
@@ -97,7 +98,7 @@ function printRequest(opts: Record<string, unknown>): PrintRequest | undefined {
     size = printPixels(opts.printSize as { value: number; unit: 'mm' | 'cm' | 'in' }, dpi!);
     if (size < 21 || size > MAX_PRINT_PIXELS) throw new UsageError(`--print-size ${(opts.printSize as { text: string }).text} at --dpi ${dpi} is ${size} pixels; linkctl draws PNGs from 21 to ${MAX_PRINT_PIXELS} pixels wide`, 'a smaller print size or resolution, e.g. --dpi 300 --print-size 30mm (354 pixels)');
   }
-  return { format: wanted, size, dpi };
+  return { format: wanted, size, dpi, quietZone: opts.quietZone !== false };
 }
 
 function idsFromStdin(text: string): number[] {

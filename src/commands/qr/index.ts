@@ -97,11 +97,12 @@ export function register(program: Command, bind: Bind): void {
       .option('--size <pixels>', `PNG width and height in pixels, at most ${MAX_PRINT_PIXELS} (implies --format png)`, (v) => boundedInt('--size', v, 21, MAX_PRINT_PIXELS))
       .option('--dpi <n>', 'PNG resolution in dots per inch, written into the file (with --print-size, sets the pixels)', (v) => boundedInt('--dpi', v, 1, 2400))
       .option('--print-size <length>', 'printed width and height with --dpi: 30mm, 3cm or 1.2in (implies --format png)', printLength)
+      .option('--no-quiet-zone', 'with --format: add no quiet zone (the 4 modules of margin a scanner needs), for a designer who places the code on a light area of their own')
       .option('--from <source>', '"-": read QR code ids from stdin, one a line, and save each into --dir')
       .addOption(pathOption('--dir <folder>', 'folder for --from -, created if missing (default: the current folder)', 'dir'))
       .addOption(concurrencyOption('with --from: codes downloaded'))
       .addOption(forceOption())
-      .addHelpText('after', wrapped('\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. A PNG from a server\'s SVG is drawn from it; an SVG (or a PNG of another size) from a\nserver\'s PNG is rebuilt from the decoded code: the same text, error correction and colours, with\na quiet zone of 4 modules (a logo or a gradient is not drawn again, and the message says so).\nFor a QR code of a short link made locally, see `linkctl link qr`.'))
+      .addHelpText('after', wrapped('\nOnly an image is saved (checked by content type and by its bytes); anything else is exit 6 and\nno file. With --format (or --size, --dpi), the file is print-ready: an opaque background (the\ncode\'s own, else white) and a quiet zone of 4 modules (ISO/IEC 18004), which the product\'s\ntransparent images lack (docs/qr-images.md). A PNG from a server\'s SVG is drawn from it; an SVG (or a PNG of another size) from a\nserver\'s PNG is rebuilt from the decoded code: the same text, error correction and colours, with\na quiet zone of 4 modules (a logo or a gradient is not drawn again, and the message says so).\nFor a QR code of a short link made locally, see `linkctl link qr`.'))
       .action(bind(() => import('./download.js'), 'download')),
     [
       'linkctl qr download 1',
