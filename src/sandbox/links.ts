@@ -4,9 +4,8 @@ import {
   deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, MESSAGES, must, num, optString, route, unassign, withFloatMaxpage, bareHost,
   type Ctx, type Json,
 } from './kit.js';
-import { addToChannel, inChannel } from './channels.js';
 import { refusedAsShort, serverAlias } from '../model/aliases.js';
-import { insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
+import { addToChannel, inChannel, insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
 
 export const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
 
