@@ -1,5 +1,6 @@
 /** The streams and environment a command runs with; `main()` receives them so tests can run in-process. */
 import type { ListSummary } from './output/types.js';
+import type { AllowPrivate } from './check/networks.js';
 
 export interface OutStream {
   write(chunk: string): unknown;
@@ -47,8 +48,10 @@ export interface IO {
   pacing?: { remaining?: number; resetAtMs?: number };
   /** Which files the command may read and write; the CLI's own (undefined): any. */
   files?: FilePolicy;
-  /** The run is a tool call of `linkctl mcp`: an agent asked, not a person (check never requests private addresses then). */
+  /** The run is a tool call of `linkctl mcp`: an agent asked, not a person (check requests private addresses only as checkAllowPrivate says then). */
   agent?: boolean;
+  /** For a tool call: the private networks the user allowed when starting `linkctl mcp` (check's --allow-private, its env or profile setting). */
+  checkAllowPrivate?: { allow: AllowPrivate; from: string };
   /**
    * Told, once a list was printed, what the list knew of itself (page, pages, records in all):
    * `linkctl mcp` pages its answers by it, and says it in its own terms.

@@ -5,6 +5,7 @@
  * and the JSON shapes are exactly the CLI's. Calls run one at a time. Nothing but protocol
  * messages goes to stdout; a line per call goes to stderr.
  */
+import type { Allowance } from '../commands/check/allow-private.js';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -32,7 +33,7 @@ interface Run {
  * Serves until the client closes stdin (returns) or Ctrl-C (the signal; returns too). Tools read
  * and write local files only inside `root` (never in the config folder); none when it is null.
  */
-export async function serveMcp(ctx: Context, mode: Mode, root: string | null = null): Promise<void> {
+export async function serveMcp(ctx: Context, mode: Mode, root: string | null = null, checkAllowPrivate?: Allowance): Promise<void> {
   // The CLI's entry points come with the context (main() gives them): this module never imports src/cli.ts.
   if (!ctx.cli) throw new Error('internal: linkctl mcp runs from main(), which gives the context the CLI');
   const { buildProgram, main } = ctx.cli;
@@ -56,6 +57,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       signal: ctx.io.signal,
       files: { root },
       agent: true,
+      checkAllowPrivate,
       ...session,
     };
     const code = await main([...globals, ...argv], io);

@@ -2,7 +2,7 @@
 import { deleteRoute, fail, list, MESSAGES, minLength, must, ok, optBool, optString, route, type Ctx } from './kit.js';
 import { shortUrl } from './links.js';
 import { qrUrl } from './qr.js';
-import { indexOfId, insert, timestamp, type Channel, type ChannelItem } from './state.js';
+import { addToChannel, indexOfId, inChannel, insert, type Channel, type ChannelItem } from './state.js';
 
 const ITEM_TYPES = ['links', 'bio', 'qr'];
 function channelFields(ctx: Ctx, requireName: boolean, checkName = true) {
@@ -19,10 +19,6 @@ function channelFields(ctx: Ctx, requireName: boolean, checkName = true) {
   return fields;
 }
 const channelView = ({ id, name, description, color, starred }: Channel) => ({ id, name, description, color, starred });
-export const inChannel = (ch: Channel, type: ChannelItem['type'], id: number) => ch.items.some((it) => it.type === type && it.id === id);
-export function addToChannel(ch: Channel, type: ChannelItem['type'], id: number) {
-  if (!inChannel(ch, type, id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
-}
 function itemView(ctx: Ctx, it: ChannelItem) {
   const base = { type: it.type, id: it.id };
   if (it.type === 'qr') {

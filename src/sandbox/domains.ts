@@ -17,14 +17,15 @@ export const domainRoutes = [
     // quirks: a system domain (id null) comes after the user's; the list is read backwards, so it goes first here
     const system = { id: null, domain: ctx.base, redirectroot: '', redirect404: '' };
     return list(ctx, 'domains', ctx.quirks ? [system, ...ctx.state.domains] : ctx.state.domains,
-      (d) => (d.id === null ? d : { ...d, id: num(ctx, d.id) }));
+      (d) => (d.id === null ? d : { ...d, id: num(ctx, d.id), ...(ctx.quirks ? { redirectroot: d.redirectroot || null, redirect404: d.redirect404 || null } : {}) }));
   }),
   route('POST /api/domain/add', (ctx) => {
     const domain = isHttpUrl(ctx.body.domain) ? ctx.body.domain.replace(/\/+$/, '') : fail(MESSAGES.domainInvalid);
     const extra = redirects(ctx);
     if (ctx.state.domains.some((d) => d.domain.toLowerCase() === domain.toLowerCase())) fail(MESSAGES.domainUsed);
     const d = insert(ctx.state, 'domains', (id) => ({ id, domain, redirectroot: '', redirect404: '', ...extra }));
-    return { error: 0, id: num(ctx, d.id) };
+    // 7.7 answers the new id as a string (PHP's lastInsertId), whatever the PHP version (the recording)
+    return { error: 0, id: ctx.quirks ? String(d.id) : num(ctx, d.id) };
   }),
   route('PUT /api/domain/:id/update', (ctx) => {
     const d = must(ctx, ctx.state.domains, MESSAGES.domainNotFound, ctx.id, true);

@@ -63,6 +63,9 @@ export const MESSAGES = {
   missingUrl: 'Missing required parameter: url',
   invalidUrl: 'Please enter a valid URL.',
   aliasShort: 'Custom alias must be at least 3 characters.',
+  // the product 7.7's words for an expiry in the past, or one it cannot read (the recording)
+  expiryPast: 'The expiry date must be later than today.',
+  pixelGtm: 'GTM container ID is not correct. Please double check.',
   aliasTaken: 'That alias is taken. Please choose another one.',
   aliasInappropriate: 'Inappropriate aliases are not allowed.',
   qrInvalid: 'Invalid QR format or missing data.',

@@ -4,9 +4,8 @@ import {
   deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, MESSAGES, must, num, optString, route, unassign, withFloatMaxpage, bareHost,
   type Ctx, type Json,
 } from './kit.js';
-import { addToChannel, inChannel } from './channels.js';
 import { refusedAsShort, serverAlias } from '../model/aliases.js';
-import { insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
+import { addToChannel, inChannel, insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
 
 export const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
 
@@ -31,7 +30,7 @@ const OPTION_PARSERS: Parsers = {
   expiry: (v) => {
     const s = optString(v, 'expiry')!;
     const t = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(s) ? Date.parse(`${s.replace(' ', 'T')}Z`) : NaN;
-    return t > Date.now() ? s : fail('The expiry date must be a date in the future (YYYY-MM-DD HH:MM:SS).');
+    return t > Date.now() ? s : fail(MESSAGES.expiryPast);
   },
   domain: (v, ctx) => userDomain(ctx, v),
   type: text('type'), password: text('password'), status: text('status'), // not checked by real servers either
@@ -138,14 +137,20 @@ function linkItem(ctx: Ctx, l: Link) {
   const channels: Array<number | string | null> = ctx.state.channels.filter((ch) => inChannel(ch, 'links', l.id)).map((ch) => num(ctx, ch.id));
   if (ctx.quirks) for (let i = 0; i < (l.deletedChannels ?? 0); i++) channels.push(null);
   return {
-    id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title,
-    description: l.metadescription ?? '', clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
+    id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: metaTitle(ctx, l),
+    description: metaDescription(ctx, l), clicks: num(ctx, l.clicks), uniqueclicks: num(ctx, l.uniqueclicks),
     // real servers name the site itself as the domain of a link on the default domain
     domain: l.domain ?? (ctx.quirks ? ctx.base : null), campaign: l.campaign ?? null,
     channel: channels,
     date: l.date,
   };
 }
+/**
+ * The meta title and description as answered: `null` when the link has none on 7.7 (the product
+ * stores the destination page's <title>, and nothing when it cannot fetch one: the recording).
+ */
+const metaTitle = (ctx: Ctx, l: Link) => (ctx.quirks && !l.title ? null : l.title);
+const metaDescription = (ctx: Ctx, l: Link) => l.metadescription ?? (ctx.quirks ? null : '');
 function location(ctx: Ctx, l: Link) {
   if (!l.geotarget?.length) return null;
   return Object.fromEntries(l.geotarget.map((t) =>
@@ -157,7 +162,7 @@ function linkDetail(ctx: Ctx, l: Link): Json {
   return {
     error: 0, id: l.id,
     details: {
-      id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: l.title, description: l.metadescription ?? '',
+      id: l.id, alias: l.alias, shorturl: shortUrl(ctx, l), longurl: l.longurl, title: metaTitle(ctx, l), description: metaDescription(ctx, l),
       location: location(ctx, l), device, expiry: l.expiry ?? null, date: l.date,
     },
     data: linkStats(ctx, l.stats),
@@ -235,7 +240,7 @@ export const linkRoutes = [
       for (const key of UPDATE_KEYS) delete l[key];
       delete l.expiry;
       delete l.domain;
-      if (body.metatitle === undefined) l.title = ''; // the title is the metatitle field, replaced like the rest
+      // the title is kept: an update of the meta description alone left it (the recording of 7.7)
     }
     applyOptions(l, opts);
     if (ctx.quirks) l.status = 'private';

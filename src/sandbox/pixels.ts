@@ -12,8 +12,10 @@ export const pixelRoutes = [
     const type = typeof ctx.body.type === 'string' && PIXEL_TYPES.includes(ctx.body.type) ? ctx.body.type : fail(MESSAGES.pixelType);
     const name = minLength(ctx.body.name, 1, 'Pixel name is required.');
     const tag = pixelTag(ctx.body.tag);
+    if (type === 'gtmpixel' && !/^GTM-[A-Z0-9]+$/i.test(tag)) fail(MESSAGES.pixelGtm);
     const p = insert(ctx.state, 'pixels', (id) => ({ id, type, name, tag, date: timestamp() }));
-    return { error: 0, id: num(ctx, p.id) };
+    // 7.7 answers the new id as a string (PHP's lastInsertId), whatever the PHP version (the recording)
+    return { error: 0, id: ctx.quirks ? String(p.id) : num(ctx, p.id) };
   }),
   route('PUT /api/pixel/:id/update', (ctx) => {
     const p = must(ctx, ctx.state.pixels, MESSAGES.pixelNotFound, ctx.id, true);

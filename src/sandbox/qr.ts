@@ -1,6 +1,6 @@
 // QR codes: the twin of src/model/qr.ts. Their images (the code's `link`) are served by visits.ts.
 import {
-  deleteRoute, fail, Halt, htmlPage, isHttpUrl, isObject, list, MESSAGES, must, num, ok, optString, qrStats, route, unassign,
+  deleteRoute, fail, Halt, htmlPage, Raw, isHttpUrl, isObject, list, MESSAGES, must, num, ok, optString, qrStats, route, unassign,
   type Ctx, type Json,
 } from './kit.js';
 import { insert, slugFor, timestamp, type Qr } from './state.js';
@@ -51,6 +51,10 @@ export const qrRoutes = [
     const q = must(ctx, ctx.state.qrs, MESSAGES.qrNotFound);
     // `type` and `name` are ignored: the API cannot change them. `data` is optional on 7.6
     // (required by the document) and read as data of the code's own type.
+    // 7.7 assigns the colours into a colour object that a code created without colours never got:
+    // an empty HTTP 500, nothing changed (real-servers.md, "QR updates")
+    const addsColour = ['foreground', 'background'].some((k) => ctx.body[k] !== undefined && ctx.body[k] !== null && ctx.body[k] !== '');
+    if (ctx.quirks && addsColour && q.foreground === undefined && q.background === undefined) throw new Halt(new Raw(500, ''));
     const data = ctx.quirks && noData(ctx.body.data) ? undefined : qrData(ctx, q.type, ctx.body.data);
     Object.assign(q, data === undefined ? {} : { data }, qrStyle(ctx.body));
     return ok('QR has been updated successfully.');

@@ -230,8 +230,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   async function api(method: string, url: URL, auth: string | undefined, rawBody: string): Promise<Answer> {
     if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(auth ?? '')?.[1];
-    if (token !== key) return json(403, { error: 1, message: 'A valid API key is required to use this service.' });
+    const token = /^Bearer\s+(.*?)\s*$/i.exec(auth ?? '')?.[1] || undefined;
+    const refused = { error: 1, message: 'A valid API key is required to use this service.' };
+    // an unknown key is counted under its own window and carries the limit's headers (the recording);
+    // a request without a Bearer key carries none
+    if (token !== key) return json(403, refused, token === undefined ? {} : limiter.check(token).headers);
     // 7.7 with pro mode on: a user whose plan does not include the API, whatever the key.
     if (plan === 'no-api') return json(403, { error: 1, message: 'You do not have the permission to use the API.' });
     const limit = limiter.check(token);

@@ -67,6 +67,13 @@ type RecordOf<K extends Collection> = State[K][number];
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */
 export const timestamp = (ms = Date.now()): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
+// A channel's items are state that links and channels both read and change: kept here, so that
+// neither route file imports the other.
+export const inChannel = (ch: Channel, type: ChannelItem['type'], id: number) => ch.items.some((it) => it.type === type && it.id === id);
+export function addToChannel(ch: Channel, type: ChannelItem['type'], id: number) {
+  if (!inChannel(ch, type, id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
+}
+
 /** Short, stable, random-looking slug derived from an id (no RNG, so seeds are reproducible). */
 export const slugFor = (id: number, salt = 0): string =>
   ((Math.imul(id + salt * 7919, 2654435761) >>> 0) + 0x10000000).toString(36);

@@ -193,7 +193,7 @@ describe('one tool per command, its schema the command\'s flags', () => {
 });
 
 describe('calling tools', () => {
-  it('check: a read-only tool that requests only the account\'s own destinations (it takes no URL), never a private address (whatever the environment says), with the CLI\'s records; problemsOnly leaves out the healthy ones', async ({ onTestFinished }) => {
+  it('check: a read-only tool that requests only the account\'s own destinations (it takes no URL), a private address only as the user allowed when starting the server (never by a tool argument), with the CLI\'s records; problemsOnly leaves out the healthy ones', async ({ onTestFinished }) => {
     const { createServer } = await import('node:http');
     const seen: string[] = [];
     const destination = createServer((req, res) => void (seen.push(`${req.method} ${req.url}`), res.writeHead(200).end()));
@@ -211,7 +211,8 @@ describe('calling tools', () => {
     await add('http://shop.test/fine', 'fine');
     await add('http://shop.test/gone', 'gone');
 
-    const s = await connect([], { ...env(), LINKCTL_CHECK_ALLOW_PRIVATE: 'all', HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` });
+    const proxyEnv = { HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
+    const s = await connect([], { ...env(), ...proxyEnv });
     const { tools } = await s.client.listTools();
     const tool = tools.find((t) => t.name === 'check')!;
     expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -229,14 +230,31 @@ describe('calling tools', () => {
       ['internal', 'blocked', '127.0.0.1 is a loopback address; not requested'],
     ]);
     expect(text(r)).toMatch(/checked 3 destinations of 3 links in [\d.]+ s: 1 client-error, 1 blocked, 1 ok; flags: 3 insecure/);
-    expect(text(r)).toMatch(/1 destination blocked: a private, loopback or link-local address was not requested \(never through linkctl mcp\)/);
+    expect(text(r)).toContain("1 destination blocked: a private, loopback or link-local address was not requested: the user can allow private networks when starting the server (linkctl mcp --allow-private [networks], LINKCTL_CHECK_ALLOW_PRIVATE, or the profile's checkAllowPrivate); no tool argument can");
     expect(text(r)).not.toContain('allowPrivate');
-    expect(seen).toEqual([]); // LINKCTL_CHECK_ALLOW_PRIVATE=all did not open the way
+    expect(seen).toEqual([]);
     expect(proxied.sort()).toEqual(['GET http://shop.test/fine', 'GET http://shop.test/gone', 'HEAD http://shop.test/fine', 'HEAD http://shop.test/gone']);
 
     const problems = await s.call('check', { problemsOnly: true });
     expect(data(problems).records.map((x: { alias: string }) => x.alias)).toEqual(['gone', 'internal']);
     expect(JSON.stringify(problems).length).toBeLessThan(JSON.stringify(r).length);
+
+    // The user's allowance, given when the server starts: the environment, the flag of linkctl mcp, the profile.
+    const profileConfig = tempDir();
+    writeFileSync(join(profileConfig, 'config.json'), JSON.stringify({ defaultProfile: 'team', profiles: { team: { baseUrl: sandbox.url, checkAllowPrivate: '127.0.0.1' } } }), { mode: 0o600 });
+    for (const [flags, extra, from] of [
+      [[], { LINKCTL_CHECK_ALLOW_PRIVATE: '127.0.0.1' }, 'LINKCTL_CHECK_ALLOW_PRIVATE of linkctl mcp'],
+      [['--allow-private', '127.0.0.0/8'], {}, '--allow-private of linkctl mcp'],
+      [[], { LINKCTL_CONFIG_DIR: profileConfig, LINKCTL_PROFILE: 'team' }, 'checkAllowPrivate of profile "team"'],
+    ] as const) {
+      seen.length = 0;
+      const allowed = await connect([...flags], { ...env(), ...proxyEnv, ...extra });
+      const a = await allowed.call('check', { deadline: '30s' });
+      expect(a.isError, `${from}: ${text(a)}`).toBeFalsy();
+      expect(data(a).records.find((x: { alias: string }) => x.alias === 'internal'), from).toMatchObject({ status: 'ok' });
+      expect(seen.length, from).toBeGreaterThan(0);
+      expect(text(a)).toContain(`private addresses allowed by ${from}`);
+    }
   });
 
   it('check whose run cannot be stored: the records all the same, with a note that they were not stored (not a tool error)', async () => {

@@ -92,21 +92,22 @@ for (const quirks of [false, true]) {
     });
 
     it('sends a style-only change without data: real servers keep the content; a server that wants data says what to add', async () => {
-      const r = await runCli(['qr', 'update', '2', '--foreground', '#112233'], { env: fx.env });
+      // code 1 was created with colours: the product 7.7 changes colours only of such a code
+      const r = await runCli(['qr', 'update', '1', '--foreground', '#112233'], { env: fx.env });
       // The code and its image are read first: colours cannot be added to a code made without them
-      // (issue 38); this one has them (an opaque background), so the one update is sent, without data.
-      expect(sent(fx.sandbox).filter((s) => s.method !== 'GET')).toEqual([{ method: 'PUT', path: '/api/qr/2/update', query: {}, body: { foreground: 'rgb(17,34,51)' } }]);
-      expect(sent(fx.sandbox)[0]).toMatchObject({ method: 'GET', path: '/api/qr/2' });
+      // (issue 38); this one has them, so the one update is sent, without data.
+      expect(sent(fx.sandbox).filter((s) => s.method !== 'GET')).toEqual([{ method: 'PUT', path: '/api/qr/1/update', query: {}, body: { foreground: 'rgb(17,34,51)' } }]);
+      expect(sent(fx.sandbox)[0]).toMatchObject({ method: 'GET', path: '/api/qr/1' });
       if (quirks) {
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
         expect(r.stdout).toBe('QR has been updated successfully.\n');
-        const after = JSON.parse((await runCli(['qr', 'get', '2', '--json'], { env: fx.env })).stdout);
-        expect(after.content).toMatchObject({ type: 'text', data: 'Hello from the sandbox', foreground: 'rgb(17,34,51)' });
+        const after = JSON.parse((await runCli(['qr', 'get', '1', '--json'], { env: fx.env })).stdout);
+        expect(after.content).toMatchObject({ type: 'link', foreground: 'rgb(17,34,51)' });
       } else {
         expect(r.code).toBe(1);
-        expect(r.stderr).toContain('linkctl: QR code 2: Invalid QR format or missing data.');
-        expect(r.stderr).toContain("hint: this server wants the code's data with every update, as the API document says: give its data flags with the style flags (`linkctl qr get 2` shows its type and data)");
+        expect(r.stderr).toContain('linkctl: QR code 1: Invalid QR format or missing data.');
+        expect(r.stderr).toContain("hint: this server wants the code's data with every update, as the API document says: give its data flags with the style flags (`linkctl qr get 1` shows its type and data)");
       }
     });
 

@@ -16,6 +16,7 @@ import { History, openHistory } from '../../src/history/store.js';
 import { openSqlite } from '../../src/history/sqlite.js';
 import { MIGRATIONS, migrate } from '../../src/history/schema.js';
 import { BIN, cleanEnv, runCli, tempDir, type RunResult } from '../helpers.js';
+import { copyForAnotherUser } from '../other-user.js';
 import { plainState, startHistoryServer, type HistoryServer } from '../history-server.js';
 import { freePort, pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
 import { browser, layout, noBrowser } from '../browser.js';
@@ -215,8 +216,11 @@ describe('readers only read', () => {
     expect(sha(db)).toBe(before);
     expect(sqlite(db, 'SELECT version FROM schema_migrations')).toEqual([[1]]);
 
-    // a copy, read-only, in a read-only folder (as another user when the tests run as root, who may write anyway)
-    const folder = join(dir, `readonly-${++n}`);
+    // a copy, read-only, in a read-only folder (as another user when the tests run as root, who may
+    // write anyway). That user may not enter this checkout or the test's own temporary folder: it
+    // runs a copy of the CLI from a folder it can enter, and the database is there too.
+    const other = copyForAnotherUser();
+    const folder = join(other.dir, `readonly-${++n}`);
     mkdirSync(folder);
     copyFileSync(db, join(folder, 'history.db'));
     chmodSync(join(folder, 'history.db'), 0o444);
@@ -224,7 +228,7 @@ describe('readers only read', () => {
     try {
       const asUser = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [];
       const r = await new Promise<RunResult>((resolve, reject) => {
-        const argv = [...asUser, process.execPath, BIN, 'stats', 'show', '--since', '1d', '--json'];
+        const argv = [...asUser, process.execPath, other.bin, 'stats', 'show', '--since', '1d', '--json'];
         const child = spawn(argv[0]!, argv.slice(1), { env: cleanEnv({ ...s.env, LINKCTL_CONFIG_DIR: join(folder, 'no-config'), LINKCTL_DB: join(folder, 'history.db'), LINKCTL_NOW: day(2, 7) }) });
         let stdout = '';
         let stderr = '';
@@ -236,6 +240,7 @@ describe('readers only read', () => {
       expect(JSON.parse(ok(r).stdout).series[0].clicks).toBe(4);
     } finally {
       chmodSync(folder, 0o755);
+      rmSync(other.dir, { recursive: true, force: true });
     }
 
     const migrated = ok(await run(['migrate']));

@@ -51,11 +51,13 @@ describe('errors outside the JSON envelope', () => {
     expect((await call(doc, 'POST', '/api/channel/1/assign/qr/x1')).json).toEqual({ error: 1, message: 'Invalid id.' });
   });
 
-  it('invalid JSON body is error 1 and changes nothing', async () => {
+  it('a body that is not JSON is read as empty, as the product 7.7 reads it, and changes nothing', async () => {
     const sb = await start();
     const r = await call(sb, 'POST', '/api/qr/add', '{"type": "text", ');
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ error: 1, message: 'Invalid JSON body.' });
+    expect(r.json).toEqual({ error: 1, message: 'Invalid QR format or missing data.' });
+    const documented = await start({ quirks: false });
+    expect((await call(documented, 'POST', '/api/qr/add', '{"type": "text", ')).json).toEqual({ error: 1, message: 'Invalid JSON body.' });
     expect((await get(sb, '/api/qr')).json.data.result).toBe(3);
   });
 

@@ -6,6 +6,7 @@
  * of what is broken.
  */
 import type { Context } from '../../context.js';
+import { AGENT_ALLOW_HINT, allowanceOf, type Allowance } from './allow-private.js';
 import { CliError, ConfigError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { safeText } from '../../output/safe-text.js';
@@ -39,7 +40,7 @@ export interface CheckRequest {
   problemsOnly: boolean;
   all: boolean;
   /** Private addresses this run may request, and where that was said; undefined: none. */
-  allowPrivate?: { allow: AllowPrivate; from: string };
+  allowPrivate?: Allowance;
 }
 
 export function parse(opts: Record<string, unknown>, ctx: Pick<Context, 'env' | 'settings' | 'io'>): CheckRequest {
@@ -61,29 +62,12 @@ export function parse(opts: Record<string, unknown>, ctx: Pick<Context, 'env' | 
 }
 
 /**
- * Which private addresses the run may request: `--allow-private` (all, or the networks it
- * names), else LINKCTL_CHECK_ALLOW_PRIVATE, else the profile's `checkAllowPrivate`. Never for
- * an agent (`linkctl mcp`): whoever can edit a link or a redirect must not reach the networks of
- * the machine an agent runs on, whatever its environment or profile says.
+ * Which private addresses the run may request: the user's allowance (allow-private.ts). A tool
+ * call of `linkctl mcp` gets only what the server was started with, never its own.
  */
 function allowPrivateOf(flag: AllowPrivate | true | undefined, ctx: Pick<Context, 'env' | 'settings' | 'io'>): CheckRequest['allowPrivate'] {
-  if (ctx.io.agent) return undefined;
-  if (flag !== undefined) return { allow: flag === true ? 'all' : flag, from: '--allow-private' };
-  const fromEnv = ctx.env[ALLOW_PRIVATE_ENV];
-  if (fromEnv) return { allow: networksSetting(fromEnv, (m) => new UsageError(`${ALLOW_PRIVATE_ENV}: ${m}`, ALLOW_PRIVATE_HINT)), from: ALLOW_PRIVATE_ENV };
-  const setting = ctx.settings().checkAllowPrivate;
-  if (!setting) return undefined;
-  const where = `checkAllowPrivate of profile "${ctx.settings().profile.value}"`;
-  return { allow: networksSetting(setting.value, (m) => new ConfigError(`${where}: ${m}`, ALLOW_PRIVATE_HINT)), from: where };
-}
-
-/** A setting's value as `--allow-private` takes it; `refuse` makes the error that names where it came from. */
-function networksSetting(raw: string, refuse: (message: string) => CliError): AllowPrivate {
-  try {
-    return parseAllowPrivate(raw);
-  } catch (error) {
-    throw refuse((error as Error).message);
-  }
+  if (ctx.io.agent) return ctx.io.checkAllowPrivate;
+  return allowanceOf(flag, ctx);
 }
 
 const chainText = (chain: Hop[]) => chain.map((h) => `${h.code ?? '-'} ${h.url}`).join(' -> ');
@@ -288,7 +272,7 @@ function privateNote(ctx: Context, records: CheckRecord[], request: CheckRequest
   if (request.allowPrivate) return `private addresses allowed by ${request.allowPrivate.from}: ${request.allowPrivate.allow === 'all' ? 'all' : request.allowPrivate.allow.map((n) => n.text).join(', ')}`;
   if (!blocked) return undefined;
   const what = `${blocked} destination${blocked === 1 ? '' : 's'} blocked: a private, loopback or link-local address was not requested`;
-  return ctx.io.agent ? `${what} (never through linkctl mcp)` : `${what}; --allow-private [networks] checks them`;
+  return ctx.io.agent ? `${what}: ${AGENT_ALLOW_HINT}` : `${what}; --allow-private [networks] checks them`;
 }
 
 async function painter(): Promise<Paint> {

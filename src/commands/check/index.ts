@@ -5,7 +5,7 @@ import { dbOption, forAgents, listsRecords, withExamples, type Bind } from '../s
 import { wrapped } from '../shared/help-text.js';
 import { duration, positiveInt } from '../../validate.js';
 import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, FLAG_HELP, FLAGS, HEALTHY, STATUS_HELP, STATUSES } from '../../check/statuses.js';
-import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPrivate } from '../../check/networks.js';
+import { allowPrivateOption } from './allow-private.js';
 
 /** Polite by default; more than this many requests at a time is no longer a check but a load test. */
 export const MAX_CONCURRENCY = 32;
@@ -26,15 +26,6 @@ function failOn(raw: string): string[] {
  */
 function failOnOption(): Option {
   return new Option('--fail-on <list>', 'exit 1 when a result matches one of these, comma-separated: a status, flag or finding (below), or broken').choices(FAIL_ON_NAMES).argParser(failOn);
-}
-
-/** `--allow-private` (every private address) or `--allow-private 10.0.0.0/8,127.0.0.1` (those networks). */
-function allowPrivate(raw: string): AllowPrivate {
-  try {
-    return parseAllowPrivate(raw);
-  } catch (error) {
-    throw new UsageError(`--allow-private: ${(error as Error).message}`, ALLOW_PRIVATE_HINT);
-  }
 }
 
 function concurrency(raw: string): number {
@@ -68,7 +59,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--since-last', 'show only what changed since the previous check of this account: newly broken, fixed, changed')
       .option('--problems-only', 'leave out healthy destinations (ok or redirect, with no finding and no flag --fail-on names) in every format')
       .option('--all', 'on a terminal, list healthy destinations too (they are only counted otherwise)')
-      .option('--allow-private [networks]', `also request private, loopback and link-local addresses: all of them, or those in these networks, comma-separated (e.g. 10.0.0.0/8,127.0.0.1); env ${ALLOW_PRIVATE_ENV}, profile setting checkAllowPrivate`, allowPrivate)
+      .addOption(allowPrivateOption())
       .addHelpText(
         'after',
         wrapped([

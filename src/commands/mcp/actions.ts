@@ -1,3 +1,5 @@
+import { allowanceOf, type Allowance } from '../check/allow-private.js';
+import type { AllowPrivate } from '../../check/networks.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
@@ -30,7 +32,9 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   if (opts.allowDeletes && !opts.allowWrites) throw new UsageError('--allow-deletes needs --allow-writes too', 'run `linkctl mcp --allow-writes --allow-deletes`');
   const root = opts.root === undefined ? null : filesRoot(ctx, String(opts.root));
   const { serveMcp } = await import('../../mcp/server.js');
-  await serveMcp(ctx, { writes: Boolean(opts.allowWrites), deletes: Boolean(opts.allowDeletes) }, root);
+  // the user's allowance, read once at start (flag, env, profile): the check tool's, never a tool argument's
+  const allowance = allowanceOf(opts.allowPrivate as AllowPrivate | true | undefined, ctx, ' of linkctl mcp');
+  await serveMcp(ctx, { writes: Boolean(opts.allowWrites), deletes: Boolean(opts.allowDeletes) }, root, allowance);
   if (ctx.io.signal?.aborted) throw new InterruptedError();
   return { kind: 'none' };
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
+import { allowPrivateOption } from '../check/allow-private.js';
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
@@ -10,6 +11,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)')
       .option('--allow-writes', 'also list the tools that create and change (add, update, assign)')
       .option('--allow-deletes', 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true')
+      .addOption(allowPrivateOption('the check tool may '))
       .addOption(pathOption('--root <dir>', 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none', 'dir'))
       .addHelpText(
         'after',
