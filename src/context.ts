@@ -10,6 +10,7 @@ import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
 import { redact } from './redact.js';
+import { ALLOW_PRIVATE_ENV, parseAllowPrivate, type AllowPrivate } from './check/networks.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 
@@ -315,6 +316,7 @@ export class Context {
       dryRun: this.globals.dryRun,
       insecureHttp: this.globals.insecureHttp,
       rate: this.io.pacing,
+      outboundAllow: () => this.outboundAllow(),
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${redact(line, this.secrets)}`) : undefined,
         wait: (seconds, reason) => this.waiting(seconds, reason),
@@ -324,6 +326,22 @@ export class Context {
         changed: () => this.io.onChange?.(),
       },
     });
+  }
+
+  /**
+   * Private networks a file a server names (a QR image on another origin) may come from: those
+   * `check` may request (LINKCTL_CHECK_ALLOW_PRIVATE, else the profile's checkAllowPrivate), none
+   * for an agent. A value that does not parse allows nothing (`check` names it).
+   */
+  private outboundAllow(): AllowPrivate {
+    if (this.io.agent) return [];
+    const raw = this.env[ALLOW_PRIVATE_ENV] || this.settings().checkAllowPrivate?.value;
+    if (!raw) return [];
+    try {
+      return parseAllowPrivate(raw);
+    } catch {
+      return [];
+    }
   }
 
   /**
