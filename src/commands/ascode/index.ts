@@ -3,9 +3,8 @@ import { Option, type Command } from 'commander';
 import { concurrencyOption, enumOption, forceOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
+import { REDIRECT_FORMATS } from '../../ascode/redirect-formats.js';
 
-/** The formats of `export --redirects`: one writer each in src/ascode/redirects.ts. */
-export const REDIRECT_FORMATS = ['nginx', 'apache', 'caddy', 'netlify', 'cloudflare', 'csv'] as const;
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
 const accountFile = () => pathOption('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
