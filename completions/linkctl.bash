@@ -68,7 +68,7 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl export') cmds='' flags='--file --force --format --details --concurrency --no-qr-content --schema --redirects -h --help' vflags='--file --format --concurrency --redirects' ;;
+    'linkctl export') cmds='' flags='--file --force --format --details --concurrency --no-qr-content --include-secrets --schema --redirects -h --help' vflags='--file --format --concurrency --redirects' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --concurrency --allow-clear -h --help' vflags='-f --file --max-deletes --concurrency' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --encoding --delimiter --skip-invalid --rejects --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --encoding --delimiter --rejects --db' ;;

@@ -191,3 +191,21 @@ describe('MCP: api writes need confirm (finding 5), answers are bounded (finding
     }
   }, 60_000);
 });
+
+describe('lows', () => {
+  it('a server answering success with the id of an existing link that goes elsewhere: said as such, no alias "undefined"', async () => {
+    const server = await listen((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const old = { id: 1, alias: 'old', shorturl: `http://127.0.0.1:${(req.socket.localPort)}/old`, longurl: 'https://example.com/old', title: '', description: '', clicks: 0, date: '2026-01-01 00:00:00' };
+      if (req.url?.startsWith('/api/urls')) return res.end(JSON.stringify({ error: 0, data: { result: 1, perpage: 1000, currentpage: 1, nextpage: null, maxpage: 1, urls: [old] } }));
+      if (req.url?.startsWith('/api/url/add')) return res.end(JSON.stringify({ error: 0, id: 1, shorturl: old.shorturl }));
+      if (req.url?.startsWith('/api/url/1')) return res.end(JSON.stringify({ error: 0, id: 1, details: old, data: { clicks: 0 } }));
+      res.end(JSON.stringify({ error: 1, message: 'not here' }));
+    });
+    const r = await runMain(['link', 'add', 'https://example.com/new'], { env: { LINKCTL_BASE_URL: server.url, LINKCTL_API_KEY: 'key-123456789', LINKCTL_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain('undefined');
+    expect(r.stderr).toMatch(/^linkctl: the server answered success with link 1 \(http:\/\/127\.0\.0\.1:\d+\/old\), an existing link that goes to https:\/\/example\.com\/old, not a new link to https:\/\/example\.com\/new$/m);
+    expect(server.seen.filter((s) => s.startsWith('POST'))).toEqual(['POST /api/url/add']);
+  });
+});

@@ -22,6 +22,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--details', "also read each link's geo and device targeting and expiry (one request per link, paced)")
       .addOption(concurrencyOption('with --details: links read'))
       .option('--no-qr-content', "skip reading QR codes' type, data and colours from their images (one image download a code, not an API request): codes are then written by name only")
+      .option('--include-secrets', "write secrets read from QR images (a wifi code's password) in the clear; without it such a code is written by name only")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
       .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
       .action(bind(load, 'exportAccount')),
