@@ -9,7 +9,7 @@ import type { FilePolicy, IO } from './io.js';
 import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
-import { redact } from './redact.js';
+import { redact, redactSecrets } from './redact.js';
 import { ALLOW_PRIVATE_ENV, parseAllowPrivate, type AllowPrivate } from './check/networks.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
@@ -156,7 +156,8 @@ export class Context {
         write: (chunk: string) => {
           // stdout to a file leaves the terminal's line alone (`link add --from big.csv > out.csv`).
           if (stream === this.io.stderr || stream.isTTY) this.pauseSpinner();
-          return stream.write(chunk);
+          // Data a server sent may hold the key (a server that echoes it into a title): never printed.
+          return stream.write(redactSecrets(chunk, this.secrets));
         },
       };
       // The output layer waits for 'drain' on a real stream (a slow reader): pass the events on.
@@ -305,6 +306,8 @@ export class Context {
    */
   async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
     const { ApiClient } = await import('./http/client.js');
+    // The key joins the run's secrets: removed from everything printed or written (outputStreams, prepareWrite).
+    if (!this.secrets.includes(apiKey)) this.secrets.push(apiKey);
     return new ApiClient({
       baseUrl,
       baseUrlName,
