@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox } from '../helpers.js';
+import { parseOutputs } from './github-actions.js';
 
 const fx = useSandbox();
 const servers: Server[] = [];
@@ -193,6 +196,20 @@ describe('MCP: api writes need confirm (finding 5), answers are bounded (finding
 });
 
 describe('lows', () => {
+  it('the Action\'s `report` input holding a line break is one output value: it writes no output of its own to GITHUB_OUTPUT', () => {
+    const dir = tempDir();
+    // A linkctl that prints an empty report: the step's outputs are what is looked at.
+    writeFileSync(join(dir, 'linkctl'), '#!/bin/sh\necho "[]"\n');
+    chmodSync(join(dir, 'linkctl'), 0o755);
+    const outputFile = join(dir, 'output');
+    writeFileSync(outputFile, '');
+    const report = join(dir, 'health.json\nchanges=true\nextra=evil');
+    const r = spawnSync('bash', [join(import.meta.dirname, '../../action/job.sh')], { encoding: 'utf8', env: { PATH: `${dir}:${process.env.PATH}`, LINKCTL_JOB: 'check', LINKCTL_REPORT: report, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: dir } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(parseOutputs(readFileSync(outputFile, 'utf8'))).toEqual({ report });
+    expect(readFileSync(report, 'utf8')).toBe('[]\n');
+  });
+
   it('a server answering success with the id of an existing link that goes elsewhere: said as such, no alias "undefined"', async () => {
     const server = await listen((req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -207,5 +224,30 @@ describe('lows', () => {
     expect(r.stderr).not.toContain('undefined');
     expect(r.stderr).toMatch(/^linkctl: the server answered success with link 1 \(http:\/\/127\.0\.0\.1:\d+\/old\), an existing link that goes to https:\/\/example\.com\/old, not a new link to https:\/\/example\.com\/new$/m);
     expect(server.seen.filter((s) => s.startsWith('POST'))).toEqual(['POST /api/url/add']);
+  });
+});
+
+describe('the key in data a server sends (the last low)', () => {
+  it('a server that echoes the API key into link data: link list, check and plan -o markdown print [REDACTED], and export writes no key', async () => {
+    const key = fx.sandbox.key;
+    // The seeded links point at example.com: gone, so that check asks DNS about no real name.
+    for (const id of [1, 2]) await runCli(['link', 'delete', String(id), '--yes'], { env: fx.env });
+    const add = await runMain(['api', 'POST', '/api/url/add', '-f', `url=https://example.invalid/?k=${key}`, '-f', 'custom=echoed', '-f', `metatitle=the key is ${key}`], { env: fx.env });
+    expect(add.code, add.stderr).toBe(0);
+    const outputs: string[] = [];
+    for (const args of [['link', 'list'], ['link', 'list', '--json'], ['link', 'list', '-o', 'csv'], ['check', '--json']]) {
+      const r = await runCli(args, { env: { ...fx.env, LINKCTL_CONFIG_DIR: tempDir() } });
+      expect(r.stdout, args.join(' ')).toContain('[REDACTED]');
+      outputs.push(r.stdout, r.stderr);
+    }
+    const file = join(tempDir(), 'account.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: echoed\n    url: https://example.invalid/new\n    title: a new title\n');
+    const plan = await runCli(['plan', '-f', file, '-o', 'markdown'], { env: fx.env });
+    expect(plan.stdout).toContain('[REDACTED]');
+    outputs.push(plan.stdout, plan.stderr);
+    const exported = join(tempDir(), 'export.yaml');
+    expect((await runCli(['export', '--no-qr-content', '--file', exported], { env: fx.env })).code).toBe(0);
+    outputs.push(readFileSync(exported, 'utf8'));
+    for (const out of outputs) expect(out).not.toContain(key);
   });
 });
