@@ -3,7 +3,7 @@
 // `restore-history` downloads the newest history artifact, `comment` posts or updates the plan
 // comment. The REST API is GITHUB_API_URL (GitHub sets it; a test points it at a fake server).
 // The token is read from the environment and sent only to that API, never printed.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -25,8 +25,10 @@ class Failure extends Error {
   }
 }
 
+/** A step output in GitHub's delimiter form, under a delimiter nobody can guess: a value with a line break stays one value. */
 function output(name, value) {
-  if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `${name}=${value}\n`);
+  const delimiter = `linkctl_${randomUUID()}`;
+  if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `${name}<<${delimiter}\n${value}\n${delimiter}\n`);
 }
 
 /** Text from GitHub, made printable and short before it reaches the log. */
@@ -115,11 +117,13 @@ async function comment() {
   let body = `${marker}\n${plan}`;
   if (body.length > COMMENT_LIMIT) body = `${body.slice(0, COMMENT_LIMIT - 200)}\n\n… (cut at GitHub's comment limit; the job's log has the whole plan)\n`;
   const repo = repository();
+  // Only a comment the token's own user wrote is the plan's: anyone can write the marker.
+  const me = await tokenUser();
   let existing;
   for (let page = 1; page <= MAX_COMMENT_PAGES && !existing; page++) {
     const comments = await (await github('GET', `/repos/${repo}/issues/${number}/comments?per_page=100&page=${page}`)).json();
     if (!Array.isArray(comments)) throw new Failure('GitHub API: the comments of the pull request are not a list');
-    existing = comments.find((c) => typeof c?.body === 'string' && c.body.startsWith(marker));
+    existing = comments.find((c) => typeof c?.body === 'string' && c.body.startsWith(marker) && c.user?.login === me);
     if (comments.length < 100) break;
   }
   if (existing) {
@@ -129,6 +133,26 @@ async function comment() {
     const created = await (await github('POST', `/repos/${repo}/issues/${number}/comments`, { body })).json();
     console.log(`posted the plan on pull request #${number}: ${printable(created.html_url ?? created.id)}`);
   }
+}
+
+/**
+ * The login of the token's user: GET /user for a personal token; the job's own GITHUB_TOKEN is
+ * an app installation's, which GET /user refuses (403, "Resource not accessible by integration"),
+ * and writes as github-actions[bot].
+ */
+async function tokenUser() {
+  const base = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
+  if (!env.GITHUB_TOKEN) throw new Failure('no GitHub token: the github-token input is empty');
+  const response = await fetch(`${base}/user`, {
+    redirect: 'manual',
+    headers: { accept: 'application/vnd.github+json', authorization: `Bearer ${env.GITHUB_TOKEN}`, 'x-github-api-version': '2022-11-28', 'user-agent': 'linkctl-action' },
+    signal: AbortSignal.timeout(60_000),
+  });
+  if (response.status === 403) return 'github-actions[bot]';
+  if (!response.ok) throw new Failure(`GitHub API: GET /user: ${response.status}: the token's user is needed to find the plan's own comment`);
+  const user = await response.json();
+  if (typeof user?.login !== 'string') throw new Failure('GitHub API: GET /user gave no login');
+  return user.login;
 }
 
 async function restoreHistory() {

@@ -21,6 +21,15 @@ if [ -n "$LINKCTL_HISTORY_DB" ]; then export LINKCTL_DB="$LINKCTL_HISTORY_DB"; f
 stop_commands() { token=$(node -p "require('node:crypto').randomUUID()"); echo "::stop-commands::$token"; }
 resume_commands() { echo "::$token::"; }
 
+# A step output in GitHub's delimiter form (name<<DELIMITER, the value, DELIMITER), under a
+# delimiter nobody can guess: a value holding a line break (a `report` input) stays one value and
+# cannot add outputs of its own.
+set_output() {
+  local delimiter
+  delimiter="linkctl_$(node -p "require('node:crypto').randomUUID()")"
+  printf '%s<<%s\n%s\n%s\n' "$1" "$delimiter" "$2" "$delimiter" >> "$GITHUB_OUTPUT"
+}
+
 case "$LINKCTL_JOB" in
   plan | drift)
     plan="$RUNNER_TEMP/linkctl-plan.md"
@@ -35,9 +44,9 @@ case "$LINKCTL_JOB" in
     fi
     resume_commands
     if [ "$status" -ne 0 ] && [ "$status" -ne 2 ]; then exit "$status"; fi
-    if [ "$status" -eq 2 ]; then echo "changes=true" >> "$GITHUB_OUTPUT"; else echo "changes=false" >> "$GITHUB_OUTPUT"; fi
+    if [ "$status" -eq 2 ]; then set_output changes true; else set_output changes false; fi
     if [ "$LINKCTL_JOB" = plan ]; then
-      echo "plan=$plan" >> "$GITHUB_OUTPUT"
+      set_output plan "$plan"
       if [ -n "$GITHUB_STEP_SUMMARY" ]; then cat "$plan" >> "$GITHUB_STEP_SUMMARY"; fi
     elif [ "$status" -eq 2 ]; then
       echo "::error title=linkctl drift::the account no longer matches $LINKCTL_FILE: it was changed outside the file (the plan above says how)"
@@ -63,7 +72,7 @@ case "$LINKCTL_JOB" in
   check)
     failOn=()
     if [ -n "$LINKCTL_FAIL_ON" ]; then failOn=(--fail-on "$LINKCTL_FAIL_ON"); fi
-    echo "report=$LINKCTL_REPORT" >> "$GITHUB_OUTPUT"
+    set_output report "$LINKCTL_REPORT"
     stop_commands
     status=0
     linkctl check "${failOn[@]}" "${extra[@]}" --json > "$LINKCTL_REPORT" || status=$?

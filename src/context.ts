@@ -11,7 +11,8 @@ import { FORMATS, type DocumentFormat, type Format } from './output/types.js';
 import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
 import { wrapMessage } from './output/wrap.js';
-import { redact } from './redact.js';
+import { redact, redactSecrets } from './redact.js';
+import { ALLOW_PRIVATE_ENV, parseAllowPrivate, type AllowPrivate } from './check/networks.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 import type { LedgerWriter } from './history/ledger-writer.js';
@@ -180,9 +181,11 @@ export class Context {
         write: (chunk: string) => {
           // stdout to a file leaves the terminal's line alone (`link add --from big.csv > out.csv`).
           if (stream === this.io.stderr || stream.isTTY) this.pauseSpinner();
+          // Data a server sent may hold the key (a server that echoes it into a title): never printed.
+          const safe = redactSecrets(chunk, this.secrets);
           // Notes under a table or a record are prose: wrapped at word boundaries on a terminal, as warn() does.
-          if (stream === this.io.stderr && stream.isTTY) return stream.write(wrapMessage(chunk, stream.columns));
-          return stream.write(chunk);
+          if (stream === this.io.stderr && stream.isTTY) return stream.write(wrapMessage(safe, stream.columns));
+          return stream.write(safe);
         },
       };
       // The output layer waits for 'drain' on a real stream (a slow reader): pass the events on.
@@ -347,6 +350,8 @@ export class Context {
    * `baseUrlName` is where the URL came from, for the message if it is not a URL.
    */
   async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
+    // The key joins the run's secrets: removed from everything printed or written (outputStreams, prepareWrite).
+    if (!this.secrets.includes(apiKey)) this.secrets.push(apiKey);
     const [{ ApiClient }, { LedgerWriter }] = await Promise.all([import('./http/client.js'), import('./history/ledger-writer.js')]);
     const ledger = (this.run.ledger ??= new LedgerWriter({
       env: this.env,
@@ -369,6 +374,7 @@ export class Context {
       dryRun: this.globals.dryRun,
       insecureHttp: this.globals.insecureHttp,
       rate: this.io.pacing,
+      outboundAllow: () => this.outboundAllow(),
       events: {
         debug: this.globals.debug ? (line) => this.warn(`[debug] ${redact(line, this.secrets)}`) : undefined,
         wait: (seconds, reason) => this.waiting(seconds, reason),
@@ -380,6 +386,22 @@ export class Context {
       },
     });
     return client;
+  }
+
+  /**
+   * Private networks a file a server names (a QR image on another origin) may come from: those
+   * `check` may request (LINKCTL_CHECK_ALLOW_PRIVATE, else the profile's checkAllowPrivate), none
+   * for an agent. A value that does not parse allows nothing (`check` names it).
+   */
+  private outboundAllow(): AllowPrivate {
+    if (this.io.agent) return [];
+    const raw = this.env[ALLOW_PRIVATE_ENV] || this.settings().checkAllowPrivate?.value;
+    if (!raw) return [];
+    try {
+      return parseAllowPrivate(raw);
+    } catch {
+      return [];
+    }
   }
 
   /**

@@ -53,16 +53,7 @@ function base64Forms(secret: string): string[] {
  * and JSON fields named like passwords.
  */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  const literals = new Set<string>();
-  for (const secret of secrets) {
-    if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
-    literals.add(secret);
-    literals.add(encodeURIComponent(secret));
-    literals.add(JSON.stringify(secret).slice(1, -1));
-    for (const form of [...base64Forms(secret), ...otherForms(secret)]) if (form.length >= MIN_SECRET_LENGTH) literals.add(form);
-  }
-  // Longest first, so a variant that contains another is removed whole.
-  const ordered = [...literals].sort((a, b) => b.length - a.length);
+  const ordered = literalForms(secrets);
   const out = removeLiterals(text, ordered)
     .replace(AUTH_HEADER, `$1${REDACTED}`)
     .replace(BEARER, `$1${REDACTED}`)
@@ -72,6 +63,40 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined> 
   // Again: the patterns above only shorten the text around markers, but a last pass costs nothing.
   return removeLiterals(out, ordered);
 }
+
+/** Every form a secret is removed in (as written, URL- and JSON-escaped, base64, hex, reversed), longest first. */
+function literalForms(secrets: ReadonlyArray<string | undefined>): string[] {
+  const literals = new Set<string>();
+  for (const secret of secrets) {
+    if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
+    literals.add(secret);
+    literals.add(encodeURIComponent(secret));
+    literals.add(JSON.stringify(secret).slice(1, -1));
+    for (const form of [...base64Forms(secret), ...otherForms(secret)]) if (form.length >= MIN_SECRET_LENGTH) literals.add(form);
+  }
+  // Longest first, so a variant that contains another is removed whole.
+  return [...literals].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Data with the user's secrets (the API key, values taken from the environment) removed, in
+ * every form `redact` knows, and nothing else changed: what linkctl prints or writes of what a
+ * server sent (a server that echoes the key into a link's title, a plan comment). Unlike
+ * `redact`, no pattern (a URL's credentials, a field named like a password) is touched: those
+ * are the user's data. The pattern is built once per set of secrets.
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  const key = secrets.join('\u0000');
+  if (key !== cachedKey) {
+    cachedKey = key;
+    const ordered = literalForms(secrets);
+    const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    cachedPattern = ordered.length ? new RegExp(ordered.map((s) => [...s].map(escape).join(GAP)).join('|'), 'gi') : undefined;
+  }
+  return cachedPattern ? text.replace(cachedPattern, REDACTED) : text;
+}
+let cachedKey: string | undefined;
+let cachedPattern: RegExp | undefined;
 
 /** Shows only the last 4 characters of a key: `****abcd`. */
 export function maskKey(key: string | undefined): string {

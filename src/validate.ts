@@ -59,6 +59,8 @@ export function httpUrl(flag: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must start with http:// or https://, got ${show(raw)}`, hint);
   if (!url.hostname) throw new UsageError(`${flag} must name a host, got ${show(raw)}`, hint);
+  // A control character (a NUL, an escape) is no part of a link anyone can type or click: a file or a server put it there.
+  if (/[\u0000-\u001f\u007f]/.test(raw.trim())) throw new UsageError(`${flag} holds a control character, got ${show(raw)}`, 'a URL has none; remove it (percent-encode it if it is really meant, e.g. %00)');
   return raw.trim(); // what was checked (URL parsing ignores white space around it) is what is sent
 }
 

@@ -4,13 +4,14 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, addQrContent, applyPlan, formatPlan, indexState, makePlan, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Applied, type Current, type Plan, type State } from './engine.js';
+import { addDetails, addQrContent, applyPlan, formatPlan, indexState, makePlan, planData, readNotes, readState, secretLeftOut, unchangedAsFileRecord, unreadableOn, unreadReason, type Applied, type Current, type Plan, type State } from './engine.js';
 import type { Journal } from '../bulk/journal.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
 import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 import { VERSION } from '../version.js';
+import { safeStringify } from '../output/safe-text.js';
 import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';
 import { planMarkdown } from './markdown.js';
@@ -18,13 +19,13 @@ import { prepareWrite, readUserFile } from '../files/access.js';
 import type { RedirectFormat } from './redirects.js';
 
 /**
- * Where an exported file says its schema is: the package's own copy (schema/ is in the package)
- * as the npm CDN serves it, for this version. A URL, so that the file means the same on another
- * machine; an editor fetches it there (until linkctl is published it finds nothing, and only the
- * hints are lost). `linkctl export --schema` prints the same schema for use offline.
+ * Where an exported file says its schema is: a file beside it, which `linkctl export --schema >
+ * linkctl.schema.json` writes. Never a URL under a package name: the npm name `linkctl` is not
+ * this project's, and whoever publishes under it would control what editors load.
  */
+export const SCHEMA_FILE = 'linkctl.schema.json';
 export function schemaUrl(): string {
-  return `https://unpkg.com/linkctl@${VERSION}/schema/linkctl.schema.json`;
+  return `./${SCHEMA_FILE}`;
 }
 
 // ---------------------------------------------------------------- export
@@ -49,11 +50,11 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   // QR codes' type, data and colours, from their images (not API requests); --no-qr-content skips it.
   const qrContent = opts.qrContent !== false && state.qr.length > 0;
   if (qrContent) {
-    const unread = await addQrContent(reader, state.qr, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
+    const unread = await addQrContent(reader, state.qr, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links), { leaveOutSecrets: !opts.includeSecrets });
     if (unread) ctx.warn(qrUnreadNote(state.qr, unread));
   }
   if (opts.stateUnreadable) await addKnownOptions(ctx, state);
-  const text = format === 'json' ? `${JSON.stringify({ $schema: schemaUrl(), ...toFile(state) }, null, 2)}\n` : yamlText(toFile(state), Boolean(opts.details), qrContent);
+  const text = format === 'json' ? `${safeStringify({ $schema: schemaUrl(), ...toFile(state) }, 2)}\n` : yamlText(toFile(state), Boolean(opts.details), qrContent);
   if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
     if (!out.write(text)) return { kind: 'message', message: `dry run: would export ${count} records to ${out.path}; nothing was written`, json: { dryRun: true, file: out.path, records: count } };
@@ -87,11 +88,16 @@ function linkShortUrls(links: Current[]): Set<string> {
   return new Set(links.map((l) => String(l.item?.shorturl ?? '').replace(/\/+$/, '').toLowerCase()).filter(Boolean));
 }
 
-/** Export's note on the codes it could not read: how many, and which (the file says why beside each). */
+/** Export's notes on the codes it could not read, and on those left out for a secret: how many, and which (the file says why beside each). */
 function qrUnreadNote(codes: Current[], unread: number): string {
-  const names = codes.filter((c) => unreadReason.has(c.record)).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)})`);
+  const secret = codes.filter((c) => secretLeftOut.has(c.record));
+  const secretNote = secret.length ? `${secret.length} QR code${secret.length === 1 ? ' holds' : 's hold'} a secret and ${secret.length === 1 ? 'is' : 'are'} written by name only (--include-secrets writes ${secret.length === 1 ? 'it' : 'them'}): ${secret.slice(0, 5).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)!.replace(/, which an export leaves out.*$/, '')})`).join('; ')}${secret.length > 5 ? `; and ${secret.length - 5} more` : ''}.` : '';
+  unread -= secret.length;
+  if (unread === 0) return secretNote;
+  const names = codes.filter((c) => unreadReason.has(c.record) && !secretLeftOut.has(c.record)).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)})`);
   const shown = names.slice(0, 5).join('; ');
-  return `${unread} of ${codes.length} QR code${codes.length === 1 ? '' : 's'} could not be read from ${unread === 1 ? 'its image' : 'their images'} and ${unread === 1 ? 'is' : 'are'} written by name only (a reference, which apply neither creates nor changes): ${shown}${names.length > 5 ? `; and ${names.length - 5} more` : ''}.`;
+  const unreadNote = `${unread} of ${codes.length} QR code${codes.length === 1 ? '' : 's'} could not be read from ${unread === 1 ? 'its image' : 'their images'} and ${unread === 1 ? 'is' : 'are'} written by name only (a reference, which apply neither creates nor changes): ${shown}${names.length > 5 ? `; and ${names.length - 5} more` : ''}.`;
+  return secretNote ? `${unreadNote}\n${secretNote}` : unreadNote;
 }
 
 /** A server's text as file data: a literal `${` is written `$${`, so it is never read as a reference to the environment. */
@@ -179,7 +185,7 @@ function toFile(state: State): Rec {
  * only some records could not give back (device targeting on a 7.x server) is said on those.
  */
 function yamlText(file: Rec, details: boolean, qrContent: boolean): string {
-  const parts: string[] = [`# yaml-language-server: $schema=${schemaUrl()}`];
+  const parts: string[] = [`# yaml-language-server: $schema=${schemaUrl()}`, `# (the schema, for an editor's hints: linkctl export --schema > ${SCHEMA_FILE})`];
   parts.push('# linkctl account file: `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change.', 'version: 1');
   for (const kind of KINDS) {
     const records = file[kind] as Rec[];
@@ -211,7 +217,7 @@ function yamlText(file: Rec, details: boolean, qrContent: boolean): string {
 }
 
 /** Server text in a YAML comment: one line. */
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ');
 
 /**
  * A scalar as YAML: plain when it cannot be read as anything but this string, else double-quoted
@@ -219,10 +225,14 @@ const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u202
  * its document model takes seconds for 10,000 links. Tests parse what this writes.
  */
 export function yamlScalar(value: unknown): string {
-  if (typeof value !== 'string') return JSON.stringify(value);
-  const plain = /^[A-Za-z][A-Za-z0-9 _.,/@+()'-]*$/.test(value) || /^https?:\/\/[^\s#'"]*$/.test(value);
-  return plain && !/ $/.test(value) && !/^(true|false|null|yes|no|on|off|y|n)$/i.test(value) ? value : JSON.stringify(value);
+  if (typeof value !== 'string') return safeStringify(value);
+  const plain = (/^[A-Za-z][A-Za-z0-9 _.,/@+()'-]*$/.test(value) || /^https?:\/\/[^\s#'"]*$/.test(value)) && !UNSAFE_IN_FILE.test(value);
+  // Double-quoted: control, C1 and bidi characters become \uXXXX escapes (YAML reads them back), never raw in the file or on a terminal.
+  return plain && !/ $/.test(value) && !/^(true|false|null|yes|no|on|off|y|n)$/i.test(value) ? value : safeStringify(value);
 }
+
+/** Characters written only as escapes: those a terminal acts on, bidi controls, and line separators. */
+const UNSAFE_IN_FILE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
 
 /** One record as an item of a list under a top-level key. */
 function recordYaml(record: Rec): string {

@@ -141,7 +141,7 @@ const QR_CONTENT = ['type', 'data', 'foreground', 'background'];
  * read is marked on the record (unreadableOn, unreadReason), so plan compares only what was read.
  * `linkShortUrls`: the account's links' short URLs (a text code holding one is not a code's own link).
  */
-export async function addQrContent(reader: AccountReader, codes: Current[], progress?: (done: number, of: number) => void, linkShortUrls?: ReadonlySet<string>): Promise<number> {
+export async function addQrContent(reader: AccountReader, codes: Current[], progress?: (done: number, of: number) => void, linkShortUrls?: ReadonlySet<string>, options: { leaveOutSecrets?: boolean } = {}): Promise<number> {
   if (!codes.length) return 0;
   const { readCodes } = await import('../qr/read.js');
   const reads = await readCodes(reader.client, codes.map((c) => ({ id: c.id, name: text(c.record.name) ?? null, link: text(c.item?.link) ?? null })), (done) => progress?.(done, codes.length), { linkShortUrls });
@@ -155,6 +155,15 @@ export async function addQrContent(reader: AccountReader, codes: Current[], prog
       return;
     }
     const { type, data, foreground, background, notes } = read.content;
+    const secret = options.leaveOutSecrets ? secretIn(type, data) : undefined;
+    if (secret) {
+      // Not written in the clear, and not written without it: the code stays a reference (apply neither creates nor changes it).
+      unread++;
+      unreadableOn.set(record, QR_CONTENT);
+      unreadReason.set(record, `its content holds ${secret}, which an export leaves out (--include-secrets writes it)`);
+      secretLeftOut.add(record);
+      return;
+    }
     // A transparent background (`none`: the product's code made without colours) is not a colour
     // to create a code with, nor is its default black then (madeWithoutColours, ../qr/read.ts).
     const without = madeWithoutColours(read.content);
@@ -164,6 +173,15 @@ export async function addQrContent(reader: AccountReader, codes: Current[], prog
     if (notes.length) readNotes.set(record, notes);
   });
   return unread;
+}
+
+/** Codes whose content was read but left out because it holds a secret (export says so apart from the unreadable ones). */
+export const secretLeftOut = new WeakSet<Rec>();
+
+/** The secret a code's content holds (a wifi network's password), said as a reader sees it; undefined when none. */
+export function secretIn(type: string, data: unknown): string | undefined {
+  if (type === 'wifi' && data && typeof data === 'object' && typeof (data as Rec).pass === 'string' && (data as Rec).pass) return 'a wifi password';
+  return undefined;
 }
 
 // ---------------------------------------------------------------- plan

@@ -7,8 +7,12 @@
  * where to go). Everything in it comes from a server and lands in another program's configuration,
  * so nothing is written as it came: a destination must parse as an http(s) URL and is written in
  * its serialized form with every character outside a small safe set percent-encoded (so it holds
- * no space, line break, quote, backslash, `$`, `{` or `}`), and a short URL's path is written in
- * each format's own quoting, or left out (with a note) where the format has none for it.
+ * no space, line break, quote, backslash, `$`, `{` or `}`), a short URL's host must be a plain
+ * host name or IP address (letters, digits, `-`, `_`, dots: never a `~` that nginx reads as a
+ * regular expression, a quote, a brace or a comma that ends a Caddy address), and its path is
+ * written in each format's own quoting, or left out (with a note) where the format has none for it.
+ * A path holding a control, C1 or bidi character is left out everywhere: no format can show it
+ * safely, and the map may be printed on a terminal.
  */
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -19,9 +23,9 @@ import { safeText } from '../output/safe-text.js';
 import type { Result } from '../output/types.js';
 import { prepareWrite } from '../files/access.js';
 
-import type { REDIRECT_FORMATS } from '../commands/ascode/index.js';
+import type { RedirectFormat } from './redirect-formats.js';
 
-export type RedirectFormat = (typeof REDIRECT_FORMATS)[number];
+export type { RedirectFormat } from './redirect-formats.js';
 
 /** Temporary (302): browsers do not remember a fallback once the product serves the links again. */
 const STATUS = 302;
@@ -102,6 +106,14 @@ async function build(ctx: Context, details: boolean): Promise<Built> {
       continue;
     }
     const host = short.hostname.toLowerCase();
+    if (!PLAIN_HOST.test(host)) {
+      notes.push(`${name}: left out: its host is not a plain host name or IP address, and cannot be written safely in a server's configuration`);
+      continue;
+    }
+    if (UNSAFE_IN_PATH.test(path)) {
+      notes.push(`${name}: left out: its path holds a control, C1 or bidi character`);
+      continue;
+    }
     const key = `${host}${path}`.toLowerCase();
     const first = seen.get(key);
     if (first !== undefined) {
@@ -129,6 +141,11 @@ async function build(ctx: Context, details: boolean): Promise<Built> {
   if (!details && entries.length) notes.push(`which links have geo or device targeting or an expiry was not read: --details reads each link (${entries.length} request${entries.length === 1 ? '' : 's'}) and names them`);
   return { entries, notes };
 }
+
+/** A host name (labels of letters, digits, `-` and `_`, the root's dot allowed), an IPv4 address, or an IPv6 one in brackets. */
+const PLAIN_HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/;
+/** Characters a terminal acts on, or that reorder what people read (src/output/safe-text.ts), and line separators. */
+const UNSAFE_IN_PATH = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
 
 /** A string in nginx's double quotes: `\` and `"` escaped; a control character cannot be written at all. */
 const nginxQuoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -174,14 +191,19 @@ const WRITERS: Record<RedirectFormat, (entries: Entry[], notes: string[]) => str
   // A Caddyfile: a site block per short domain, a `redir` per link. A path matcher reads `*` as a
   // wildcard and `{...}` as a placeholder, so such paths are left out.
   caddy: (entries, notes) => {
-    const kept = entries.filter((e) => /^\/[\p{L}\p{N}\-._~!&'()+,;=:@]+$/u.test(e.path) || (notes.push(`${e.host}${e.sentPath}: left out: a Caddy path matcher would read one of its characters as syntax`), false));
+    const kept = entries.filter((e) => {
+      // Caddy reads `import` as its directive wherever it stands, quoted or not: that host cannot be a site address.
+      if (e.host === 'import') return notes.push(`${e.scheme}//${e.host}${e.sentPath}: left out: Caddy reads the host "import" as its import directive`), false;
+      return /^\/[\p{L}\p{N}\-._~!&'()+,;=:@]+$/u.test(e.path) || (notes.push(`${e.host}${e.sentPath}: left out: a Caddy path matcher would read one of its characters as syntax`), false);
+    });
     const lines = ['# A Caddyfile: serve it with `caddy run --config FILE --adapter caddyfile`, or import it into yours.'];
     let host: string | undefined;
     for (const e of kept) {
       if (e.host !== host) {
         if (host !== undefined) lines.push('}');
         host = e.host;
-        lines.push(`${e.host} {`);
+        // Quoted: a host is one address token, never a directive (`import`) nor a list (PLAIN_HOST keeps `{`, `}` and `"` out).
+        lines.push(`"${e.host}" {`);
       }
       lines.push(`\tredir ${e.path} "${e.to}" ${STATUS}`);
     }
@@ -196,7 +218,8 @@ const WRITERS: Record<RedirectFormat, (entries: Entry[], notes: string[]) => str
       ...entries.map((e) => `https://${e.host}${encodedPath(e.path)} ${e.to} ${STATUS}!`),
     ].join('\n'),
   // Cloudflare Bulk Redirects CSV: source (host and path, no scheme: http and https), target, status; no header row.
-  cloudflare: (entries) => entries.map((e) => csvLine([`${e.host}${encodedPath(e.path)}`, e.to, STATUS]).trimEnd()).join('\n'),
+  // A file Cloudflare reads, never a spreadsheet: no formula guard (it would turn `-x.example/x` into `'-x.example/x`).
+  cloudflare: (entries) => entries.map((e) => csvLine([`${e.host}${encodedPath(e.path)}`, e.to, STATUS], false).trimEnd()).join('\n'),
   csv: (entries) => [csvLine(['short_url', 'destination', 'status']).trimEnd(), ...entries.map((e) => csvLine([`${e.scheme}//${e.host}${e.sentPath}`, e.to, STATUS]).trimEnd())].join('\n'),
 };
 
@@ -209,7 +232,9 @@ export async function exportRedirects(ctx: Context, format: RedirectFormat, opts
   const out = opts.file && opts.file !== '-' ? await prepareWrite(ctx, String(opts.file), { flag: '--file', force: Boolean(opts.force) }) : undefined;
   const { entries, notes } = await build(ctx, Boolean(opts.details));
   const body = WRITERS[format](entries, notes);
-  const comments = format === 'cloudflare' || format === 'csv' ? '' : `${[`# linkctl redirect map (${format}): ${entries.length} short link${entries.length === 1 ? '' : 's'}, ${STATUS} to the destination.`, `# ${CANNOT_KEEP}`, ...notes.map((n) => `# ${n}`)].map((l) => l.replace(/[\r\n\u0000-\u001f\u007f\u2028\u2029]/gu, ' ')).join('\n')}\n`;
+  // In a Caddyfile, `{$NAME}` is replaced from the environment anywhere in the file, comments included: braces of a note are written encoded.
+  const commentText = (line: string) => (format === 'caddy' ? line.replace(/[{}]/g, encodeURIComponent) : line);
+  const comments = format === 'cloudflare' || format === 'csv' ? '' : `${[`# linkctl redirect map (${format}): ${entries.length} short link${entries.length === 1 ? '' : 's'}, ${STATUS} to the destination.`, `# ${CANNOT_KEEP}`, ...notes.map((n) => `# ${n}`)].map((l) => commentText(safeText(l.replace(/[\r\n\u2028\u2029]/gu, ' ')))).join('\n')}\n`;
   const textOut = `${comments}${body}${body ? '\n' : ''}`;
   ctx.warn(`note: ${CANNOT_KEEP}`);
   for (const note of notes) ctx.warn(`note: ${note}`);

@@ -4,7 +4,7 @@
  * probe the networks behind it. Every address a destination resolves to is classified here
  * before a request: loopback, private, link-local, unique-local, CGNAT, cloud metadata,
  * unspecified, multicast, reserved and documentation ranges, and the IPv6 forms that carry an
- * IPv4 address (mapped, compatible, NAT64, 6to4), are refused unless `--allow-private` allows
+ * IPv4 address (mapped, translated, compatible, NAT64, 6to4), are refused unless `--allow-private` allows
  * them (all of them, or the networks it names).
  *
  * No imports: the command definition (loaded at start-up) parses `--allow-private` with `parseAllowPrivate`.
@@ -133,6 +133,8 @@ function embeddedV4(bytes: Bytes): Bytes | undefined {
   if (bytes.length !== 16) return undefined;
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12);
+  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765): `::ffff:0:7f00:1` is 127.0.0.1.
+  if (zeros(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(10, 12)) return bytes.slice(12);
   if (zeros(0, 12) && !zeros(12, 15)) return bytes.slice(12); // ::a.b.c.d (not :: or ::1)
   if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b]) && zeros(4, 12)) return bytes.slice(12);
   if (startsWith(bytes, [0x20, 0x02])) return bytes.slice(2, 6);
@@ -149,6 +151,18 @@ export function specialRange(address: string): string | undefined {
     return inner ? `${inner} in IPv6 form` : undefined;
   }
   return RANGES.find((r) => inRange(bytes, r))?.what;
+}
+
+/**
+ * The first of a name's addresses that may not be requested, or undefined: every address is
+ * checked, since a connection may go to any of them.
+ */
+export function blockedAmong(host: string, addresses: ReadonlyArray<{ address: string }>, allow: AllowPrivate): { host: string; address: string; what: string } | undefined {
+  for (const { address } of addresses) {
+    const what = specialRange(address);
+    if (what && !isAllowed(address, allow)) return { host, address, what };
+  }
+  return undefined;
 }
 
 /**

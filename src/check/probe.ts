@@ -14,8 +14,8 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { InterruptedError } from '../errors.js';
-import { goesThroughProxy, proxyAgent, proxyConfigured, specialUseLookup, type Dispatcher, type Lookup, type Undici } from '../http/transport.js';
-import { addressBytes, isAllowed, specialRange, type AllowPrivate } from './networks.js';
+import { proxyAgent, proxyConfigured, proxyOnly, specialUseLookup, viaProxy, type Dispatcher, type Lookup, type Undici } from '../http/transport.js';
+import { addressBytes, blockedAmong, type AllowPrivate } from './networks.js';
 import { SLOW_MS, type Flag, type Status } from './statuses.js';
 
 export const MAX_REDIRECTS = 10;
@@ -212,12 +212,14 @@ export class Prober {
     // Connections go to the addresses the run resolved and checked: the lookup answers from them.
     const agentOptions = { connect: { lookup: this.resolver.connectLookup, timeout: this.options.timeoutMs } as never, headersTimeout: 0, bodyTimeout: 0 };
     this.direct = new undici.Agent(agentOptions);
-    this.proxied = proxyConfigured(this.options.env) ? proxyAgent(undici, this.options.env, agentOptions) : this.direct;
+    // The proxied agent sends everything to the proxy: which requests go there is decided here
+    // (`viaProxy`), by the same reading of NO_PROXY as the route's check, not again by the agent.
+    this.proxied = proxyConfigured(this.options.env) ? proxyAgent(undici, proxyOnly(this.options.env), agentOptions) : this.direct;
     this.undici = undici;
   }
 
   private dispatcherFor(url: URL): Dispatcher {
-    return goesThroughProxy(url.hostname, this.options.env) ? this.proxied! : this.direct!;
+    return viaProxy(hostnameOf(url), this.options.env, url) ? this.proxied! : this.direct!;
   }
 
   /** The route to a host name, resolved and checked once a run. */
@@ -234,7 +236,8 @@ export class Prober {
     const allow = this.options.allowPrivate ?? [];
     const literal = addressBytes(hostname) !== undefined;
     // Through a proxy, the proxy resolves names (and its rules decide where it connects); an address is still checked here.
-    if (!literal && goesThroughProxy(hostname, this.options.env)) return { key: hostname };
+    // A name NO_PROXY covers is sent directly: it is resolved and checked like any other.
+    if (!literal && viaProxy(hostname, this.options.env)) return { key: hostname };
     let addresses: LookupAddress[];
     try {
       addresses = literal ? [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }] : await this.resolveWithin(hostname);
@@ -243,11 +246,8 @@ export class Prober {
     }
     if (addresses.length === 0) return { status: 'dns', error: `${hostname} does not resolve` };
     // Every address of the name is checked: the connection may go to any of them.
-    for (const { address } of addresses) {
-      const what = specialRange(address);
-      if (what && !isAllowed(address, allow)) return { blocked: { host: hostname, address, what } };
-    }
-    return { key: addresses[0]!.address };
+    const blocked = blockedAmong(hostname, addresses, allow);
+    return blocked ? { blocked } : { key: addresses[0]!.address };
   }
 
   /**

@@ -9,6 +9,7 @@
  * with an unpredictable name, renamed into place. `--dry-run` writes nothing. An existing file is
  * replaced only with `--force`, or when the person at the terminal says so.
  */
+import { redactSecrets } from '../redact.js';
 import { randomBytes } from 'node:crypto';
 import { linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -128,7 +129,8 @@ export async function prepareWrite(ctx: Context, path: string, options: WriteOpt
     path: shown,
     write: (data) => {
       if (ctx.globals.dryRun) return false;
-      writeAtomic(target, data, options.flag, replace, options.mode ?? 0o644);
+      // A file of what a server sent (an export, a map) holds no secret of the user's, the key included.
+      writeAtomic(target, typeof data === 'string' ? redactSecrets(data, ctx.secrets) : data, options.flag, replace, options.mode ?? 0o644);
       return true;
     },
   };

@@ -11,7 +11,9 @@ import { interpretBody, retryAfterSeconds, toSeconds, type Body } from './envelo
 import { newBudget, RateLimitPolicy, type RateState } from './rate-limit.js';
 import { InFlightControl, requestKind } from './concurrency.js';
 import { fetchFor, isLoopback } from './transport.js';
+import type { GuardedFetch } from './outbound.js';
 import { withLikelyScheme } from './loopback.js';
+import type { AllowPrivate } from '../check/networks.js';
 
 export type { RateState } from './rate-limit.js';
 
@@ -64,6 +66,8 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** What the server said of its rate limit, kept in this object; shared by clients of one session (the MCP server). */
   rate?: RateState;
+  /** Private networks a file on another origin may be downloaded from (src/http/outbound.ts); none by default. */
+  outboundAllow?: () => AllowPrivate;
 }
 
 /** A request that --dry-run stopped before it was sent. `main()` prints it. */
@@ -434,10 +438,21 @@ export class ApiClient {
       throw new NetworkError(`the server gave "${redact(target, [this.options.apiKey])}" as the file's URL, which is not a URL`);
     }
     for (let hops = 0; ; hops++) {
-      const doFetch = fetchFor(url.hostname, this.options.env) ?? fetch;
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new NetworkError(`the file's URL ${url.href} is not http(s)`);
       const own = url.origin === this.base.origin;
       if (this.options.signal?.aborted) throw new InterruptedError();
+      // Another origin is resolved and checked before a connection (./outbound.ts); the API's own is the user's choice.
+      let guarded: GuardedFetch | undefined;
+      if (!own) {
+        const { guardedFetch } = await import('./outbound.js');
+        try {
+          guarded = await guardedFetch(url, this.options.env, this.options.outboundAllow?.() ?? []);
+        } catch (error) {
+          if (error instanceof CliError) error.message = redact(error.message, [this.options.apiKey]);
+          throw error;
+        }
+      }
+      const doFetch = guarded?.fetch ?? fetchFor(url.hostname, this.options.env) ?? fetch;
       const controller = new AbortController();
       const onAbort = () => controller.abort();
       this.options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -486,6 +501,7 @@ export class ApiClient {
         clearTimeout(timer);
         this.options.signal?.removeEventListener('abort', onAbort);
         this.options.events?.requestEnd?.();
+        void guarded?.close();
       }
     }
   }

@@ -6,7 +6,8 @@
 
 /** \`localhost\`, \`*.localhost\` (RFC 6761), 127.0.0.0/8 and ::1. */
 export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // `localhost.` (with the root's dot) is the same name as `localhost`.
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 

@@ -27,6 +27,42 @@ export function goesThroughProxy(hostname: string, env: Env): boolean {
   return !isLoopback(hostname) && proxyConfigured(env);
 }
 
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+/**
+ * Whether NO_PROXY sends a request to `hostname` (and `port`) directly, read exactly as undici's
+ * EnvHttpProxyAgent reads it (`*`, names and their subdomains, `.name`, `*.name`, `name:port`).
+ * Without a port, an entry for any port counts: the caller then resolves and checks the name,
+ * which is the safe side. A request sent directly is resolved here, and its addresses checked
+ * (src/http/outbound.ts): only what the proxy itself resolves escapes that.
+ */
+export function noProxyCovers(hostname: string, port: number | undefined, env: Env): boolean {
+  const value = env.no_proxy ?? env.NO_PROXY ?? '';
+  const entries = value.split(/[,\s]/).filter(Boolean);
+  if (entries.length === 0) return false;
+  if (value === '*') return true;
+  const host = hostname.toLowerCase();
+  return entries.some((entry) => {
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const name = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
+    const entryPort = parsed ? Number.parseInt(parsed[2]!, 10) : 0;
+    if (entryPort && port !== undefined && entryPort !== port) return false;
+    return host === name || host.endsWith(`.${name}`);
+  });
+}
+
+/**
+ * Whether a request to a URL (or, without a port, possibly to some port of a host) really goes
+ * to the proxy: a proxy is set, the host is not loopback, and NO_PROXY does not cover it.
+ */
+export function viaProxy(hostname: string, env: Env, url?: URL): boolean {
+  const port = url ? Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0 : undefined;
+  return goesThroughProxy(hostname, env) && !noProxyCovers(hostname, port, env);
+}
+
+/** The environment with NO_PROXY emptied: for an agent used only for requests `viaProxy` sends to the proxy. */
+export const proxyOnly = (env: Env): Env => ({ ...env, NO_PROXY: '', no_proxy: '' });
+
 /** `localhost` and `*.localhost` (RFC 6761 §6.3): loopback, without asking DNS. */
 const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 /** `*.invalid` (RFC 6761 §6.4): never resolves, so DNS is never asked. */
@@ -94,7 +130,7 @@ const notFound: typeof fetch = async (input) => {
 };
 
 /** A fetch through undici with a dispatcher of our own, loaded on first use. */
-function undiciFetch(makeDispatcher: (undici: Undici) => Dispatcher): typeof fetch {
+export function undiciFetch(makeDispatcher: (undici: Undici) => Dispatcher): typeof fetch {
   let loaded: Promise<{ fetch: Undici['fetch']; dispatcher: Dispatcher }> | undefined;
   return async (input: string | URL | Request, init?: RequestInit) => {
     loaded ??= import('undici').then((undici) => ({ fetch: undici.fetch, dispatcher: makeDispatcher(undici) }));

@@ -20,7 +20,7 @@ import { destinationKey } from '../model/links.js';
 import { CliError, UsageError } from '../errors.js';
 import { keyMatch } from '../ascode/model.js';
 import { escapeLiteral } from '../ascode/file.js';
-import { schemaUrl, yamlScalar } from '../ascode/actions.js';
+import { SCHEMA_FILE, schemaUrl, yamlScalar } from '../ascode/actions.js';
 import { safeJsonText, safeText } from '../output/safe-text.js';
 import { httpUrl } from '../validate.js';
 import type { Format, ON_COLLISION, SourceLink, TAGS_TO } from './formats.js';
@@ -312,7 +312,7 @@ export interface Written {
 export async function write(options: ImportOptions, surveyed: Survey, out: (text: string) => void, report: (message: string) => void): Promise<Written> {
   const { format } = options;
   const head: string[] = [];
-  head.push(`# yaml-language-server: $schema=${schemaUrl()}`);
+  head.push(`# yaml-language-server: $schema=${schemaUrl()}`, `# (the schema, for an editor's hints: linkctl export --schema > ${SCHEMA_FILE})`);
   head.push(
     `# linkctl account file, converted from a ${format.label} export by \`linkctl import ${format.name}\`.`,
     '# `linkctl plan -f FILE` shows what `linkctl apply -f FILE` would change. Each link\'s comment',

@@ -30,8 +30,8 @@ export interface CsvFault {
 }
 
 
-/** A record longer than this is a quote left open, not a link. */
-const MAX_RECORD = 1 << 20;
+/** A record (a CSV row, a JSON link) longer than this is a quote left open or not a link: every format's cap. */
+export const MAX_RECORD = 1 << 20;
 
 /**
  * The delimiter of the header line: the one of `,`, `;` and tab it has most of, outside quotes

@@ -57,7 +57,11 @@ export async function* decodedText(path: string, encoding?: string): AsyncGenera
           throw new UsageError(`--encoding: the file starts with a ${bom.name} byte-order mark, so it is ${bom.name}, not ${encoding}`, 'leave --encoding out: linkctl reads the byte-order mark');
         }
         if (bom) bytes = bytes.subarray(bom.bytes.length);
-        else if (!encoding) {
+        else if (encoding && !UNICODE.has(encoding)) {
+          // A legacy code page decodes any byte: UTF-8 rows of a mixed file would be garbled in silence.
+          const garbled = await utf8Lines(path, encoding);
+          if (garbled) throw garbled;
+        } else if (!encoding) {
           strict = true;
           const hint = utf16Hint(bytes);
           if (hint) throw new InputError(1, 'this looks like UTF-16 text without a byte-order mark (every other byte is 0)', hint);
@@ -84,6 +88,74 @@ export async function* decodedText(path: string, encoding?: string): AsyncGenera
   } finally {
     input.destroy();
   }
+}
+
+const UNICODE = new Set(['utf-8', 'utf-16le', 'utf-16be']);
+/** Lines named in a message, at most. */
+const NAMED_LINES = 10;
+
+/**
+ * The lines of a file that are UTF-8 (they hold characters beyond ASCII, every one well formed),
+ * which `encoding` (a legacy code page) would garble: refused, naming them, with one shown as it
+ * would be read. Undefined when there are none. One pass over the bytes, only with `--encoding`.
+ */
+async function utf8Lines(path: string, encoding: string): Promise<InputError | undefined> {
+  const lines: number[] = [];
+  let count = 0;
+  let otherLines = 0;
+  let line = 1;
+  let wide = false; // the line holds a well-formed multi-byte character
+  let bad = false; // the line holds a byte that is not UTF-8
+  let need = 0;
+  let current: number[] = [];
+  let sample: Buffer | undefined;
+  const endLine = () => {
+    if (need) bad = true; // a character the line ends inside
+    if (wide && !bad) {
+      count++;
+      if (lines.length < NAMED_LINES) lines.push(line);
+      sample ??= Buffer.from(current);
+    } else if (bad) otherLines++;
+    wide = bad = false;
+    need = 0;
+    current = [];
+  };
+  for await (const chunk of createReadStream(path, { highWaterMark: READ_SIZE }) as AsyncIterable<Buffer>) {
+    for (const b of chunk) {
+      if (b === 0x0a) {
+        endLine();
+        line++;
+        continue;
+      }
+      if (!sample && current.length < 400) current.push(b);
+      if (need) {
+        if (b >= 0x80 && b <= 0xbf) {
+          if (--need === 0) wide = true;
+        } else {
+          bad = true;
+          need = 0;
+        }
+        continue;
+      }
+      if (b < 0x80) continue;
+      if (b >= 0xc2 && b <= 0xdf) need = 1;
+      else if (b >= 0xe0 && b <= 0xef) need = 2;
+      else if (b >= 0xf0 && b <= 0xf4) need = 3;
+      else bad = true;
+    }
+  }
+  endLine();
+  if (!count) return undefined;
+  const word = sample ? /[^\s,;"]*[^\x00-\x7f][^\s,;"]*/u.exec(sample.toString('utf8'))?.[0] : undefined;
+  const shown = word ? `: "${word}" would be read as "${new TextDecoder(encoding).decode(Buffer.from(word, 'utf8'))}"` : '';
+  const which = `line${count === 1 ? '' : 's'} ${lines.join(', ')}${count > lines.length ? ` and ${count - lines.length} more` : ''}`;
+  return new InputError(
+    lines[0]!,
+    `--encoding ${encoding} would garble ${count} ${count === 1 ? 'line that is' : 'lines that are'} UTF-8 (${which})${shown}`,
+    otherLines
+      ? `the file mixes encodings (${otherLines} line${otherLines === 1 ? ' is' : 's are'} not UTF-8): save it again in one encoding, UTF-8 best, and import it without --encoding`
+      : 'the file is UTF-8: leave --encoding out',
+  );
 }
 
 /** UTF-16 without a byte-order mark: the zero bytes of ASCII text in two-byte units. */

@@ -4,7 +4,7 @@
  * in ./decode.ts (encoding), CSV records are read by ./csv.ts (delimiter, quotes).
  */
 import { DELIMITERS, normalizeColumn, type Cells, type Delimiter, type Format } from './formats.js';
-import { CsvReader, detectDelimiter } from './csv.js';
+import { CsvReader, detectDelimiter, MAX_RECORD } from './csv.js';
 import { decodedText, InputError } from './decode.js';
 
 export { InputError };
@@ -122,7 +122,9 @@ async function jsonRows(chunks: AsyncIterable<string>, format: Format, visit: Vi
   let documents = 0;
   let lists = 0;
   // The element being captured: its text so far and where it started; `deep` once it nests too deeply (its text is dropped).
-  let capture: { parts: string[]; from: number; line: number; depth: number; deep: boolean } | undefined;
+  let capture: { parts: string[]; from: number; line: number; depth: number; deep: boolean; size: number } | undefined;
+  // A link is a small object: one longer than MAX_RECORD is refused as soon as it is (its text is not kept past it).
+  const tooLong = (at: number) => new InputError(at, `the link that starts here is longer than ${MAX_RECORD / (1 << 20)} MiB`, `a ${format.label} link is a small object: check that this is the export of links`);
   const isLinkList = () => {
     const top = stack[stack.length - 1];
     return top?.kind === '[' && (stack.length === 1 || (stack.length === 2 && stack[0]!.kind === '{' && top.key === 'data'));
@@ -136,7 +138,7 @@ async function jsonRows(chunks: AsyncIterable<string>, format: Format, visit: Vi
         if (escaped) escaped = false;
         else if (ch === '\\') escaped = true;
         else if (ch === '"') inString = false;
-        else if (stack.length === 1 && !capture) stringText += ch;
+        else if (stack.length === 1 && !capture && stringText.length < 256) stringText += ch; // a key of the top-level object: `data` is all that is looked for
         continue;
       }
       if (ch === '"') {
@@ -146,7 +148,7 @@ async function jsonRows(chunks: AsyncIterable<string>, format: Format, visit: Vi
       }
       if (ch === ':' && stack.length === 1 && stack[0]!.kind === '{') lastKey = stringText;
       if (ch === '{' || ch === '[') {
-        if (!capture && ch === '{' && isLinkList()) capture = { parts: [], from: i, line, depth: stack.length, deep: false };
+        if (!capture && ch === '{' && isLinkList()) capture = { parts: [], from: i, line, depth: stack.length, deep: false, size: 0 };
         if (!stack.length) documents++;
         stack.push({ kind: ch, key: stack.length === 1 && stack[0]!.kind === '{' ? lastKey : undefined });
         if (stack.length > MAX_DEPTH) {
@@ -167,6 +169,7 @@ async function jsonRows(chunks: AsyncIterable<string>, format: Format, visit: Vi
             visit({ line: capture.line, raw: '', cell: () => undefined, error: `a field of this link is nested more than ${MAX_DEPTH} levels deep (a ${format.label} link is a flat object)` });
           } else {
             capture.parts.push(text.slice(capture.from, i + 1));
+            if ((capture.size += i + 1 - capture.from) > MAX_RECORD) throw tooLong(capture.line);
             const raw = capture.parts.join('');
             visit(jsonRow(raw, capture.line, format));
           }
@@ -177,7 +180,10 @@ async function jsonRows(chunks: AsyncIterable<string>, format: Format, visit: Vi
       }
       if (!stack.length && !/\s/.test(ch)) throw new InputError(line, `not valid JSON: expected { or [ ${documents ? 'after the previous document' : 'at the start'}`);
     }
-    if (capture && !capture.deep) capture.parts.push(text.slice(capture.from));
+    if (capture && !capture.deep) {
+      capture.parts.push(text.slice(capture.from));
+      if ((capture.size += text.length - capture.from) > MAX_RECORD) throw tooLong(capture.line);
+    }
   }
   if (stack.length || inString) throw new InputError(line, 'not valid JSON: the file ends inside a value');
   if (!documents) throw new InputError(1, `empty: a ${format.label} export is JSON`);

@@ -18,6 +18,7 @@ import type { ListSummary } from '../output/types.js';
 import { partialNote } from '../output/render.js';
 import { safeStringify } from '../output/safe-text.js';
 import { LineTransport } from './lines.js';
+import { boundJson, boundText, type Bounded } from './bounded.js';
 import { ALL_CAP, argvOf, PAGING, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
 
@@ -348,13 +349,16 @@ function listNotes(tool: Tool, r: Run): string {
  * notes; many read only the text), and both would be the payload twice (README, "AI agents").
  */
 function success(tool: Tool, r: Run): CallToolResult {
-  let text = r.stdout.trim();
+  let bounded: Bounded;
   try {
-    text = safeStringify(JSON.parse(r.stdout));
+    bounded = boundJson(JSON.parse(r.stdout), (v) => safeStringify(v));
   } catch {
-    // not JSON (an exported file, a document): as it is
+    // not JSON (an exported file, a document): as it is, within its own bound
+    bounded = boundText(r.stdout.trim());
   }
-  const content: CallToolResult['content'] = [{ type: 'text', text }];
+  const content: CallToolResult['content'] = [{ type: 'text', text: bounded.text }];
+  // What was cut, and how to get it whole: the user runs the same command (its output is not bounded).
+  if (bounded.cut) content.push({ type: 'text', text: `Cut: ${bounded.cut}. To get it whole, ask the user to run \`linkctl ${tool.path.join(' ')} ... --json\` with the same arguments.` });
   // Notes a person would see on stderr (a rewritten alias, options a server will clear, "dry run:
   // nothing was sent"), with the CLI's flags named as this tool's arguments (`--all` is `all: true`).
   if (r.stderr.trim()) content.push({ type: 'text', text: inToolTerms(tool, r.stderr.trim()) });

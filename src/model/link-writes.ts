@@ -105,10 +105,17 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
       deps.ui.warn(`note: ${how === 'alias' ? `the alias "${alias}" is` : `${url} is already shortened as`} ${named(existing)}; updating it.`);
       return updateLink(deps, toInt(existing.id)!, body, new Set());
     }
-    if (!same) {
+    if (!same && how === 'alias') {
       throw new ApiError(
         `the alias "${alias}" is taken by ${named(existing)}, which goes to ${String(existing.longurl)}`,
         'choose another --alias, or pass --if-exists update to point that link at this destination',
+      );
+    }
+    if (!same) {
+      // A success naming an existing link that goes elsewhere: the server created nothing for this destination.
+      throw new ApiError(
+        `the server answered success with ${named(existing)}, an existing link that goes to ${String(existing.longurl)}, not a new link to ${url}`,
+        'nothing new was created; check with `linkctl link list` and try again, or report it to the server\'s administrator',
       );
     }
     const byAlias = how === 'alias';

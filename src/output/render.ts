@@ -108,9 +108,13 @@ function tsvField(value: unknown, disarm = false): string {
   return safeText(unformula(text(value), disarm).replace(/[\t\r\n]+/g, ' '));
 }
 
-/** A line of a CSV file linkctl writes of its own (import's rejects): the same cells as `-o csv`, formulas disarmed. */
-export function csvLine(cells: unknown[]): string {
-  return `${cells.map((c) => csvField(c, true)).join(',')}\n`;
+/**
+ * A line of a CSV file linkctl writes of its own (import's rejects): the same cells as `-o csv`,
+ * formulas disarmed unless `disarm` is false (a file a spreadsheet never opens, such as
+ * Cloudflare's bulk redirects, whose `-x.example/x` must stay as it is).
+ */
+export function csvLine(cells: unknown[], disarm = true): string {
+  return `${cells.map((c) => csvField(c, disarm)).join(',')}\n`;
 }
 
 /** The cell writer of csv or tsv output, and its separator. */

@@ -13,7 +13,6 @@ import { saveState, seedState } from '../../src/sandbox/state.js';
 import { runCli, runMain, tempDir } from '../helpers.js';
 
 /** The version the built CLI reports (from package.json). */
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const dir = tempDir('linkctl-ascode-');
 let a: Sandbox;
@@ -53,14 +52,14 @@ const comparable = (text: string) => text.replace(/^# yaml-language-server.*\n/,
 describe('export, plan, apply', () => {
   let exported = '';
 
-  it('exports every kind by name, with no id, and writes the file 0600', async () => {
+  it('exports every kind by name, with no id, and writes the file 0600 (with --include-secrets: a migration keeps the wifi code)', async () => {
     const file = join(dir, 'account.yaml');
-    const r = await runCli(['export', '--details', '--file', file], { env: envOf(a) });
+    const r = await runCli(['export', '--details', '--include-secrets', '--file', file], { env: envOf(a) });
     expect(r.code, r.stderr).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     exported = readFileSync(file, 'utf8');
-    // The schema by a URL that means the same on any machine: the package's copy, this version.
-    expect(exported.split('\n')[0]).toBe(`# yaml-language-server: $schema=https://unpkg.com/linkctl@${PACKAGE_VERSION}/schema/linkctl.schema.json`);
+    // The schema as a file beside the export (`export --schema` writes it), never a URL under a package name.
+    expect(exported.split('\n')[0]).toBe(`# yaml-language-server: $schema=./linkctl.schema.json`);
     expect(exported).not.toMatch(/file:\/\/|\/work\/|node_modules/);
     expect(exported).toMatch(/^version: 1$/m);
     for (const kind of ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash']) expect(exported).toMatch(new RegExp(`^${kind}:`, 'm'));
@@ -92,9 +91,9 @@ describe('export, plan, apply', () => {
       expect(r.stdout).toMatch(/^links:\n {2}# Not read back from the server [^\n]*\n {2}# Not read: expiry, geo, device \(`linkctl export --details` reads them, one request per link\)\.\n {2}- alias: /m);
       expect(r.stdout.match(/# Not read: /g)).toHaveLength(1);
       expect(r.stdout.match(/^ {2}- alias: /gm)).toHaveLength(32);
-      expect(r.stderr).toBe("Targeting and expiry of the 32 links were not read: `export --details` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n");
+      expect(r.stderr).toBe("Targeting and expiry of the 32 links were not read: `export --details` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n1 QR code holds a secret and is written by name only (--include-secrets writes it): \"Office wifi\" (its content holds a wifi password).\n");
       const unlimited = await runMain(['export'], { env: envOf(a) });
-      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n$/);
+      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n1 QR code holds a secret and is written by name only \(--include-secrets writes it\): "Office wifi" \(its content holds a wifi password\)\.\n$/);
     } finally {
       await limited.close();
     }
@@ -104,7 +103,7 @@ describe('export, plan, apply', () => {
     const r = await runCli(['export', '--json'], { env: envOf(a) });
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(r.stdout);
-    expect(json).toMatchObject({ $schema: `https://unpkg.com/linkctl@${PACKAGE_VERSION}/schema/linkctl.schema.json`, version: 1, campaigns: [{ name: 'Spring launch', public: true }] });
+    expect(json).toMatchObject({ $schema: `./linkctl.schema.json`, version: 1, campaigns: [{ name: 'Spring launch', public: true }] });
     const plan = await runMain(['plan', '-f', '-'], { env: envOf(a), stdin: r.stdout });
     expect(plan.stdout).toBe('No changes: the account matches the file.\n');
   });

@@ -106,8 +106,10 @@ describe('examples/ci/github-actions.yml with the action', () => {
   });
 
   it('a pull request gets the plan as one comment, updated in place on the next push; the account is not changed', async () => {
-    // Someone else's comments come first: the plan's own is on the second page of 100.
-    for (let i = 0; i < 120; i++) github.comments.push({ id: i + 1, issue: PULL_REQUEST, body: `review note ${i} <!-- linkctl plan: account.yaml -->`, user: { login: 'someone', type: 'User' } });
+    // Someone else's comments come first: the plan's own is on the second page of 100. One of them
+    // starts with the plan's marker (anyone can write it): it is not the plan's comment, and stays as it is.
+    const SPOOF = `${MARKER}**linkctl plan**: no changes (a comment of someone else's)`;
+    for (let i = 0; i < 120; i++) github.comments.push({ id: i + 1, issue: PULL_REQUEST, body: i === 60 ? SPOOF : `review note ${i} <!-- linkctl plan: account.yaml -->`, user: { login: 'someone', type: 'User' } });
     writeFileSync(join(repo, 'account.yaml'), links(ALIASES));
     const [job] = await pullRequest();
     expect(job!.conclusion, job!.log).toBe('success');
@@ -116,8 +118,9 @@ describe('examples/ci/github-actions.yml with the action', () => {
     expect(build.outcome, build.stderr).toBe('success');
     expect(build.stderr).not.toMatch(/npm warn|npm WARN/);
     expect(step(job!, 'Put linkctl on PATH').stdout).toContain(`linkctl ${pkg.version}, built from `);
-    expect(apiCalls()).toEqual([`GET ${COMMENTS}?page=1`, `GET ${COMMENTS}?page=2`, `POST ${COMMENTS}`]);
-    const mine = github.comments.filter((c) => c.body.startsWith(MARKER));
+    // The token's user first: the job's GITHUB_TOKEN has none (403), so its comments are github-actions[bot]'s.
+    expect(apiCalls()).toEqual(['GET /user', `GET ${COMMENTS}?page=1`, `GET ${COMMENTS}?page=2`, `POST ${COMMENTS}`]);
+    const mine = github.comments.filter((c) => c.body.startsWith(MARKER) && c.user.login === 'github-actions[bot]');
     expect(mine).toHaveLength(1);
     expect(mine[0]!.body.slice(MARKER.length)).toMatch(/^\*\*linkctl plan\*\*: 12 to add, 0 to change, 0 to delete\.\n\n<details>\n<summary>12 changes<\/summary>\n\n- \*\*add\*\* link `promo-01`\n/);
     expect(job!.summary).toContain('**linkctl plan**: 12 to add');
@@ -128,9 +131,9 @@ describe('examples/ci/github-actions.yml with the action', () => {
     const [again] = await pullRequest();
     expect(again!.conclusion, again!.log).toBe('success');
     expect(step(again!, 'Build linkctl').outcome).toBe('skipped');
-    expect(apiCalls()).toEqual([`GET ${COMMENTS}?page=1`, `GET ${COMMENTS}?page=2`, `PATCH /repos/acme/links/issues/comments/${mine[0]!.id}`]);
-    expect(github.comments.filter((c) => c.body.startsWith(MARKER))).toEqual([{ ...mine[0], body: expect.stringContaining('**linkctl plan**: 5 to add, 0 to change, 0 to delete.') }]);
-    expect(github.comments.filter((c) => c.user.login === 'someone').every((c) => c.body.startsWith('review note'))).toBe(true);
+    expect(apiCalls()).toEqual(['GET /user', `GET ${COMMENTS}?page=1`, `GET ${COMMENTS}?page=2`, `PATCH /repos/acme/links/issues/comments/${mine[0]!.id}`]);
+    expect(github.comments.filter((c) => c.body.startsWith(MARKER))).toEqual([{ id: 61, issue: PULL_REQUEST, body: SPOOF, user: { login: 'someone', type: 'User' } }, { ...mine[0], body: expect.stringContaining('**linkctl plan**: 5 to add, 0 to change, 0 to delete.') }]);
+    expect(github.comments.filter((c) => c.user.login === 'someone').every((c) => c.body.startsWith('review note') || c.body === SPOOF)).toBe(true);
   }, SLOW);
 
   it('a merge to main applies the file, a pull request then shows no changes, and the schedule finds no drift', async () => {
@@ -142,7 +145,7 @@ describe('examples/ci/github-actions.yml with the action', () => {
     expect(apiCalls()).toEqual([]);
 
     await pullRequest();
-    expect(github.comments.filter((c) => c.body.startsWith(MARKER))).toEqual([expect.objectContaining({ body: `${MARKER}**linkctl plan**: no changes, the account matches the file.\n` })]);
+    expect(github.comments.filter((c) => c.body.startsWith(MARKER) && c.user.login === 'github-actions[bot]')).toEqual([expect.objectContaining({ body: `${MARKER}**linkctl plan**: no changes, the account matches the file.\n` })]);
 
     const [drift] = await run(workflow, 'schedule');
     expect(drift!.conclusion, drift!.log).toBe('success');

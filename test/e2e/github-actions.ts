@@ -194,6 +194,8 @@ export async function startFakeGitHub(token: string, repository = 'acme/links'):
         return response.end(artifact.zip);
       }
       if (!authorized) return json(401, { message: 'Bad credentials' });
+      // The job's GITHUB_TOKEN is an app installation's: it has no user (its comments are github-actions[bot]'s).
+      if (url.pathname === '/user') return json(403, { message: 'Resource not accessible by integration' });
       const prefix = `/repos/${repository}`;
       if (!url.pathname.startsWith(`${prefix}/`)) return json(404, { message: 'Not Found' });
       const path = url.pathname.slice(prefix.length);
@@ -559,16 +561,33 @@ export class Runner {
       child.on('error', reject);
       child.on('close', (code) => {
         const outputs: Record<string, string> = {};
-        for (const line of readFileSync(outputFile, 'utf8').split('\n')) {
-          const eq = line.indexOf('=');
-          if (eq > 0) outputs[line.slice(0, eq)] = line.slice(eq + 1);
-        }
+        Object.assign(outputs, parseOutputs(readFileSync(outputFile, 'utf8')));
         // GITHUB_PATH: each line is put in front of PATH for the job's later steps.
         for (const line of readFileSync(pathFile, 'utf8').split('\n').reverse()) if (line) state.paths.unshift(line);
         resolve({ code, stdout, stderr, outputs });
       });
     });
   }
+}
+
+/** GITHUB_OUTPUT as the runner reads it: `name=value` lines, and `name<<DELIMITER` ... `DELIMITER` for a value of several lines. */
+export function parseOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2]!, i + 1);
+      if (end < 0) throw new Error(`GITHUB_OUTPUT: no end of the value of ${heredoc[1]} (delimiter ${heredoc[2]})`);
+      outputs[heredoc[1]!] = lines.slice(i + 1, end).join('\n');
+      i = end;
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq > 0) outputs[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return outputs;
 }
 
 interface JobState {

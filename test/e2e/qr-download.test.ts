@@ -163,7 +163,7 @@ describe('qr download against servers that answer something else', () => {
     expect(r.stderr).not.toContain(KEY);
   });
 
-  it('a link on another origin is fetched without the key', async () => {
+  it('a link on another origin is fetched without the key (its private address allowed as for check: LINKCTL_CHECK_ALLOW_PRIVATE)', async () => {
     const elsewhere: { auth?: string }[] = [];
     const o = await listen((req, res) => { elsewhere.push({ auth: req.headers.authorization }); res.writeHead(200, { 'Content-Type': 'image/jpeg' }); res.end(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])); });
     other = o.s;
@@ -173,7 +173,7 @@ describe('qr download against servers that answer something else', () => {
     });
     server = s;
     const dir = tempDir();
-    const r = await runMain(['qr', 'download', '7', '--file', join(dir, 'cdn.jpg')], { env: { LINKCTL_BASE_URL: url, LINKCTL_API_KEY: KEY, LINKCTL_CONFIG_DIR: tempDir() } });
+    const r = await runMain(['qr', 'download', '7', '--file', join(dir, 'cdn.jpg')], { env: { LINKCTL_BASE_URL: url, LINKCTL_API_KEY: KEY, LINKCTL_CONFIG_DIR: tempDir(), LINKCTL_CHECK_ALLOW_PRIVATE: '127.0.0.1' } });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(elsewhere).toEqual([{ auth: undefined }]);

@@ -113,7 +113,7 @@ describe('export --redirects', () => {
     await seed();
     const { text, stderr } = await exported('caddy');
     const lines = text.split('\n').filter((l) => l && !l.startsWith('#'));
-    expect(lines[0]).toBe(`${HOST} {`);
+    expect(lines[0]).toBe(`"${HOST}" {`);
     expect(lines.at(-1)).toBe('}');
     const map = new Map(lines.slice(1, -1).map((l) => {
       const m = /^\tredir (\/[^\s"{}*]+) "([^"\\{}\s]+)" 302$/u.exec(l);

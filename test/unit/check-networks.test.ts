@@ -38,6 +38,8 @@ describe('special addresses', () => {
     ['255.255.255.255', 'a reserved address'],
     ['::ffff:127.0.0.1', 'a loopback address in IPv6 form'],
     ['::ffff:7f00:1', 'a loopback address in IPv6 form'],
+    ['::ffff:0:7f00:1', 'a loopback address in IPv6 form'], // IPv4-translated (RFC 2765)
+    ['[::ffff:0:a00:1]', 'a private address (RFC 1918) in IPv6 form'],
     ['::ffff:10.0.0.1', 'a private address (RFC 1918) in IPv6 form'],
     ['::127.0.0.1', 'a loopback address in IPv6 form'],
     ['64:ff9b::a9fe:a9fe', 'a cloud metadata address in IPv6 form'],
@@ -46,7 +48,7 @@ describe('special addresses', () => {
     expect(specialRange(address)).toBe(what);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700::1111', '2a00:1450::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])('%s is an ordinary address', (address) => {
+  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700::1111', '2a00:1450::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '::ffff:0:808:808'])('%s is an ordinary address', (address) => {
     expect(specialRange(address)).toBeUndefined();
   });
 

@@ -128,6 +128,9 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
   const paging = opts.paginate ? pagination(query) : undefined;
   if (input !== undefined) json = await readInput(ctx, input);
 
+  // An agent (MCP) writes through \`api\` only with \`confirm: true\`, as through every other tool that
+  // changes what it cannot see first: any method but GET may create, change or delete anything.
+  if (method !== 'GET' && ctx.io.agent) await ctx.confirm(`${method} ${path} may change or delete data on the server`);
   const client = await ctx.client();
   if (!paging) return { kind: 'raw', json: await client.request(method, path, { query, json }) };
 

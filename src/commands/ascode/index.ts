@@ -3,9 +3,8 @@ import { Option, type Command } from 'commander';
 import { concurrencyOption, enumOption, forceOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
+import { REDIRECT_FORMATS } from '../../ascode/redirect-formats.js';
 
-/** The formats of `export --redirects`: one writer each in src/ascode/redirects.ts. */
-export const REDIRECT_FORMATS = ['nginx', 'apache', 'caddy', 'netlify', 'cloudflare', 'csv'] as const;
 
 /** `-f, --file` of `plan` and `apply`: the account file they read. */
 const accountFile = () => pathOption('-f, --file <path>', 'the account file (- for stdin)').makeOptionMandatory();
@@ -24,6 +23,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--state-unreadable', "write each link's options that cannot be read back (pixels, params, ...) as linkctl last set them (its ledger), and none for those it knows are unset; a comment names what it cannot know")
       .addOption(concurrencyOption('with --details: links read'))
       .option('--no-qr-content', "skip reading QR codes' type, data and colours from their images (one image download a code, not an API request): codes are then written by name only")
+      .option('--include-secrets', "write secrets read from QR images (a wifi code's password) in the clear; without it such a code is written by name only")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
       .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
       .action(bind(load, 'exportAccount')),
