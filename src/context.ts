@@ -30,6 +30,10 @@ export interface GlobalOptions {
   header: boolean;
   quiet?: boolean;
   csvRaw?: boolean;
+  /** --policy FILE: the policy every write keeps (src/policy/enforce.ts). */
+  policy?: string;
+  /** --override REASON: see Context.override. */
+  override?: string;
 }
 
 const SPINNER_DELAY_MS = 150;
@@ -98,6 +102,15 @@ export class Context {
     private readonly documents: readonly DocumentFormat[] = [],
   ) {
     this.files = io.files ?? {};
+  }
+
+  /**
+   * The person's reason for passing a policy violation (`--override "REASON"`); the ledger records
+   * it with each write. Undefined without the flag. `linkctl mcp` passes it on only when the user
+   * started the server with --allow-override.
+   */
+  get override(): string | undefined {
+    return this.globals.override;
   }
 
   get env(): Record<string, string | undefined> {

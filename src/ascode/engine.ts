@@ -184,6 +184,8 @@ export interface Change {
   clears?: string[];
   /** The file's record (create, update). */
   record?: Rec;
+  /** What the change breaks of the policy (src/policy/), `rule: message`: apply refuses the plan without --override. */
+  violations?: string[];
 }
 
 export interface Plan {
@@ -396,6 +398,7 @@ export function formatPlan(plan: Plan): string {
     } else lines.push(head);
     if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);
     if (c.clears?.length) lines.push(`    clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
+    for (const v of c.violations ?? []) lines.push(`    ! policy ${v}`);
   }
   const count = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
   lines.push(plan.changes.length ? `Plan: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.` : 'No changes: the account matches the file.');

@@ -98,6 +98,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       const needs = known.access === 'delete' ? '--allow-writes --allow-deletes' : '--allow-writes';
       return failure(`${name} is not available: this server is ${mode.writes ? 'without deletes' : 'read-only'}; the user can start it with \`linkctl mcp ${needs}\`. Nothing was sent.`);
     }
+    if ('override' in args && !tool.params.some((p) => p.name === 'override')) {
+      return failure(`${name}: override is not available on this server: only the user can let writes through the policy, by starting \`linkctl mcp --allow-override\`. Nothing was sent.`);
+    }
     const gated = every.find((t) => t.name === name)!.params.find((p) => p.name in args && !tool.params.includes(p));
     if (gated) return failure(`${name}: ${gated.name} is not available on this server; the user can start it with \`linkctl mcp --allow-writes${gated.access === 'delete' ? ' --allow-deletes' : ''}\`. Nothing was sent.`);
     const wrong = checkArguments(tool, args);
@@ -382,6 +385,8 @@ function globalArgv(ctx: Context): string[] {
     ...(g.baseUrl ? [`--base-url=${g.baseUrl}`] : []),
     ...(g.sandbox ? ['--sandbox'] : []),
     ...(g.insecureHttp ? ['--insecure-http'] : []),
+    // The user's policy holds for every call (--override is never passed on: only `override`, where allowed).
+    ...(g.policy ? [`--policy=${g.policy}`] : []),
     ...(g.debug ? ['--debug'] : []),
     // `linkctl mcp --dry-run`: every write is a dry run. --yes is never passed on: confirm: true is per call.
     ...(g.dryRun ? ['--dry-run'] : []),

@@ -166,6 +166,8 @@ export interface Tool {
 export interface Mode {
   writes: boolean;
   deletes: boolean;
+  /** `linkctl mcp --allow-override`: write tools take `override` (a reason), passed on as --override. Never without the user's flag. */
+  override?: boolean;
 }
 
 export function allowed(access: Access, mode: Mode): boolean {
@@ -196,8 +198,18 @@ export function toolsOf(program: Command): Tool[] {
 
 /** The tools a server in `mode` lists, each without the options the mode does not allow. */
 export function forMode(tools: Tool[], mode: Mode): Tool[] {
-  return tools.filter((t) => allowed(t.access, mode)).map((t) => ({ ...t, params: t.params.filter((p) => !p.access || allowed(p.access, mode)) }));
+  return tools.filter((t) => allowed(t.access, mode)).map((t) => {
+    const params = t.params.filter((p) => !p.access || allowed(p.access, mode));
+    // Only where the user allowed it: an agent's argument alone never passes the policy.
+    if (mode.override && t.access !== 'read') params.push(OVERRIDE);
+    return { ...t, params };
+  });
 }
+
+/** The `override` argument of write tools on a server started with --allow-override (see Mode.override). */
+export const OVERRIDE: Param = {
+  ...control('override', "let this write through although it breaks the user's policy, saying why (recorded with the write); only when the user asked for it", { boolean: false, flag: '--override' }),
+};
 
 const camel = (name: string) => name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
@@ -426,6 +438,10 @@ export function argvOf(tool: Tool, args: Record<string, unknown>, extra: { page?
     }
     if (p.name === 'confirm') {
       if (value === true) options.push('--yes');
+      continue;
+    }
+    if (p.name === 'override') {
+      if (typeof value === 'string' && value) options.push(`--override=${value}`);
       continue;
     }
     if (p.name === 'fields') {
