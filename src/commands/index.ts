@@ -15,11 +15,12 @@ import { register as api } from './api/index.js';
 import { register as ascode } from './ascode/index.js';
 import { register as importer } from './import/index.js';
 import { register as check } from './check/index.js';
+import { register as lint } from './lint/index.js';
 import { register as completion } from './completion/index.js';
 import { register as stats } from './stats/index.js';
 import { register as sandbox } from './sandbox/index.js';
 import { register as mcp } from './mcp/index.js';
 
 export function registerCommands(program: Command, bind: Bind): void {
-  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, ascode, importer, stats, check, api, completion, sandbox, mcp]) register(program, bind);
+  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, ascode, importer, stats, check, lint, api, completion, sandbox, mcp]) register(program, bind);
 }

@@ -81,6 +81,8 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
   // Reads the account and requests only its own destinations (no URL argument); the run is kept in the click-history database.
   check: 'read',
+  // Reads the account (or a file inside --root) and the history database; sends no change.
+  lint: 'read',
 };
 
 /**
