@@ -133,7 +133,8 @@ export function lint(input: LintInput): Finding[] {
     for (const group of variants.values()) {
       for (let a = 0; a < group.length; a++) {
         for (let b = a + 1; b < group.length; b++) {
-          const [x, y] = [aliased[group[a]!]!, aliased[group[b]!]!];
+          // The older link first, as people made them.
+          const [x, y] = [aliased[group[a]!]!, aliased[group[b]!]!].sort((p, q) => (p.id ?? 0) - (q.id ?? 0)) as [LintLink, LintLink];
           const pair = `${group[a]},${group[b]}`;
           if (seen.has(pair) || x.alias!.toLowerCase() === y.alias!.toLowerCase()) continue;
           const confusable = skeleton(x.alias!) === skeleton(y.alias!);
@@ -172,7 +173,7 @@ export function lint(input: LintInput): Finding[] {
     }
     // A parameter is named by its lower-case spelling when the account has one, else its most used.
     const nameOf = (n: Map<string, number>) => [...n.keys()].find((w) => w === w.toLowerCase()) ?? [...n].sort((a, b) => b[1] - a[1])[0]![0];
-    const ways = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w} (${n})`);
+    const ways = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w, n]) => `${w} (${n})`);
     for (const [, n] of names) {
       if (n.size < 2) continue;
       const name = nameOf(n);

@@ -5,6 +5,7 @@ import type { ActionInput } from '../shared/define.js';
 import type { Rec, Result } from '../../output/types.js';
 import { safeText } from '../../output/safe-text.js';
 import { loadPolicy } from '../../policy/enforce.js';
+import { now } from '../../history/time.js';
 import { lint as findProblems, setting, type ClickHistory, type Finding, type LastCheck, type LintLink } from '../../policy/lint.js';
 import type { Policy } from '../../policy/policy.js';
 
@@ -30,7 +31,7 @@ export async function lint(ctx: Context, { opts }: ActionInput): Promise<Result>
     links = await accountLinks(ctx, policy);
     ({ history, check } = await fromDatabase(ctx, policy, opts.db as string | undefined, notes));
   }
-  const findings = findProblems({ links, policy, history, check, now: Date.now() });
+  const findings = findProblems({ links, policy, history, check, now: now(ctx.env) });
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   const summary = findings.length
@@ -144,7 +145,7 @@ async function fromDatabase(ctx: Context, policy: Policy | undefined, db: string
           );
           out.history = { lastChange: new Map(rows.map(([id, at]) => [Number(id), String(at)])), first: String(span[0]), newest: String(span[1]), snapshots: Number(span[2]), where };
           const days = setting(policy, 'stale').days!;
-          if (Date.parse(String(span[0])) > Date.now() - days * 86_400_000) notes.push(`the click history (${where}) goes back only to ${String(span[0]).slice(0, 10)}, less than the stale rule's ${days} days: stale not judged`);
+          if (Date.parse(String(span[0])) > now(ctx.env) - days * 86_400_000) notes.push(`the click history (${where}) goes back only to ${String(span[0]).slice(0, 10)}, less than the stale rule's ${days} days: stale not judged`);
         } else notes.push(`${where} has no snapshots of this account: stale not judged`);
       }
       if (wanted.includes('broken')) {
