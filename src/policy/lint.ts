@@ -84,7 +84,9 @@ export function skeleton(alias: string): string {
 const spelling = (v: string) => v.normalize('NFKC').toLowerCase().replace(/[\s_.+-]+/g, '');
 
 export function lint(input: LintInput): Finding[] {
-  const { links, policy } = input;
+  const { policy } = input;
+  // In the order they were made: findings of one rule then come in a stable order, whatever order a server lists links in.
+  const links = [...input.links].sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
   const findings: Finding[] = [];
   const add = (rule: LintRule, finding: Omit<Finding, 'rule' | 'severity'>) => {
     const s = setting(policy, rule);
