@@ -18,7 +18,7 @@ import type { ListSummary } from '../output/types.js';
 import { partialNote } from '../output/render.js';
 import { safeStringify } from '../output/safe-text.js';
 import { LineTransport } from './lines.js';
-import { ALL_CAP, argvOf, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, FINDINGS_EXIT, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
 
 interface Run {
@@ -108,7 +108,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     try {
       if (tool.lists) return await listAnswer(tool, args);
       const r = await run(argvOf(tool, args));
-      return r.code === 0 ? success(tool, r) : refusal(tool, args, r);
+      // `lint` exits 1 when it finds something: its findings are the answer, not a failure.
+      const found = r.code === 1 && FINDINGS_EXIT.has(tool.name) && r.stdout.trim() !== '';
+      return r.code === 0 || found ? success(tool, r) : refusal(tool, args, r);
     } catch (error) {
       return failure(`${name}: ${(error as Error).message}`);
     }

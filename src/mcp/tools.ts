@@ -123,6 +123,9 @@ export const MAX_BYTES = 25_000;
 /** The bounds of `maxBytes`: a record or two at least; at most what clients are sure to take (a message is read up to 4 MiB). */
 export const MAX_BYTES_RANGE = { min: 1_000, max: 4 * 1024 * 1024 } as const;
 
+/** Tools whose exit code 1 means "found something" with the findings on stdout (a result, not an error). */
+export const FINDINGS_EXIT: ReadonlySet<string> = new Set(['lint']);
+
 /** Parameters the MCP layer adds to tools (not flags of the command), by name. */
 export const CONTROLS = ['dryRun', 'confirm', 'cursor', 'maxBytes', 'fields'] as const;
 
