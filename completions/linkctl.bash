@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats check api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats check lint api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -81,6 +81,7 @@ _linkctl_spec() {
     'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
+    'linkctl lint') cmds='' flags='-f --file --expiring-days --stale-days --db -h --help' vflags='-f --file --expiring-days --stale-days --db' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
@@ -89,7 +90,7 @@ _linkctl_spec() {
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
-    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --root -h --help' vflags='--root' ;;
+    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-override --root -h --help' vflags='--root' ;;
     'linkctl help') cmds='' flags='' vflags='' ;;
     *) cmds='' flags='' vflags='' ;;
   esac
@@ -171,6 +172,9 @@ _linkctl_values() {
     'linkctl stats migrate --db') vals=@files ;;
     'linkctl check --db') vals=@files ;;
     'linkctl check --fail-on') vals='broken ok redirect redirect-offsite client-error server-error timeout dns tls refused loop too-many-redirects bad-port error blocked unchecked insecure slow unknown-domain duplicate missing-campaign expiring expired qr-unreadable' ;;
+    'linkctl lint -f') vals=@files ;;
+    'linkctl lint --file') vals=@files ;;
+    'linkctl lint --db') vals=@files ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
@@ -190,7 +194,7 @@ _linkctl_values() {
 
 _linkctl() {
   local IFS=$' \t\n' cur=${COMP_WORDS[COMP_CWORD]} key=linkctl cmds flags vflags vals w c i n=0 flag='' ddash='' pre=''
-  local gflags='-V --version -p --profile --base-url --json -o --output --fields --no-header --csv-raw -q --quiet --no-color --debug --timeout --max-wait -y --yes --dry-run --sandbox --insecure-http' gvflags='-p --profile --base-url -o --output --fields --timeout --max-wait'
+  local gflags='-V --version -p --profile --base-url --json -o --output --fields --no-header --csv-raw -q --quiet --no-color --debug --timeout --max-wait -y --yes --dry-run --sandbox --insecure-http --policy --override' gvflags='-p --profile --base-url -o --output --fields --timeout --max-wait --policy --override'
   COMPREPLY=()
   _linkctl_spec "$key"
   # Walk the words before the cursor: sub-commands extend the path, flags taking a value

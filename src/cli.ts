@@ -8,7 +8,7 @@ import { CliError, EXIT_CODE_HELP, ExitCode, UsageError } from './errors.js';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { VERSION } from './version.js';
-import { seconds } from './validate.js';
+import { overrideReason, seconds } from './validate.js';
 import { editDistance } from './distance.js';
 import { DOCUMENT_FORMATS, FORMATS, type Format } from './output/types.js';
 import { documentFormats, enumOption, isBulk, type Action, type Bind } from './commands/shared/define.js';
@@ -127,6 +127,8 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('--dry-run', 'print the request that would change something, and send nothing')
     .option('--sandbox', 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)')
     .option('--insecure-http', 'allow sending the key over plain http to a non-loopback host')
+    .option('--policy <file>', "policy file every write keeps (env LINKCTL_POLICY, or the profile's policy)")
+    .option('--override <reason>', 'let a write through that breaks the policy, saying why (recorded)', (v) => overrideReason(v))
     .addHelpText(
       'after',
       wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),

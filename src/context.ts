@@ -34,6 +34,10 @@ export interface GlobalOptions {
   header: boolean;
   quiet?: boolean;
   csvRaw?: boolean;
+  /** --policy FILE: the policy every write keeps (src/policy/enforce.ts). */
+  policy?: string;
+  /** --override REASON: see Context.override. */
+  override?: string;
 }
 
 const SPINNER_DELAY_MS = 150;
@@ -106,8 +110,6 @@ export class Context {
   private readonly run: { reader?: Promise<AccountReader>; ledger?: LedgerWriter } = {};
   /** The command being run (`link add`), set by main(): the ledger records it with each write. */
   command?: string;
-  /** the person's reason for passing a policy violation; the ledger records it with each write */
-  override?: string;
   /** Where the client sends: 'sandbox' for the built-in one, else its base URL (the ledger's `server`). */
   private server?: string;
   /** The question being asked, if any: the next waits for its answer. */
@@ -124,6 +126,15 @@ export class Context {
     private readonly documents: readonly DocumentFormat[] = [],
   ) {
     this.files = io.files ?? {};
+  }
+
+  /**
+   * The person's reason for passing a policy violation (`--override "REASON"`); the ledger records
+   * it with each write. Undefined without the flag. `linkctl mcp` passes it on only when the user
+   * started the server with --allow-override.
+   */
+  get override(): string | undefined {
+    return this.globals.override;
   }
 
   get env(): Record<string, string | undefined> {

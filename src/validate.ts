@@ -108,6 +108,15 @@ export function seconds(flag: string, raw: string): number {
   return n;
 }
 
+/** `--override REASON`: a reason a person can read later (the ledger keeps it), one line, not empty. */
+export function overrideReason(raw: string): string {
+  const reason = raw.trim();
+  if (!reason || reason.length > 500 || /[\x00-\x1f\x7f]/.test(reason)) {
+    throw new UsageError(`--override needs a reason of 1 to 500 characters on one line, got ${show(raw)}`, 'e.g. --override "legacy partner URL, approved by J. Doe"');
+  }
+  return reason;
+}
+
 /** An email address: something@domain.tld, without spaces. */
 export function email(flag: string, raw: string): string {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim())) throw new UsageError(`${flag} must be an email address such as me@example.com, got ${show(raw)}`, 'an address has one @ and a domain with a dot after it');

@@ -280,6 +280,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   ];
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune), index);
+  await markViolations(ctx, plan);
   // What an update would send that real servers ignore with a success answer: the plan would never be met.
   const ignored = plan.changes.filter((c) => c.kind === 'channels' && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
     const why = f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : undefined;
@@ -290,6 +291,44 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   // What link updates would clear, split by what the ledger knows linkctl set (issue 44).
   await (await import('./known.js')).nameWhatIsKnown(ctx, plan, state);
   return { reader, state, plan };
+}
+
+/**
+ * Each change that would break the policy (src/policy/) says so: plan shows it beside the change,
+ * apply refuses the plan. A link's destination, alias, domain and campaign as the change would
+ * make them (an update only when it changes the destination), and a link-type QR code's data.
+ */
+async function markViolations(ctx: Context, plan: Plan): Promise<void> {
+  const { policyViolations } = await import('../policy/enforce.js');
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const checked = plan.changes.flatMap((c) => {
+    const r = c.record;
+    if (!r || c.action === 'delete') return [];
+    if (c.kind === 'links' && (c.action === 'create' || c.fields?.some((f) => f.field === 'url'))) {
+      return [{ change: c, what: `link ${c.key}`, subject: { url: str(r.url), alias: c.action === 'create' ? str(r.alias) : undefined, domain: str(r.domain), campaign: str(r.campaign) } }];
+    }
+    if (c.kind === 'qr' && r.type === 'link' && (c.action === 'create' || c.fields?.some((f) => f.field === 'data'))) return [{ change: c, what: `QR code ${c.key}`, subject: { url: str(r.data) } }];
+    return [];
+  });
+  const found = await policyViolations(ctx, checked);
+  checked.forEach((w, i) => {
+    if (found[i]!.length) w.change.violations = found[i]!.map((v) => `${v.rule}: ${v.message}`);
+  });
+}
+
+/** Apply refuses a plan that breaks the policy (exit 2, nothing sent) unless a person passed --override. */
+function refuseViolations(ctx: Context, plan: Plan, file: string): void {
+  const breaking = plan.changes.filter((c) => c.violations?.length);
+  if (!breaking.length) return;
+  const lines = breaking.flatMap((c) => c.violations!.map((v) => `${specs()[c.kind].noun} ${c.key}: policy rule ${v}`));
+  if (ctx.override !== undefined) {
+    for (const line of lines) ctx.warn(`note: overridden (${JSON.stringify(ctx.override)}): ${line}`);
+    return;
+  }
+  throw new UsageError(
+    `the plan breaks the policy in ${breaking.length} change${breaking.length === 1 ? '' : 's'}:\n  ${lines.slice(0, 10).join('\n  ')}${lines.length > 10 ? `\n  ... and ${lines.length - 10} more` : ''}\nnothing was changed`,
+    `fix the file (\`linkctl plan -f ${file}\` shows each violation), or, if a person decided so, pass --override "REASON" (the reason is recorded)`,
+  );
 }
 
 export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -322,6 +361,7 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
       return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { ...applied, steps: [] }, problems: [] } };
     }
     ctx.warn(formatPlan(plan));
+    refuseViolations(ctx, plan, String(opts.file));
     const deletes = plan.changes.filter((c) => c.action === 'delete').length;
     if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
       throw new UsageError(`the plan deletes ${deletes} records, more than --max-deletes ${opts.maxDeletes}; nothing was changed`, `look at the deletions with \`linkctl plan -f ${String(opts.file)}${opts.prune ? ' --prune' : ''}\`; if they are meant, apply with a higher --max-deletes`);

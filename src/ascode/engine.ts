@@ -210,6 +210,8 @@ export interface Change {
   clearsUnknowable?: string[];
   /** The file's record (create, update). */
   record?: Rec;
+  /** What the change breaks of the policy (src/policy/), `rule: message`: apply refuses the plan without --override. */
+  violations?: string[];
 }
 
 export interface Plan {
@@ -427,6 +429,7 @@ export function formatPlan(plan: Plan): string {
     if (c.clearsKnown?.length) lines.push(`      of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
     if (c.clearsKnown && c.clearsUnknowable?.length) lines.push(`      of which no one can know (set elsewhere or before the ledger): ${c.clearsUnknowable.join('; ')}`);
     if (c.clearsKnown && !c.clearsKnown.length && !c.clearsUnknowable?.length) lines.push('      of which linkctl set none (its ledger): it knows of nothing to lose');
+    for (const v of c.violations ?? []) lines.push(`    ! policy ${v}`);
   }
   const count = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
   lines.push(plan.changes.length ? `Plan: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.` : 'No changes: the account matches the file.');

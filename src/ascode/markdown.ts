@@ -28,6 +28,7 @@ function item(change: Change): string {
   const parts: string[] = [];
   if (change.action === 'update') parts.push(change.fields!.map((f) => `${f.field} ${value(f.from)} → ${value(f.to)}`).join(', '));
   if (change.unreadable?.length && change.action !== 'delete') parts.push(`also sent, cannot be read back: ${change.unreadable.join(', ')}`);
+  for (const v of change.violations ?? []) parts.push(`**breaks the policy**: ${codeSpan(v)}`);
   if (change.clears?.length) parts.push(`**clears** what the file does not state: ${change.clears.join('; ')}`);
   if (change.clearsKnown?.length) parts.push(`of which linkctl set: ${change.clearsKnown.map(codeSpan).join(', ')}`);
   if (change.clearsKnown && change.clearsUnknowable?.length) parts.push(`of which no one can know: ${change.clearsUnknowable.join('; ')}`);
@@ -38,8 +39,9 @@ export function planMarkdown(plan: Plan): string {
   const count = (action: Change['action']) => plan.changes.filter((c) => c.action === action).length;
   if (!plan.changes.length) return `**linkctl plan**: no changes, the account matches the file.\n${notes(plan)}`;
   const clearing = plan.changes.filter((c) => c.clears?.length).length;
+  const breaking = plan.changes.filter((c) => c.violations?.length).length;
   const lines = [
-    `**linkctl plan**: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.${clearing ? ` ${clearing} update${clearing === 1 ? '' : 's'} would **clear** settings the file does not state (apply needs \`--allow-clear\`).` : ''}`,
+    `**linkctl plan**: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.${clearing ? ` ${clearing} update${clearing === 1 ? '' : 's'} would **clear** settings the file does not state (apply needs \`--allow-clear\`).` : ''}${breaking ? ` :x: ${breaking} change${breaking === 1 ? '' : 's'} **break the policy** (apply refuses them without \`--override\`).` : ''}`,
     '',
     '<details>',
     `<summary>${plan.changes.length} change${plan.changes.length === 1 ? '' : 's'}</summary>`,

@@ -16,6 +16,7 @@ import { register as ascode } from './ascode/index.js';
 import { register as importer } from './import/index.js';
 import { register as check } from './check/index.js';
 import { register as log } from './log/index.js';
+import { register as lint } from './lint/index.js';
 import { register as completion } from './completion/index.js';
 import { register as stats } from './stats/index.js';
 import { register as sandbox } from './sandbox/index.js';
@@ -23,5 +24,5 @@ import { register as mcp } from './mcp/index.js';
 import { register as listen } from './listen/index.js';
 
 export function registerCommands(program: Command, bind: Bind): void {
-  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, ascode, importer, stats, listen, check, log, api, completion, sandbox, mcp]) register(program, bind);
+  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, ascode, importer, stats, listen, check, lint, log, api, completion, sandbox, mcp]) register(program, bind);
 }

@@ -17,6 +17,8 @@ export interface Profile {
   keyStore?: 'keychain';
   /** `linkctl check`: private networks it may request with this profile (`all`, or `10.0.0.0/8,fd00::/8`); set by hand. */
   checkAllowPrivate?: string;
+  /** The policy file (src/policy/) every write with this profile keeps, unless --policy or LINKCTL_POLICY names another; set by hand, relative to the config folder. */
+  policy?: string;
 }
 
 export interface ConfigData {
@@ -77,6 +79,9 @@ function normalise(raw: unknown, path: string): ConfigData {
     }
     if (profile.checkAllowPrivate !== undefined && typeof profile.checkAllowPrivate !== 'string') {
       throw wrongField(path, `\`profiles.${name}.checkAllowPrivate\``, `"all" or networks separated by commas, not ${typeName(profile.checkAllowPrivate)}`);
+    }
+    if (profile.policy !== undefined && (typeof profile.policy !== 'string' || !profile.policy)) {
+      throw wrongField(path, `\`profiles.${name}.policy\``, `the path of a policy file, not ${typeName(profile.policy)}`);
     }
     profiles[name] = profile as Profile;
   }

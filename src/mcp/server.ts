@@ -19,7 +19,7 @@ import { partialNote } from '../output/render.js';
 import { safeStringify } from '../output/safe-text.js';
 import { LineTransport } from './lines.js';
 import { boundJson, boundText, type Bounded } from './bounded.js';
-import { ALL_CAP, argvOf, PAGING, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, PAGING, FINDINGS_EXIT, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
 
 interface Run {
@@ -104,6 +104,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       const needs = known.access === 'delete' ? '--allow-writes --allow-deletes' : '--allow-writes';
       return failure(`${name} is not available: this server is ${mode.writes ? 'without deletes' : 'read-only'}; the user can start it with \`linkctl mcp ${needs}\`. Nothing was sent.`);
     }
+    if ('override' in args && !tool.params.some((p) => p.name === 'override')) {
+      return failure(`${name}: override is not available on this server: only the user can let writes through the policy, by starting \`linkctl mcp --allow-override\`. Nothing was sent.`);
+    }
     const gated = every.find((t) => t.name === name)!.params.find((p) => p.name in args && !tool.params.includes(p));
     if (gated) return failure(`${name}: ${gated.name} is not available on this server; the user can start it with \`linkctl mcp --allow-writes${gated.access === 'delete' ? ' --allow-deletes' : ''}\`. Nothing was sent.`);
     const wrong = checkArguments(tool, args);
@@ -111,7 +114,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     try {
       if (tool.lists) return await listAnswer(tool, args);
       const r = await run(argvOf(tool, args));
-      return r.code === 0 ? success(tool, r) : refusal(tool, args, r);
+      // `lint` exits 1 when it finds something: its findings are the answer, not a failure.
+      const found = r.code === 1 && FINDINGS_EXIT.has(tool.name) && r.stdout.trim() !== '';
+      return r.code === 0 || found ? success(tool, r) : refusal(tool, args, r);
     } catch (error) {
       return failure(`${name}: ${(error as Error).message}`);
     }
@@ -391,6 +396,8 @@ function globalArgv(ctx: Context): string[] {
     ...(g.baseUrl ? [`--base-url=${g.baseUrl}`] : []),
     ...(g.sandbox ? ['--sandbox'] : []),
     ...(g.insecureHttp ? ['--insecure-http'] : []),
+    // The user's policy holds for every call (--override is never passed on: only `override`, where allowed).
+    ...(g.policy ? [`--policy=${g.policy}`] : []),
     ...(g.debug ? ['--debug'] : []),
     // `linkctl mcp --dry-run`: every write is a dry run. --yes is never passed on: confirm: true is per call.
     ...(g.dryRun ? ['--dry-run'] : []),

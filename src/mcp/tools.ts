@@ -85,6 +85,8 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   apply: 'confirm', // --prune (deleting) needs --allow-deletes: OPTION_ACCESS
   // Reads the account and requests only its own destinations (no URL argument); the run is kept in the click-history database.
   check: 'read',
+  // Reads the account (or a file inside --root) and the history database; sends no change.
+  lint: 'read',
 };
 
 /**
@@ -135,6 +137,9 @@ export const MAX_BYTES = 25_000;
 /** The bounds of `maxBytes`: a record or two at least; at most what clients are sure to take (a message is read up to 4 MiB). */
 export const MAX_BYTES_RANGE = { min: 1_000, max: 4 * 1024 * 1024 } as const;
 
+/** Tools whose exit code 1 means "found something" with the findings on stdout (a result, not an error). */
+export const FINDINGS_EXIT: ReadonlySet<string> = new Set(['lint']);
+
 /** Parameters the MCP layer adds to tools (not flags of the command), by name. */
 export const CONTROLS = ['dryRun', 'confirm', 'cursor', 'maxBytes', 'fields'] as const;
 
@@ -180,6 +185,8 @@ export interface Tool {
 export interface Mode {
   writes: boolean;
   deletes: boolean;
+  /** `linkctl mcp --allow-override`: write tools take `override` (a reason), passed on as --override. Never without the user's flag. */
+  override?: boolean;
 }
 
 export function allowed(access: Access, mode: Mode): boolean {
@@ -210,8 +217,18 @@ export function toolsOf(program: Command): Tool[] {
 
 /** The tools a server in `mode` lists, each without the options the mode does not allow. */
 export function forMode(tools: Tool[], mode: Mode): Tool[] {
-  return tools.filter((t) => allowed(t.access, mode)).map((t) => ({ ...t, params: t.params.filter((p) => !p.access || allowed(p.access, mode)) }));
+  return tools.filter((t) => allowed(t.access, mode)).map((t) => {
+    const params = t.params.filter((p) => !p.access || allowed(p.access, mode));
+    // Only where the user allowed it: an agent's argument alone never passes the policy.
+    if (mode.override && t.access !== 'read') params.push(OVERRIDE);
+    return { ...t, params };
+  });
 }
+
+/** The `override` argument of write tools on a server started with --allow-override (see Mode.override). */
+export const OVERRIDE: Param = {
+  ...control('override', "let this write through although it breaks the user's policy, saying why (recorded with the write); only when the user asked for it", { boolean: false, flag: '--override' }),
+};
 
 const camel = (name: string) => name.replace(/-+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
@@ -507,6 +524,10 @@ export function argvOf(tool: Tool, args: Record<string, unknown>, extra: { page?
     }
     if (p.name === 'confirm') {
       if (value === true) options.push('--yes');
+      continue;
+    }
+    if (p.name === 'override') {
+      if (typeof value === 'string' && value) options.push(`--override=${value}`);
       continue;
     }
     if (p.name === 'fields') {

@@ -119,8 +119,19 @@ async function deps(ctx: Context, opts: Rec) {
   return { reader: await ctx.reader(), ui: ctx, dryRun: ctx.globals.dryRun, verify: opts.verify !== false };
 }
 
+/**
+ * The policy's check of a link write (src/policy/enforce.ts), first of all: before any read, so
+ * that the bulk engine's validation pass (which stops at the first request) checks every row.
+ */
+async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec): Promise<void> {
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const { enforcePolicy } = await import('../../policy/enforce.js');
+  await enforcePolicy(ctx, [{ what, subject: { url: str(url), alias: str(opts.alias), domain: str(opts.domain), campaign: str(opts.campaign) ?? (typeof opts.campaign === 'number' ? opts.campaign : undefined) } }]);
+}
+
 /** `link add`, for one command line or one row of `--from`. */
 export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise<LinkRowOutcome> {
+  await keepsPolicy(ctx, 'link add', args[0], opts);
   const body: Rec = { url: args[0] as string, ...(await bodyFromFlags(ctx, opts)) };
   const { url: _url, ...options } = body;
   const ifExists = (opts.ifExists as IfExists | undefined) ?? (Object.keys(options).length ? 'fail' : 'return');
@@ -174,6 +185,7 @@ async function updateInput(ctx: Context, opts: Rec): Promise<{ given: Rec; clear
 
 /** `link update`, for one row of `--from` (the file was confirmed once for every row). */
 export async function updateRow(ctx: Context, { args, opts }: ActionInput): Promise<LinkRowOutcome> {
+  await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
   return updateLink(await deps(ctx, opts), args[0] as number, given, clear);
 }
@@ -196,6 +208,7 @@ export async function updatePrepare(ctx: Context, rows: number): Promise<void> {
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const id = args[0] as number;
+  await keepsPolicy(ctx, `link update ${id}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
   // What the update would clear whatever the link holds is known now: without a terminal or --yes, refuse before any request.
   const regardless = clearedRegardless(given, clear);

@@ -29,12 +29,13 @@ function filesRoot(ctx: Context, dir: string): string {
 }
 
 export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  if (opts.allowOverride && !opts.allowWrites) throw new UsageError('--allow-override needs --allow-writes too', 'run `linkctl mcp --allow-writes --allow-override`');
   if (opts.allowDeletes && !opts.allowWrites) throw new UsageError('--allow-deletes needs --allow-writes too', 'run `linkctl mcp --allow-writes --allow-deletes`');
   const root = opts.root === undefined ? null : filesRoot(ctx, String(opts.root));
   const { serveMcp } = await import('../../mcp/server.js');
   // the user's allowance, read once at start (flag, env, profile): the check tool's, never a tool argument's
   const allowance = allowanceOf(opts.allowPrivate as AllowPrivate | true | undefined, ctx, ' of linkctl mcp');
-  await serveMcp(ctx, { writes: Boolean(opts.allowWrites), deletes: Boolean(opts.allowDeletes) }, root, allowance);
+  await serveMcp(ctx, { writes: Boolean(opts.allowWrites), deletes: Boolean(opts.allowDeletes), override: Boolean(opts.allowOverride) }, root, allowance);
   if (ctx.io.signal?.aborted) throw new InterruptedError();
   return { kind: 'none' };
 }

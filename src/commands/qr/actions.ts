@@ -132,9 +132,17 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
   const data = buildData(ctx, type, opts);
   if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
   const json = qrBody({ type, data, name: opts.name, ...styleFields(opts) });
+  if (type === 'link') await qrKeepsPolicy(ctx, 'qr add', data);
   const client = await ctx.client();
   const body = await create(client, QR, json);
   return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
+}
+
+/** A link-type code's destination keeps the policy's destination rules (src/policy/enforce.ts) before anything is sent. */
+async function qrKeepsPolicy(ctx: Context, what: string, data: unknown): Promise<void> {
+  const url = typeof data === 'string' ? data : data && typeof data === 'object' && typeof (data as Rec).url === 'string' ? String((data as Rec).url) : undefined;
+  const { enforcePolicy } = await import('../../policy/enforce.js');
+  await enforcePolicy(ctx, [{ what, subject: { url } }]);
 }
 
 /** Why `qr update` refuses a new name, or a type with nothing else: real servers ignore both and still answer success. */
@@ -192,6 +200,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const type = (opts.type as QrType | undefined) ?? (real as { type: QrType }).type;
   const data = buildData(ctx, type, opts);
   const json = compact({ type, data, ...style });
+  if (type === 'link') await qrKeepsPolicy(ctx, `qr update ${id}`, data);
   let body;
   try {
     body = await updateOne(client, QR, id, json, { emptyAnswerHint: emptyUpdateHint(id, colours) });

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parsePolicy, rulesFor, violations } from '../../src/policy/policy.js';
+import { policySchema } from '../../src/policy/schema.js';
+import { lint, skeleton } from '../../src/policy/lint.js';
+
+describe('the policy file', () => {
+  it('is described by schema/policy.schema.json (regenerate as docs/governance.md says)', () => {
+    const shipped = JSON.parse(readFileSync(new URL('../../schema/policy.schema.json', import.meta.url), 'utf8'));
+    expect(shipped).toEqual(policySchema());
+  });
+
+  it('reads the issue\'s example, scopes by campaign and domain, and names file:line:column for each mistake', () => {
+    const p = parsePolicy('version: 1\nrules:\n  require-params: [utm_source, utm_campaign]\n  forbid-insecure: true\n  alias-pattern: "^[a-z0-9-]+$"\n  allowed-hosts: ["*.example.com"]\nscopes:\n  - campaign: Spring\n    rules: {require-params: [utm_source]}\n', 'p.yaml');
+    const subject = { url: 'https://shop.example.com/?utm_source=x', alias: 'Spring', campaign: 'spring' };
+    expect(violations(rulesFor(p, subject), subject).map((v) => v.rule)).toEqual(['alias-pattern']);
+    const outside = { url: 'http://other.test/?utm_source=x' };
+    expect(violations(rulesFor(p, outside), outside).map((v) => v.rule)).toEqual(['forbid-insecure', 'require-params', 'allowed-hosts']);
+    for (const [text, message] of [
+      ['rules: {}\n', 'p.yaml:1:1: the file must say `version: 1`'],
+      ['version: 2\n', 'p.yaml:1:10: `version` must be 1'],
+      ['version: 1\nrules:\n  forbid-insecur: true\n', 'p.yaml:3:3: unknown rule `forbid-insecur`'],
+      ['version: 1\nrules:\n  alias-pattern: "(["\n', 'p.yaml:3:18: `alias-pattern` is not a regular expression'],
+      ['version: 1\nlint:\n  stale: {days: 0}\n', 'p.yaml:3:17: `stale.days` must be a whole number'],
+      ['version: 1\nscopes:\n  - campaign: A\n    domain: b.example\n    rules: {}\n', 'p.yaml:3:5: a scope names exactly one of `campaign` or `domain`'],
+      ['version: 1\nversion: 1\n', 'p.yaml:2:1: not valid YAML'],
+    ] as const) {
+      expect(() => parsePolicy(text, 'p.yaml'), text).toThrow(`policy ${message}`);
+    }
+  });
+});
+
+describe('lint rules', () => {
+  it('look-alike aliases: confusable characters and one edit, not unrelated aliases', () => {
+    expect(skeleton('summer-sa1e')).toBe(skeleton('summer-sale'));
+    expect(skeleton('pr0mo')).toBe(skeleton('promo'));
+    const found = lint({ now: 0, links: ['summer-sale', 'summer-sa1e', 'winter-sale', 'launch', 'launches', 'docs-page', 'docs-pages'].map((alias, id) => ({ id, alias, url: `https://e.test/${id}` })) });
+    expect(found.filter((f) => f.rule === 'lookalike-alias').map((f) => f.message)).toEqual(['"summer-sale" and "summer-sa1e" look alike', '"docs-page" and "docs-pages" are one character apart']);
+  });
+});
