@@ -7,7 +7,7 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats check lint api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats listen check lint log api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
     'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
@@ -25,7 +25,7 @@ _linkctl_spec() {
     'linkctl qr add') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format --stop-on-error --restart --concurrency -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo --from --from-format --concurrency' ;;
     'linkctl qr update') cmds='' flags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo -h --help' vflags='--type --name --data --data-json --email --subject --body --phone --message --ssid --wifi-password --encryption --first-name --last-name --org --cell --fax --site --street --city --state --zip --country --background --foreground --logo' ;;
     'linkctl qr delete') cmds='' flags='--from --from-format --stop-on-error --restart --concurrency -h --help' vflags='--from --from-format --concurrency' ;;
-    'linkctl qr download') cmds='' flags='--file --format --size --dpi --print-size --from --dir --concurrency --force -h --help' vflags='--file --format --size --dpi --print-size --from --dir --concurrency' ;;
+    'linkctl qr download') cmds='' flags='--file --format --size --dpi --print-size --no-quiet-zone --from --dir --concurrency --force -h --help' vflags='--file --format --size --dpi --print-size --from --dir --concurrency' ;;
     'linkctl qr help') cmds='' flags='' vflags='' ;;
     'linkctl link') cmds='list ls=list get add update delete rm=delete qr help' flags='-h --help' vflags='' ;;
     'linkctl link list') cmds='' flags='--limit --page --all --search --order -h --help' vflags='--limit --page --search --order' ;;
@@ -68,29 +68,33 @@ _linkctl_spec() {
     'linkctl splash') cmds='list ls=list help' flags='-h --help' vflags='' ;;
     'linkctl splash list') cmds='' flags='--limit --page --all -h --help' vflags='--limit --page' ;;
     'linkctl splash help') cmds='' flags='' vflags='' ;;
-    'linkctl export') cmds='' flags='--file --force --format --details --concurrency --no-qr-content --include-secrets --schema --redirects -h --help' vflags='--file --format --concurrency --redirects' ;;
+    'linkctl export') cmds='' flags='--file --force --format --details --state-unreadable --concurrency --no-qr-content --include-secrets --schema --redirects -h --help' vflags='--file --format --concurrency --redirects' ;;
     'linkctl plan') cmds='' flags='-f --file --prune --detailed-exitcode -h --help' vflags='-f --file' ;;
     'linkctl apply') cmds='' flags='-f --file --prune --max-deletes --verify --concurrency --allow-clear -h --help' vflags='-f --file --max-deletes --concurrency' ;;
     'linkctl import') cmds='' flags='--file --map --tags-to --on-collision --keep-domains --encoding --delimiter --skip-invalid --rejects --with-clicks --db --force -h --help' vflags='--file --map --tags-to --on-collision --encoding --delimiter --rejects --db' ;;
-    'linkctl stats') cmds='snapshot show top report forget migrate help' flags='-h --help' vflags='' ;;
+    'linkctl stats') cmds='snapshot show top export report forget migrate help' flags='-h --help' vflags='' ;;
     'linkctl stats snapshot') cmds='' flags='--db --details --concurrency -h --help' vflags='--db --details --concurrency' ;;
     'linkctl stats show') cmds='' flags='--since --until --account --link --campaign --qr --top --db --by --breakdown -h --help' vflags='--since --until --account --link --campaign --qr --top --db --by --breakdown' ;;
-    'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr -h --help' vflags='--since --until --account --db --top' ;;
+    'linkctl stats top') cmds='' flags='--since --until --account --db --top --qr --group -h --help' vflags='--since --until --account --db --top --group' ;;
+    'linkctl stats export') cmds='' flags='--since --until --account --db --out --format --no-channels -h --help' vflags='--since --until --account --db --out --format' ;;
     'linkctl stats report') cmds='' flags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by --force -h --help' vflags='--since --until --account --link --campaign --qr --top --db --html --pdf --paper --by' ;;
     'linkctl stats forget') cmds='' flags='--db --snapshot -h --help' vflags='--db --snapshot' ;;
     'linkctl stats migrate') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl stats help') cmds='' flags='' vflags='' ;;
+    'linkctl listen') cmds='' flags='--db --host --port --public-url --forward-to --poll --secret -h --help' vflags='--db --host --port --public-url --forward-to --poll --secret' ;;
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl lint') cmds='' flags='-f --file --expiring-days --stale-days --db -h --help' vflags='-f --file --expiring-days --stale-days --db' ;;
+    'linkctl log') cmds='verify' flags='--db --since --resource --link -h --help' vflags='--db --since --resource --link' ;;
+    'linkctl log verify') cmds='' flags='--db -h --help' vflags='--db' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --latency --jitter --qr-images' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --webhook-created --webhook-visits --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --latency --jitter --webhook-created --webhook-visits --qr-images' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
-    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-override --root -h --help' vflags='--root' ;;
+    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-private --allow-override --root -h --help' vflags='--allow-private --root' ;;
     'linkctl help') cmds='' flags='' vflags='' ;;
     *) cmds='' flags='' vflags='' ;;
   esac
@@ -163,6 +167,10 @@ _linkctl_values() {
     'linkctl stats show --by') vals='hour day week month' ;;
     'linkctl stats show --breakdown') vals='countries referrers browsers os' ;;
     'linkctl stats top --db') vals=@files ;;
+    'linkctl stats top --group') vals='campaign channel domain' ;;
+    'linkctl stats export --db') vals=@files ;;
+    'linkctl stats export --out') vals=@dirs ;;
+    'linkctl stats export --format') vals='parquet csv' ;;
     'linkctl stats report --db') vals=@files ;;
     'linkctl stats report --html') vals=@files ;;
     'linkctl stats report --pdf') vals=@files ;;
@@ -170,11 +178,14 @@ _linkctl_values() {
     'linkctl stats report --by') vals='hour day week month' ;;
     'linkctl stats forget --db') vals=@files ;;
     'linkctl stats migrate --db') vals=@files ;;
+    'linkctl listen --db') vals=@files ;;
     'linkctl check --db') vals=@files ;;
     'linkctl check --fail-on') vals='broken ok redirect redirect-offsite client-error server-error timeout dns tls refused loop too-many-redirects bad-port error blocked unchecked insecure slow unknown-domain duplicate missing-campaign expiring expired qr-unreadable' ;;
     'linkctl lint -f') vals=@files ;;
     'linkctl lint --file') vals=@files ;;
     'linkctl lint --db') vals=@files ;;
+    'linkctl log --db') vals=@files ;;
+    'linkctl log verify --db') vals=@files ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
