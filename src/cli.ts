@@ -128,7 +128,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('--sandbox', 'run against the built-in local sandbox (env LINKCTL_SANDBOX=1)')
     .option('--insecure-http', 'allow sending the key over plain http to a non-loopback host')
     .option('--policy <file>', "policy file every write keeps (env LINKCTL_POLICY, or the profile's policy)")
-    .option('--override <reason>', 'let a write through that breaks the policy, saying why (recorded)', (v) => overrideReason(v))
+    .option('--override <reason>', 'let a write through that breaks the policy, saying why (recorded)', (v) => overrideReason('--override', v))
     .addHelpText(
       'after',
       wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),

@@ -107,7 +107,7 @@ export class Context {
    * What the whole run shares, row contexts of `--from` included (they inherit this object): the
    * account reader, so every lookup of the run is answered from one read of each collection.
    */
-  private readonly run: { reader?: Promise<AccountReader>; ledger?: LedgerWriter } = {};
+  private readonly run: { reader?: Promise<AccountReader>; ledger?: Promise<LedgerWriter> } = {};
   /** The command being run (`link add`), set by main(): the ledger records it with each write. */
   command?: string;
   /** Where the client sends: 'sandbox' for the built-in one, else its base URL (the ledger's `server`). */
@@ -363,17 +363,22 @@ export class Context {
   async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
     // The key joins the run's secrets: removed from everything printed or written (outputStreams, prepareWrite).
     if (!this.secrets.includes(apiKey)) this.secrets.push(apiKey);
-    const [{ ApiClient }, { LedgerWriter }] = await Promise.all([import('./http/client.js'), import('./history/ledger-writer.js')]);
-    const ledger = (this.run.ledger ??= new LedgerWriter({
-      env: this.env,
-      where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? client.base.href.replace(/\/+$/, '') }),
-      command: () => this.command ?? 'linkctl',
-      via: () => (this.io.agent ? 'mcp' : truthy(this.env.GITHUB_ACTIONS) ? 'action' : 'cli'),
-      override: () => this.override,
-      secrets: this.secrets,
-      warn: (message) => this.warn(message),
+    const { ApiClient } = await import('./http/client.js');
+    // The ledger (and the history database behind it) loads at the run's first write only: a
+    // command that only reads loads none of it (test/startup.test.ts).
+    const ledger = () => (this.run.ledger ??= import('./history/ledger-writer.js').then(({ LedgerWriter }) => {
+      const writer = new LedgerWriter({
+        env: this.env,
+        where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? client.base.href.replace(/\/+$/, '') }),
+        command: () => this.command ?? 'linkctl',
+        via: () => (this.io.agent ? 'mcp' : truthy(this.env.GITHUB_ACTIONS) ? 'action' : 'cli'),
+        override: () => this.override,
+        secrets: this.secrets,
+        warn: (message) => this.warn(message),
+      });
+      this.cleanups.push(() => writer.close());
+      return writer;
     }));
-    this.cleanups.push(() => ledger.close());
     const client: ApiClient = new ApiClient({
       baseUrl,
       baseUrlName,
@@ -393,7 +398,7 @@ export class Context {
         requestStart: () => this.requestStarted(),
         requestEnd: () => this.requestEnded(),
         changed: () => this.io.onChange?.(),
-        written: (write) => ledger.record(write),
+        written: async (write) => (await ledger()).record(write),
       },
     });
     return client;

@@ -109,10 +109,10 @@ export function seconds(flag: string, raw: string): number {
 }
 
 /** `--override REASON`: a reason a person can read later (the ledger keeps it), one line, not empty. */
-export function overrideReason(raw: string): string {
+export function overrideReason(flag: string, raw: string): string {
   const reason = raw.trim();
   if (!reason || reason.length > 500 || /[\x00-\x1f\x7f]/.test(reason)) {
-    throw new UsageError(`--override needs a reason of 1 to 500 characters on one line, got ${show(raw)}`, 'e.g. --override "legacy partner URL, approved by J. Doe"');
+    throw new UsageError(`${flag} needs a reason of 1 to 500 characters on one line, got ${show(raw)}`, 'e.g. --override "legacy partner URL, approved by J. Doe"');
   }
   return reason;
 }

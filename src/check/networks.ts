@@ -197,3 +197,6 @@ export function parseNetworks(raw: string): Array<{ bytes: Bytes; prefix: number
     return { ...network, text };
   });
 }
+
+/** Private addresses a check may request, and where the user said so (flag, environment or profile: src/commands/check/allow-private.ts). */
+export interface Allowance { allow: AllowPrivate; from: string }

@@ -43,6 +43,7 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/--db postgres:\/\//, 'a PostgreSQL server elsewhere (test/e2e/stats-postgres.test.ts starts one)'],
   // printed through headless Chromium: run where it is installed
   ...(browser ? [] : [[/^linkctl stats report .*--pdf /, `prints through headless Chromium (${noBrowser})`] as [RegExp, string]]),
+  [/^linkctl mcp --profile work\b/, 'names a profile the user logged in as (test/e2e/mcp.test.ts runs the server with the sandbox key)'],
   [/^linkctl check\b/, 'requests the seeded links\' destinations on example hosts, which tests must not reach (test/e2e/check.test.ts runs check against servers of its own)'],
 ];
 
@@ -72,6 +73,7 @@ describe('help examples', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'email.json'), '{"email":"someone@example.com","subject":"Hi","body":"Hello"}');
     writeFileSync(join(dir, 'message.txt'), 'Hello');
+    writeFileSync(join(dir, 'policy.yaml'), 'version: 1\nrules:\n  forbid-insecure: true\n');
     // An account file that matches the seed: plan and apply examples have nothing to change (export and import write their own: they replace none without --force).
     if (!/^linkctl (export|import)/.test(line)) writeFileSync(join(dir, 'account.yaml'), 'version: 1\ncampaigns:\n  - name: Spring launch\n    public: true\n');
     // Exports for the import examples, under the names they give.

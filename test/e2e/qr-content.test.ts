@@ -210,7 +210,8 @@ describe('a migration with QR codes of every type plans clean afterwards', () =>
 
   it('export | apply | plan: every code created with its type, data and colours; no change planned; API requests as without reading images', async () => {
     a.requests.length = 0;
-    const exported = await runMain(['export'], { env: envOf(a) });
+    // A wifi code's password is a secret: an export leaves it out unless asked (issue 39); a migration asks.
+    const exported = await runMain(['export', '--include-secrets'], { env: envOf(a) });
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/- name: Wifi\n {4}type: wifi\n {4}data:\n {6}ssid: "Cafe;Guest"\n {6}pass: "p:a\\\\ss,1"\n {6}encryption: WPA\n {4}foreground: rgb\(10,80,40\)\n {4}background: rgb\(255,255,255\)\n/);
     expect(exported.stdout).toMatch(/- name: Table\n {4}id: \d+\n {4}type: text\n {4}data: Table 1\n/);
@@ -231,7 +232,7 @@ describe('a migration with QR codes of every type plans clean afterwards', () =>
     const plan = await runMain(['plan', '-f', '-', '--detailed-exitcode'], { env, stdin: exported.stdout });
     expect(plan.stdout).toBe('No changes: the account matches the file.\n');
     expect(plan.code).toBe(0);
-    const again = await runMain(['export'], { env });
+    const again = await runMain(['export', '--include-secrets'], { env });
     // The same file, ids aside (overlays and splash pages are read only: made in the web interface, not migrated).
     const managed = (text: string) => text.replace(/id: \d+/g, 'id: N').split('# overlays:')[0];
     expect(managed(again.stdout)).toBe(managed(exported.stdout));

@@ -4,7 +4,7 @@
  * the commander tree, so a new command without an entry in MINIMAL fails here until it gets one.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -39,6 +39,9 @@ interface Entry {
 /** Where `qr download` saves (not the current folder). */
 const DOWNLOADS = tempDir();
 const BITLY_EXPORT = fileURLToPath(new URL('../fixtures/import/bitly.csv', import.meta.url));
+/** An account file with nothing to find in it, for lint. */
+const CLEAN_ACCOUNT = join(DOWNLOADS, 'clean.yaml');
+writeFileSync(CLEAN_ACCOUNT, 'version: 1\n');
 /** A first snapshot, so that the history commands have something to show. */
 const SNAPSHOT = [{ args: ['stats', 'snapshot'] }];
 
@@ -104,6 +107,11 @@ const MINIMAL: Record<string, Entry> = {
   'stats report': { args: ['--html', join(DOWNLOADS, 'report.html'), '--force'], setup: SNAPSHOT, offline: true },
   'stats forget': { args: ['--snapshot', '1', '--yes'], setup: SNAPSHOT, offline: true },
   'stats migrate': { args: [], setup: SNAPSHOT, offline: true },
+  // the history as Parquet: the snapshot's history; --no-channels reads nothing from the server
+  'stats export': { args: ['--out', join(DOWNLOADS, 'warehouse'), '--no-channels'], setup: SNAPSHOT, offline: true },
+  // a clean account file: lint reads it and sends nothing
+  lint: { args: ['-f', CLEAN_ACCOUNT], offline: true },
+  listen: { args: ['--port', '0'], offline: true, server: true },
   // the ledger holds what earlier commands of this file sent: read, never sent
   'log verify': { args: [], offline: true },
   // the seeded links point at example.com: deleted first, so that nothing here asks DNS about a real name

@@ -64,6 +64,7 @@ const validators: Record<string, (raw: string) => void> = {
     if (v === 'auto') expect(raw.trim().toLowerCase()).toBe('auto');
     else expect(Number.isSafeInteger(v) && v >= 1 && v <= validate.MAX_IN_FLIGHT).toBe(true);
   }),
+  overrideReason: (raw) => valueOrUsageError(() => validate.overrideReason('--flag', raw), (v) => expect(v.length >= 1 && v.length <= 500 && v === v.trim() && !/[\x00-\x1f\x7f]/.test(v)).toBe(true)),
   seconds: (raw) => valueOrUsageError(() => validate.seconds('--flag', raw), (n) => expect(n > 0 && n <= 86_400).toBe(true)),
   duration: (raw) => valueOrUsageError(() => validate.duration('--flag', raw, 'smd'), (ms) => {
     expect(Number.isSafeInteger(ms) && ms >= 1000).toBe(true);

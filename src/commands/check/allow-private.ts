@@ -8,10 +8,10 @@
 import { Option } from 'commander';
 import type { Context } from '../../context.js';
 import { ConfigError, UsageError, type CliError } from '../../errors.js';
-import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPrivate } from '../../check/networks.js';
+import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type Allowance, type AllowPrivate } from '../../check/networks.js';
 
-/** Private addresses a check may request, and where that was said. */
-export interface Allowance { allow: AllowPrivate; from: string }
+export type { Allowance };
+
 
 /** `--allow-private` (every private address) or `--allow-private 10.0.0.0/8,127.0.0.1` (those networks). */
 function allowPrivateFlag(raw: string): AllowPrivate {

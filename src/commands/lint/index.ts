@@ -1,6 +1,6 @@
 /** `lint`: hygiene findings about the account's links. Flags and help only; the work is in src/policy/lint.ts, loaded when the command runs. */
 import type { Command } from 'commander';
-import { dbOptionOf, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOptionOf, forAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 import { LINT_RULES } from '../../policy/policy.js';
@@ -8,8 +8,7 @@ import { LINT_RULES } from '../../policy/policy.js';
 export function register(program: Command, bind: Bind): void {
   const rules = Object.entries(LINT_RULES).map(([name, r]) => `  ${name.padEnd(22)} ${r.severity.padEnd(8)} ${r.what}${'days' in r ? ` (${r.days} days)` : ''}`);
   withExamples(
-    program
-      .command('lint')
+    forAgents(program.command('lint'), `Findings, worst first, each naming its rule, the record and the fix. Rules: ${Object.keys(LINT_RULES).join(', ')}; with the user's policy, links breaking its rules too. Reads only; an empty list means nothing was found.`)
       .description("Report the account's hygiene problems (duplicates, http://, look-alike aliases, UTM spellings, expiring, unclicked, broken links); reads only")
       .addOption(pathOption('-f, --file <path>', 'lint an account file (as `export` writes and `apply` reads) instead of the account'))
       .option('--expiring-days <n>', 'the window of the expiring rule, in days (default: the policy, else 30)', (v) => positiveInt('--expiring-days', v))
