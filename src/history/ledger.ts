@@ -38,23 +38,11 @@ export interface NewEntry {
   override: string | null;
 }
 
-export interface Entry {
+/** A stored entry: what the caller knew (less the body, which becomes before and after), with its place in the chain. */
+export interface Entry extends Omit<NewEntry, 'sent' | 'replaces'> {
   seq: number;
-  at: string;
-  profile: string | null;
-  server: string;
-  command: string;
-  via: string;
-  method: string;
-  path: string;
-  resource: string;
-  resourceId: string | null;
-  name: string | null;
   before: Fields | null;
   after: Fields | null;
-  outcome: Outcome;
-  detail: string | null;
-  override: string | null;
   prevHash: string;
   hash: string;
 }
