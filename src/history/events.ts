@@ -36,13 +36,26 @@ export async function sourcesWithEvents(history: History): Promise<Set<number>> 
   return new Set((await history.db.all('SELECT DISTINCT source_id FROM listen_runs')).map((r) => Number(r[0])));
 }
 
-async function clicksOf(history: History, sourceId: number, until: number, ids?: readonly number[]): Promise<Array<{ item: number; at: number; row: unknown[] }>> {
+async function clicksOf(history: History, sourceId: number, until: number, ids?: readonly number[]): Promise<Array<{ item: number; at: number; latest: number; row: unknown[] }>> {
   const rows = await history.db.all(
-    "SELECT item_id, at, country, referrer, os, browser FROM events WHERE source_id = ? AND kind = 'link.clicked' AND at <= ? AND item_id IS NOT NULL ORDER BY item_id, at",
+    "SELECT item_id, at, country, referrer, os, browser, received_at FROM events WHERE source_id = ? AND kind = 'link.clicked' AND at <= ? AND item_id IS NOT NULL ORDER BY item_id, at",
     [sourceId, iso(until)],
   );
   const wanted = ids ? new Set(ids) : undefined;
-  return rows.filter((r) => !wanted || wanted.has(Number(r[0]))).map((r) => ({ item: Number(r[0]), at: Date.parse(String(r[1])), row: r }));
+  return rows.filter((r) => !wanted || wanted.has(Number(r[0]))).map((r) => {
+    const at = Date.parse(String(r[1]));
+    return { item: Number(r[0]), at, latest: latestMoment(at, Date.parse(String(r[6]))), row: r };
+  });
+}
+
+/**
+ * The latest moment a visit can have happened: the product dates it to the second (so up to
+ * 999 ms after `at`), and it happened before its post arrived. Compared with snapshots' times
+ * (to the millisecond), this keeps a visit in the same second as a snapshot from being taken
+ * as one the snapshot's total already held.
+ */
+function latestMoment(at: number, receivedAt: number): number {
+  return Number.isNaN(receivedAt) ? at + 999 : Math.max(at, Math.min(at + 999, receivedAt));
 }
 
 /** The timeline of `window` (series.ts), with the periods listen covered marked and their events read (`t.live`). */
@@ -87,26 +100,25 @@ function periodOf(t: Timeline, at: number): number {
   return lo;
 }
 
-const countIn = (times: readonly number[], after: number, upTo: number) => {
-  let n = 0;
-  for (const at of times) if (at > after && at <= upTo) n++;
-  return n;
-};
-
 /**
- * Takes each link's events off the snapshot differences that hold them (rule 3 above): the
- * difference at snapshot k spans from the server's snapshot before it (or the import before the
- * first), as the timeline's spans do.
+ * Takes each link's events off the snapshot differences that hold them (rule 3 above). A
+ * difference spans from the server's snapshot before it (or the import before the first), as
+ * the timeline's spans do, and holds the events of that span. A difference that holds fewer
+ * than that (the server's total caught up one snapshot later, or a read's total was refused
+ * and kept) leaves the rest of those events to be taken off the link's next differences: over
+ * the link's history, each event is taken off once, so no click counts twice. A reset of the
+ * server's count starts again (what it lost is not in any later difference).
  */
-export async function subtractEvents(history: History, sourceId: number, kind: ItemKind, snapshots: readonly SnapshotRow[], until: number, deltas: { length: number; item: Int32Array; at: Int32Array; clicks: Float64Array }): Promise<void> {
+export async function subtractEvents(history: History, sourceId: number, kind: ItemKind, snapshots: readonly SnapshotRow[], until: number, deltas: { length: number; item: Int32Array; at: Int32Array; clicks: Float64Array; reset: Uint8Array; firstBase: ReadonlyMap<number, number> }): Promise<void> {
   if (kind !== 'link' || !deltas.length || !(await hasEvents(history))) return;
   const clicks = new Map<number, number[]>();
-  for (const { item, at } of await clicksOf(history, sourceId, until)) {
+  for (const { item, latest } of await clicksOf(history, sourceId, until)) {
     let list = clicks.get(item);
     if (!list) clicks.set(item, (list = []));
-    list.push(at);
+    list.push(latest);
   }
   if (!clicks.size) return;
+  for (const list of clicks.values()) list.sort((a, b) => a - b);
   const from: number[] = [];
   let previous = -1;
   let imported = -1;
@@ -120,12 +132,41 @@ export async function subtractEvents(history: History, sourceId: number, kind: I
     from[k] = p >= 0 ? snapshots[p]!.at : -Infinity;
     previous = k;
   });
+  // each link's differences, in snapshot order
+  const byItem = new Map<number, number[]>();
   for (let i = 0; i < deltas.length; i++) {
-    const times = clicks.get(deltas.item[i]!);
-    if (!times) continue;
-    const k = deltas.at[i]!;
-    const seen = countIn(times, from[k]!, snapshots[k]!.at);
-    if (seen) deltas.clicks[i] = Math.max(0, deltas.clicks[i]! - seen);
+    const item = deltas.item[i]!;
+    if (!clicks.has(item)) continue;
+    let list = byItem.get(item);
+    if (!list) byItem.set(item, (list = []));
+    list.push(i);
+  }
+  for (const [item, indices] of byItem) {
+    indices.sort((a, b) => deltas.at[a]! - deltas.at[b]!);
+    const times = clicks.get(item)!;
+    // events up to the snapshot the link's differences start from are in its total there; a
+    // link new since then counts its whole total, from the span before its first difference
+    let next = 0;
+    const base = deltas.firstBase.get(item) ?? -1;
+    const start = base >= 0 ? snapshots[base]!.at : from[deltas.at[indices[0]!]!]!;
+    while (next < times.length && times[next]! <= start) next++;
+    let pending = 0;
+    for (const i of indices) {
+      const k = deltas.at[i]!;
+      const upTo = snapshots[k]!.at;
+      if (deltas.reset[i]) {
+        // the count restarted after the snapshot before: what came before that is lost with it
+        pending = 0;
+        while (next < times.length && times[next]! <= from[k]!) next++;
+      }
+      while (next < times.length && times[next]! <= upTo) {
+        pending++;
+        next++;
+      }
+      const taken = Math.min(pending, deltas.clicks[i]!);
+      deltas.clicks[i] = deltas.clicks[i]! - taken;
+      pending -= taken;
+    }
   }
 }
 

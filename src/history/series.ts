@@ -71,7 +71,8 @@ export interface Series {
 
 
 /** One difference of one item at one snapshot (by index in the source's snapshots). */
-type Delta = (item: number, index: number, clicks: number, unique: number | null, reset: boolean) => void;
+/** `base`: the index of the snapshot whose total this difference is from; -1: none (an item new since then: its whole total). */
+type Delta = (item: number, index: number, clicks: number, unique: number | null, reset: boolean, base: number) => void;
 
 /** The first snapshot read from the server: the start of everything (-1: none). */
 export const baselineOf = (snapshots: readonly SnapshotRow[]) => snapshots.findIndex((s) => s.origin === 'api');
@@ -93,6 +94,7 @@ export function differ(snapshots: readonly SnapshotRow[], emit: Delta, total?: (
   let importedFirst = false; // an import gave its totals before the server listed it
   let baseClicks = 0;
   let baseUnique: number | null = null;
+  let baseK = -1;
   return (itemId, snapshotId, clicks, unique) => {
     if (itemId !== item) {
       item = itemId;
@@ -109,15 +111,16 @@ export function differ(snapshots: readonly SnapshotRow[], emit: Delta, total?: (
     if (clicks === null) return; // gone: adds nothing; back later, it counts from its last total
     if (!fromServer) {
       // new since the first snapshot (or since an import): every click counts; at the first snapshot, a start
-      if (k !== baseline || importedFirst) emit(itemId, k, clicks, unique, false);
+      if (k !== baseline || importedFirst) emit(itemId, k, clicks, unique, false, -1);
     } else {
       const reset = clicks < baseClicks;
       const uniqueDelta = unique === null || baseUnique === null ? (reset ? unique : null) : unique < baseUnique ? unique : unique - baseUnique;
-      emit(itemId, k, reset ? clicks : clicks - baseClicks, uniqueDelta, reset);
+      emit(itemId, k, reset ? clicks : clicks - baseClicks, uniqueDelta, reset, baseK);
     }
     fromServer = true;
     baseClicks = clicks;
     baseUnique = unique;
+    baseK = k;
   };
 }
 
@@ -169,6 +172,8 @@ export class Deltas {
   reset = new Uint8Array(1024);
   /** Each item's latest total from the server (null: gone): the all-time totals. */
   readonly totals = new Map<number, number | null>();
+  /** Each item's first difference's `base` (differ): the snapshot whose total its differences start from, -1 for an item new since. */
+  readonly firstBase = new Map<number, number>();
 
   constructor(readonly snapshots: readonly SnapshotRow[]) {}
 
@@ -197,7 +202,10 @@ export class Deltas {
 /** Reads and decodes the differences of `kind` (every item, or `ids`) up to `until`. */
 export async function readDeltas(history: History, sourceId: number, kind: ItemKind, until: number, ids?: readonly number[]): Promise<Deltas> {
   const deltas = new Deltas((await history.snapshots(sourceId)).filter((s) => s.at <= until));
-  const feed = differ(deltas.snapshots, (item, k, clicks, unique, reset) => deltas.push(item, k, clicks, unique, reset), (item, clicks) => deltas.totals.set(item, clicks));
+  const feed = differ(deltas.snapshots, (item, k, clicks, unique, reset, base) => {
+    if (!deltas.firstBase.has(item)) deltas.firstBase.set(item, base);
+    deltas.push(item, k, clicks, unique, reset);
+  }, (item, clicks) => deltas.totals.set(item, clicks));
   await history.forEachCount(ids ?? (await history.items(sourceId, kind)).map((i) => i.id), feed);
   await subtractEvents(history, sourceId, kind, deltas.snapshots, until, deltas); // counted as events instead (events.ts)
   return deltas;
@@ -315,8 +323,12 @@ export async function computeBreakdown(history: History, t: Timeline, spec: Seri
   return (await computeBreakdowns(history, t, spec, [dimension])).get(dimension) ?? [];
 }
 
-/** `computeBreakdown` of several dimensions, the items' details read once for all of them. */
-export async function computeBreakdowns(history: History, t: Timeline, spec: SeriesSpec, dimensions: readonly Dimension[]): Promise<Map<Dimension, Series[]>> {
+/**
+ * `computeBreakdown` of several dimensions, the items' details read once for all of them.
+ * `each`, when given, is told every share as it is counted (which link, which name, which
+ * period): the rollups by visit (rollup.ts) count links per name from it.
+ */
+export async function computeBreakdowns(history: History, t: Timeline, spec: SeriesSpec, dimensions: readonly Dimension[], each?: (dimension: Dimension, name: string, item: number, w: number, clicks: number) => void): Promise<Map<Dimension, Series[]>> {
   const W = t.starts.length;
   const all = await history.detailHistories([...(spec.items ?? [])], dimensions);
   const out = new Map<Dimension, Series[]>();
@@ -343,7 +355,11 @@ export async function computeBreakdowns(history: History, t: Timeline, spec: Ser
           const change = reset ? count : count - was;
           for (let j = 0; j < s.count; j++) {
             const w = s.first + j;
-            if (change) row.clicks[w]! += share(change, s.n, s.skip + j, item);
+            if (change) {
+              const c = share(change, s.n, s.skip + j, item);
+              row.clicks[w]! += c;
+              if (each && c) each(dimension, name, item, w, c);
+            }
             row.known[w] = 1;
             if (reset) row.reset[w] = 1;
           }
@@ -358,6 +374,7 @@ export async function computeBreakdowns(history: History, t: Timeline, spec: Ser
       if (!row) byName.set(name, (row = { clicks: new Float64Array(W), known: new Uint8Array(W), reset: new Uint8Array(W) }));
       row.clicks[e.w]! += 1;
       row.known[e.w] = 1;
+      each?.(dimension, name, e.item, e.w, 1);
     }
     if (t.live) for (const row of byName.values()) for (let w = 0; w < W; w++) if (t.live.exact[w]) row.known[w] = 1;
     out.set(dimension, [...byName.entries()].map(([name, row]): Series => {

@@ -294,9 +294,10 @@ describe('linkctl listen', () => {
     }
   });
 
-  // retry: failed once in a full run under load and passed alone (stop 38's note, issue 40); the
-  // cause, a timing between listen's run bounds and the snapshots, is not found yet.
-  it('events and snapshots overlap: no click counted twice', { retry: 2 }, async () => {
+  // It once got 10 in a full run under load (issue 40): a link's events were taken off only the
+  // difference of their own span, and a total that showed up a snapshot later held them again.
+  // test/unit/events-overlap.test.ts has that case and the others, each a history of its own.
+  it('events and snapshots overlap: no click counted twice', async () => {
     const db = freshDb();
     const env = { ...fx.env, LINKCTL_DB: db };
     const snap = await runCli(['stats', 'snapshot', '-q'], { env });
@@ -312,7 +313,17 @@ describe('linkctl listen', () => {
     const top = await runCli(['stats', 'top', '--since', '1d', '--json'], { env });
     expect(top.code, top.stderr).toBe(0);
     const docs = JSON.parse(top.stdout).links.find((r: { alias: string }) => r.alias === 'docs');
-    expect(docs.clicks).toBe(6); // 4 events + 2 seen only by snapshots; 10 if the events were counted again
+    // on a failure, what the history holds (it once failed under load, and only there)
+    const held = async () => {
+      const history = await openHistory({ env: {} }, { db });
+      try {
+        const rows = async (q: string) => (await history.db.all(q)).map((r) => r.join(' '));
+        return JSON.stringify({ top: top.stdout, snapshots: await rows('SELECT id, taken_at FROM snapshots'), counts: await rows('SELECT * FROM counts'), events: await rows('SELECT item_id, at, received_at FROM events'), runs: await rows('SELECT * FROM listen_runs') });
+      } finally {
+        await history.close();
+      }
+    };
+    expect(docs.clicks, docs.clicks === 6 ? '' : await held()).toBe(6); // 4 events + 2 seen only by snapshots; 10 if the events were counted again
     const show = await runCli(['stats', 'show', '--link', 'docs', '--since', '1d', '--json'], { env });
     expect(JSON.parse(show.stdout).series[0].clicks).toBe(6);
     expect(JSON.parse(show.stdout).counted).toContain('live events');
