@@ -167,7 +167,7 @@ _linkctl_values() {
     'linkctl stats show --by') vals='hour day week month' ;;
     'linkctl stats show --breakdown') vals='countries referrers browsers os' ;;
     'linkctl stats top --db') vals=@files ;;
-    'linkctl stats top --group') vals='campaign channel domain' ;;
+    'linkctl stats top --group') vals='campaign channel domain country referrer browser os' ;;
     'linkctl stats export --db') vals=@files ;;
     'linkctl stats export --out') vals=@dirs ;;
     'linkctl stats export --format') vals='parquet csv' ;;

@@ -247,7 +247,7 @@ function __linkctl_data --argument-names key
         case 'linkctl stats show|vflags'
             printf '%s\n' '--since' '--until' '--account' '--link' '--campaign' '--qr' '--top' '--db' '--by' '--breakdown'
         case 'linkctl stats top|flags'
-            printf '%s\t%s\n' '--since' 'start of the window: a duration before now (48h, 30d, 12w) or a date (default 7d)' '--until' 'end of the window (default: now)' '--account' 'the account, when the database holds several of this server' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '--top' 'how many (default 10)' '--qr' 'QR codes\' scans instead of links\' clicks' '--group' 'links\' clicks summed by campaign, channel (as the server lists them now) or domain; links in none counted apart' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--since' 'start of the window: a duration before now (48h, 30d, 12w) or a date (default 7d)' '--until' 'end of the window (default: now)' '--account' 'the account, when the database holds several of this server' '--db' 'history database: an SQLite file, or postgres://user@host/db (env LINKCTL_DB; default history.db in the state folder)' '--top' 'how many (default 10)' '--qr' 'QR codes\' scans instead of links\' clicks' '--group' 'links\' clicks summed by campaign, channel (as the server lists them now) or domain, or by each visit\'s country, referrer, browser or os (from listen\'s events and --details snapshots); clicks in none counted apart' '-h' 'show help' '--help' 'show help'
         case 'linkctl stats top|vflags'
             printf '%s\n' '--since' '--until' '--account' '--db' '--top' '--group'
         case 'linkctl stats export|flags'
@@ -451,7 +451,7 @@ function __linkctl_data --argument-names key
         case 'linkctl stats top --db'
             echo @files
         case 'linkctl stats top --group'
-            printf '%s\n' 'campaign' 'channel' 'domain'
+            printf '%s\n' 'campaign' 'channel' 'domain' 'country' 'referrer' 'browser' 'os'
         case 'linkctl stats export --db'
             echo @files
         case 'linkctl stats export --out'

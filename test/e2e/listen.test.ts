@@ -328,6 +328,43 @@ describe('linkctl listen', () => {
     expect(JSON.parse(show.stdout).series[0].clicks).toBe(6);
     expect(JSON.parse(show.stdout).counted).toContain('live events');
   });
+
+  it('rollups count events exactly: by browser, referrer, country and campaign; visits seen only by snapshots counted apart (issue 43)', async () => {
+    const db = freshDb();
+    const env = { ...fx.env, LINKCTL_DB: db };
+    expect((await runCli(['stats', 'snapshot', '-q'], { env })).code).toBe(0);
+    const l = await listen(['--port', '0', '--json'], env);
+    await setHooks(l);
+    const visit = (alias: string, agent: string, extra: Record<string, string> = {}, query = '') =>
+      fetch(`${fx.sandbox.url}/${alias}${query}`, { redirect: 'manual', headers: { 'User-Agent': agent, ...extra } });
+    for (let i = 0; i < 3; i++) await visit('docs', `Mozilla/5.0 (X11; Linux x86_64) Firefox/12${i}.0`, { Referer: 'https://news.example.invalid/story' }, '?country=ca');
+    await visit('docs', 'Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36');
+    for (let i = 0; i < 2; i++) await visit('spring-sale', `Mozilla/5.0 (Windows NT 10.0) Chrome/11${i}.0 Safari/537.36`, { Referer: 'https://mail.example.invalid/inbox' }, '?country=de');
+    await until(() => l.lines().length >= 6);
+    await setHooks({ created: null, visits: null });
+    for (let i = 0; i < 2; i++) await visit('docs', `Mozilla/5.0 (X11; Linux x86_64) Firefox/13${i}.0`); // no events: the snapshot's difference only
+    expect((await runCli(['stats', 'snapshot', '-q'], { env })).code).toBe(0);
+    const top = async (group: string) => {
+      const r = await runCli(['stats', 'top', '--group', group, '--since', '1d', '--json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      const g = JSON.parse(r.stdout);
+      return { total: g.clicks, rows: Object.fromEntries(g.groups.map((row: { group: string; clicks: number; links: number }) => [row.group, [row.clicks, row.links]])), apart: g.ungrouped };
+    };
+    const browser = await top('browser');
+    expect(browser.total).toBe(8);
+    expect(browser.rows).toEqual({ Firefox: [3, 1], Chrome: [3, 2] });
+    expect(browser.apart).toMatchObject({ clicks: 2, links: 1 });
+    const referrer = await top('referrer');
+    expect(referrer.rows).toEqual({ 'https://news.example.invalid': [3, 1], 'https://mail.example.invalid': [2, 1], 'Direct, email and other': [1, 1] });
+    const country = await top('country');
+    expect(country.rows).toEqual({ Canada: [3, 1], Germany: [2, 1], Unknown: [1, 1] });
+    expect(country.apart.clicks).toBe(2);
+    // by what a link belongs to, the events count too: docs (Spring launch) 6, spring-sale (none) 2
+    const campaign = await top('campaign');
+    expect(campaign.total).toBe(8);
+    expect(campaign.rows).toEqual({ 'Spring launch': [6, 1] });
+    expect(campaign.apart).toMatchObject({ links: 1, clicks: 2 });
+  });
 });
 
 describe.skipIf(pgSkipReason)(`linkctl listen into PostgreSQL${pgSkipReason ? ` (skipped: ${pgSkipReason})` : ''}`, () => {

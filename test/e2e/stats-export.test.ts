@@ -117,6 +117,27 @@ describe('stats export and rollups on SQLite', () => {
     expect(table.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
   });
 
+  it('stats top --group browser, os, referrer and country: visits named where snapshots read details, the rest counted apart, adding up to the total', async () => {
+    const per = await history.perLink('5d');
+    const total = per.docs! + per.autumn! + per['spring-sale']!;
+    for (const group of ['browser', 'os', 'referrer', 'country']) {
+      const r = await history.stats(['top', '--group', group, '--since', '5d', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const g = JSON.parse(r.stdout);
+      expect(g.clicks).toBe(total);
+      const named = g.groups.reduce((sum: number, row: { clicks: number }) => sum + row.clicks, 0);
+      // only what two snapshots with details both list is named here (no events): the rest is apart, never dropped
+      expect(named).toBeGreaterThan(0);
+      expect(named + g.ungrouped.clicks).toBe(total);
+      expect(g.ungrouped.links).toBeGreaterThan(0);
+      expect(r.stderr).toContain(`${named} of the ${total} clicks`);
+      expect(g.shared).toBe(0);
+    }
+    const table = await history.stats(['top', '--group', 'referrer', '--since', '5d'], { COLUMNS: '80' });
+    expect(table.stdout).toMatch(/Direct, email and other/);
+    expect(table.stdout).toMatch(/\(no referrer read\)/);
+  });
+
   it('MCP stats_top takes group and gives the CLI\'s answer', async () => {
     const cli = JSON.parse((await history.stats(['top', '--group', 'campaign', '--since', '5d', '--json'])).stdout);
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv(history.env), stderr: 'pipe' });

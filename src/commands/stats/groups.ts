@@ -1,12 +1,13 @@
 /**
- * `stats top --group campaign|channel|domain`: the rollups of src/history/rollup.ts as a table
+ * `stats top --group campaign|channel|domain|country|referrer|browser|os`: the rollups of src/history/rollup.ts as a table
  * (and JSON, the same as the MCP tool's). Without --group, `stats top` as before (./actions.ts).
  */
 import type { Context } from '../../context.js';
 import type { ActionInput } from '../shared/define.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { choose, closeReader, firstRunNote, one, serverSnapshots, top as topLinks, type Chosen } from './actions.js';
-import { rollup, membership, type GroupBy, type Rollup } from '../../history/rollup.js';
+import { rollup, membership, NONE, type GroupBy, type Rollup } from '../../history/rollup.js';
+import { isVisitGroup } from '../../history/kinds.js';
 import { DeltaCache } from '../../history/series.js';
 import { UsageError } from '../../errors.js';
 
@@ -33,7 +34,7 @@ export async function groupsOf(ctx: Context, chosen: Chosen, group: GroupBy) {
 }
 
 export async function computeRollup(ctx: Context, chosen: Chosen, group: GroupBy, n: number, cache?: DeltaCache, by?: 'day' | 'hour' | 'week' | 'month'): Promise<Rollup> {
-  const members = await groupsOf(ctx, chosen, group);
+  const members = isVisitGroup(group) ? new Map() : await groupsOf(ctx, chosen, group); // a visit's details are in the history, not in what a link belongs to
   return rollup(chosen.history, chosen.source.id, chosen.items, group, members, chosen.window.since, chosen.window.until, n, cache, by);
 }
 
@@ -49,7 +50,7 @@ export function rollupJson(chosen: Chosen, r: Rollup): Rec {
 
 /** The table's rows: the groups, then the links in none as a row of their own (no rank). */
 export function rollupRows(r: Rollup): Rec[] {
-  const none = { campaign: '(no campaign)', channel: '(no channel)', domain: '(no short URL)' }[r.group];
+  const none = `(${NONE[r.group]})`;
   const rows: Rec[] = r.rows.map((row) => ({ ...row }));
   if (r.ungrouped.links) {
     const change = r.ungrouped.previous === null ? null : r.ungrouped.clicks - r.ungrouped.previous;
@@ -61,7 +62,7 @@ export function rollupRows(r: Rollup): Rec[] {
 export async function top(ctx: Context, input: ActionInput): Promise<Result> {
   const { opts } = input;
   if (opts.group === undefined) return topLinks(ctx, input);
-  if (opts.qr) throw new UsageError('--group sums links\' clicks by campaign, channel or domain; it does not take --qr', 'leave out --qr for groups of links, or --group for QR codes\' scans');
+  if (opts.qr) throw new UsageError('--group sums links\' clicks by campaign, channel, domain, country, referrer, browser or os; it does not take --qr', 'leave out --qr for groups of links, or --group for QR codes\' scans');
   if (ctx.format !== 'json') ctx.checkOutput(GROUP_COLUMNS);
   const chosen = await choose(ctx, opts, 'day', '7d');
   try {

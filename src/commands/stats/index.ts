@@ -67,7 +67,7 @@ export function register(program: Command, bind: Bind): void {
       .description('The most clicked links of the window (days ending today), each against the same span before, with what the history covers said')
       .option('--top <n>', 'how many (default 10)', (v) => positiveInt('--top', v))
       .option('--qr', 'QR codes\' scans instead of links\' clicks')
-      .addOption(enumOption('--group <by>', 'links\' clicks summed by campaign, channel (as the server lists them now) or domain; links in none counted apart', GROUPS))
+      .addOption(enumOption('--group <by>', 'links\' clicks summed by campaign, channel (as the server lists them now) or domain, or by each visit\'s country, referrer, browser or os (from listen\'s events and --details snapshots); clicks in none counted apart', GROUPS))
       .action(bind(loadGroups, 'top')),
     ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 20 --json', 'linkctl stats top --qr', 'linkctl stats top --group campaign --since 30d'],
   );
