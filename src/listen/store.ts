@@ -53,7 +53,10 @@ export class EventStore {
   add(event: ListenEvent): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ event, done: (error) => (error ? reject(error) : resolve()) });
-      this.writing ??= this.drain();
+      // The drivers write synchronously: a drain started at once would commit each post alone
+      // (a sync each). Started after the event loop's poll phase, it takes every post that
+      // arrived meanwhile (those read while the last commit held the thread) in one commit.
+      this.writing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.drain());
     });
   }
 
