@@ -59,4 +59,12 @@ describe.skipIf(why)(`stats export and rollups on PostgreSQL${why ? ` (skipped: 
     expect(r.code, r.stderr).toBe(0);
     expect((await import('node:fs')).readFileSync(page, 'utf8')).toMatch(/<section class="block" id="group-campaign">[^]*Autumn push[^]*No campaign/);
   });
+
+  it('stats top --group referrer and browser: what two reads of details both list is named, the rest counted apart (the same numbers as on SQLite)', async () => {
+    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { Unknown: 1 }]] as const) {
+      const g = JSON.parse((await history.stats(['top', '--group', group, '--since', '5d', '--json'])).stdout);
+      expect(Object.fromEntries(g.groups.map((row: any) => [row.group, row.clicks]))).toEqual(named);
+      expect(g.ungrouped.clicks + Object.values(named).reduce((a, b) => a + b, 0)).toBe(g.clicks);
+    }
+  });
 });

@@ -133,6 +133,11 @@ describe('stats export and rollups on SQLite', () => {
       expect(r.stderr).toContain(`${named} of the ${total} clicks`);
       expect(g.shared).toBe(0);
     }
+    // the same numbers on PostgreSQL (stats-export-postgres.test.ts)
+    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { Unknown: 1 }]] as const) {
+      const g = JSON.parse((await history.stats(['top', '--group', group, '--since', '5d', '--json'])).stdout);
+      expect(Object.fromEntries(g.groups.map((row: any) => [row.group, row.clicks]))).toEqual(named);
+    }
     const table = await history.stats(['top', '--group', 'referrer', '--since', '5d'], { COLUMNS: '80' });
     expect(table.stdout).toMatch(/Direct, email and other/);
     expect(table.stdout).toMatch(/\(no referrer read\)/);
