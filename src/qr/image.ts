@@ -7,9 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { PNG } from 'pngjs';
-import { InterruptedError } from '../errors.js';
+import { DRAW_TIME_LIMIT_MS, DrawFailure, drawSvg } from './drawer.js';
 import type { Ecc, Rgb } from './render.js';
 
 export type ImageKind = 'png' | 'svg' | 'jpg';
@@ -79,89 +78,23 @@ export function svgPixels(svg: string | Buffer, width: number): Pixels {
   }
 }
 
-/** How long one SVG may take to draw before it is refused: the product's draw in well under a second. */
-export const DRAW_TIME_LIMIT_MS = 10_000;
+export { DRAW_TIME_LIMIT_MS };
 
 /**
- * The program a drawing process runs: the SVG (and the width) on stdin; a JSON line with the
- * pixels' size (or the error), then the RGBA pixels, on stdout.
- */
-const DRAWER = `
-const { Resvg } = require(process.argv[1]);
-const chunks = [];
-process.stdin.on('data', (c) => chunks.push(c)).on('end', () => {
-  const { svg, width } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  try {
-    const doc = new Resvg(svg, { fitTo: { mode: 'width', value: width }, font: { loadSystemFonts: false }, logLevel: 'off' });
-    if (!(doc.width > 0 && doc.height > 0) || doc.height / doc.width > 4 || doc.width / doc.height > 4) throw new Error('not square: ' + doc.width + 'x' + doc.height);
-    const image = doc.render();
-    process.stdout.write(JSON.stringify({ width: image.width, height: image.height }) + '\\n');
-    process.stdout.write(image.pixels);
-  } catch (error) {
-    process.stdout.write(JSON.stringify({ error: String(error && error.message || error).split('\\n')[0].slice(0, 120) }) + '\\n');
-  }
-});`;
-
-/** Drawing processes still running: killed when linkctl exits (Ctrl-C, --timeout), so none outlives it. */
-const drawing = new Set<ChildProcess>();
-let exitHook = false;
-
-/**
- * An SVG drawn in a process of its own, `width` pixels wide, within DRAW_TIME_LIMIT_MS and a
- * pixel budget (its side at most MAX_SIDE, its height at most 4 times its width): a hostile SVG
- * (nested <use> elements took resvg 22 s to refuse) cannot hold linkctl. A process, not a
- * worker thread: Node waits for a worker's native call to return before it exits (measured:
- * 25 s after Ctrl-C), while a process is killed at once. `safe` is the SVG after safeSvg.
+ * An SVG drawn `width` pixels wide in the run's drawing process (drawer.ts), within
+ * DRAW_TIME_LIMIT_MS and a pixel budget (its side at most MAX_SIDE, its height at most 4 times
+ * its width). `safe` is the SVG after safeSvg.
  */
 async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
-  if (!exitHook) {
-    exitHook = true;
-    process.on('exit', () => { for (const child of drawing) child.kill('SIGKILL'); });
-  }
   const budget = Math.min(width, MAX_SIDE) * Math.min(width, MAX_SIDE) * 4 * 4 + 4096;
-  return new Promise<Pixels>((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', DRAWER, resvgPath()], { stdio: ['pipe', 'pipe', 'ignore'] });
-    drawing.add(child);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failure: Error | undefined;
-    const stop = (why: Error) => {
-      failure ??= why;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => stop(new UnreadableImage(`the SVG took more than ${DRAW_TIME_LIMIT_MS / 1000} s to draw; refused`)), DRAW_TIME_LIMIT_MS);
-    // Ctrl-C stops the drawing at once (run.ts aborts the rest of the command).
-    const interrupted = () => stop(new InterruptedError());
-    process.once('SIGINT', interrupted);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > budget) return stop(new UnreadableImage('the SVG drew more pixels than a QR image has; refused'));
-      chunks.push(chunk);
-    });
-    child.on('error', (error) => stop(new UnreadableImage(`the SVG could not be drawn (${error.message})`)));
-    child.on('close', () => {
-      clearTimeout(timer);
-      process.removeListener('SIGINT', interrupted);
-      drawing.delete(child);
-      if (failure) return reject(failure);
-      const all = Buffer.concat(chunks);
-      const newline = all.indexOf(10);
-      let head: { width?: number; height?: number; error?: string } = {};
-      try {
-        head = JSON.parse(all.subarray(0, newline).toString('utf8')) as typeof head;
-      } catch {
-        return reject(new UnreadableImage('the SVG could not be drawn (its drawing process stopped)'));
-      }
-      if (head.error !== undefined) return reject(new UnreadableImage(/^not square: /.test(head.error) ? `the SVG is ${head.error.slice(12).replace('x', '×')}, not the square-ish image of a QR code` : `the SVG could not be drawn (${head.error})`));
-      const pixels = all.subarray(newline + 1);
-      if (!head.width || !head.height || pixels.length !== head.width * head.height * 4) return reject(new UnreadableImage('the SVG could not be drawn (its drawing process stopped)'));
-      resolve(pixelsOf({ pixels, width: head.width, height: head.height }));
-    });
-    child.stdin!.on('error', () => {});
-    child.stdin!.end(JSON.stringify({ svg: safe, width }));
-  });
+  try {
+    return pixelsOf(await drawSvg(safe, width, budget));
+  } catch (error) {
+    if (!(error instanceof DrawFailure)) throw error;
+    if (error.reason !== 'failed') throw new UnreadableImage(error.message);
+    throw new UnreadableImage(/^not square: /.test(error.message) ? `the SVG is ${error.message.slice(12).replace('x', '×')}, not the square-ish image of a QR code` : `the SVG could not be drawn (${error.message})`);
+  }
 }
-const resvgPath = () => createRequire(import.meta.url).resolve('@resvg/resvg-js');
 
 /** An SVG as a PNG `width` pixels wide (print sizes: `qr download --format png`). */
 export function svgToPng(svg: string | Buffer, width: number): Buffer {
