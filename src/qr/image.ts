@@ -83,9 +83,9 @@ export { DRAW_TIME_LIMIT_MS };
 /**
  * An SVG drawn `width` pixels wide in the run's drawing process (drawer.ts), within
  * DRAW_TIME_LIMIT_MS and a pixel budget (its side at most MAX_SIDE, its height at most 4 times
- * its width). `safe` is the SVG after safeSvg.
+ * its width): every SVG from a server is drawn this way. `safe` is the SVG after safeSvg.
  */
-async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
+export async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
   const budget = Math.min(width, MAX_SIDE) * Math.min(width, MAX_SIDE) * 4 * 4 + 4096;
   try {
     return pixelsOf(await drawSvg(safe, width, budget));

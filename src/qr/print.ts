@@ -7,7 +7,7 @@
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from './render.js';
 import { MAX_PRINT_PIXELS } from '../commands/qr/types.js';
 import { PNG } from 'pngjs';
-import { onPaper, pngPixels, readImage, safeSvg, svgPixels, svgSize, type ImageKind } from './image.js';
+import { onPaper, pngPixels, readImage, safeSvg, svgPixelsAsync, svgSize, type ImageKind } from './image.js';
 
 /** The quiet zone of a rebuilt code, in modules (what the QR standard asks for). */
 export const REBUILT_MARGIN = 4;
@@ -52,7 +52,7 @@ export async function printable(bytes: Buffer, kind: ImageKind, want: PrintReque
     const side = want.size ?? Math.min(MAX_PRINT_PIXELS, Math.max(1, Math.round(ownWidth * (read.modules + 2 * add) / read.modules)));
     const quietPx = Math.round((side * add) / (read.modules + 2 * add));
     const inner = Math.max(1, side - 2 * quietPx);
-    const laidOut = onPaper(svgPixels(safe, inner), quietPx, paper);
+    const laidOut = onPaper(await svgPixelsAsync(safe, inner), quietPx, paper); // in the drawing process, within its limits
     const png = new PNG({ width: laidOut.width, height: laidOut.height });
     png.data.set(laidOut.data);
     return { bytes: withDpi(PNG.sync.write(png), want.dpi), format: 'png', made: 'drawn from the server\'s SVG', width: laidOut.width, notes };
