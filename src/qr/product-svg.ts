@@ -87,6 +87,18 @@ export interface ProductLook {
   foreground: Rgb;
   /** The code's background colour; none (a transparent canvas) for a code made without one. */
   background?: Rgb;
+  /**
+   * A logo over the centre, as base64 PNG. How the product places a code's logo is not recorded;
+   * the sandbox lays one over the middle fifth (the code then uses high error correction).
+   */
+  logo?: string;
+}
+
+/** A logo over the centre of the code, about a fifth of its width, in module units. */
+function logoImage(size: number, png: string): string {
+  const side = Math.round(size * 0.22) | 1;
+  const from = (size - side) / 2;
+  return `<image x="${from}" y="${from}" width="${side}" height="${side}" href="data:image/png;base64,${png}"/>`;
 }
 
 /** The matrix as the product's SVG. */
@@ -104,5 +116,6 @@ export function productSvgOf(m: Matrix, look: ProductLook): string {
     `<g transform="scale(${num(SIZE / m.size)})"><g transform="translate(0,0)">` +
     eyes.join('') +
     `<path fill-rule="evenodd" d="${outlines(m)}" fill="${fill}"/>` +
+    (look.logo ? logoImage(m.size, look.logo) : '') +
     '</g></g></svg>\n';
 }
