@@ -39,7 +39,7 @@ export function register(program: Command, bind: Bind): void {
       'linkctl sandbox serve',
       'linkctl sandbox serve --port 0 --rate-limit 5/2 --documented',
       'linkctl sandbox serve --rate-limit 30/60 --plan basic   # pace and plan of a real server',
-      'linkctl sandbox serve --qr-images png   # QR images as plain PNGs on white (the default is the product\'s SVG)',
+      'linkctl sandbox serve --qr-images png   # plain PNG QR images, not the product\'s SVG',
       'linkctl sandbox serve --latency 30ms --jitter 10ms   # as slow as a PHP server over a network',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
