@@ -42,6 +42,16 @@ describe('QR images as the product 7.7 serves them (the default, --qr-images svg
     expect(await (await visit(fg.link, BROWSER)).text()).toMatch(/viewBox="0 0 1000 1000"><rect x="0" y="0" width="1000" height="1000" fill="#ffffff"\/>/);
   });
 
+  it('a code with a logo has it over the centre (the product\'s placing is not recorded) and still reads, at high error correction', async () => {
+    const sb = await start();
+    const { link } = (await call(sb, 'POST', '/api/qr/add', { type: 'text', data: 'with a logo', logo: 'https://logo.invalid/l.png' })).json;
+    const svg = await (await visit(link, BROWSER)).text();
+    expect(svg).toMatch(/<image x="[\d.]+" y="[\d.]+" width="\d+" height="\d+" href="data:image\/png;base64,[A-Za-z0-9+/=]+"\/><\/g><\/g><\/svg>\n$/);
+    const read = await readImage(Buffer.from(svg));
+    expect([read.text, read.ecc]).toEqual(['with a logo', 'H']);
+    expect(read.notes).toContain('a logo is drawn over the code; its image cannot be read back');
+  });
+
   it('an update that changes the image draws it again at the next ask; one that changes nothing drawn keeps the 302; a HEAD stores nothing', async () => {
     const sb = await start();
     const text = (await call(sb, 'POST', '/api/qr/add', { type: 'text', data: 'before', foreground: 'rgb(0,0,0)', background: 'rgb(255,255,255)' })).json;
