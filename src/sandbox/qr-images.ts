@@ -7,7 +7,7 @@
 // - with `qrImages: 'svg'` (the default: the product's form) the code's `link` answers the image
 //   itself (200, image/svg+xml) the first time it is asked, as the product draws and stores it
 //   then, and a 302 to the stored /content/qr/<slug>.svg every time after: a 1000×1000 SVG of
-//   paths without quiet zone, on a transparent canvas unless the code has a background colour
+//   paths without quiet zone, on a transparent canvas unless the code was made with colours
 //   (src/qr/product-svg.ts); with 'png' (the sandbox's older form) a plain PNG on white with a
 //   quiet zone, at the code's link.
 // No key needed, as on real servers.
@@ -85,8 +85,8 @@ function drawingOf(q: Qr, base: string): string {
 /**
  * The code's link in the product's form: the first GET draws and stores the image and answers it
  * (200); later ones answer 302 to the stored file. A HEAD answers as a GET would but stores
- * nothing (the sandbox counts only GETs as requests that change state; the product's HEAD is not
- * recorded).
+ * nothing: the server changes state only under its lock, taken for GET and POST (server.ts), and
+ * the product's answer to a HEAD is not recorded.
  */
 function productLink(q: Qr, v: Visit, base: string): PageAnswer {
   const drawing = drawingOf(q, base);
