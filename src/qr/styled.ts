@@ -53,8 +53,8 @@ function eye(shape: EyeShape, ex: number, ey: number, fill: string, background: 
   }
 }
 
-/** A 2-colour PNG (a ring and a bar), as a logo stands over the centre of many printed codes; 64×64, scaled up. */
-function logoPng(): string {
+/** A 2-colour PNG (a ring and a bar), as a logo stands over the centre of many printed codes; 64×64, scaled up; base64. */
+export function logoPng(): string {
   logoCache ??= (() => {
     const side = 64;
     const png = new PNG({ width: side, height: side });

@@ -7,6 +7,7 @@ import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerV
 import { publicPage, type Visit } from './visits.js';
 import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js';
 import { qrPage, type QrImages } from './qr-images.js';
+import { DEFAULT_QR_IMAGES } from '../commands/sandbox/types.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
@@ -30,7 +31,7 @@ export interface SandboxOptions {
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7 (the product 7.6 and 7.7). */
   version?: ServerVersion;
   seed?: ExtraSeed;
-  /** QR images: `png` at the code's link (default), or `svg` behind a 302, as the product 7.7 serves them. */
+  /** QR images: `svg` as the product 7.7 serves them (default: the image at the first ask, then a 302 to the stored file), or `png` at the code's link. */
   qrImages?: QrImages;
   /** The rate limit's clock (ms since the epoch), for tests that own their time; default the system's (windows end by the monotonic clock). */
   clock?: () => number;
@@ -267,7 +268,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   async function page(visit: Visit): Promise<Answer> {
     const run = () => {
       // QR images and QR codes' short links (qr-images.ts) first, then short links of links.
-      const answer = qrPage(state, visit, { base, images: options.qrImages ?? 'png' }) ?? publicPage(state, visit);
+      const answer = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES }) ?? publicPage(state, visit);
       if (answer?.changed) persist();
       return answer;
     };

@@ -1,7 +1,7 @@
 // How `sandbox serve` flags and the LINKCTL_SANDBOX_* environment values become sandbox
 // options. Loaded only with the sandbox (`sandbox` commands, `--sandbox`).
 import { UsageError } from '../errors.js';
-import { PLAN_NOTES, PLANS, QR_IMAGES, type Plan, type QrImages } from '../commands/sandbox/types.js';
+import { DEFAULT_QR_IMAGES, PLAN_NOTES, PLANS, QR_IMAGES, QR_IMAGES_NOTES, type Plan, type QrImages } from '../commands/sandbox/types.js';
 export type RateLimit = { limit: number; windowSeconds: number } | null;
 
 /** `N/SECONDS` or `off`; `name` is the flag or environment variable, for the message. */
@@ -25,7 +25,7 @@ export function parsePlan(raw: string, name = '--plan'): Plan {
 export function parseQrImages(raw: string, name = '--qr-images'): QrImages {
   const kind = raw.trim().toLowerCase();
   if (!(QR_IMAGES as readonly string[]).includes(kind)) {
-    throw new UsageError(`${name} must be one of ${QR_IMAGES.join(', ')}; got "${raw}"`, 'svg serves QR images as the product 7.7 does (a 302 to a styled SVG); png serves a plain PNG at the code\'s link');
+    throw new UsageError(`${name} must be one of ${QR_IMAGES.join(', ')}; got "${raw}"`, QR_IMAGES_NOTES);
   }
   return kind as QrImages;
 }
@@ -43,7 +43,7 @@ export function sandboxStringIds(env: Record<string, string | undefined>): boole
 /** LINKCTL_SANDBOX_QR_IMAGES, read only where no --qr-images is given. */
 export function sandboxQrImages(env: Record<string, string | undefined>): QrImages {
   const kind = env.LINKCTL_SANDBOX_QR_IMAGES;
-  return kind ? parseQrImages(kind, 'LINKCTL_SANDBOX_QR_IMAGES') : 'png';
+  return kind ? parseQrImages(kind, 'LINKCTL_SANDBOX_QR_IMAGES') : DEFAULT_QR_IMAGES;
 }
 
 /** LINKCTL_SANDBOX_PLAN, read only where no --plan is given (a bad value then does not stand in the flag's way). */

@@ -24,6 +24,8 @@ export interface Account {
 export interface Qr {
   id: number; type: string; data: unknown; name: string; slug: string; scans: number; date: string;
   background?: string; foreground?: string; logo?: string; stats?: Stats;
+  /** What the code's image was last drawn from (qr-images.ts): its link answers 302 to the stored file while that still holds. */
+  drawn?: string;
 }
 export interface Domain { id: number; domain: string; redirectroot: string; redirect404: string }
 export interface Overlay { id: number; type: string; name: string; date: string }

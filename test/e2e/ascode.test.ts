@@ -70,10 +70,14 @@ describe('export, plan, apply', () => {
     // shapes: 7.x servers answer `device: null` for every link, so device targeting is named there too.
     expect(exported).toMatch(/^links:\n {2}# Not read back from the server \(give them here, and apply sends them\): [^\n]*pixels[^\n]*, device\.\n {2}- alias: /m);
     // A QR code's type, data and colours are read from its image (the API gives none of them back).
-    expect(exported).toMatch(/^qr:\n {2}# The API does not give back a QR code's type, data or colours: they were read from each code's image \(a logo cannot be: give it here, and apply sends it\)\.\n {2}- name: /m);
-    expect(exported).toMatch(/- name: Office wifi\n {4}type: wifi\n {4}data:\n {6}ssid: Guest\n {6}pass: welcome123\n {6}encryption: WPA\n {4}foreground: rgb\(0,0,0\)\n {4}background: rgb\(255,255,255\)\n/);
+    expect(exported).toMatch(/^qr:\n {2}# The API does not give back a QR code's type, data or colours: they were read from each code's image \(a logo cannot be: give it here, and apply sends it\)\.\n {2}(# [^\n]*\n {2})?- name: /m);
+    // The seeded wifi code was made without colours: the product (and the sandbox by default) draws
+    // it on a transparent canvas, and a migration creates it without colours too.
+    expect(exported).toMatch(/- name: Office wifi\n {4}type: wifi\n {4}data:\n {6}ssid: Guest\n {6}pass: welcome123\n {6}encryption: WPA\n {2}(# [^\n]*\n {2})?- name: /);
     expect(exported.match(/# Not read back/g)).toHaveLength(1); // the other kinds are read back whole
-    expect(exported).not.toMatch(/# not read back for this one|# Not read: /);
+    // what a record lacks is said on it only for the colours of the codes made without them (Greeting, Office wifi)
+    expect(exported.match(/# not read back for this one: .*/g)).toEqual(Array(2).fill('# not read back for this one: foreground, background'));
+    expect(exported).not.toMatch(/# Not read: /);
     expect(r.stderr).not.toMatch(/were not read/);
     expect(exported).not.toMatch(/\bid:|shorturl|clicks|sandbox-0123/);
     expect(changes(a)).toEqual([]);

@@ -50,7 +50,8 @@ describe('--dry-run writes no file', () => {
     const dir = folder();
     const download = await runMain(['qr', 'download', '1', '--file', join(dir, 'menu.png'), '--dry-run'], { env: fx.env });
     expect(download.code, download.stderr).toBe(0);
-    expect(download.stdout).toMatch(/^dry run: would save .*menu\.png \(PNG, \d+ bytes\); nothing was written\n$/);
+    // the sandbox serves the product's SVG: a .png file name makes a PNG of it
+    expect(download.stdout).toMatch(/^dry run: would save .*menu\.png \(PNG, \d+ bytes, drawn from the server's SVG at \d+×\d+ px\); nothing was written\n$/);
     const drawn = await runMain(['link', 'qr', '1', '--file', join(dir, 'code.svg'), '--dry-run'], { env: fx.env });
     expect(drawn.code, drawn.stderr).toBe(0);
     expect(drawn.stdout).toMatch(/^dry run: would save .*code\.svg \(SVG/);
@@ -98,24 +99,25 @@ describe('an existing file is replaced only when asked', () => {
 
   it('qr download --from - skips the codes whose file exists (a failure each), unless --force', async () => {
     const dir = folder();
-    writeFileSync(join(dir, 'qr-1-restaurant-menu.png'), 'precious');
+    // the name follows the image: the sandbox serves the product's SVG
+    writeFileSync(join(dir, 'qr-1-restaurant-menu.svg'), 'precious');
     const r = await runMain(['qr', 'download', '--from', '-', '--dir', dir], { env: fx.env, stdin: '1\n2\n' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('saved 1 of 2 QR codes; failed: 1');
-    expect(readFileSync(join(dir, 'qr-1-restaurant-menu.png'), 'utf8')).toBe('precious');
-    expect(existsSync(join(dir, 'qr-2-greeting.png'))).toBe(true);
+    expect(readFileSync(join(dir, 'qr-1-restaurant-menu.svg'), 'utf8')).toBe('precious');
+    expect(existsSync(join(dir, 'qr-2-greeting.svg'))).toBe(true);
     const forced = await runMain(['qr', 'download', '--from', '-', '--dir', dir, '--force'], { env: fx.env, stdin: '1\n2\n' });
     expect(forced.code, forced.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'qr-1-restaurant-menu.png')).subarray(1, 4).toString()).toBe('PNG');
+    expect(readFileSync(join(dir, 'qr-1-restaurant-menu.svg'), 'utf8')).toMatch(/^<\?xml[^>]*>\n<svg /);
   });
 });
 
 describe('an image of another kind than the file name says', () => {
-  it('qr download --file x.jpg receiving a PNG: exit 2, nothing written (a .png or .svg name is made from any PNG or SVG)', async () => {
+  it('qr download --file x.jpg receiving an SVG: exit 2, nothing written (a .png or .svg name is made from any PNG or SVG)', async () => {
     const dir = folder();
     const r = await runMain(['qr', 'download', '1', '--file', join(dir, 'x.jpg')], { env: fx.env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`linkctl: --file ${join(dir, 'x.jpg')} names a JPG file, but QR code 1's image is a PNG; nothing was saved`);
+    expect(r.stderr).toContain(`linkctl: --file ${join(dir, 'x.jpg')} names a JPG file, but QR code 1's image is an SVG; nothing was saved`);
     expect(r.stderr).toContain('hint: name the file .png or .svg');
     expect(readdirSync(dir)).toEqual([]);
   });

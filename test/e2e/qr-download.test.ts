@@ -7,7 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, runMain, tempDir, useSandbox } from '../helpers.js';
 import { decodePng } from '../qr-decode.js';
 
-const fx = useSandbox();
+// These tests save the image as served and name the file after it: they are about the plain PNG
+// form (--qr-images png). The product's SVG form, the sandbox's default, is downloaded in
+// sandbox-product-images.test.ts and qr-content.test.ts.
+const fx = useSandbox({ qrImages: 'png' });
 
 describe('qr download against the sandbox', () => {
   it('saves the PNG under qr-ID-NAME.png, and it scans as the code\'s data', async () => {

@@ -68,7 +68,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
     if (!quiet) {
       const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
       const latency = opts.latency || opts.jitter ? `, ${opts.latency ?? 0} ms a request${opts.jitter ? ` ± ${opts.jitter} ms` : ''}` : '';
-      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${latency}${qrImages === 'svg' ? ', QR images as SVG behind a 302' : ''})\n` +
+      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${latency}${qrImages === 'png' ? ', QR images as plain PNG' : ''})\n` +
         `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
         (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
         'press Ctrl-C to stop');

@@ -1,7 +1,7 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
 import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
-import { PLAN_NOTES, PLANS, QR_IMAGES } from './types.js';
+import { DEFAULT_QR_IMAGES, PLAN_NOTES, PLANS, QR_IMAGES, QR_IMAGES_NOTES } from './types.js';
 import { httpUrl, milliseconds, positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
 
@@ -33,13 +33,13 @@ export function register(program: Command, bind: Bind): void {
       .option('--jitter <time>', 'spread each request\'s latency evenly over --latency ± this, e.g. 10ms (default: 0)', (v) => milliseconds('--jitter', v))
       .option('--webhook-created <url>', 'POST the product\'s "link created" webhook here on each create, as Tools, Integrations does on the product (kept in the state)', (v) => httpUrl('--webhook-created', v))
       .option('--webhook-visits <url>', 'POST the product\'s visit webhook here on each counted visit (kept in the state; `sandbox visits` posts it too)', (v) => httpUrl('--webhook-visits', v))
-      .addOption(enumOption('--qr-images <kind>', 'how QR images are served: png at the code\'s link, or svg behind a 302 as the product 7.7 does (default: png, or LINKCTL_SANDBOX_QR_IMAGES)', QR_IMAGES))
+      .addOption(enumOption('--qr-images <kind>', `how QR images are served: ${QR_IMAGES_NOTES} (default: ${DEFAULT_QR_IMAGES}, or LINKCTL_SANDBOX_QR_IMAGES)`, QR_IMAGES))
       .action(bind(load, 'serve')),
     [
       'linkctl sandbox serve',
       'linkctl sandbox serve --port 0 --rate-limit 5/2 --documented',
       'linkctl sandbox serve --rate-limit 30/60 --plan basic   # pace and plan of a real server',
-      'linkctl sandbox serve --qr-images svg   # QR images as the product 7.7 serves them',
+      'linkctl sandbox serve --qr-images png   # plain PNG QR images, not the product\'s SVG',
       'linkctl sandbox serve --latency 30ms --jitter 10ms   # as slow as a PHP server over a network',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
