@@ -16,21 +16,8 @@ export interface WriteRules {
 }
 export const WRITE_RULES = ['require-params', 'forbid-insecure', 'alias-pattern', 'allowed-hosts'] as const;
 
-export const SEVERITIES = ['error', 'warning', 'info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-/** `linkctl lint`'s rules, with their severity unless the policy says otherwise, and their window in days where they have one. */
-export const LINT_RULES = {
-  'insecure-destination': { severity: 'error', what: 'a destination on plain http://' },
-  broken: { severity: 'error', what: "a link whose last health check (`linkctl check`) found it broken" },
-  'duplicate-destination': { severity: 'warning', what: 'two or more links with the same destination' },
-  'lookalike-alias': { severity: 'warning', what: 'aliases one confusable character or one edit apart' },
-  'utm-spelling': { severity: 'warning', what: 'a UTM parameter (or its value) written more than one way across the account' },
-  expiring: { severity: 'warning', what: 'a link expiring within the window', days: 30 },
-  stale: { severity: 'info', what: 'a link with no clicks in the window, from the click history', days: 90 },
-} as const satisfies Record<string, { severity: Severity; what: string; days?: number }>;
-export type LintRule = keyof typeof LINT_RULES;
-export const LINT_RULE_NAMES = Object.keys(LINT_RULES) as LintRule[];
+import { LINT_RULES, LINT_RULE_NAMES, SEVERITIES, type LintRule, type Severity } from './rules.js';
+export { LINT_RULES, LINT_RULE_NAMES, SEVERITIES, type LintRule, type Severity };
 
 export interface LintSetting {
   severity: Severity | 'off';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { dbOptionOf, forAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
-import { LINT_RULES } from '../../policy/policy.js';
+import { LINT_RULES } from '../../policy/rules.js';
 
 export function register(program: Command, bind: Bind): void {
   const rules = Object.entries(LINT_RULES).map(([name, r]) => `  ${name.padEnd(22)} ${r.severity.padEnd(8)} ${r.what}${'days' in r ? ` (${r.days} days)` : ''}`);
