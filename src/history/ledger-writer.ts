@@ -12,6 +12,8 @@
  */
 import { ApiError, AuthError, InterruptedError, NetworkError, NotFoundError, RateLimitError } from '../errors.js';
 import { LINK_FIELDS } from '../model/link-fields.js';
+import { MODELS } from '../model/index.js';
+import { ACCOUNT_PATH } from '../model/account.js';
 import type { Body } from '../http/envelope.js';
 import type { Db } from './db.js';
 import type { Fields, NewEntry, Outcome } from './ledger.js';
@@ -37,8 +39,14 @@ export interface WriterContext {
   warn(message: string): void;
 }
 
-/** The API's path words, as linkctl's commands name the resources. */
-const RESOURCES: Record<string, string> = { url: 'link', link: 'link', qr: 'qr', domain: 'domain', campaign: 'campaign', channel: 'channel', pixel: 'pixel', account: 'account', overlay: 'overlay', splash: 'splash' };
+/**
+ * The API's path words (`url` of `api/url/12/update`), as linkctl's commands name the resources
+ * (`link`): from each model's paths (src/model/), and the account's.
+ */
+const RESOURCES: Record<string, string> = Object.fromEntries([
+  ...Object.values(MODELS).flatMap((m) => [m.item(1), m.list, m.add].filter((p): p is string => p !== undefined).map((p) => [p.split('/')[1]!, m.command])),
+  [ACCOUNT_PATH.split('/')[1]!, 'account'],
+]);
 
 /** Body keys whose values are secrets (the model's `sensitive` marks, the wifi code's `pass`, anything called a key or token). */
 const SENSITIVE_BODIES = new Set<string>((LINK_FIELDS as ReadonlyArray<{ body: string; sensitive?: true }>).filter((f) => f.sensitive).map((f) => f.body));
