@@ -184,6 +184,26 @@ describe('a policy enforced before sending', () => {
     expect(fx.sandbox.requests).toEqual([]);
   });
 
+  it('linkctl api keeps the same rules for a link or link code it writes; other writes and reads pass', async () => {
+    const policy = files.file('policy-api.yaml', policyText);
+    const refused = await cli(['--policy', policy, 'api', 'POST', '/api/url/add', '-f', 'url=http://shop.invalid/raw?utm_campaign=r', '-f', 'custom=raw-link']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('api POST /api/url/add: policy rule forbid-insecure: the destination http://shop.invalid/raw?utm_campaign=r is plain http://');
+    const code = await runCli(['--policy', policy, 'api', 'POST', 'qr/add', '--input', '-'], { env: fx.env, stdin: JSON.stringify({ type: 'link', data: 'https://shop.invalid/menu', name: 'Menu' }) });
+    expect(code.code).toBe(2);
+    expect(code.stderr).toContain('api POST /api/qr/add: policy rule require-params');
+    const update = await cli(['--policy', policy, 'api', 'PUT', 'url/1/update', '-f', 'url=http://shop.invalid/y?utm_campaign=s']);
+    expect(update.code).toBe(2);
+    expect(writes()).toEqual([]);
+
+    const campaign = await cli(['--policy', policy, 'api', 'POST', 'campaign/add', '-f', 'name=Raw campaign']);
+    expect(campaign.code, campaign.stderr).toBe(0);
+    const over = await cli(['--policy', policy, '--override', 'raw import, approved', 'api', 'POST', 'url/add', '-f', 'url=https://shop.invalid/raw', '-f', 'custom=raw-link']);
+    expect(over.code, over.stderr).toBe(0);
+    expect(over.stderr).toContain('note: overridden ("raw import, approved"): api POST /api/url/add: policy rule require-params');
+    expect(writes().map((w) => w.path)).toEqual(['/api/campaign/add', '/api/url/add']);
+  });
+
   it('plan lists violations beside each change (text, --json, markdown); apply refuses them, --override applies', async () => {
     const policy = files.file('policy-plan.yaml', policyText);
     const file = files.file('plan.yaml', 'version: 1\nlinks:\n  - alias: fine-one\n    url: https://shop.invalid/f?utm_campaign=a\n  - alias: bad-one\n    url: https://shop.invalid/b\n');

@@ -104,6 +104,29 @@ function pagination(query: Query): { page?: number; limit?: number; rest: Query 
   };
 }
 
+/**
+ * A raw write that creates or changes a link, or a link-type QR code, keeps the policy's rules
+ * (src/policy/enforce.ts) as \`link add\`, \`link update\` and \`qr add\` do: the rules hold for
+ * every writer, the escape hatch included. The body is read with the API's own names (\`url\`,
+ * \`custom\`, \`domain\`, \`campaign\`; a QR code's \`data\`). Other writes have no rule to keep.
+ */
+async function keepsPolicy(ctx: Context, method: ApiMethod, path: string, json: unknown): Promise<void> {
+  if ((method !== 'POST' && method !== 'PUT') || !json || typeof json !== 'object' || Array.isArray(json)) return;
+  const body = json as Rec;
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const [resource, second, third] = path.replace(/^api\//, '').split('/');
+  const writes = second === 'add' || third === 'update';
+  let subject: { url?: string; alias?: string; domain?: string; campaign?: string | number } | undefined;
+  if (writes && resource === 'url') {
+    subject = { url: str(body.url), alias: str(body.custom), domain: str(body.domain), campaign: str(body.campaign) ?? (typeof body.campaign === 'number' ? body.campaign : undefined) };
+  } else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
+    subject = { url: str(body.data) ?? (body.data && typeof body.data === 'object' ? str((body.data as Rec).url) : undefined) };
+  }
+  if (!subject) return;
+  const { enforcePolicy } = await import('../../policy/enforce.js');
+  await enforcePolicy(ctx, [{ what: `api ${method} /${path}`, subject }]);
+}
+
 export async function request(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const method = args[0] as ApiMethod;
   const { path, query } = splitPath(String(args[1]));
@@ -128,6 +151,7 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
   const paging = opts.paginate ? pagination(query) : undefined;
   if (input !== undefined) json = await readInput(ctx, input);
 
+  await keepsPolicy(ctx, method, path, json);
   // An agent (MCP) writes through \`api\` only with \`confirm: true\`, as through every other tool that
   // changes what it cannot see first: any method but GET may create, change or delete anything.
   if (method !== 'GET' && ctx.io.agent) await ctx.confirm(`${method} ${path} may change or delete data on the server`);
