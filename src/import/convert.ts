@@ -169,11 +169,13 @@ class Decider {
     const alias = serverAlias(link.alias);
     const key = keyFor(domain, alias);
     const base = { alias, domain, key, rewrittenFrom: alias !== link.alias ? link.alias : undefined };
-    if (alias.length < MIN_ALIAS_LENGTH) return { kind: 'unusable', ...base };
+    const live = alias ? options.account.get(key) : undefined;
+    // A short alias is a name where the account has it (older installations have such links):
+    // matched, never sent; one the import would create is refused, as servers refuse it.
+    if (alias.length < MIN_ALIAS_LENGTH && live === undefined) return { kind: 'unusable', ...base };
     const destination = destinationKey(link.url);
     const urlDigest = digestOf(destination);
     const digest = digestOf(JSON.stringify([link.url, link.title ?? '', link.description ?? '', link.tags, link.host ?? '']));
-    const live = options.account.get(key);
     const liveUrl = live !== undefined && destinationKey(live) !== destination ? live : undefined;
     const held = this.holders.get(key);
     if (held !== undefined) {

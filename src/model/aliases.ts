@@ -24,3 +24,13 @@ export function serverAlias(alias: string): string {
 
 /** Whether the server refuses `alias` as sent: shorter than 3 bytes (the product counts bytes). */
 export const refusedAsShort = (alias: string): boolean => Buffer.byteLength(alias) < MIN_ALIAS_LENGTH;
+
+/**
+ * The refusal of an alias that would be sent while servers refuse it as short ("Custom alias must
+ * be at least 3 characters."), as `--alias` (or a row's alias column) names it; undefined when it
+ * is long enough. An alias that only names an existing link is never refused.
+ */
+export function shortAliasRefusal(alias: string): { message: string; hint: string } | undefined {
+  if (alias.trim().length >= MIN_ALIAS_LENGTH) return undefined;
+  return { message: `--alias must have at least ${MIN_ALIAS_LENGTH} characters, got "${alias}"`, hint: 'servers refuse shorter aliases; leave --alias out to get a generated one (with --if-exists skip or update, a shorter one may name a link that exists)' };
+}

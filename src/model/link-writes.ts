@@ -23,7 +23,7 @@ import { create, update } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
 import { keyMatch, noSlash, type Rec } from './values.js';
-import { serverAlias } from './aliases.js';
+import { serverAlias, shortAliasRefusal } from './aliases.js';
 
 /** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
 export interface Ui {
@@ -103,7 +103,11 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     const json = existing;
     if (ifExists === 'update') {
       deps.ui.warn(`note: ${how === 'alias' ? `the alias "${alias}" is` : `${url} is already shortened as`} ${named(existing)}; updating it.`);
-      return updateLink(deps, toInt(existing.id)!, body, new Set());
+      // The alias it was found by is its own: not sent again (an update without `custom` keeps the
+      // alias, and servers check a sent one as new: one under 3 characters, which older links have, is refused).
+      const { custom, ...rest } = body;
+      const own = typeof existing.alias === 'string' && typeof custom === 'string' && existing.alias.toLowerCase() === custom.toLowerCase();
+      return updateLink(deps, toInt(existing.id)!, own ? rest : body, new Set());
     }
     if (!same && how === 'alias') {
       throw new ApiError(
@@ -138,11 +142,14 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     return { status: 'exists', record: brief(existing), json, problems: [] };
   };
 
-  // Look before sending when it costs nothing (the run read every link) or when --if-exists skip promises to send nothing.
-  if (ifExists === 'skip' || reader.isComplete('links')) {
+  // Look before sending when it costs nothing (the run read every link), when --if-exists skip
+  // promises to send nothing, or when the alias is too short to send (it can only name a link).
+  const short = alias !== undefined ? shortAliasRefusal(alias) : undefined;
+  if (ifExists === 'skip' || reader.isComplete('links') || short) {
     const [existing] = alias !== undefined ? await withAlias(reader, alias, body.domain) : await withDestination(reader, url, body.domain);
     if (existing) return met(existing, alias !== undefined ? 'alias' : 'destination', 'no');
   }
+  if (short) throw new UsageError(`${short.message} to create a link: no link has it; nothing was sent`, short.hint);
   // Without an alias the server may answer with an existing link: its id tells (see the top of this file).
   const newest = alias === undefined ? await reader.newestLinkId() : undefined;
   let answer: Body;

@@ -80,7 +80,7 @@ describe('updates never clear in silence', () => {
   it('an exported link with pixels and parameters, one field edited: plan names what the update clears, apply --yes refuses without --allow-clear; stated in the file, nothing is cleared', async () => {
     const { sb, env, stored } = await server();
     const update = await runCli(['link', 'update', '2', '--pixel', '1', '--param', 'utm_source=qr', '--private', '--yes'], { env });
-    expect(update.code, update.stderr).toBe(0);
+    expect(update.code, update.stderr + update.stdout).toBe(0);
     expect(stored('spring-sale')).toMatchObject({ pixels: [1], parameters: [{ name: 'utm_source', value: 'qr' }] });
     const exported = (await runCli(['export'], { env })).stdout;
     const edited = file(exported.replace('    title: Spring sale\n', '    title: Spring sale 2027\n'));
@@ -211,6 +211,58 @@ describe('plans converge on what the product stores', () => {
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toBe('No changes: the account matches the file.\n');
     expect(plan.code).toBe(0);
+  });
+
+  it('a 2-character alias of an existing link is a name in rows (link add --from with --if-exists skip or update, import), never a refusal; one that would be created is refused, nothing written', async () => {
+    const state = seedState();
+    state.links[1]!.alias = 's3'; // older installations have such links (spring-sale's destination)
+    const { sb, env } = await server({ state });
+    const rows = join(dir, 'short-rows.csv');
+    writeFileSync(rows, 'url,alias\nhttps://example.com/spring-sale,s3\nhttps://example.com/docs,docs\n');
+    const writes = () => sb.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+
+    sb.requests.length = 0;
+    const skip = await runCli(['link', 'add', '--from', rows, '--if-exists', 'skip', '--json'], { env });
+    expect(skip.code, skip.stderr).toBe(0);
+    expect(skip.stderr).not.toMatch(/at least 3 characters/);
+    expect(writes()).toEqual([]);
+    expect(JSON.parse(skip.stdout).map((r: { status: string }) => r.status)).toEqual(['skipped', 'skipped']);
+
+    sb.requests.length = 0;
+    writeFileSync(rows, 'url,alias,meta-title\nhttps://example.com/spring-sale,s3,Spring 2027\n');
+    const update = await runCli(['link', 'add', '--from', rows, '--if-exists', 'update', '--yes', '--json'], { env });
+    expect(update.code, update.stderr + update.stdout).toBe(0);
+    expect(writes()).toEqual(['PUT /api/url/2/update']);
+    expect(sb.requests.filter((r) => r.method === 'PUT')[0]!.body).toMatchObject({ url: 'https://example.com/spring-sale', metatitle: 'Spring 2027' });
+
+    // a 2-character alias no link has would be created: refused, no write
+    sb.requests.length = 0;
+    writeFileSync(rows, 'url,alias\nhttps://example.com/new-page,n2\n');
+    const create = await runCli(['link', 'add', '--from', rows, '--if-exists', 'skip'], { env });
+    expect(create.code).not.toBe(0);
+    expect(create.stdout + create.stderr).toMatch(/--alias must have at least 3 characters, got "n2" to create a link: no link has it; nothing was sent/);
+    expect(writes()).toEqual([]);
+    // typed on the command line without skip or update: refused before any request
+    sb.requests.length = 0;
+    const typed = await runCli(['link', 'add', 'https://example.com/x', '--alias', 's3'], { env });
+    expect(typed.code).toBe(2);
+    expect(sb.requests).toEqual([]);
+
+    // import: the account's own short alias is matched; one the import would create is still refused
+    const input = join(dir, 'short-import.csv');
+    writeFileSync(input, 'Destination,Alias\nhttps://example.com/spring-sale,s3\nhttps://example.com/docs,docs\n');
+    const imported = await runCli(['import', 'csv', input, '--map', 'url=Destination,alias=Alias'], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).not.toMatch(/shorter than/);
+    expect(imported.stdout).toMatch(/- alias: s3\n/);
+    const planned = await runCli(['plan', '-f', '-'], { env, stdin: imported.stdout });
+    expect(planned.stderr).not.toMatch(/at least 3 characters/);
+    expect(planned.stdout).not.toMatch(/^\+ link s3/m);
+    writeFileSync(input, 'Destination,Alias\nhttps://example.com/brand-new,n2\n');
+    const refusedImport = await runCli(['import', 'csv', input, '--map', 'url=Destination,alias=Alias'], { env });
+    expect(refusedImport.code).toBe(2);
+    expect(refusedImport.stderr).toMatch(/alias "n2" is shorter than 3 characters, which servers refuse/);
+    expect(sb.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
   it('a link whose channel was deleted (a null in its channel list) is read, listed and exported', async () => {

@@ -4,6 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, ConfirmationNeeded, NetworkError, NotFoundError, UsageError } from '../../errors.js';
+import { shortAliasRefusal } from '../../model/aliases.js';
 import { toInt, type Body } from '../../http/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
@@ -129,12 +130,22 @@ async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec):
   await enforcePolicy(ctx, [{ what, subject: { url: str(url), alias: str(opts.alias), domain: str(opts.domain), campaign: str(opts.campaign) ?? (typeof opts.campaign === 'number' ? opts.campaign : undefined) } }]);
 }
 
+/** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it as short. */
+function refuseShortAlias(alias: unknown): void {
+  const refusal = typeof alias === 'string' ? shortAliasRefusal(alias) : undefined;
+  if (refusal) throw new UsageError(refusal.message, refusal.hint);
+}
+
 /** `link add`, for one command line or one row of `--from`. */
 export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise<LinkRowOutcome> {
   await keepsPolicy(ctx, 'link add', args[0], opts);
   const body: Rec = { url: args[0] as string, ...(await bodyFromFlags(ctx, opts)) };
   const { url: _url, ...options } = body;
   const ifExists = (opts.ifExists as IfExists | undefined) ?? (Object.keys(options).length ? 'fail' : 'return');
+  // With skip or update a short alias may name a link that exists (older installations have
+  // them): addLink looks it up and refuses it only if it would create one. Otherwise it would be
+  // sent: refused now, before anything is read.
+  if (ifExists !== 'skip' && ifExists !== 'update') refuseShortAlias(opts.alias);
   return addLink(await deps(ctx, opts), body, ifExists);
 }
 
@@ -185,6 +196,7 @@ async function updateInput(ctx: Context, opts: Rec): Promise<{ given: Rec; clear
 
 /** `link update`, for one row of `--from` (the file was confirmed once for every row). */
 export async function updateRow(ctx: Context, { args, opts }: ActionInput): Promise<LinkRowOutcome> {
+  refuseShortAlias(opts.alias); // a new alias is sent
   await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
   return updateLink(await deps(ctx, opts), args[0] as number, given, clear);
@@ -208,6 +220,7 @@ export async function updatePrepare(ctx: Context, rows: number): Promise<void> {
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const id = args[0] as number;
+  refuseShortAlias(opts.alias); // a new alias is sent
   await keepsPolicy(ctx, `link update ${id}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
   // What the update would clear whatever the link holds is known now: without a terminal or --yes, refuse before any request.

@@ -5,7 +5,7 @@ import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, many,
 import { wrapped } from '../shared/help-text.js';
 import { httpUrl, idOrName, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
-import { MIN_ALIAS_LENGTH, serverAlias } from '../../model/aliases.js';
+import { serverAlias } from '../../model/aliases.js';
 
 /** `--verify` of the commands that write links: single commands always check; rows and files only when asked. */
 const VERIFY_HELP = 'with --from: read each link back after writing it and report options the server dropped (the account\'s plan may lack them): one more request a row; a single command always checks';
@@ -14,11 +14,12 @@ const VERIFY_HELP = 'with --from: read each link back after writing it and repor
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
 /**
- * A custom alias: servers refuse one shorter than MIN_ALIAS_LENGTH ("Custom alias must be at least
- * 3 characters."), and store one their rewrite empties (`???`) as no alias at all, the domain's root.
+ * A custom alias: servers store one their rewrite empties (`???`) as no alias at all, the domain's
+ * root. One shorter than MIN_ALIAS_LENGTH is refused where it would be sent (./actions.ts,
+ * `shortAliasRefusal`): a row of `link add --from --if-exists skip|update` may name an existing
+ * link by a short alias, which older installations have.
  */
 export function alias(raw: string): string {
-  if (raw.trim().length < MIN_ALIAS_LENGTH) throw new UsageError(`--alias must have at least ${MIN_ALIAS_LENGTH} characters, got "${raw}"`, 'servers refuse shorter aliases; leave --alias out to get a generated one');
   if (!serverAlias(raw)) throw new UsageError(`--alias "${raw}" is nothing once servers rewrite it (they turn spaces and most punctuation into - and trim them): the link would have no alias`, 'give letters or digits, or leave --alias out to get a generated one');
   return raw;
 }
