@@ -40,7 +40,7 @@ export interface WriterContext {
 }
 
 /**
- * The API's path words (`url` of `api/url/12/update`), as linkctl's commands name the resources
+ * The API's path words (`url` in the path of a link's update), as linkctl's commands name the resources
  * (`link`): from each model's paths (src/model/), and the account's.
  */
 const RESOURCES: Record<string, string> = Object.fromEntries([

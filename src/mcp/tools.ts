@@ -303,7 +303,7 @@ function optionParams(command: Command, path: string[]): Param[] {
 }
 
 function booleanParam(name: string, option: Option): Param {
-  return { name, short: option.short, boolean: true, integer: false, list: false, required: false, description: option.description };
+  return { name, short: option.short, boolean: true, integer: false, list: false, required: false, description: agentNotes(option) ?? option.description };
 }
 
 function valueParam(name: string, option: Option, negated: Param | undefined): Param {

@@ -1,6 +1,6 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
 import { Option, type Command } from 'commander';
-import { concurrencyOption, enumOption, forceOption, pathOption, printsDocuments, withExamples, type Bind } from '../shared/define.js';
+import { concurrencyOption, enumOption, forceOption, pathOption, printsDocuments, optionsForAgents, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 import { REDIRECT_FORMATS } from '../../ascode/redirect-formats.js';
@@ -13,7 +13,7 @@ export function register(program: Command, bind: Bind): void {
   const load = () => import('../../ascode/actions.js');
 
   withExamples(
-    program
+    optionsForAgents(program
       .command('export')
       .description('Write every domain, pixel, campaign, channel, link and QR code (its content read from its image) to one YAML file, referenced by name (no secrets)')
       .addOption(pathOption('--file <path>', 'write to this file (atomically, mode 0600) instead of stdout'))
@@ -26,7 +26,15 @@ export function register(program: Command, bind: Bind): void {
       .option('--include-secrets', "write secrets read from QR images (a wifi code's password) in the clear; without it such a code is written by name only")
       .option('--schema', 'print the JSON Schema of the file instead, and read nothing')
       .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
-      .action(bind(load, 'exportAccount')),
+      .action(bind(load, 'exportAccount')), {
+      '--details': 'also read each link\'s targeting and expiry (a request a link)',
+      '--state-unreadable': 'write options that cannot be read back as linkctl last set them',
+      '--concurrency': 'with details: links read at a time, 1 to 32, or auto',
+      '--no-qr-content': 'write QR codes by name only, without reading their images',
+      '--include-secrets': 'write secrets read from QR images in the clear',
+      '--schema': 'print the file\'s JSON Schema instead',
+      '--redirects': 'write a redirect map for this web server instead',
+    }),
     ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --no-qr-content --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
   );
 

@@ -1,7 +1,7 @@
 /** `check`: link health. Flags and help only; the work is in ./actions.ts, loaded when it runs. */
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { dbOption, forAgents, listsRecords, withExamples, type Bind } from '../shared/define.js';
+import { dbOption, forAgents, listsRecords, optionsForAgents, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { duration, positiveInt } from '../../validate.js';
 import { BROKEN, FAIL_ON_NAMES, FINDING_HELP, FINDINGS, FLAG_HELP, FLAGS, HEALTHY, STATUS_HELP, STATUSES } from '../../check/statuses.js';
@@ -42,13 +42,13 @@ const list = (help: Record<string, string>, names: readonly string[]) => names.m
  * person's (the agent reads each record's status), and private addresses are never requested.
  */
 const AGENT_NOTES = [
-  'A record per link (and QR code, with qr). Each destination is requested once (HEAD, then GET), up to 10 redirects; no key is sent; private addresses never (blocked).',
+  'A record per link (and QR code); each destination requested once, without the key; private addresses blocked.',
   `status: ${HEALTHY.join(', ')} (healthy); ${BROKEN.join(', ')} (broken); ${STATUSES.filter((s) => !HEALTHY.includes(s) && !BROKEN.includes(s)).join(', ')}. flags: ${FLAGS.join(', ')}. findings: ${FINDINGS.join(', ')}.`,
 ].join('\n\n');
 
 export function register(program: Command, bind: Bind): void {
   withExamples(
-    forAgents(listsRecords(dbOption(program.command('check'))), AGENT_NOTES)
+    optionsForAgents(forAgents(listsRecords(dbOption(program.command('check'))), AGENT_NOTES)
       .description("Check every link's destination (and with --qr, what printed QR codes lead to): broken, redirected, insecure")
       .option('--qr', 'also check QR codes whose data is a URL (one image download a code, read locally)')
       .option('--details', "also read each link's details, one request a link, for its expiry and its geo and device targets (slow: paced by the API's rate limit)")
@@ -95,7 +95,14 @@ export function register(program: Command, bind: Bind): void {
           '7 when the run could not be stored (the results are printed all the same).',
         ].join('\n')),
       )
-      .action(bind(() => import('./actions.js'), 'check')),
+      .action(bind(() => import('./actions.js'), 'check')), {
+      '--details': 'also read each link\'s details (a request each): expiry, targets',
+      '--expiring': 'with details: expiring within this long (default 14d)',
+      '--concurrency': `destinations at a time (default 8, at most ${MAX_CONCURRENCY})`,
+      '--deadline': 'stop after this long (default 10m); the rest is unchecked',
+      '--since-last': 'only what changed since the previous check',
+      '--problems-only': 'leave out healthy destinations',
+    }),
     [
       'linkctl check',
       'linkctl check --qr',

@@ -1,6 +1,6 @@
 /** `import`: another shortener's export as an account file. Flags and help only; the work is in src/import/, loaded when the command runs. */
 import type { Command } from 'commander';
-import { dbOptionOf, enumArgument, forAgents, enumOption, forceOption, pathArgument, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOptionOf, enumArgument, forAgents, enumOption, forceOption, pathArgument, pathOption, optionsForAgents, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { DELIMITERS, delimiterOption, FORMATS, FORMAT_NAMES, MAP_TARGETS, ON_COLLISION, TAGS_TO } from '../../import/formats.js';
 
@@ -32,14 +32,13 @@ function formatsHelp(): string {
 
 /** The import tool's notes for an agent (src/mcp/tools.ts): the help's column tables are a person's reference. */
 const AGENT_NOTES = [
-  'Only reads the account. A row that cannot keep its alias (taken in the account for another destination, a conflict with an earlier row, or refused by the server) refuses the import unless onCollision says what to do; only replace repoints a live link. Aliases are written as the server will store them.',
-  'A file without a byte-order mark must be UTF-8 unless encoding names another.',
+  'Only reads the account. A row that cannot keep its alias (taken, a conflict with an earlier row, or refused by servers) refuses the import unless onCollision says what to do.',
 ].join('\n\n');
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('../../import/actions.js');
   withExamples(
-    forAgents(program.command('import'), AGENT_NOTES)
+    optionsForAgents(forAgents(program.command('import'), AGENT_NOTES)
       .description("Turn another shortener's export into an account file that `plan` and `apply` bring into this account")
       .addArgument(enumArgument('<format>', 'where the export comes from', FORMAT_NAMES))
       .addArgument(pathArgument('<input>', 'the export file to read'))
@@ -56,7 +55,15 @@ export function register(program: Command, bind: Bind): void {
       .addOption(dbOptionOf())
       .addOption(forceOption())
       .addHelpText('after', wrapped(formatsHelp))
-      .action(bind(load, 'importLinks')),
+      .action(bind(load, 'importLinks')), {
+      '--map': 'csv: part=column pairs; url and alias (or short) are needed',
+      '--tags-to': 'tags become: the first a campaign, each a channel, or comments',
+      '--on-collision': 'for a row that cannot keep its alias',
+      '--keep-domains': 'keep domains the account has (else its default domain)',
+      '--encoding': 'of a file without a byte-order mark that is not UTF-8, e.g. windows-1252',
+      '--skip-invalid': 'set invalid rows aside instead of refusing the file',
+      '--delimiter': 'CSV delimiter, if the header does not show it',
+    }),
     [
       'linkctl import bitly bitly-links.csv > account.yaml',
       'linkctl import shlink short_urls.csv --tags-to campaign --file account.yaml',

@@ -1,7 +1,7 @@
 /** `link`: short links. Flags and help only; the work is in ./actions.ts, loaded when a command runs. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
-import { bulkOptions, deleteCommand, enumOption, forceOption, listCommand, many, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { bulkOptions, deleteCommand, enumOption, forAgents, forceOption, listCommand, many, optionsForAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { httpUrl, idOrName, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
 import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
@@ -163,8 +163,8 @@ export function register(program: Command, bind: Bind): void {
   deleteCommand(link, bind, load, 'link', '', ['linkctl link delete 1 2 --yes']);
 
   withExamples(
-    link
-      .command('qr')
+    optionsForAgents(forAgents(link
+      .command('qr'), 'The code holds the short URL: its scans count as visits of the link.')
       .description('Draw a link\'s short URL as a QR code made locally: on the terminal, or as a PNG or SVG file')
       .argument('[id]', 'link id', (v) => positiveInt('ID', v))
       .option('--short <url>', 'encode this short URL instead of looking up a link (no request sent)', (v) => httpUrl('--short', v))
@@ -176,7 +176,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--foreground <color>', 'colour of the modules in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--foreground', v))
       .option('--background <color>', 'colour of the background in the file, #RRGGBB or rgb(r,g,b)', (v) => rgbColor('--background', v))
       .addHelpText('after', wrapped('\nThe code encodes the short URL, so scans count as visits of the link. A server-side QR code\n(`linkctl qr add`) counts scans of its own; `linkctl qr download` saves its image.'))
-      .action(bind(() => import('./qr.js'), 'qr')),
+      .action(bind(() => import('./qr.js'), 'qr')), { '--margin': 'quiet zone, in modules (default 4 in files)', '--ecc': 'error correction level' }),
     [
       'linkctl link qr 1',
       'linkctl link qr --short https://go.example.com/menu',

@@ -1,6 +1,6 @@
 /** `lint`: hygiene findings about the account's links. Flags and help only; the work is in src/policy/lint.ts, loaded when the command runs. */
 import type { Command } from 'commander';
-import { dbOptionOf, forAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOptionOf, forAgents, optionsForAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 import { LINT_RULES } from '../../policy/rules.js';
@@ -8,7 +8,7 @@ import { LINT_RULES } from '../../policy/rules.js';
 export function register(program: Command, bind: Bind): void {
   const rules = Object.entries(LINT_RULES).map(([name, r]) => `  ${name.padEnd(22)} ${r.severity.padEnd(8)} ${r.what}${'days' in r ? ` (${r.days} days)` : ''}`);
   withExamples(
-    forAgents(program.command('lint'), `Findings, worst first, each naming its rule, the record and the fix. Rules: ${Object.keys(LINT_RULES).join(', ')}; with the user's policy, links breaking its rules too. Reads only; an empty list means nothing was found.`)
+    optionsForAgents(forAgents(program.command('lint'), `Findings, worst first: rule, record, fix. Rules: ${Object.keys(LINT_RULES).join(', ')}, and the user's policy's. An empty list: nothing found.`)
       .description("Report the account's hygiene problems (duplicates, http://, look-alike aliases, UTM spellings, expiring, unclicked, broken links); reads only")
       .addOption(pathOption('-f, --file <path>', 'lint an account file (as `export` writes and `apply` reads) instead of the account'))
       .option('--expiring-days <n>', 'the window of the expiring rule, in days (default: the policy, else 30)', (v) => positiveInt('--expiring-days', v))
@@ -25,7 +25,10 @@ export function register(program: Command, bind: Bind): void {
           'Exit codes: 0 nothing found, 1 findings, 2 bad input.',
         ].join('\n')),
       )
-      .action(bind(() => import('./actions.js'), 'lint')),
+      .action(bind(() => import('./actions.js'), 'lint')), {
+      '--expiring-days': 'expiring rule\'s window, days (default: the policy, else 30)',
+      '--stale-days': 'stale rule\'s window, days (default: the policy, else 90)',
+    }),
     ['linkctl lint', 'linkctl lint --json', 'linkctl lint -f account.yaml --policy policy.yaml', 'linkctl lint --stale-days 180 --db postgres://ci@db.internal/linkctl'],
   );
 }

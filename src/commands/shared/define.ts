@@ -77,6 +77,20 @@ export function optionForAgents<T extends Option>(option: T, description: string
   return option;
 }
 
+/**
+ * Shorter descriptions of a command's options for its MCP tool, by long flag (`--deadline`):
+ * where the help's says what only a person needs, or more than an agent needs to choose. Given
+ * once the options are defined; a flag the command does not have is a mistake, thrown at start.
+ */
+export function optionsForAgents(command: Command, texts: Record<string, string>): Command {
+  for (const [flag, text] of Object.entries(texts)) {
+    const option = command.options.find((o) => o.long === flag);
+    if (!option) throw new Error(`internal: ${command.name()} has no option ${flag}`);
+    optionForAgents(option, text);
+  }
+  return command;
+}
+
 /** The notes `forAgents` gave the command (or `optionForAgents` the option), if any. */
 export function agentNotes(command: Command | Option): string | undefined {
   return (command as { [AGENT_NOTES]?: string })[AGENT_NOTES];

@@ -1,6 +1,6 @@
 /** `stats`: click history. Flags and help only; the work is in ./actions.ts and src/history/, loaded when a command runs. */
 import type { Command } from 'commander';
-import { concurrencyOption, dbOption, enumOption, forceOption, many, pathOption, withExamples, type Bind } from '../shared/define.js';
+import { concurrencyOption, dbOption, enumOption, forceOption, many, pathOption, optionsForAgents, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
 import { DIMENSIONS, EXPORT_FORMATS, GROUPS, PERIODS } from '../../history/kinds.js';
@@ -9,11 +9,16 @@ const text = (flag: string) => (v: string) => nonEmpty(flag, v).trim();
 
 /** What a series is made of: links, campaigns, QR codes, or the most clicked links. */
 function selection(command: Command): Command {
-  return command
+  return optionsForAgents(command
     .option('--link <id|alias>', 'a link, by id or alias (repeatable)', many(text('--link')))
     .option('--campaign <id|name>', 'the links of a campaign, by id or name (repeatable)', many(text('--campaign')))
     .option('--qr <id|name>', 'a QR code\'s scans, by id or name (repeatable)', many(text('--qr')))
-    .option('--top <n>', 'also the N links with the most clicks in the window, each a series of its own', (v) => positiveInt('--top', v));
+    .option('--top <n>', 'also the N links with the most clicks in the window, each a series of its own', (v) => positiveInt('--top', v)), {
+    '--link': 'links by id or alias',
+    '--campaign': 'campaigns\' links, by id or name',
+    '--qr': 'QR codes\' scans, by id or name',
+    '--top': 'also the N most clicked links, a series each',
+  });
 }
 
 function window(command: Command, since: string): Command {
@@ -22,6 +27,9 @@ function window(command: Command, since: string): Command {
     .option('--until <when>', 'end of the window (default: now)')
     .option('--account <id|name>', 'the account, when the database holds several of this server');
 }
+
+/** The window's options as an agent reads them (the help's say more for a person). */
+const WINDOW_FOR_AGENTS = { '--since': 'start: a duration (30d, 48h) or a date', '--until': 'end (default now)', '--account': 'if the database holds several' };
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
@@ -49,11 +57,11 @@ export function register(program: Command, bind: Bind): void {
     ['linkctl stats snapshot', 'linkctl stats snapshot -q --details 20', 'linkctl stats snapshot --db postgres://linkctl@db.example.com/marketing'],
   );
   withExamples(
-    dbOption(selection(window(stats.command('show'), '30d, or 48h --by hour, 12w --by week, 52w --by month')))
+    optionsForAgents(dbOption(selection(window(stats.command('show'), '30d, or 48h --by hour, 12w --by week, 52w --by month')))
       .description('Clicks per period: a table with a sparkline, or series for scripts (--json, -o ndjson|csv)')
       .addOption(enumOption('--by <period>', 'period of each point (UTC): hour, day, week (ISO, from Monday) or month (default day)', PERIODS))
       .addOption(enumOption('--breakdown <what>', 'changes of the top countries, referrers, browsers or systems of the chosen links (needs snapshots with --details)', DIMENSIONS))
-      .action(bind(load, 'show')),
+      .action(bind(load, 'show')), { ...WINDOW_FOR_AGENTS, '--by': 'each point\'s period, UTC (default day)', '--breakdown': 'changes by country, referrer, browser or system' }),
     [
       'linkctl stats show --since 30d --by day',
       'linkctl stats show --link spring-sale --since 12w --by week',
@@ -63,12 +71,12 @@ export function register(program: Command, bind: Bind): void {
     ],
   );
   withExamples(
-    dbOption(window(stats.command('top'), '7d'))
+    optionsForAgents(dbOption(window(stats.command('top'), '7d'))
       .description('The most clicked links of the window (days ending today), each against the same span before, with what the history covers said')
       .option('--top <n>', 'how many (default 10)', (v) => positiveInt('--top', v))
       .option('--qr', 'QR codes\' scans instead of links\' clicks')
       .addOption(enumOption('--group <by>', 'links\' clicks summed by campaign, channel (as the server lists them now) or domain, or by each visit\'s country, referrer, browser or os (from listen\'s events and --details snapshots); clicks in none counted apart', GROUPS))
-      .action(bind(loadGroups, 'top')),
+      .action(bind(loadGroups, 'top')), { ...WINDOW_FOR_AGENTS, '--group': 'sum by what links belong to (campaign, channel, domain) or by visit (country, referrer, browser, os); clicks in none counted apart' }),
     ['linkctl stats top --since 7d', 'linkctl stats top --since 30d --top 20 --json', 'linkctl stats top --qr', 'linkctl stats top --group campaign --since 30d'],
   );
   withExamples(
