@@ -14,6 +14,7 @@ import { fetchFor, isLoopback } from './transport.js';
 import type { GuardedFetch } from './outbound.js';
 import { withLikelyScheme } from './loopback.js';
 import type { AllowPrivate } from '../check/networks.js';
+import { PROXY_AUTH_HINT, RETRY_STATUSES, classify, describe, isRecord, looksJson, nestingDepth, nonJsonError, readCapped, readCappedBytes, redirectError, safeParse, statusText, tlsHint, untilAborted, type Failure } from './answers.js';
 
 export type { RateState } from './rate-limit.js';
 
@@ -82,13 +83,8 @@ const MAX_NETWORK_RETRIES = 2;
 /** Deeper answers are refused (exit 6): this API's are a few levels deep. */
 const MAX_JSON_DEPTH = 64;
 const BACKOFF_BASE_MS = 300;
-/** Errors that prove the request never reached a server, so even a POST may be sent again. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
-const RETRY_STATUSES = new Set([502, 503, 504]);
 /** The detail of an attempt that Ctrl-C stopped before it was sent. */
 const NOT_SENT = 'interrupted before sending';
-// Not written as a URL with credentials: redaction would hide exactly the part that explains.
-const PROXY_AUTH_HINT = 'put the proxy user name and password in HTTPS_PROXY / HTTP_PROXY, as user:password@ before the host';
 
 const BASE_URL_HINT = 'the base URL is the site root of your server, with its scheme: e.g. https://links.example.com';
 
@@ -111,7 +107,6 @@ export function normaliseBaseUrl(raw: string, flag = '--base-url'): URL {
 }
 
 /** How an attempt that got no usable answer ended. */
-type Failure = 'aborted' | 'timeout' | 'never-sent' | 'unknown-outcome' | 'too-large' | 'proxy-auth' | 'tls' | 'bad-port';
 type Attempt =
   | { kind: 'answered'; status: number; headers: Headers; text: string; ms: number }
   | { kind: 'failed'; failure: Failure; detail: string };
@@ -525,192 +520,4 @@ function cleanQuery(query: Query | undefined): Record<string, string> | undefine
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(query)) if (value !== undefined) out[key] = String(value);
   return out;
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts, whatever the promise does. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(new Error('aborted'));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
-      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    );
-  });
-}
-
-/** The body as text, or undefined when it is larger than `cap`: see `readCappedBytes`. */
-async function readCapped(response: Response, cap: number, signal: AbortSignal): Promise<string | undefined> {
-  return (await readCappedBytes(response, cap, signal))?.toString('utf8');
-}
-
-/**
- * The body as bytes, or undefined when it is larger than `cap` (reading stops there). Our own
- * reader: when `signal` aborts (the --timeout timer or Ctrl-C) the read in progress is given up
- * and the stream cancelled at once, however slowly the server drips the body.
- */
-async function readCappedBytes(response: Response, cap: number, signal: AbortSignal): Promise<Buffer | undefined> {
-  if (!response.body) return Buffer.alloc(0);
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > cap) {
-    void response.body.cancel().catch(() => undefined);
-    return undefined;
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await untilAborted(reader.read(), signal);
-      if (done) break;
-      size += value.byteLength;
-      if (size > cap) return undefined;
-      chunks.push(value);
-    }
-  } finally {
-    // Done, too large, or aborted: stop reading and let the connection go.
-    void reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks);
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** undici reports a proxy's 407 as an error, in forward mode and for CONNECT tunnels alike. */
-function isProxyAuth(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    const message = String((current as Error).message);
-    if (/\b407\b/.test(message) && /proxy/i.test(message)) return true;
-  }
-  return false;
-}
-
-/** TLS handshake failures: nothing was sent, and sending again would fail the same way. */
-const isTls = (code: string | undefined) =>
-  Boolean(code && (/^ERR_(SSL|TLS)_/.test(code) || /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)/.test(code)));
-
-function tlsHint(detail: string): string {
-  if (/WRONG_VERSION_NUMBER/.test(detail)) return 'the server does not speak https on this port: is the base URL right (http:// or https://, and the port)?';
-  return 'if the server uses a private certificate authority, point NODE_EXTRA_CA_CERTS at its certificate file';
-}
-
-/** fetch refuses some ports outright (the Fetch standard's "bad ports": 6000, 6667, ...), sending nothing. */
-const isBadPort = (error: unknown) => (error as { cause?: { message?: string } })?.cause?.message === 'bad port';
-
-function classify(error: unknown): Failure {
-  if (isProxyAuth(error)) return 'proxy-auth'; // the server was never reached, and sending again would not help
-  if (isBadPort(error)) return 'bad-port'; // fetch itself refuses the port: sending again changes nothing
-  const code = errorCode(error);
-  if (isTls(code)) return 'tls';
-  return code && NEVER_SENT.has(code) ? 'never-sent' : 'unknown-outcome';
-}
-
-function describe(error: unknown): string {
-  const code = errorCode(error);
-  const cause = (error as { cause?: { message?: string } })?.cause?.message;
-  const message = cause || (error as Error)?.message || String(error);
-  if (isProxyAuth(error)) return 'the proxy refused the request: it wants credentials (HTTP 407)';
-  if (isBadPort(error)) return 'fetch refuses to connect to this port (a "bad port" of the Fetch standard, as browsers do)';
-  if (isTls(code)) return `the TLS connection failed (${code})`;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || /other side closed|terminated|socket hang up/i.test(message)) {
-    return 'the connection was closed before a complete answer';
-  }
-  const line = message.replace(/\s+/g, ' ').trim().slice(0, 300); // one line, whatever the library wrote
-  return code ? `${line} (${code})` : line;
-}
-
-function isRecord(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
-}
-
-function looksJson(text: string): boolean {
-  return /^\s*[{[]/.test(text);
-}
-
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function statusText(status: number): string {
-  const names: Record<number, string> = { 401: ' Unauthorized', 403: ' Forbidden', 502: ' Bad Gateway', 503: ' Service Unavailable', 504: ' Gateway Timeout' };
-  return names[status] ?? '';
-}
-
-function tryUrl(raw: string, base: string): URL | undefined {
-  try {
-    return new URL(raw, base);
-  } catch {
-    return undefined;
-  }
-}
-
-function redirectError(url: string, path: string, status: number, location: string | null): NetworkError {
-  const from = new URL(url);
-  const to = location === null ? undefined : tryUrl(location, url);
-  const target = to ? to.href : location === null ? '(no Location header)' : `"${location.slice(0, 200)}" (not a URL)`;
-  let hint = 'linkctl does not follow redirects on API calls; set --base-url to the site root the API really answers on';
-  if (to) {
-    // The site root the redirect implies: the target with the API path taken off its end.
-    const apiPath = `/${path.replace(/^\/+/, '').replace(/\/+$/, '')}`;
-    const rest = to.pathname.replace(/\/+$/, '');
-    const root = rest.endsWith(apiPath) ? `${to.origin}${rest.slice(0, -apiPath.length)}` : undefined;
-    const fromPath = from.pathname.replace(/\/+$/, '');
-    if (from.protocol === 'http:' && to.protocol === 'https:') hint = `the server wants https: use --base-url ${root ?? `https://${from.host}`}`;
-    else if (to.host === from.host && fromPath === rest && to.pathname !== from.pathname) {
-      hint = 'the server redirects to add or remove a trailing slash, which API calls must not need; check --base-url (the site root, without /api)';
-    } else if (root) hint = `the API seems to have moved: try --base-url ${root}`;
-  }
-  return new NetworkError(`HTTP ${status}: the server redirects ${url} to ${target}`, hint);
-}
-
-function nonJsonError(where: string, path: string, status: number, text: string): NetworkError {
-  const json = looksJson(text);
-  const kind = json ? 'an incomplete JSON answer' : /<html|<!doctype/i.test(text) ? 'an HTML page' : 'an answer that is not JSON';
-  // An id in the path: a segment after the resource name (the QR code `abc`, or its `abc/update`).
-  const hasId = /^\/?api\/[^/]+\/[^/?]+/.test(path);
-  let hint: string | undefined;
-  if (status === 404) hint = 'is the base URL right? it should be the site root, e.g. https://example.com';
-  else if (status === 405) hint = 'the server does not accept this method here; is the base URL right?';
-  else if (status === 407) hint = PROXY_AUTH_HINT;
-  else if (RETRY_STATUSES.has(status)) hint = 'the server, or a gateway in front of it, is unavailable; try again later';
-  else if (status >= 500 && hasId) hint = 'the server failed on this request (non-numeric id, or data the server rejects)';
-  else if (status >= 500) hint = 'the server failed on this request; try again later, or check the values you gave';
-  else if (json) hint = 'the answer was cut short; try again';
-  else if (status === 200) hint = 'is the base URL the main site rather than a branded domain? it should be the site root, e.g. https://example.com';
-  return new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint);
 }
