@@ -7,7 +7,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pai
 import { blockItem } from './block-yaml.js';
 import { CliError, UsageError } from '../errors.js';
 import { collectGarbage } from '../memory.js';
-import { linkBody } from './engine.js';
+import { linkBody } from './apply.js';
 import { MIN_ALIAS_LENGTH } from '../model/aliases.js';
 import { identity, isNone, KINDS, keyMatch, keyOf, NONE, NONE_FIELDS, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
