@@ -96,7 +96,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--paper <size>', 'the PDF\'s paper: a4 or letter (default a4)', ['a4', 'letter']))
       .addOption(enumOption('--by <period>', 'period of each bar (default day)', PERIODS))
       .addOption(forceOption())
-      .action(bind(load, 'report')),
+      .action(bind(() => import('./report.js'), 'report')),
     ['linkctl stats report --since 90d --html report.html', 'linkctl stats report --since 30d --pdf report.pdf', 'linkctl stats report --campaign "Spring launch" --top 5 --html spring.html'],
   );
   withExamples(
