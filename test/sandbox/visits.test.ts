@@ -88,9 +88,11 @@ describe('short links with a password or an expiry, and unknown paths', () => {
   });
 });
 
-describe('QR code images', () => {
+// The sandbox's older form (`--qr-images png`); its default, the product's form, is tested in
+// test/sandbox/qr-images.test.ts and test/e2e/sandbox-product-images.test.ts.
+describe('QR code images, the PNG form', () => {
   it('serve a PNG at the code\'s link, and an SVG at link + .svg, that scan as the code\'s data, in its colours', async () => {
-    const sb = await start();
+    const sb = await start({ qrImages: 'png' });
     const add = await call(sb, 'POST', '/api/qr/add', { type: 'link', data: 'https://example.com/poster', foreground: 'rgb(10,20,120)', background: 'rgb(255,250,230)' });
     const link: string = add.json.link;
     expect(link.startsWith(`${sb.url}/qr/`)).toBe(true);
@@ -114,7 +116,7 @@ describe('QR code images', () => {
   });
 
   it('encode wifi codes in the format phones join networks with', async () => {
-    const sb = await start();
+    const sb = await start({ qrImages: 'png' });
     const list = (await get(sb, '/api/qr')).json.data.qrs;
     const wifi = list.find((q: { name: string }) => q.name === 'Office wifi');
     expect(decodePng(Buffer.from(await (await fetch(wifi.link)).arrayBuffer()))).toBe('WIFI:T:WPA;S:Guest;P:welcome123;;');
