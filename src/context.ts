@@ -112,6 +112,8 @@ export class Context {
   command?: string;
   /** Where the client sends: 'sandbox' for the built-in one, else its base URL (the ledger's `server`). */
   private server?: string;
+  /** The built-in sandbox's origin once its client exists (`--sandbox`): `check` may request it, and only it, on loopback. */
+  sandboxOrigin?: string;
   /** The question being asked, if any: the next waits for its answer. */
   private asking: Promise<unknown> = Promise.resolve();
   /** Secret values met while running (passwords taken from the environment): redacted from messages and --debug traces. */
@@ -331,6 +333,7 @@ export class Context {
       }
       // Its port changes from run to run: the ledger knows one sandbox, the one in this state folder.
       this.server = 'sandbox';
+      this.sandboxOrigin = new URL(baseUrl).origin;
     } else {
       const settings = this.settings();
       if (!settings.baseUrl) {

@@ -62,6 +62,11 @@ export interface ProbeOptions {
   perHost: number;
   /** Private addresses that may be requested: none by default (`--allow-private`). */
   allowPrivate?: AllowPrivate;
+  /**
+   * One origin that may be requested even on a loopback address: the built-in sandbox's own, whose
+   * seeded links lead to pages it serves. Only that scheme, host and port; other loopback stays blocked.
+   */
+  allowOrigin?: string;
   /** How names are resolved (tests); the system resolver, RFC 6761 names answered first, by default. */
   lookup?: Lookup;
   /** Called after each request (for tests and --debug): method, URL, status or error. */
@@ -400,7 +405,11 @@ export class Prober {
         chain.push({ url: url.href, code: null });
         return result('bad-port', null, `${url.host}: browsers refuse this port (a "bad port" of the Fetch standard)`);
       }
-      const route = await this.route(hostnameOf(url));
+      let route = await this.route(hostnameOf(url));
+      if ('blocked' in route && url.origin === this.options.allowOrigin) {
+        // the sandbox's own pages: connect to the address that was refused for everything else
+        route = { key: route.blocked.address };
+      }
       if ('blocked' in route) {
         release();
         chain.push({ url: url.href, code: null });

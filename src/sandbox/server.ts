@@ -8,7 +8,7 @@ import { publicPage, type Visit } from './visits.js';
 import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js';
 import { qrPage, type QrImages } from './qr-images.js';
 import { DEFAULT_QR_IMAGES } from '../commands/sandbox/types.js';
-import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
+import { loadState, saveState, seedState, SANDBOX_OWN_ORIGIN, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
 
@@ -98,6 +98,25 @@ const fromReply = (reply: Reply): Answer => (reply instanceof Raw
   ? { status: reply.status, headers: { 'Content-Type': reply.contentType }, body: reply.body }
   : json(200, reply));
 const overLimit = (retryAfter: number) => ({ error: 429, message: 'Too Many API Requests.', 'Retry-After': retryAfter });
+
+/**
+ * Puts the sandbox's current origin in place of the placeholder the state stores (state.ts,
+ * SANDBOX_OWN_ORIGIN), in text bodies and in a redirect's Location: the state outlives the port.
+ */
+function resolveOwnOrigin(a: Answer, base: string): Answer {
+  const swap = (text: string) => text.split(SANDBOX_OWN_ORIGIN).join(base);
+  if (typeof a.body === 'string' && a.body.includes(SANDBOX_OWN_ORIGIN)) a.body = swap(a.body);
+  if (a.headers.Location?.includes(SANDBOX_OWN_ORIGIN)) a.headers.Location = swap(a.headers.Location);
+  return a;
+}
+
+/** The small pages the seeded links lead to (GET /pages/NAME), so checking them needs no network. */
+function ownPage(method: string, path: string): Answer | undefined {
+  if ((method !== 'GET' && method !== 'HEAD') || !/^\/pages\/[a-z0-9/-]+$/.test(path)) return undefined;
+  const name = path.slice('/pages/'.length);
+  const body = `<!doctype html><html><head><meta charset="utf-8"><title>Sandbox page ${name}</title></head><body><h1>Sandbox page ${name}</h1></body></html>`;
+  return { status: 200, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: method === 'HEAD' ? '' : body };
+}
 
 function send(res: ServerResponse, a: Answer) {
   res.writeHead(a.status, { ...a.headers, 'Content-Length': String(Buffer.byteLength(a.body)) });
@@ -266,6 +285,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   /** Short links and QR images (no key, no rate limit); a visit is counted under the state lock. */
   async function page(visit: Visit): Promise<Answer> {
+    const own = ownPage(visit.method, visit.path);
+    if (own) return own;
     const run = () => {
       // QR images and QR codes' short links (qr-images.ts) first, then short links of links.
       const answer = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES }) ?? publicPage(state, visit);
@@ -392,7 +413,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (fault?.kind === 'garbage-ratelimit-headers') {
       Object.assign(answer.headers, { 'X-RateLimit-Remaining': 'banana', 'X-RateLimit-Reset': 'soon' });
     }
-    send(res, answer);
+    send(res, resolveOwnOrigin(answer, base));
   }
 
   function clearLog() {

@@ -120,6 +120,17 @@ export interface ExtraSeed {
   empty?: boolean;
 }
 
+/**
+ * The origin of pages the sandbox serves itself (GET /pages/NAME), so links to them can be checked
+ * with no network. (The seeded links still name example.com: moving them here changes the output
+ * of ~30 test files, not done yet.) The sandbox's real address is only
+ * known once it listens, and the state file outlives it (embedded `--sandbox` and `sandbox serve`
+ * listen on a new port each run), so the state stores this placeholder origin and the server puts
+ * its current origin in its place in every answer (server.ts, resolveOwnOrigin): a destination
+ * stored under any earlier port still works, and API answers carry absolute URLs as the product's do.
+ */
+export const SANDBOX_OWN_ORIGIN = 'http://sandbox.localhost';
+
 /** The fixed demo account plus `extra` generated records (for big-account benchmarks). */
 export function seedState(extra: ExtraSeed = {}): State {
   const state: State = {

@@ -224,6 +224,8 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, start
   const headline = summaryLine(records, urls.size, links.length, request.qr ? qrs.length : undefined, started);
   const tail = `${request.sinceLast ? `; ${shown.length} change${shown.length === 1 ? '' : 's'} since the previous check` : ''}${names.size ? `; --fail-on matched ${matched}` : ''}`;
   const blockedNote = privateNote(ctx, records, request);
+  // The sandbox's seeded links lead to its own pages (sandbox/state.ts): say why loopback was requested.
+  if (ctx.sandboxOrigin) ctx.warn(`the sandbox's own address ${new URL(ctx.sandboxOrigin).host} is allowed; other private and loopback addresses are not`);
 
   if (ctx.globals.quiet) {
     // The short URLs of what is broken (or matches --fail-on), one a line, each once: for xargs, a mail, a chat.
@@ -307,6 +309,7 @@ async function checkDestinations(ctx: Context, urls: string[], request: CheckReq
     concurrency: request.concurrency,
     perHost: PER_HOST,
     allowPrivate: request.allowPrivate?.allow,
+    allowOrigin: ctx.sandboxOrigin,
     trace: ctx.globals.debug ? (line) => ctx.warn(`[debug] ${line}`) : undefined,
   });
   // Each request leaves garbage (sockets' buffers, parsed headers) that V8 lets pile up in the old
