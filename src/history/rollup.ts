@@ -15,7 +15,7 @@
  */
 import { computeBreakdowns, itemTotals, type DeltaCache, type SeriesSpec } from './series.js';
 import { liveTimeline } from './events.js';
-import { rank, type Ranking, type Span } from './rank.js';
+import { rank, type Ranking } from './rank.js';
 import type { History, Item } from './store.js';
 import { hostOf } from './export.js';
 import type { Period } from './time.js';
@@ -47,15 +47,9 @@ export interface GroupRow {
   shared: number;
 }
 
-export interface Rollup {
+/** The ranking's window, covered part, comparison and totals (clicks: every link's in the covered part, each once), and the groups. */
+export interface Rollup extends Pick<Ranking, 'by' | 'window' | 'covered' | 'comparison' | 'clicks' | 'previous'> {
   group: GroupBy;
-  by: Period;
-  window: Span;
-  covered: Span | null;
-  comparison: Span | null;
-  /** Clicks of every link in the covered part: the ranking's total (each link once). */
-  clicks: number;
-  previous: number | null;
   rows: GroupRow[];
   /** Links in no group, counted apart. */
   ungrouped: { links: number; clicks: number; previous: number | null };
@@ -90,12 +84,15 @@ export function membership(items: readonly Item[], group: GroupBy, channels?: Re
   return out;
 }
 
+/** What a rollup takes from its ranking, unchanged. */
+const baseOf = (group: GroupBy, { by, window, covered, comparison, clicks, previous }: Ranking) => ({ group, by, window, covered, comparison, clicks, previous });
+
 /** The rollup of the links' clicks over [since, until] by `group`, the top `n` groups. */
 export async function rollup(history: History, sourceId: number, items: readonly Item[], group: GroupBy, groupsOf: ReadonlyMap<number, readonly Group[]>, since: number, until: number, n: number, cache?: DeltaCache, by?: Period): Promise<Rollup> {
   // the ranking gives the window, the covered part, the comparison and their note: the same as `stats top`
   const ranking: Ranking = await rank(history, sourceId, items, 'link', since, until, 0, by, cache);
   if (isVisitGroup(group)) return visitRollup(history, sourceId, items, group, ranking, until, n, cache);
-  const base = { group, by: ranking.by, window: ranking.window, covered: ranking.covered, comparison: ranking.comparison, clicks: ranking.clicks, previous: ranking.previous };
+  const base = baseOf(group, ranking);
   const links = items.filter((i) => i.kind === 'link');
   const groups = new Map<string, { group: Group; links: number; clicks: number; previous: number; estimated: boolean; shared: number }>();
   const ungrouped = { links: 0, clicks: 0, previous: 0 };
@@ -169,7 +166,7 @@ async function bucketsOf(history: History, sourceId: number, ranking: Ranking, u
 
 /** The rollup by what each visit was: the breakdowns of stats show (series.ts), summed over the ranking's buckets. */
 async function visitRollup(history: History, sourceId: number, items: readonly Item[], group: VisitGroup, ranking: Ranking, until: number, n: number, cache?: DeltaCache): Promise<Rollup> {
-  const base = { group, by: ranking.by, window: ranking.window, covered: ranking.covered, comparison: ranking.comparison, clicks: ranking.clicks, previous: ranking.previous };
+  const base = baseOf(group, ranking);
   const names = new Map<string, { clicks: number; previous: number; estimated: boolean; links: Set<number> }>();
   /** Each link's clicks in the covered part that a name holds. */
   const named = new Map<number, number>();
