@@ -12,7 +12,8 @@ if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url)
 await build({
   // complete.js answers the shell completion scripts' question for profile names, loading nothing else.
   // help-templates.js renders every command's help for bin/linkctl.js, at build time only.
-  entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts', 'help-templates': 'src/help-templates.ts' },
+  // listen-door.js is the thread `linkctl listen` answers posts on (src/listen/door-thread.ts).
+  entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts', 'help-templates': 'src/help-templates.ts', 'listen-door': 'src/listen/door-thread.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -9,7 +9,7 @@
  *   product's shape: 400. None of these is an event.
  * - the event could not be stored (disk full, database gone): 503, so nothing unstored is acknowledged.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { parsePayload, PayloadError, type Hook, type ListenEvent } from './payload.js';
@@ -17,7 +17,6 @@ import { parsePayload, PayloadError, type Hook, type ListenEvent } from './paylo
 export const MAX_BODY = 64 * 1024;
 
 export interface Door {
-  server: Server;
   port: number;
   close(): Promise<void>;
 }
@@ -32,6 +31,8 @@ export interface DoorOptions {
   stored: (event: ListenEvent) => void;
   /** Told of each refused post (status and why), for the log. */
   refused?: (status: number, why: string) => void;
+  /** Told when the door stops by itself (its thread failed, door-worker.ts): nothing more is received. */
+  failed?: (error: Error) => void;
   clock?: () => number;
 }
 
@@ -122,7 +123,6 @@ export function startDoor(options: DoorOptions): Promise<Door> {
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve({
-        server,
         port: (server.address() as AddressInfo).port,
         close: () => new Promise<void>((done) => {
           server.close(() => done());

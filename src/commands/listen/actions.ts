@@ -14,7 +14,8 @@ import { readAccount } from '../../history/read.js';
 import { safeStringify, safeText } from '../../output/safe-text.js';
 import { eventJson, type ListenEvent } from '../../listen/payload.js';
 import { EventStore } from '../../listen/store.js';
-import { startDoor, type Door } from '../../listen/server.js';
+import type { Door } from '../../listen/server.js';
+import { startDoorThread } from '../../listen/door-worker.js';
 import { profileSecrets, SECRET_ENV } from '../../listen/secrets.js';
 import { Forwarder } from '../../listen/forward.js';
 import { tailLine } from '../../listen/tail.js';
@@ -57,8 +58,10 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       failed: (target: string, event: ListenEvent | undefined, why: string, retryInMs: number) => ctx.warn(`forward to ${target}: ${event ? `${event.id} not taken` : 'stopped'} (${why}); again in ${Math.round(retryInMs / 1000)} s`),
     };
     const events = store;
+    let doorFailed: ((error: Error) => void) | undefined;
+    let failure: Error | undefined;
     try {
-      door = await startDoor({
+      door = await startDoorThread({
         host: opts.host,
         port: opts.port,
         secret: secrets.path,
@@ -68,6 +71,10 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
           for (const f of forwarders) f.poke();
         },
         refused: ctx.globals.debug ? (status, why) => ctx.warn(`refused a post: ${status} ${why}`) : undefined,
+        failed: (error) => {
+          failure = error;
+          doorFailed?.(error);
+        },
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -112,7 +119,10 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       if (ctx.io.signal?.aborted) return resolve();
       ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
       process.once('SIGTERM', () => resolve());
+      doorFailed = () => resolve();
+      if (failure) resolve();
     });
+    if (failure) throw new Error(`the door stopped receiving posts: ${failure.message}; what it acknowledged is stored`);
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     await door?.close();

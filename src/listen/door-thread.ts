@@ -1,0 +1,86 @@
+/**
+ * The door of `linkctl listen` in a thread of its own (a worker_threads entry, bundled as
+ * dist/listen-door.js): it accepts the product's posts, reads and checks them, and answers
+ * them; the main thread stores each event and says when it is committed.
+ *
+ * Why a thread: the drivers commit synchronously (a sync of the database file each time), and
+ * libuv accepts one new connection per turn of the event loop. With the door on the thread that
+ * commits, a burst's fifty new connections were taken one commit apart: the last sender waited
+ * 300 ms for its connection to be accepted, though each event was stored within 10 ms of
+ * arriving. Here the door's loop only reads and answers, so it takes connections as they come.
+ *
+ * Messages, from the main thread: `close`. To it: `listening {port}` or `failed {code, message}`,
+ * then per post `store {n, event}` (answered by `stored {n}` or `notStored {n, message}`) and
+ * `refused {status, why}`; `closed` after `close`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { startDoor } from './server.js';
+import type { ListenEvent } from './payload.js';
+import type { FromDoor, ToDoor, DoorThreadData } from './door-messages.js';
+
+const port = parentPort!;
+const data = workerData as DoorThreadData;
+const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+let next = 0;
+/** Set once the door is announced: the warm-up's own requests are no refused posts to log. */
+let announced = false;
+const send = (message: FromDoor) => port.postMessage(message);
+
+port.on('message', (message: ToDoor) => {
+  if (message.type === 'stored' || message.type === 'notStored') {
+    const w = waiting.get(message.n);
+    waiting.delete(message.n);
+    if (message.type === 'stored') w?.resolve();
+    else w?.reject(new Error(message.message));
+  }
+});
+
+/**
+ * The door's first requests compile Node's HTTP code on this thread (a cold thread took 1–2 ms a
+ * connection, and libuv takes one new connection per turn of the loop): before the URLs are
+ * given out, the door answers WARM_UP requests of its own, all at once, at a path that is no
+ * hook (404, nothing stored).
+ */
+const WARM_UP = 64;
+async function warmUp(doorPort: number): Promise<void> {
+  const { request } = await import('node:http');
+  const host = data.host === '0.0.0.0' ? '127.0.0.1' : data.host === '::' ? '::1' : data.host;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const req = request({ host, port: doorPort, path: '/warm-up', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.on('error', () => resolve());
+      req.setTimeout(2_000, () => req.destroy());
+      req.end('{}');
+    });
+  await Promise.all(Array.from({ length: WARM_UP }, one));
+}
+
+try {
+  const door = await startDoor({
+    host: data.host,
+    port: data.port,
+    secret: data.secret,
+    store: (event: ListenEvent) =>
+      new Promise<void>((resolve, reject) => {
+        const n = next++;
+        waiting.set(n, { resolve, reject });
+        send({ type: 'store', n, event });
+      }),
+    // the main thread prints when it is told the event is stored
+    stored: () => {},
+    refused: data.tellRefused ? (status, why) => announced && send({ type: 'refused', status, why }) : undefined,
+  });
+  port.on('message', (message: ToDoor) => {
+    if (message.type !== 'close') return;
+    void door.close().then(() => send({ type: 'closed' }));
+  });
+  await warmUp(door.port);
+  announced = true;
+  send({ type: 'listening', port: door.port });
+} catch (error) {
+  const e = error as NodeJS.ErrnoException;
+  send({ type: 'failed', code: e.code, message: e.message });
+}

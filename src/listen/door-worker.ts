@@ -1,0 +1,64 @@
+/**
+ * The main thread's side of the door's thread (door-thread.ts): the same Door as startDoor
+ * gives, with the door's reading and answering on its own thread and the storing here.
+ * An event is answered 2xx by the door only after `store` resolved here (it was committed).
+ */
+import { Worker } from 'node:worker_threads';
+import type { Door, DoorOptions } from './server.js';
+import type { DoorThreadData, FromDoor, ToDoor } from './door-messages.js';
+
+/** The bundled entry (scripts/build.mjs): dist/listen-door.js, beside the CLI's entry, one folder above the chunks. */
+function threadEntry(): URL {
+  return new URL(import.meta.url.includes('/chunks/') ? '../listen-door.js' : './listen-door.js', import.meta.url);
+}
+
+export class DoorError extends Error {
+  constructor(message: string, readonly code: string | undefined) {
+    super(message);
+  }
+}
+
+export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Door> {
+  const data: DoorThreadData = { host: options.host, port: options.port, secret: options.secret, tellRefused: options.refused !== undefined };
+  const worker = new Worker(threadEntry(), { workerData: data });
+  const tell = (message: ToDoor) => worker.postMessage(message);
+  let closed: (() => void) | undefined;
+  return new Promise<Door>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.on('message', (message: FromDoor) => {
+      switch (message.type) {
+        case 'listening':
+          worker.off('error', reject);
+          // a failure of the thread after this is a door that no longer answers
+          worker.on('error', (error) => options.failed?.(error));
+          resolve({
+            port: message.port,
+            close: () =>
+              new Promise<void>((done) => {
+                closed = done;
+                tell({ type: 'close' });
+              }).then(() => worker.terminate().then(() => undefined)),
+          });
+          return;
+        case 'failed':
+          void worker.terminate();
+          return reject(new DoorError(message.message, message.code));
+        case 'store': {
+          const { n, event } = message;
+          options.store(event).then(
+            () => {
+              tell({ type: 'stored', n });
+              options.stored(event);
+            },
+            (error: unknown) => tell({ type: 'notStored', n, message: (error as Error).message }),
+          );
+          return;
+        }
+        case 'refused':
+          return options.refused?.(message.status, message.why);
+        case 'closed':
+          return closed?.();
+      }
+    });
+  });
+}
