@@ -22,7 +22,7 @@ const port = parentPort!;
 const data = workerData as DoorThreadData;
 const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 let next = 0;
-/** Set once the door is announced: the warm-up's own requests are no refused posts to log. */
+/** Set once the door is announced: before, its posts are the warm-up's own (not stored, not logged). */
 let announced = false;
 const send = (message: FromDoor) => port.postMessage(message);
 
@@ -36,10 +36,10 @@ port.on('message', (message: ToDoor) => {
 });
 
 /**
- * The door's first requests compile Node's HTTP code on this thread (a cold thread took 1–2 ms a
- * connection, and libuv takes one new connection per turn of the loop): before the URLs are
- * given out, the door answers WARM_UP requests of its own, all at once, at a path that is no
- * hook (404, nothing stored).
+ * The door's first requests compile Node's HTTP code and the door's own on this thread (a cold
+ * thread took 1–2 ms a connection, and libuv takes one new connection per turn of the loop):
+ * before the URLs are given out, the door answers WARM_UP visit posts of its own, all at once.
+ * They are read as any post is, and answered without being stored or shown (`announced`).
  */
 const WARM_UP = 64;
 async function warmUp(doorPort: number): Promise<void> {
@@ -47,13 +47,13 @@ async function warmUp(doorPort: number): Promise<void> {
   const host = data.host === '0.0.0.0' ? '127.0.0.1' : data.host === '::' ? '::1' : data.host;
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = request({ host, port: doorPort, path: '/warm-up', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request({ host, port: doorPort, path: `/${data.secret}/visits`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume();
         res.on('end', () => resolve());
       });
       req.on('error', () => resolve());
       req.setTimeout(2_000, () => req.destroy());
-      req.end('{}');
+      req.end(JSON.stringify({ type: 'view', shorturl: 'http://warm-up.invalid/w', country: null, city: null, referer: null, os: 'Linux', browser: 'Firefox', date: new Date().toISOString().slice(0, 19).replace('T', ' ') }));
     });
   await Promise.all(Array.from({ length: WARM_UP }, one));
 }
@@ -64,7 +64,7 @@ try {
     port: data.port,
     secret: data.secret,
     store: (event: ListenEvent) =>
-      new Promise<void>((resolve, reject) => {
+      !announced ? Promise.resolve() : new Promise<void>((resolve, reject) => {
         const n = next++;
         waiting.set(n, { resolve, reject });
         send({ type: 'store', n, event });
