@@ -12,7 +12,8 @@ import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
 import { wrapMessage } from './output/wrap.js';
 import { redact, redactSecrets } from './redact.js';
-import { ALLOW_PRIVATE_ENV, parseAllowPrivate, type AllowPrivate } from './check/networks.js';
+import type { AllowPrivate } from './check/networks.js';
+import { allowanceOf } from './commands/check/allow-private.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 import type { LedgerWriter } from './history/ledger-writer.js';
@@ -171,12 +172,17 @@ export class Context {
     return Boolean(this.io.stdin.isTTY && this.io.stderr.isTTY);
   }
 
+  /** Colour on a terminal unless the user said no: --no-color, NO_COLOR, TERM=dumb. */
+  private colorAllowed(): boolean {
+    return this.globals.color !== false && !this.env.NO_COLOR && this.env.TERM !== 'dumb';
+  }
+
   outputOptions(): OutputOptions {
     const tty = Boolean(this.io.stdout.isTTY);
     return {
       format: this.format,
       tty,
-      color: tty && this.globals.color !== false && !this.env.NO_COLOR && this.env.TERM !== 'dumb',
+      color: tty && this.colorAllowed(),
       fields: this.globals.fields,
       header: this.globals.header !== false,
       quiet: Boolean(this.globals.quiet),
@@ -409,15 +415,14 @@ export class Context {
 
   /**
    * Private networks a file a server names (a QR image on another origin) may come from: those
-   * `check` may request (LINKCTL_CHECK_ALLOW_PRIVATE, else the profile's checkAllowPrivate), none
-   * for an agent. A value that does not parse allows nothing (`check` names it).
+   * `check` may request (LINKCTL_CHECK_ALLOW_PRIVATE, else the profile's checkAllowPrivate, read
+   * as `check` reads them), none for an agent. A value that does not parse allows nothing here
+   * (`check` refuses it and names it).
    */
   private outboundAllow(): AllowPrivate {
     if (this.io.agent) return [];
-    const raw = this.env[ALLOW_PRIVATE_ENV] || this.settings().checkAllowPrivate?.value;
-    if (!raw) return [];
     try {
-      return parseAllowPrivate(raw);
+      return allowanceOf(undefined, this)?.allow ?? [];
     } catch {
       return [];
     }
@@ -489,7 +494,9 @@ export class Context {
     // Still wanted once ora has loaded: a request under way, a wait, a lasting line or progress().
     if (this.spinner || this.closed || !(this.pending > 0 || this.lasting || this.immediate || this.waitNote())) return;
     // isEnabled: the decision is made above, once; ora's own test reads process.env, not ours.
-    this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true }).start();
+    // Its colour follows ours (NO_COLOR, --no-color, TERM=dumb): ora's chalk does not read NO_COLOR.
+    const color = this.colorAllowed() ? 'cyan' : false;
+    this.spinner = ora({ text: this.spinnerText(), stream: this.io.stderr as NodeJS.WritableStream, discardStdin: false, isEnabled: true, color }).start();
     this.refreshTimer ??= setInterval(() => this.updateSpinner(), SPINNER_REFRESH_MS);
     this.refreshTimer.unref?.();
   }

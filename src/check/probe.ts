@@ -67,6 +67,12 @@ export interface ProbeOptions {
    * seeded links lead to pages it serves. Only that scheme, host and port; other loopback stays blocked.
    */
   allowOrigin?: string;
+  /**
+   * An origin requested under another address: the sandbox's pages are named under a fixed origin
+   * (sandbox/own-origin.ts) and requested under the sandbox's current address (`to`, an origin and
+   * a path), which `allowOrigin` allows.
+   */
+  aliasOrigin?: { from: string; to: string };
   /** How names are resolved (tests); the system resolver, RFC 6761 names answered first, by default. */
   lookup?: Lookup;
   /** Called after each request (for tests and --debug): method, URL, status or error. */
@@ -393,11 +399,14 @@ export class Prober {
     let requestMs = 0;
     const result = (status: Status, code: number | null, error: string | null): Probe => {
       const flags: Flag[] = [];
-      if (chain.some((hop) => hop.url.startsWith('http:'))) flags.push('insecure');
+      // the sandbox's own pages are plain http by nature (a local demo), not a finding
+      if (chain.some((hop) => hop.url.startsWith('http:') && new URL(hop.url).origin !== this.options.allowOrigin)) flags.push('insecure');
       if (requestMs > SLOW_MS && status !== 'timeout') flags.push('slow');
       return { status, flags, code, chain, error, checkedAt: now() };
     };
     for (;;) {
+      const alias = this.options.aliasOrigin;
+      if (alias && url.origin === alias.from) url = new URL(`${alias.to}${url.pathname}${url.search}`);
       seen.add(url.href);
       const port = Number(portOf(url));
       if (BAD_PORTS.has(port)) {

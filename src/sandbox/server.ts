@@ -8,7 +8,8 @@ import { publicPage, type Visit } from './visits.js';
 import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js';
 import { qrPage, type QrImages } from './qr-images.js';
 import { DEFAULT_QR_IMAGES } from '../commands/sandbox/types.js';
-import { loadState, saveState, seedState, SANDBOX_OWN_ORIGIN, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
+import { SANDBOX_OWN_ORIGIN, SANDBOX_PAGES_PATH, sandboxPagesAt } from './own-origin.js';
+import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
 
@@ -91,7 +92,13 @@ const MAX_BODY = 1024 * 1024;
 const FAULT_KINDS = new Set<Fault['kind']>(['html', 'empty', 'truncated', 'reset-before-body', 'reset-after-body', 'hang',
   'redirect', 'over-limit', 'http-429', 'garbage-ratelimit-headers']);
 
-interface Answer { status: number; headers: Record<string, string>; body: string | Buffer }
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+  /** The answer names the sandbox's pages by their placeholder origin, not the current one (resolveOwnOrigin). */
+  keepsPlaceholder?: boolean;
+}
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer =>
   ({ status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify(value) });
 const fromReply = (reply: Reply): Answer => (reply instanceof Raw
@@ -100,20 +107,23 @@ const fromReply = (reply: Reply): Answer => (reply instanceof Raw
 const overLimit = (retryAfter: number) => ({ error: 429, message: 'Too Many API Requests.', 'Retry-After': retryAfter });
 
 /**
- * Puts the sandbox's current origin in place of the placeholder the state stores (state.ts,
- * SANDBOX_OWN_ORIGIN), in text bodies and in a redirect's Location: the state outlives the port.
+ * Puts the sandbox's current origin in place of the placeholder its pages are stored under
+ * (own-origin.ts) in what a visitor follows: a link's redirect (Location) and the HTML pages a
+ * visit gets (splash, overlays). API answers (JSON) and QR codes' redirects keep the placeholder,
+ * so what linkctl reads does not change with the port from one run to the next.
  */
 function resolveOwnOrigin(a: Answer, base: string): Answer {
-  const swap = (text: string) => text.split(SANDBOX_OWN_ORIGIN).join(base);
-  if (typeof a.body === 'string' && a.body.includes(SANDBOX_OWN_ORIGIN)) a.body = swap(a.body);
+  const swap = (text: string) => text.split(`${SANDBOX_OWN_ORIGIN}/`).join(`${sandboxPagesAt(base)}/`);
+  if (typeof a.body === 'string' && a.headers['Content-Type']?.startsWith('text/html') && a.body.includes(SANDBOX_OWN_ORIGIN)) a.body = swap(a.body);
   if (a.headers.Location?.includes(SANDBOX_OWN_ORIGIN)) a.headers.Location = swap(a.headers.Location);
   return a;
 }
 
 /** The small pages the seeded links lead to (GET /pages/NAME), so checking them needs no network. */
 function ownPage(method: string, path: string): Answer | undefined {
-  if ((method !== 'GET' && method !== 'HEAD') || !/^\/pages\/[a-z0-9/-]+$/.test(path)) return undefined;
-  const name = path.slice('/pages/'.length);
+  if ((method !== 'GET' && method !== 'HEAD') || !path.startsWith(`${SANDBOX_PAGES_PATH}/`)) return undefined;
+  const name = path.slice(SANDBOX_PAGES_PATH.length + 1);
+  if (!/^[a-z0-9][a-z0-9/-]*$/.test(name)) return undefined;
   const body = `<!doctype html><html><head><meta charset="utf-8"><title>Sandbox page ${name}</title></head><body><h1>Sandbox page ${name}</h1></body></html>`;
   return { status: 200, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: method === 'HEAD' ? '' : body };
 }
@@ -289,7 +299,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (own) return own;
     const run = () => {
       // QR images and QR codes' short links (qr-images.ts) first, then short links of links.
-      const answer = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES }) ?? publicPage(state, visit);
+      // A QR code's short link answers with the code's content, which linkctl reads as the code's
+      // data (qr/read.ts): it keeps the placeholder, as the API does, so the data read does not
+      // change with the port (a phone could not reach 127.0.0.1 anyway).
+      const qr = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES });
+      const answer = qr ? { ...qr, keepsPlaceholder: true } : publicPage(state, visit);
       if (answer?.changed) persist();
       return answer;
     };
@@ -413,7 +427,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (fault?.kind === 'garbage-ratelimit-headers') {
       Object.assign(answer.headers, { 'X-RateLimit-Remaining': 'banana', 'X-RateLimit-Reset': 'soon' });
     }
-    send(res, resolveOwnOrigin(answer, base));
+    send(res, answer.keepsPlaceholder ? answer : resolveOwnOrigin(answer, base));
   }
 
   function clearLog() {

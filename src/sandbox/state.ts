@@ -6,6 +6,7 @@ import { dirname, join, basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../errors.js';
+import { sandboxPage } from './own-origin.js';
 
 export interface Stats {
   clicks: number;
@@ -120,16 +121,6 @@ export interface ExtraSeed {
   empty?: boolean;
 }
 
-/**
- * The origin of pages the sandbox serves itself (GET /pages/NAME), so links to them can be checked
- * with no network. (The seeded links still name example.com: moving them here changes the output
- * of ~30 test files, not done yet.) The sandbox's real address is only
- * known once it listens, and the state file outlives it (embedded `--sandbox` and `sandbox serve`
- * listen on a new port each run), so the state stores this placeholder origin and the server puts
- * its current origin in its place in every answer (server.ts, resolveOwnOrigin): a destination
- * stored under any earlier port still works, and API answers carry absolute URLs as the product's do.
- */
-export const SANDBOX_OWN_ORIGIN = 'http://sandbox.localhost';
 
 /** The fixed demo account plus `extra` generated records (for big-account benchmarks). */
 export function seedState(extra: ExtraSeed = {}): State {
@@ -137,13 +128,13 @@ export function seedState(extra: ExtraSeed = {}): State {
     version: 1,
     next: { qrs: 4, domains: 2, overlays: 4, campaigns: 2, channels: 2, splash: 3, pixels: 2, links: 3 },
     account: {
-      id: 1, email: 'demo@example.com', username: 'demo',
-      avatar: 'https://www.gravatar.com/avatar/5c1e4e1a0f8b2b1d9e2b8a0b6f7c3d21?s=200&d=identicon',
+      id: 1, email: 'demo@sandbox.localhost', username: 'demo',
+      avatar: sandboxPage('avatar'),
       status: 'pro', planid: 2, expires: '2027-12-31 23:59:59', registered: '2024-01-15 09:30:00',
     },
     qrs: [
       {
-        id: 1, type: 'link', data: 'https://example.com/menu', name: 'Restaurant menu', slug: slugFor(1), scans: 128,
+        id: 1, type: 'link', data: sandboxPage('menu'), name: 'Restaurant menu', slug: slugFor(1), scans: 128,
         date: day(0), foreground: 'rgb(0,0,0)', background: 'rgb(255,255,255)',
         stats: {
           clicks: 128, uniqueClicks: 97,
@@ -164,7 +155,7 @@ export function seedState(extra: ExtraSeed = {}): State {
         slug: slugFor(3), scans: 0, date: day(5),
       },
     ],
-    domains: [{ id: 1, domain: 'https://go.example.com', redirectroot: 'https://example.com', redirect404: 'https://example.com/404' }],
+    domains: [{ id: 1, domain: 'https://go.sandbox.localhost', redirectroot: sandboxPage('home'), redirect404: sandboxPage('not-found') }],
     overlays: [
       { id: 1, type: 'message', name: 'Spring sale banner', date: day(1) },
       { id: 2, type: 'contact', name: 'Contact form', date: day(2) },
@@ -179,7 +170,7 @@ export function seedState(extra: ExtraSeed = {}): State {
     pixels: [{ id: 1, type: 'gapixel', name: 'Main analytics', tag: 'G-ABC123XYZ', date: day(1) }],
     links: [
       {
-        id: 1, alias: 'docs', longurl: 'https://example.com/docs', title: 'Example Docs', metatitle: 'Example Docs', metadescription: 'Product documentation',
+        id: 1, alias: 'docs', longurl: sandboxPage('docs'), title: 'Example Docs', metatitle: 'Example Docs', metadescription: 'Product documentation',
         clicks: 57, uniqueclicks: 40, date: day(1), campaign: 1, status: 'public',
         stats: {
           ...zeroStats(), clicks: 57, uniqueClicks: 40, topCountries: { 'United States': 30, India: 27 },
@@ -187,15 +178,15 @@ export function seedState(extra: ExtraSeed = {}): State {
         },
       },
       {
-        id: 2, alias: 'spring-sale', longurl: 'https://example.com/spring-sale', title: 'Spring sale', clicks: 12,
+        id: 2, alias: 'spring-sale', longurl: sandboxPage('sale'), title: 'Spring sale', clicks: 12,
         uniqueclicks: 11, date: day(8), status: 'public',
         stats: {
           ...zeroStats(), clicks: 12, uniqueClicks: 11, topCountries: { Canada: 5, 'United States': 7 },
           topReferrers: { 'Direct, email and other': 8 }, topBrowsers: { Safari: 7, Chrome: 5 }, topOs: { iOS: 7, Windows: 5 },
           socialCount: { facebook: 0, twitter: 4, instagram: 0, linkedin: 0 },
         },
-        geotarget: [{ location: 'Canada', link: 'https://example.ca/spring-sale' }],
-        devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }],
+        geotarget: [{ location: 'Canada', link: sandboxPage('sale-ca') }],
+        devicetarget: [{ device: 'iPhone', link: sandboxPage('app') }],
       },
     ],
   };
@@ -250,7 +241,7 @@ function revive<T extends { id: number }>(records: T[], make: (id: number) => T)
 const BULK_START = Date.UTC(2025, 2, 1) / 60_000;
 const bulkDate = (id: number) => timestamp((BULK_START + id) * 60_000);
 const bulkLink = lazyRecords<Link>({
-  alias: (id) => `bulk${id}`, longurl: (id) => `https://example.com/bulk/${id}`, title: (id) => `Bulk link ${id}`,
+  alias: (id) => `bulk${id}`, longurl: (id) => sandboxPage(`bulk/${id}`), title: (id) => `Bulk link ${id}`,
   clicks: (id) => (id * 37) % 1000, uniqueclicks: (id) => (id * 37) % 700, date: bulkDate,
 });
 const bulkQr = lazyRecords<Qr>({

@@ -19,20 +19,20 @@ for (const quirks of [false, true]) {
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
         const body = JSON.parse(r.stdout);
-        expect(body).toMatchObject({ error: 0, data: { email: 'demo@example.com', username: 'demo' } });
+        expect(body).toMatchObject({ error: 0, data: { email: 'demo@sandbox.localhost', username: 'demo' } });
         expect(r.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);
       }
       expect(sent(fx.sandbox)).toEqual(Array(3).fill({ method: 'GET', path: '/api/account', query: {}, body: undefined }));
     });
 
     it('keeps the query string of PATH, and sends GET fields as query parameters', async () => {
-      const r = await runCli(['api', 'GET', '/api/urls?limit=2', '-f', 'q=example', '--field', 'page=1'], { env: fx.env });
+      const r = await runCli(['api', 'GET', '/api/urls?limit=2', '-f', 'q=localhost', '--field', 'page=1'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const body = JSON.parse(r.stdout);
       expect(body.data.urls).toHaveLength(2);
       expect(Number(body.data.result)).toBe(7);
-      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { limit: '2', q: 'example', page: '1' }, body: undefined }]);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { limit: '2', q: 'localhost', page: '1' }, body: undefined }]);
     });
 
     it('--paginate follows every page and prints every record once, in one array', async () => {
@@ -43,7 +43,7 @@ for (const quirks of [false, true]) {
       expect(Array.isArray(records)).toBe(true);
       // Newest first, as the API lists them; ids are strings on real servers.
       expect(records.map((l: { id: unknown }) => Number(l.id))).toEqual([7, 6, 5, 4, 3, 2, 1]);
-      expect(records[6]).toMatchObject({ alias: 'docs', longurl: 'https://example.com/docs' });
+      expect(records[6]).toMatchObject({ alias: 'docs', longurl: 'http://sandbox.localhost/docs' });
       expect(sent(fx.sandbox)).toEqual([1, 2, 3].map((page) => ({ method: 'GET', path: '/api/urls', query: { limit: '3', page: String(page) }, body: undefined })));
     });
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   a = await startSandbox({ port: 0, rateLimit: null, stateFile: join(dir, 'a.json'), quirks: true });
   b = await startSandbox({ port: 0, rateLimit: null, stateFile: join(dir, 'b.json'), quirks: true });
   // More references: a link on the branded domain, in a campaign and a channel, with a pixel; a QR code with data.
-  const link = await runCli(['link', 'add', 'https://example.com/branded', '--alias', 'branded', '--domain', 'https://go.example.com', '--campaign', '1', '--channel', '1', '--pixel', '1', '--geo', 'Canada=https://example.ca', '--expiry', '2035-12-31 23:59:59'], { env: envOf(a) });
+  const link = await runCli(['link', 'add', 'https://example.com/branded', '--alias', 'branded', '--domain', 'https://go.sandbox.localhost', '--campaign', '1', '--channel', '1', '--pixel', '1', '--geo', 'Canada=https://example.ca', '--expiry', '2035-12-31 23:59:59'], { env: envOf(a) });
   expect(link.code, link.stderr).toBe(0);
 });
 afterAll(async () => {
@@ -63,8 +63,8 @@ describe('export, plan, apply', () => {
     expect(exported).not.toMatch(/file:\/\/|\/work\/|node_modules/);
     expect(exported).toMatch(/^version: 1$/m);
     for (const kind of ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash']) expect(exported).toMatch(new RegExp(`^${kind}:`, 'm'));
-    expect(exported).toContain('domain: https://go.example.com');
-    expect(exported).toMatch(/- alias: branded\n\s+domain: https:\/\/go.example.com\n\s+url: https:\/\/example.com\/branded/);
+    expect(exported).toContain('domain: https://go.sandbox.localhost');
+    expect(exported).toMatch(/- alias: branded\n\s+domain: https:\/\/go.sandbox.localhost\n\s+url: https:\/\/example.com\/branded/);
     expect(exported).toMatch(/campaign: Spring launch\n\s+channels:\n\s+- Marketing\n\s+expiry: "2035-12-31 23:59:59"\n\s+geo:\n\s+canada: https:\/\/example.ca\n/);
     // What is not read back is said once per kind, under it, not on every record. Real-server
     // shapes: 7.x servers answer `device: null` for every link, so device targeting is named there too.
@@ -151,13 +151,13 @@ describe('export, plan, apply', () => {
     const file = join(dir, 'geo.yaml');
     writeFileSync(file, exported.replace('canada: https://example.ca\n', 'canada: https://example.ca/new\n'));
     const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
-    expect(plan.stdout).toMatch(/^~ link https:\/\/go.example.com\/branded: geo \{"canada":"https:\/\/example.ca"\} → \{"canada":"https:\/\/example.ca\/new"\}\n {4}clears what the file does not state/);
+    expect(plan.stdout).toMatch(/^~ link https:\/\/go.sandbox.localhost\/branded: geo \{"canada":"https:\/\/example.ca"\} → \{"canada":"https:\/\/example.ca\/new"\}\n {4}clears what the file does not state/);
     expect(plan.stdout).toMatch(/Plan: 0 to add, 1 to change, 0 to delete\.\n$/);
     const apply = await runMain(['apply', '-f', file, '--yes', '--allow-clear'], { env: envOf(b) });
     expect(apply.code, apply.stderr).toBe(0);
     const put = b.requests.find((r) => r.method === 'PUT');
     expect(changes(b)).toEqual([expect.stringMatching(/^PUT \/api\/url\/\d+\/update$/)]);
-    expect(put?.body).toMatchObject({ url: 'https://example.com/branded', custom: 'branded', domain: 'https://go.example.com', expiry: '2035-12-31 23:59:59', geotarget: [{ location: 'canada', link: 'https://example.ca/new' }], campaign: expect.any(Number) });
+    expect(put?.body).toMatchObject({ url: 'https://example.com/branded', custom: 'branded', domain: 'https://go.sandbox.localhost', expiry: '2035-12-31 23:59:59', geotarget: [{ location: 'canada', link: 'https://example.ca/new' }], campaign: expect.any(Number) });
     expect((await runMain(['plan', '-f', file], { env: envOf(b) })).stdout).toMatch(/^No changes/);
     // Back as it was, for the tests after this one.
     expect((await runMain(['apply', '-f', '-', '--yes', '--allow-clear'], { env: envOf(b), stdin: exported })).code).toBe(0);
@@ -187,7 +187,7 @@ describe('export, plan, apply', () => {
 
   it('a removed record is deleted only with --prune, deletes listed first and confirmed', async () => {
     const file = join(dir, 'removed.yaml');
-    writeFileSync(file, exported.replace(/ {2}- alias: spring-sale\n(?: {4}[^\n]*\n)+/, '').replace('url: https://example.com/docs', 'url: https://example.com/docs2'));
+    writeFileSync(file, exported.replace(/ {2}- alias: spring-sale\n(?: {4}[^\n]*\n)+/, '').replace('url: http://sandbox.localhost/docs', 'url: http://sandbox.localhost/docs2'));
     expect(readFileSync(file, 'utf8')).not.toContain('spring-sale');
     const plain = await runMain(['plan', '-f', file], { env: envOf(b) });
     expect(plain.stdout).not.toMatch(/^- /m);

@@ -359,9 +359,9 @@ describe('account', () => {
   it('gets the account', async () => {
     const r = await runCli(['account', 'get', '--json'], { env: fx.env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ id: 1, username: 'demo', email: 'demo@example.com' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: 1, username: 'demo', email: 'demo@sandbox.localhost' });
     const table = await runCli(['account', 'get'], { env: fx.env });
-    expect(table.stdout).toMatch(/^email\tdemo@example\.com$/m);
+    expect(table.stdout).toMatch(/^email\tdemo@sandbox\.localhost$/m);
   });
 
   it('updates the email and prints the server message', async () => {

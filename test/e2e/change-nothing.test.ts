@@ -141,8 +141,8 @@ describe('narrow terminals', () => {
     expect(r.stdout).not.toMatch(/Created|2025-01/);
     const host = new URL(fx.sandbox.url).host;
     expect(r.stdout).toContain(host);
-    expect(r.stdout).toMatch(/example\.com/);
-    expect(r.stdout).not.toMatch(/https?:\/\/…|https:\/\/e…/);
+    expect(r.stdout).toMatch(/sandbox\.localhost/);
+    expect(r.stdout).not.toMatch(/https?:\/\/…|https?:\/\/[es]…/);
   });
 
   it('wraps help to the terminal width', async () => {

@@ -271,7 +271,7 @@ describe('account checks and --details (a sandbox read from a state file made he
       link(1, 'in-campaign', '/a', { campaign: 1 }),
       link(2, 'lost-campaign', '/a?2', { campaign: 7 }),
       link(3, 'lost-domain', '/a?3', { domain: 'https://gone.localhost' }),
-      link(4, 'on-domain', '/a?4', { domain: 'https://go.example.com' }),
+      link(4, 'on-domain', '/a?4', { domain: 'https://go.sandbox.localhost' }),
       link(5, 'expired', '/a?5', { expiry: timestamp(Date.now() - day) }),
       link(6, 'expiring', '/a?6', { expiry: timestamp(Date.now() + 3 * day) }),
       link(7, 'later', '/a?7', { expiry: timestamp(Date.now() + 60 * day) }),
@@ -644,7 +644,7 @@ describe('options, history and limits', () => {
 
   it('--qr: the URL a QR code holds is read from its image and checked; codes holding text or wifi are not destinations', async () => {
     await withoutSeededLinks(fx.sandbox);
-    await api(fx.sandbox, 'DELETE', 'qr/1/delete'); // its data is https://example.com/menu
+    await api(fx.sandbox, 'DELETE', 'qr/1/delete'); // its data is http://sandbox.localhost/menu
     const { id } = await api(fx.sandbox, 'POST', 'qr/add', { type: 'link', data: `${http.origin}/fail`, name: 'Poster' });
     const before = fx.sandbox.requests.length;
     const r = await runMain(['check', '--qr', '--json'], { env: env() });
@@ -861,11 +861,12 @@ describe('proxies: destinations go through HTTP_PROXY as API calls do; loopback 
 describe('against `linkctl sandbox serve`, whose seeded links point at hosts this machine cannot reach', () => {
   it('finishes within its deadline and reports each link as unreachable, with the reason', async ({ onTestFinished }) => {
     const dir = tempDir();
-    // The seed's links point at example.com: moved under .invalid, so that no real name is looked up.
+    // The seed's links lead to the sandbox's own pages: moved under .invalid, hosts no resolver knows.
     const state = seedState();
+    const own = 'http://sandbox.localhost/';
     for (const link of state.links) {
-      link.longurl = link.longurl.replace('example.com', 'example.invalid');
-      for (const target of link.geotarget ?? []) target.link = target.link!.replace(/example\.[a-z]+/, 'example-ca.invalid');
+      link.longurl = link.longurl.replace(own, 'https://example.invalid/');
+      for (const target of link.geotarget ?? []) target.link = target.link!.replace(own, 'https://example-ca.invalid/');
     }
     saveState(join(dir, 'state.json'), state);
     const child = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--state', join(dir, 'state.json')], { env: cleanEnv({ LINKCTL_CONFIG_DIR: dir }), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -10,7 +10,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['domain', 'list', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const mine = { id: 1, domain: 'https://go.example.com', redirectroot: 'https://example.com', redirect404: 'https://example.com/404' };
+      const mine = { id: 1, domain: 'https://go.sandbox.localhost', redirectroot: 'http://sandbox.localhost/home', redirect404: 'http://sandbox.localhost/not-found' };
       const system = { id: null, domain: fx.sandbox.url.replace(/\/$/, ''), redirectroot: '', redirect404: '' };
       expect(JSON.parse(r.stdout)).toEqual(quirks ? [mine, system] : [mine]);
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/domains', query: {}, body: undefined }]);
@@ -20,7 +20,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['domain', 'list', '--limit', '5'], { env: fx.env });
       expect(r.code).toBe(0);
       const rows = r.stdout.trim().split('\n').map((line) => line.split('\t'));
-      expect(rows[0]).toEqual(['1', 'https://go.example.com', 'https://example.com', 'https://example.com/404', 'branded']);
+      expect(rows[0]).toEqual(['1', 'https://go.sandbox.localhost', 'http://sandbox.localhost/home', 'http://sandbox.localhost/not-found', 'branded']);
       if (quirks) expect(rows[1]).toEqual(['', fx.sandbox.url.replace(/\/$/, ''), '', '', 'system']);
       expect(rows).toHaveLength(quirks ? 2 : 1);
       expect(sent(fx.sandbox)[0]!.query).toEqual({ limit: '5' });
@@ -46,7 +46,7 @@ for (const quirks of [false, true]) {
     });
 
     it('reports the server message when the domain exists already, and that domains are unique across a server\'s accounts', async () => {
-      const r = await runCli(['domain', 'add', 'https://go.example.com'], { env: fx.env });
+      const r = await runCli(['domain', 'add', 'https://go.sandbox.localhost'], { env: fx.env });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('linkctl: The domain has been already used.\nhint: branded domains are unique across all the accounts of a server: this account (`linkctl domain list`) or another one holds it; after a move between two accounts, delete it in the old one first\n');
@@ -59,7 +59,7 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe('Domain has been updated successfully.\n');
       expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/domain/1/update', query: {}, body: { redirect404: 'https://example.com/gone' } }]);
       const list = JSON.parse((await runCli(['domain', 'list', '--json'], { env: fx.env })).stdout);
-      expect(list[0]).toMatchObject({ id: 1, redirectroot: 'https://example.com', redirect404: 'https://example.com/gone' });
+      expect(list[0]).toMatchObject({ id: 1, redirectroot: 'http://sandbox.localhost/home', redirect404: 'https://example.com/gone' });
     });
 
     it('an unknown id on update: exit 4 with the message, or (real servers: empty answer) exit 6 naming the likely cause', async () => {
@@ -122,16 +122,16 @@ describe('domain input validation (nothing is sent)', () => {
   const fx = useSandbox();
   const FIXED = /the domain itself cannot change: delete it and add the new one/;
   it.each([
-    [['domain', 'add', 'go.example.com'], /the domain must be a URL starting with http:\/\/ or https:\/\/, got "go.example.com"/],
-    [['domain', 'add', 'ftp://go.example.com'], /the domain must start with http:\/\/ or https:\/\//],
-    [['domain', 'add', 'https://go.example.com/path'], /the domain must be a scheme and a host only/],
-    [['domain', 'add', 'https://go.example.com', '--redirect-root', 'example.com'], /--redirect-root must be a URL starting with http/],
-    [['domain', 'add', 'https://go.example.com', '--redirect-404', 'mailto:me@example.com'], /--redirect-404 must start with http:\/\/ or https:\/\//],
+    [['domain', 'add', 'go.sandbox.localhost'], /the domain must be a URL starting with http:\/\/ or https:\/\/, got "go.sandbox.localhost"/],
+    [['domain', 'add', 'ftp://go.sandbox.localhost'], /the domain must start with http:\/\/ or https:\/\//],
+    [['domain', 'add', 'https://go.sandbox.localhost/path'], /the domain must be a scheme and a host only/],
+    [['domain', 'add', 'https://go.sandbox.localhost', '--redirect-root', 'example.com'], /--redirect-root must be a URL starting with http/],
+    [['domain', 'add', 'https://go.sandbox.localhost', '--redirect-404', 'mailto:me@example.com'], /--redirect-404 must start with http:\/\/ or https:\/\//],
     [['domain', 'update', '1', '--redirect-root', 'not a url'], /--redirect-root must be a URL starting with http/],
     [['domain', 'update', '1'], /nothing to change: give --redirect-root and\/or --redirect-404/],
     [['domain', 'update', '1', '--domain', 'https://new.example.com'], FIXED],
     [['domain', 'update', '1', 'https://new.example.com'], FIXED],
-    [['domain', 'update', 'https://go.example.com', '--redirect-root', 'https://example.com'], FIXED],
+    [['domain', 'update', 'https://go.sandbox.localhost', '--redirect-root', 'https://example.com'], FIXED],
     [['domain', 'update', 'abc', '--redirect-root', 'https://example.com'], /ID must be a positive integer, got "abc"/],
     [['domain', 'delete', 'x1', '--yes'], /ID must be a positive integer/],
     [['domain', 'list', '--page', '0'], /--page must be a positive integer/],

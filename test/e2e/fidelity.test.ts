@@ -57,7 +57,7 @@ async function startProxy(
 
 describe('--domain is checked against the account\'s domains before anything is sent', () => {
   const fx = useSandbox();
-  const known = () => `(https://go.example.com, ${fx.sandbox.url})`;
+  const known = () => `(https://go.sandbox.localhost, ${fx.sandbox.url})`;
   const refusal = (domain: string) =>
     `linkctl: --domain ${domain} is not one of the account's domains ${known()}; servers would put the link on the default domain instead\n` +
     'hint: see `linkctl domain list`; add the domain first with `linkctl domain add`, or leave --domain out for the default domain\n';
@@ -78,7 +78,7 @@ describe('--domain is checked against the account\'s domains before anything is 
   });
 
   it('link add --from: rows on an unknown domain make the file not valid: exit 2 naming the first row and how many more; only the domain list is read', async () => {
-    const csv = file('domains.csv', 'url,domain\nhttps://example.org/d1,https://go.example.com\nhttps://example.org/d2,https://typo.example\nhttps://example.org/d3,https://go.example.com/\nhttps://example.org/d4,https://typo.example\n');
+    const csv = file('domains.csv', 'url,domain\nhttps://example.org/d1,https://go.sandbox.localhost\nhttps://example.org/d2,https://typo.example\nhttps://example.org/d3,https://go.sandbox.localhost/\nhttps://example.org/d4,https://typo.example\n');
     const r = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
     expect(r.stderr).toBe(
       `linkctl: ${csv}:3 and 1 more row: ${refusal('https://typo.example').split('\n')[0]!.replace(/^linkctl: /, '')}\n` +
@@ -91,17 +91,17 @@ describe('--domain is checked against the account\'s domains before anything is 
   });
 
   it('link add --from: rows on the account\'s domains are created; the domain list is read once for the run, before any row is sent', async () => {
-    const csv = file('domains-ok.csv', 'url,domain\nhttps://example.org/d1,https://go.example.com\nhttps://example.org/d3,https://go.example.com/\n');
+    const csv = file('domains-ok.csv', 'url,domain\nhttps://example.org/d1,https://go.sandbox.localhost\nhttps://example.org/d3,https://go.sandbox.localhost/\n');
     const r = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
     expect(r.stderr).toBe(`${csv}: 2 of 2 rows done (2 created)\n`);
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
-    expect(rows.map((row) => row.shorturl)).toEqual([expect.stringMatching(/^https:\/\/go\.example\.com\/\w+$/), expect.stringMatching(/^https:\/\/go\.example\.com\/\w+$/)]);
+    expect(rows.map((row) => row.shorturl)).toEqual([expect.stringMatching(/^https:\/\/go\.sandbox\.localhost\/\w+$/), expect.stringMatching(/^https:\/\/go\.sandbox\.localhost\/\w+$/)]);
     expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains', 'GET /api/urls', 'POST /api/url/add', 'POST /api/url/add']);
   });
 
   it('link update --from: a row on an unknown domain: exit 2 before any link is read or changed', async () => {
-    const csv = file('update-domains.csv', 'id,domain\n1,https://go.example.com\n2,https://typo.example\n');
+    const csv = file('update-domains.csv', 'id,domain\n1,https://go.sandbox.localhost\n2,https://typo.example\n');
     const r = await runCli(['link', 'update', '--from', csv, '--yes'], { env: fx.env });
     expect(r.stderr).toBe(
       `linkctl: ${csv}:3: ${refusal('https://typo.example').split('\n')[0]!.replace(/^linkctl: /, '')}\n` +
@@ -138,12 +138,12 @@ describe('an answer on another domain than asked is reported, never a plain succ
   const fx = useSandbox();
   let proxy: Awaited<ReturnType<typeof startProxy>> | undefined;
   afterAll(() => proxy?.close());
-  /** A server that accepts go.example.com in its domain list but puts new links on its default domain. */
+  /** A server that accepts go.sandbox.localhost in its domain list but puts new links on its default domain. */
   const env = async () => {
     proxy ??= await startProxy(fx.sandbox, {
       answer: (method, path, body) =>
         method === 'POST' && path === '/api/url/add' && typeof body.shorturl === 'string'
-          ? { ...body, shorturl: body.shorturl.replace('https://go.example.com', fx.sandbox.url) }
+          ? { ...body, shorturl: body.shorturl.replace('https://go.sandbox.localhost', fx.sandbox.url) }
           : body,
     });
     return { ...fx.env, LINKCTL_BASE_URL: proxy.url };
@@ -151,19 +151,19 @@ describe('an answer on another domain than asked is reported, never a plain succ
   const host = () => new URL(fx.sandbox.url).host;
 
   it('link add: the link is created (its id and short URL on stdout), exit 1 saying where it went', async () => {
-    const r = await runCli(['link', 'add', 'https://example.org/elsewhere', '--domain', 'https://go.example.com'], { env: await env() });
-    expect(r.stderr).toBe(`linkctl: the server put it on ${host()}, not on go.example.com as asked (real servers replace a domain they do not accept with the default one)\n`);
+    const r = await runCli(['link', 'add', 'https://example.org/elsewhere', '--domain', 'https://go.sandbox.localhost'], { env: await env() });
+    expect(r.stderr).toBe(`linkctl: the server put it on ${host()}, not on go.sandbox.localhost as asked (real servers replace a domain they do not accept with the default one)\n`);
     expect(r.stdout).toMatch(new RegExp(`^id\\t3\\nshorturl\\t${fx.sandbox.url.replace(/\./g, '\\.')}/\\w+\\n$`));
     expect(r.code).toBe(1);
     expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains', 'GET /api/urls', 'POST /api/url/add']);
   });
 
   it('link add --from: the row is `created` with the difference as its error, and the run exits 1', async () => {
-    const csv = file('elsewhere.csv', 'url,domain\nhttps://example.org/elsewhere-2,https://go.example.com\n');
+    const csv = file('elsewhere.csv', 'url,domain\nhttps://example.org/elsewhere-2,https://go.sandbox.localhost\n');
     const r = await runCli(['link', 'add', '--from', csv, '--json'], { env: await env() });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`${csv}: 1 of 1 row done (1 created); 1 not as asked (see their error)\n`);
-    expect(JSON.parse(r.stdout)).toMatchObject([{ row: 2, status: 'created', id: 3, error: `the server put it on ${host()}, not on go.example.com as asked (real servers replace a domain they do not accept with the default one)` }]);
+    expect(JSON.parse(r.stdout)).toMatchObject([{ row: 2, status: 'created', id: 3, error: `the server put it on ${host()}, not on go.sandbox.localhost as asked (real servers replace a domain they do not accept with the default one)` }]);
     expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/domains', 'GET /api/urls', 'POST /api/url/add']);
   });
 });
@@ -265,7 +265,7 @@ describe('apply on an account whose plan lacks options (--plan basic)', () => {
   });
 
   it('with --verify: an update whose options were dropped is reported (the link read once after)', async () => {
-    const path = file('update.yaml', `version: 1\nlinks:\n  - alias: docs\n    url: https://example.com/docs\n    title: Example Docs\n    description: Product documentation\n    campaign: Spring launch\n    channels:\n      - Marketing\n    expiry: ${FUTURE}\n`);
+    const path = file('update.yaml', `version: 1\nlinks:\n  - alias: docs\n    url: http://sandbox.localhost/docs\n    title: Example Docs\n    description: Product documentation\n    campaign: Spring launch\n    channels:\n      - Marketing\n    expiry: ${FUTURE}\n`);
     const r = await runCli(['apply', '-f', path, '--yes', '--allow-clear', '--verify'], { env: fx.env });
     expect(r.stdout).toBe('Applied: 0 added, 1 changed, 0 deleted.\n');
     expect(r.stderr).toMatch(/\nlinkctl: link docs: updated link 1, but the server dropped expiry: the account's plan may not include it\n$/);
@@ -338,15 +338,15 @@ describe('the same URL and alias again: real servers answer "That alias is taken
   const fx = useSandbox();
 
   it('linkctl finds the link by its alias and follows --if-exists: return is exit 0 with the link, fail is exit 1 naming it', async () => {
-    const again = await runCli(['link', 'add', 'https://example.com/docs', '--alias', 'docs', '--if-exists', 'return', '--json'], { env: fx.env });
+    const again = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'return', '--json'], { env: fx.env });
     expect(again.stderr).toBe(`note: link 1 (${fx.sandbox.url}/docs) already has the alias "docs" and this destination: this is it, unchanged.\n`);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ id: 1, alias: 'docs', longurl: 'https://example.com/docs' });
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: 1, alias: 'docs', longurl: 'http://sandbox.localhost/docs' });
     // the create refused, then one search for the alias
     expect(methodsAndPaths(fx.sandbox)).toEqual(['POST /api/url/add', 'GET /api/urls']);
 
     fx.sandbox.reset();
-    const fail = await runCli(['link', 'add', 'https://example.com/docs', '--alias', 'docs', '--if-exists', 'fail'], { env: fx.env });
+    const fail = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'fail'], { env: fx.env });
     expect(fail.stderr).toBe(
       `linkctl: link 1 (${fx.sandbox.url}/docs) already has the alias "docs" and this destination; the server refused the alias, so the options were not applied\n` +
         'hint: pass --if-exists update to apply them to it, or --if-exists return to take it as it is\n',
@@ -371,7 +371,7 @@ describe('apply: a link already in its channel (assigned meanwhile) is success, 
         await fetch(`${fx.sandbox.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${fx.sandbox.key}` } });
       },
     });
-    const yaml = file('channels.yaml', 'version: 1\nlinks:\n  - alias: spring-sale\n    url: https://example.com/spring-sale\n    title: Spring sale\n    channels:\n      - Marketing\n');
+    const yaml = file('channels.yaml', 'version: 1\nlinks:\n  - alias: spring-sale\n    url: http://sandbox.localhost/sale\n    title: Spring sale\n    channels:\n      - Marketing\n');
     const r = await runCli(['apply', '-f', yaml, '--yes', '--json'], { env: { ...fx.env, LINKCTL_BASE_URL: proxy.url } });
     expect(r.stderr).toBe('~ link spring-sale: channels (none) → ["Marketing"]\nPlan: 0 to add, 1 to change, 0 to delete.\n');
     expect(JSON.parse(r.stdout)).toMatchObject({

@@ -199,6 +199,12 @@ describe('the file', () => {
     const seeded = await import('../../src/sandbox/server.js').then((m) => m.startSandbox({ port: 0, rateLimit: null }));
     try {
       const env = { ...empty.env, LINKCTL_BASE_URL: seeded.url, LINKCTL_API_KEY: seeded.key };
+      // the account as the Bitly file's owner would have it: the file's branded domain, and its spring-sale destination
+      const call = (method: string, path: string, body: unknown) =>
+        fetch(`${seeded.url}${path}`, { method, headers: { Authorization: `Bearer ${seeded.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await call('POST', '/api/domain/add', { domain: 'https://go.example.com' })).status).toBe(200);
+      expect((await call('PUT', '/api/url/2/update', { url: 'https://example.com/spring-sale' })).status).toBe(200);
+      seeded.requests.length = 0;
       const r = await runMain(['import', 'bitly', fixture('bitly.csv'), '--keep-domains'], { env });
       expect(r.code, r.stderr).toBe(0);
       expect(seeded.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains', 'GET /api/urls']);

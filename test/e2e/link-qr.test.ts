@@ -32,9 +32,9 @@ describe('link qr', () => {
   });
 
   it('encodes --short URL without asking the server', async () => {
-    const r = await runCli(['link', 'qr', '--short', 'https://go.example.com/menu', '--ecc', 'H'], { env: fx.env });
+    const r = await runCli(['link', 'qr', '--short', 'https://go.sandbox.localhost/menu', '--ecc', 'H'], { env: fx.env });
     expect(r.code).toBe(0);
-    expect(screenshot(r.stdout)).toBe('https://go.example.com/menu');
+    expect(screenshot(r.stdout)).toBe('https://go.sandbox.localhost/menu');
     expect(fx.sandbox.requests).toHaveLength(0);
   });
 
@@ -56,9 +56,9 @@ describe('link qr', () => {
 
   it('writes an SVG with the given size and colours', async () => {
     const file = join(tempDir(), 'menu.svg');
-    const r = await runCli(['link', 'qr', '--short', 'https://go.example.com/menu', '--file', file, '--size', '300', '--json'], { env: fx.env });
+    const r = await runCli(['link', 'qr', '--short', 'https://go.sandbox.localhost/menu', '--file', file, '--size', '300', '--json'], { env: fx.env });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ file, format: 'svg', url: 'https://go.example.com/menu', ecc: 'M', size: 300, margin: 4 });
+    expect(JSON.parse(r.stdout)).toEqual({ file, format: 'svg', url: 'https://go.sandbox.localhost/menu', ecc: 'M', size: 300, margin: 4 });
     const svg = readFileSync(file, 'utf8');
     expect(svg).toMatch(/<svg [^>]*width="300" height="300"/);
     expect(svg).toContain('fill="#000000"');

@@ -21,19 +21,19 @@ for (const quirks of [false, true]) {
       expect(r.code).toBe(0);
       const records = JSON.parse(r.stdout);
       expect(records.map((l: { alias: string }) => l.alias)).toEqual(['spring-sale', 'docs']);
-      expect(records[1]).toMatchObject({ shorturl: `${fx.sandbox.url}/docs`, longurl: 'https://example.com/docs' });
+      expect(records[1]).toMatchObject({ shorturl: `${fx.sandbox.url}/docs`, longurl: 'http://sandbox.localhost/docs' });
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: {}, body: undefined }]);
     });
 
     it('searches and orders by clicks (sent as order=click), printing tab-separated rows in a pipe', async () => {
-      const r = await runCli(['link', 'list', '--search', 'example.com', '--order', 'clicks', '--limit', '5'], { env: fx.env });
+      const r = await runCli(['link', 'list', '--search', 'sandbox.localhost', '--order', 'clicks', '--limit', '5'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(
-        `1\t${fx.sandbox.url}/docs\thttps://example.com/docs\t57\t2025-01-11 12:00:00\n` +
-          `2\t${fx.sandbox.url}/spring-sale\thttps://example.com/spring-sale\t12\t2025-01-18 12:00:00\n`,
+        `1\t${fx.sandbox.url}/docs\thttp://sandbox.localhost/docs\t57\t2025-01-11 12:00:00\n` +
+          `2\t${fx.sandbox.url}/spring-sale\thttp://sandbox.localhost/sale\t12\t2025-01-18 12:00:00\n`,
       );
-      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { q: 'example.com', order: 'click', limit: '5' }, body: undefined }]);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { q: 'sandbox.localhost', order: 'click', limit: '5' }, body: undefined }]);
     });
 
     it('sends order=date as such', async () => {
@@ -47,7 +47,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['link', 'get', '1'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^id\t1\nalias\tdocs\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/docs\nlongurl\thttps:\/\/example\.com\/docs\n/);
+      expect(r.stdout).toMatch(/^id\t1\nalias\tdocs\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/docs\nlongurl\thttp:\/\/sandbox\.localhost\/docs\n/);
       expect(r.stdout).toMatch(/\nclicks\t57\nuniqueClicks\t40\n/);
       expect(r.stdout).not.toMatch(/Top countries/); // bars are for a terminal
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/url/1', query: {}, body: undefined }]);
@@ -59,9 +59,9 @@ for (const quirks of [false, true]) {
     it('shows geo and device targeting in the shape the server reads them back', async () => {
       const r = await runCli(['link', 'get', '2'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(quirks ? 'location\tcanada=https://example.ca/spring-sale\n' : 'location\tCanada=https://example.ca/spring-sale\n');
+      expect(r.stdout).toContain(quirks ? 'location\tcanada=http://sandbox.localhost/sale-ca\n' : 'location\tCanada=http://sandbox.localhost/sale-ca\n');
       // 7.x servers answer device: null even for a link with device targeting
-      expect(r.stdout).toContain(quirks ? 'device\t\n' : 'device\tiPhone=https://apps.apple.com/app/example\n');
+      expect(r.stdout).toContain(quirks ? 'device\t\n' : 'device\tiPhone=http://sandbox.localhost/app\n');
     });
 
     it('gives the whole answer with --json', async () => {
@@ -107,7 +107,7 @@ for (const quirks of [false, true]) {
     it('adds a link with every option mapped to the API fields', async () => {
       const r = await runCli(
         [
-          'link', 'add', 'https://example.org/launch', '--alias', 'launch', '--domain', 'https://go.example.com', '--overlay', '2',
+          'link', 'add', 'https://example.org/launch', '--alias', 'launch', '--domain', 'https://go.sandbox.localhost', '--overlay', '2',
           '--expiry', '2035-06-30 12:00:00', '--geo', 'Canada=https://example.ca', '--geo', 'France=https://example.fr',
           '--device', 'iPhone=https://apps.apple.com/app/x', '--language', 'fr=https://example.fr/fr',
           '--meta-title', 'Launch', '--meta-description', 'Our launch', '--meta-image', 'https://example.org/og.png', '--description', 'note',
@@ -122,7 +122,7 @@ for (const quirks of [false, true]) {
         {
           method: 'POST', path: '/api/url/add', query: {},
           body: {
-            url: 'https://example.org/launch', custom: 'launch', domain: 'https://go.example.com', type: 'overlay-2', expiry: '2035-06-30 12:00:00',
+            url: 'https://example.org/launch', custom: 'launch', domain: 'https://go.sandbox.localhost', type: 'overlay-2', expiry: '2035-06-30 12:00:00',
             geotarget: [{ location: 'Canada', link: 'https://example.ca' }, { location: 'France', link: 'https://example.fr' }],
             devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/x' }],
             languagetarget: [{ language: 'fr', link: 'https://example.fr/fr' }],
@@ -134,7 +134,7 @@ for (const quirks of [false, true]) {
           },
         },
       ]);
-      expect(JSON.parse(r.stdout)).toEqual({ id: 3, shorturl: 'https://go.example.com/launch' });
+      expect(JSON.parse(r.stdout)).toEqual({ id: 3, shorturl: 'https://go.sandbox.localhost/launch' });
     });
 
     it('adds with a redirect type or a splash page, and prints id and short URL in a pipe', async () => {
@@ -175,7 +175,7 @@ for (const quirks of [false, true]) {
     });
 
     it(quirks ? 'gets the existing link back for a URL already shortened' : 'creates a second link for a URL already shortened', async () => {
-      const r = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'x', '-q'], { env: fx.env });
+      const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'x', '-q'], { env: fx.env });
       expect(r.code).toBe(quirks ? 1 : 0);
       expect(r.stdout).toBe(quirks ? '' : '3\n');
     });
@@ -184,7 +184,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['link', 'add', 'https://example.org/d', '--alias', 'docs'], { env: fx.env });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
-        `linkctl: the alias "docs" is taken by link 1 (${fx.sandbox.url}/docs), which goes to https://example.com/docs\n` +
+        `linkctl: the alias "docs" is taken by link 1 (${fx.sandbox.url}/docs), which goes to http://sandbox.localhost/docs\n` +
           'hint: choose another --alias, or pass --if-exists update to point that link at this destination\n',
       );
       // The create was refused by the server; the link with the alias was then found by one search.
@@ -203,10 +203,10 @@ for (const quirks of [false, true]) {
         {
           method: 'PUT', path: '/api/url/2/update', query: {},
           body: {
-            url: 'https://example.com/spring-sale',
+            url: 'http://sandbox.localhost/sale',
             geotarget: [{ location: 'CANADA', link: 'https://example.ca/new' }, { location: 'Mexico', link: 'https://example.mx' }],
             // documented servers read device targeting back; 7.x ones answer null, so it cannot be kept
-            ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }] }),
+            ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'http://sandbox.localhost/app' }] }),
             metatitle: 'Spring sale',
             metadescription: 'New preview',
             status: 'private',
@@ -257,7 +257,7 @@ for (const quirks of [false, true]) {
         geotarget: null,
         devicetarget: quirks
           ? [{ device: 'iPad', link: 'https://example.com/ipad' }]
-          : [{ device: 'iPhone', link: 'https://apps.apple.com/app/example' }, { device: 'iPad', link: 'https://example.com/ipad' }],
+          : [{ device: 'iPhone', link: 'http://sandbox.localhost/app' }, { device: 'iPad', link: 'https://example.com/ipad' }],
         metatitle: null,
         status: 'private',
       });
@@ -270,7 +270,7 @@ for (const quirks of [false, true]) {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe(`note: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
       expect(r.stdout).toBe(
-        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://example.com/docs', metatitle: 'Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private' }, null, 2)}\n`,
+        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'http://sandbox.localhost/docs', metatitle: 'Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private' }, null, 2)}\n`,
       );
       expect(writes(fx.sandbox)).toEqual([]);
     });
@@ -316,7 +316,7 @@ describe('link update against a server that replaces every option (quirks)', () 
   });
 
   it('keeps the branded domain and campaign, and names the public status an update loses (issue: a description fix moved the link)', async () => {
-    const add = await runCli(['link', 'add', 'https://example.com/brand', '--alias', 'brand', '--domain', 'https://go.example.com', '--campaign', '1', '--channel', '1', '--pixel', '1', '--public', '-q'], { env: fx.env });
+    const add = await runCli(['link', 'add', 'https://example.com/brand', '--alias', 'brand', '--domain', 'https://go.sandbox.localhost', '--campaign', '1', '--channel', '1', '--pixel', '1', '--public', '-q'], { env: fx.env });
     expect(add.code).toBe(0);
     const id = add.stdout.trim();
     const refused = await runCli(['link', 'update', id, '--meta-description', 'typo fix'], { env: fx.env });
@@ -331,9 +331,9 @@ describe('link update against a server that replaces every option (quirks)', () 
     const r = await runCli(['link', 'update', id, '--meta-description', 'typo fix', '--pixel', '1', '--yes'], { env: fx.env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(writes(fx.sandbox).at(-1)!.body).toMatchObject({ domain: 'https://go.example.com', campaign: 1, channel: 1, pixels: [1], metadescription: 'typo fix' });
+    expect(writes(fx.sandbox).at(-1)!.body).toMatchObject({ domain: 'https://go.sandbox.localhost', campaign: 1, channel: 1, pixels: [1], metadescription: 'typo fix' });
     const item = JSON.parse((await runCli(['link', 'list', '--json', '--search', 'brand'], { env: fx.env })).stdout)[0];
-    expect(item).toMatchObject({ shorturl: 'https://go.example.com/brand', domain: 'https://go.example.com', campaign: 1, channel: [1] });
+    expect(item).toMatchObject({ shorturl: 'https://go.sandbox.localhost/brand', domain: 'https://go.sandbox.localhost', campaign: 1, channel: [1] });
   });
 
   it('does not send the site itself back as a domain for a link on the default domain', async () => {
@@ -347,43 +347,43 @@ describe('link add of a URL already shortened (quirks: the server returns the ex
   const fx = useSandbox({ quirks: true });
 
   it('fails (exit 1) naming the existing link when options were given, and changes nothing', async () => {
-    const r = await runCli(['link', 'add', 'https://example.com/docs', '--campaign', '1', '--description', 'x'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--campaign', '1', '--description', 'x'], { env: fx.env });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      `linkctl: https://example.com/docs is already shortened as link 1 (${fx.sandbox.url}/docs); the server returned it unchanged, so the options were not applied\n` +
+      `linkctl: http://sandbox.localhost/docs is already shortened as link 1 (${fx.sandbox.url}/docs); the server returned it unchanged, so the options were not applied\n` +
         'hint: pass --if-exists update to apply them to it, or --if-exists return to take it as it is\n',
     );
   });
 
   it('returns it with a note for a bare URL or --if-exists return', async () => {
-    const r = await runCli(['link', 'add', 'https://example.com/docs', '-q'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '-q'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\n');
-    expect(r.stderr).toBe(`note: https://example.com/docs was already shortened: this is the existing link 1 (${fx.sandbox.url}/docs), unchanged.\n`);
-    const o = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'x', '--if-exists', 'return', '-q'], { env: fx.env });
+    expect(r.stderr).toBe(`note: http://sandbox.localhost/docs was already shortened: this is the existing link 1 (${fx.sandbox.url}/docs), unchanged.\n`);
+    const o = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'x', '--if-exists', 'return', '-q'], { env: fx.env });
     expect(o.code).toBe(0);
     expect(o.stderr).toMatch(/the options were not applied/);
   });
 
   it('sends nothing with --if-exists skip, naming the existing link', async () => {
-    const r = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'x', '--if-exists', 'skip', '-q'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'x', '--if-exists', 'skip', '-q'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\n');
-    expect(r.stderr).toBe('note: https://example.com/docs is already shortened as link 1; nothing was sent (--if-exists skip).\n');
+    expect(r.stderr).toBe('note: http://sandbox.localhost/docs is already shortened as link 1; nothing was sent (--if-exists skip).\n');
     expect(writes(fx.sandbox)).toEqual([]);
   });
 
   it('updates it through the safe update with --if-exists update (--yes for what cannot be read back)', async () => {
-    const refused = await runCli(['link', 'add', 'https://example.com/docs', '--meta-description', 'new', '--if-exists', 'update'], { env: fx.env });
+    const refused = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--meta-description', 'new', '--if-exists', 'update'], { env: fx.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/Update link 1 and clear whatever it has of: password;/);
-    const r = await runCli(['link', 'add', 'https://example.com/docs', '--meta-description', 'new', '--if-exists', 'update', '--private', '--yes', '--json'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--meta-description', 'new', '--if-exists', 'update', '--private', '--yes', '--json'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 1 });
     expect(writes(fx.sandbox).at(-1)).toMatchObject({ method: 'PUT', path: '/api/url/1/update', body: { metadescription: 'new', campaign: 1, metatitle: 'Example Docs', status: 'private' } });
     // The note is stored on create only: an update of the existing link cannot set it.
-    const note = await runCli(['link', 'add', 'https://example.com/docs', '--description', 'a note', '--if-exists', 'update', '--yes'], { env: fx.env });
+    const note = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'a note', '--if-exists', 'update', '--yes'], { env: fx.env });
     expect(note.code).toBe(2);
     expect(note.stderr).toMatch(/--description \(the link's note\) cannot be set by an update/);
   });
@@ -404,7 +404,7 @@ describe('link update of a link whose expiry has passed (the --sandbox state fil
     expect(r.stderr).toBe(`note: the expiry 2020-01-01 00:00:00 has passed and servers refuse a past expiry, so it is not sent again.\nnote: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
     expect(r.stdout).toMatch(/^PUT http:\/\/127\.0\.0\.1:\d+\/api\/url\/1\/update\n/);
     expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).toEqual({
-      url: 'https://example.com/docs', metatitle: 'Example Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private',
+      url: 'http://sandbox.localhost/docs', metatitle: 'Example Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private',
     });
   });
 });
@@ -425,11 +425,11 @@ describe('link get --short on a 6.x server (it ignores `short` and answers the f
   });
 
   it('says that this server cannot look up by short URL when the link is not there (exit 1), pointing at the id', async () => {
-    const r = await runCli(['link', 'get', '--short', 'https://go.example.com/elsewhere'], { env: fx.env });
+    const r = await runCli(['link', 'get', '--short', 'https://go.sandbox.localhost/elsewhere'], { env: fx.env });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      'linkctl: short URL https://go.example.com/elsewhere: this server cannot look up a link by short URL (it answered the list of links instead, as 6.x servers do, and the link is not on its first page)\n' +
+      'linkctl: short URL https://go.sandbox.localhost/elsewhere: this server cannot look up a link by short URL (it answered the list of links instead, as 6.x servers do, and the link is not on its first page)\n' +
         "hint: use the link's id: `linkctl link get ID`; `linkctl link list --search ALIAS` shows it\n",
     );
     expect(fx.sandbox.requests).toHaveLength(1);
@@ -476,13 +476,13 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--alias', 'ab'], /--alias must have at least 3 characters, got "ab"\nhint: servers refuse shorter aliases/],
     [['link', 'update', '1', '--alias', ' x '], /--alias must have at least 3 characters/],
     [['link', 'get'], /give a link id or --short URL: got neither/],
-    [['link', 'get', '1', '--short', 'https://go.example.com/x'], /give a link id or --short, not both: got the id 1 and --short https:\/\/go\.example\.com\/x/],
+    [['link', 'get', '1', '--short', 'https://go.sandbox.localhost/x'], /give a link id or --short, not both: got the id 1 and --short https:\/\/go\.sandbox\.localhost\/x/],
     [['link', 'get', 'abc'], /ID must be a positive integer/],
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
     [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, meta-description, domain, campaign, channel, password, pixels/],
     [['link', 'add', url, '--if-exists', 'ignore'], /--if-exists must be one of fail, return, update, skip; got "ignore"/],
-    [['link', 'get', '--short', 'ftp://go.example.com/x'], /--short must start with http:\/\/ or https:\/\//],
+    [['link', 'get', '--short', 'ftp://go.sandbox.localhost/x'], /--short must start with http:\/\/ or https:\/\//],
     [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],
   ])('%j exits 2', async (args, message) => {
     const r = await runCli(args, { env: fx.env });

@@ -64,7 +64,7 @@ describe('a sandbox limited to 5 requests per 2 s', () => {
     for (let i = 0; i < 5; i++) await fetch(`${sandbox.url}/api/account`, { headers: { Authorization: `Bearer ${sandbox.key}` } });
     const r = await runCli(['account', 'get', '--json'], { env, timeoutMs: 20_000 });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ email: 'demo@example.com' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ email: 'demo@sandbox.localhost' });
     const mine = sandbox.requests.slice(5);
     // The first was refused; linkctl waited until the window had opened (one second past its reset).
     expect(mine.length).toBeGreaterThanOrEqual(2);

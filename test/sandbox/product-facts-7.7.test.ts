@@ -131,7 +131,7 @@ describe('links', () => {
     const sb = await start();
     const r = await fetch(`${sb.url}/docs`, { redirect: 'manual' });
     expect(r.status).toBe(301);
-    expect(r.headers.get('location')).toBe('https://example.com/docs');
+    expect(r.headers.get('location')).toBe(`${sb.url}/pages/docs`);
   });
 
   it('device targeting is stored but never read back: device is always null in answers', async () => {

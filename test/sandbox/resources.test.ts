@@ -66,7 +66,7 @@ describe('documented vs real-server shapes', () => {
     expect((await get(doc, '/api/account')).json).toEqual({
       error: 0,
       data: {
-        id: 1, email: 'demo@example.com', username: 'demo', avatar: expect.stringMatching(/^https:/), status: 'pro',
+        id: 1, email: 'demo@sandbox.localhost', username: 'demo', avatar: expect.stringMatching(/^https?:\/\//), status: 'pro',
         expires: '2027-12-31 23:59:59', registered: '2024-01-15 09:30:00',
       },
     });
@@ -265,7 +265,7 @@ describe('short links', () => {
     expect((await get(sb, '/api/urls?order=click')).json.data.urls.map((u: { id: number }) => u.id)).toEqual([1, 2]);
     expect((await get(sb, '/api/urls')).json.data.urls.map((u: { id: number }) => u.id)).toEqual([2, 1]);
     expect((await get(sb, '/api/urls?q=docs')).json.data.urls[0]).toEqual({
-      id: 1, alias: 'docs', shorturl: `${sb.url}/docs`, longurl: 'https://example.com/docs', title: 'Example Docs',
+      id: 1, alias: 'docs', shorturl: `${sb.url}/docs`, longurl: 'http://sandbox.localhost/docs', title: 'Example Docs',
       description: 'Product documentation', clicks: '57', uniqueclicks: '40', domain: sb.url, campaign: 1, channel: ['1'], date: '2025-01-11 12:00:00',
     });
     expect((await get(sb, `/api/urls?short=${encodeURIComponent(`${sb.url}/docs`)}`)).json).toEqual((await get(sb, '/api/url/1')).json);
@@ -295,9 +295,9 @@ describe('fidelity to real servers, found by running third-party clients against
 
   it('finds a link by its short URL without the scheme', async () => {
     const sb = await start();
-    await post(sb, '/api/url/add', { url: 'https://example.com/branded', custom: 'brand', domain: 'https://go.example.com' });
-    const bare = (await get(sb, '/api/urls?short=go.example.com/brand')).json;
-    expect(bare.details).toMatchObject({ alias: 'brand', shorturl: 'https://go.example.com/brand' });
+    await post(sb, '/api/url/add', { url: 'https://example.com/branded', custom: 'brand', domain: 'https://go.sandbox.localhost' });
+    const bare = (await get(sb, '/api/urls?short=go.sandbox.localhost/brand')).json;
+    expect(bare.details).toMatchObject({ alias: 'brand', shorturl: 'https://go.sandbox.localhost/brand' });
     const local = (await get(sb, `/api/urls?short=${encodeURIComponent(`${sb.url.replace(/^http:\/\//, '')}/docs`)}`)).json;
     expect(local.details).toMatchObject({ alias: 'docs' });
   });

@@ -43,10 +43,11 @@ for (const quirks of [false, true]) {
     it('apply geo and device targeting (the seeded spring-sale link)', async () => {
       const sb = await start({ quirks });
       const where = async (path: string, headers: Record<string, string>) => (await visit(sb, path, headers)).headers.get('location');
-      expect(await where('/spring-sale', { 'User-Agent': FIREFOX_LINUX })).toBe('https://example.com/spring-sale');
-      expect(await where('/spring-sale', { 'User-Agent': FIREFOX_LINUX, 'Accept-Language': 'en-CA' })).toBe('https://example.ca/spring-sale');
-      expect(await where('/spring-sale?country=Canada', {})).toBe('https://example.ca/spring-sale');
-      expect(await where('/spring-sale', { 'User-Agent': IPHONE })).toBe('https://apps.apple.com/app/example');
+      // a visitor is sent to the sandbox's own pages at its current address
+      expect(await where('/spring-sale', { 'User-Agent': FIREFOX_LINUX })).toBe(`${sb.url}/pages/sale`);
+      expect(await where('/spring-sale', { 'User-Agent': FIREFOX_LINUX, 'Accept-Language': 'en-CA' })).toBe(`${sb.url}/pages/sale-ca`);
+      expect(await where('/spring-sale?country=Canada', {})).toBe(`${sb.url}/pages/sale-ca`);
+      expect(await where('/spring-sale', { 'User-Agent': IPHONE })).toBe(`${sb.url}/pages/app`);
     });
   });
 }

@@ -5,6 +5,7 @@
  * as data (--json, -o), as the terminal view (src/check/view.ts), or with -q as the short URLs
  * of what is broken.
  */
+import { SANDBOX_OWN_ORIGIN, sandboxPagesAt } from '../../sandbox/own-origin.js';
 import type { Context } from '../../context.js';
 import { AGENT_ALLOW_HINT, allowanceOf, type Allowance } from './allow-private.js';
 import { CliError, ConfigError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
@@ -224,8 +225,9 @@ async function run(ctx: Context, request: CheckRequest, store: CheckStore, start
   const headline = summaryLine(records, urls.size, links.length, request.qr ? qrs.length : undefined, started);
   const tail = `${request.sinceLast ? `; ${shown.length} change${shown.length === 1 ? '' : 's'} since the previous check` : ''}${names.size ? `; --fail-on matched ${matched}` : ''}`;
   const blockedNote = privateNote(ctx, records, request);
-  // The sandbox's seeded links lead to its own pages (sandbox/state.ts): say why loopback was requested.
-  if (ctx.sandboxOrigin) ctx.warn(`the sandbox's own address ${new URL(ctx.sandboxOrigin).host} is allowed; other private and loopback addresses are not`);
+  // The sandbox's seeded links lead to its own pages (sandbox/own-origin.ts): say why loopback was requested, when it was.
+  const own = ctx.sandboxOrigin;
+  if (own && records.some((r) => r.chain.some((hop) => hop.url.startsWith(`${own}/`)))) ctx.warn(`the sandbox's own address ${new URL(own).host} is allowed (no other private address)`);
 
   if (ctx.globals.quiet) {
     // The short URLs of what is broken (or matches --fail-on), one a line, each once: for xargs, a mail, a chat.
@@ -310,6 +312,7 @@ async function checkDestinations(ctx: Context, urls: string[], request: CheckReq
     perHost: PER_HOST,
     allowPrivate: request.allowPrivate?.allow,
     allowOrigin: ctx.sandboxOrigin,
+    aliasOrigin: ctx.sandboxOrigin ? { from: SANDBOX_OWN_ORIGIN, to: sandboxPagesAt(ctx.sandboxOrigin) } : undefined,
     trace: ctx.globals.debug ? (line) => ctx.warn(`[debug] ${line}`) : undefined,
   });
   // Each request leaves garbage (sockets' buffers, parsed headers) that V8 lets pile up in the old

@@ -6,7 +6,7 @@
  * not reach the networks of the machine an agent runs on unless that person said so).
  */
 import { Option } from 'commander';
-import type { Context } from '../../context.js';
+import type { Settings } from '../../config/settings.js';
 import { ConfigError, UsageError, type CliError } from '../../errors.js';
 import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type Allowance, type AllowPrivate } from '../../check/networks.js';
 
@@ -42,7 +42,13 @@ function networksSetting(raw: string, refuse: (message: string) => CliError): Al
  * `--allow-private` (all, or the networks it names), else LINKCTL_CHECK_ALLOW_PRIVATE, else the
  * profile's `checkAllowPrivate`; undefined: none. `via` names the command it was given to.
  */
-export function allowanceOf(flag: AllowPrivate | true | undefined, ctx: Pick<Context, 'env' | 'settings'>, via = ''): Allowance | undefined {
+/** What the allowance is read from: a run's context (no import of it: the context reads allowances too). */
+interface SettingsSource {
+  env: Record<string, string | undefined>;
+  settings(): Pick<Settings, 'checkAllowPrivate' | 'profile'>;
+}
+
+export function allowanceOf(flag: AllowPrivate | true | undefined, ctx: SettingsSource, via = ''): Allowance | undefined {
   if (flag !== undefined) return { allow: flag === true ? 'all' : flag, from: `--allow-private${via}` };
   const fromEnv = ctx.env[ALLOW_PRIVATE_ENV];
   if (fromEnv) return { allow: networksSetting(fromEnv, (m) => new UsageError(`${ALLOW_PRIVATE_ENV}: ${m}`, ALLOW_PRIVATE_HINT)), from: `${ALLOW_PRIVATE_ENV}${via}` };
