@@ -68,11 +68,11 @@ export interface ProbeOptions {
    */
   allowOrigin?: string;
   /**
-   * An origin requested under another address: the sandbox's pages are named under a fixed origin
+   * Origins requested under another address: the sandbox's pages are named under fixed origins
    * (sandbox/own-origin.ts) and requested under the sandbox's current address (`to`, an origin and
    * a path), which `allowOrigin` allows.
    */
-  aliasOrigin?: { from: string; to: string };
+  aliasOrigin?: { from: readonly string[]; to: string };
   /** How names are resolved (tests); the system resolver, RFC 6761 names answered first, by default. */
   lookup?: Lookup;
   /** Called after each request (for tests and --debug): method, URL, status or error. */
@@ -406,7 +406,7 @@ export class Prober {
     };
     for (;;) {
       const alias = this.options.aliasOrigin;
-      if (alias && url.origin === alias.from) url = new URL(`${alias.to}${url.pathname}${url.search}`);
+      if (alias?.from.includes(url.origin)) url = new URL(`${alias.to}${url.pathname}${url.search}`);
       seen.add(url.href);
       const port = Number(portOf(url));
       if (BAD_PORTS.has(port)) {

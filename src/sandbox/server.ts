@@ -8,7 +8,7 @@ import { publicPage, type Visit } from './visits.js';
 import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js';
 import { qrPage, type QrImages } from './qr-images.js';
 import { DEFAULT_QR_IMAGES } from '../commands/sandbox/types.js';
-import { SANDBOX_OWN_ORIGIN, SANDBOX_PAGES_PATH, sandboxPagesAt } from './own-origin.js';
+import { SANDBOX_OWN_ORIGINS, SANDBOX_PAGES_PATH, sandboxPagesAt } from './own-origin.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
@@ -113,9 +113,10 @@ const overLimit = (retryAfter: number) => ({ error: 429, message: 'Too Many API 
  * so what linkctl reads does not change with the port from one run to the next.
  */
 function resolveOwnOrigin(a: Answer, base: string): Answer {
-  const swap = (text: string) => text.split(`${SANDBOX_OWN_ORIGIN}/`).join(`${sandboxPagesAt(base)}/`);
-  if (typeof a.body === 'string' && a.headers['Content-Type']?.startsWith('text/html') && a.body.includes(SANDBOX_OWN_ORIGIN)) a.body = swap(a.body);
-  if (a.headers.Location?.includes(SANDBOX_OWN_ORIGIN)) a.headers.Location = swap(a.headers.Location);
+  const swap = (text: string) => SANDBOX_OWN_ORIGINS.reduce((t, origin) => t.split(`${origin}/`).join(`${sandboxPagesAt(base)}/`), text);
+  const named = (text: string) => SANDBOX_OWN_ORIGINS.some((origin) => text.includes(`${origin}/`));
+  if (typeof a.body === 'string' && a.headers['Content-Type']?.startsWith('text/html') && named(a.body)) a.body = swap(a.body);
+  if (a.headers.Location && named(a.headers.Location)) a.headers.Location = swap(a.headers.Location);
   return a;
 }
 

@@ -43,7 +43,7 @@ for (const quirks of [false, true]) {
       expect(Array.isArray(records)).toBe(true);
       // Newest first, as the API lists them; ids are strings on real servers.
       expect(records.map((l: { id: unknown }) => Number(l.id))).toEqual([7, 6, 5, 4, 3, 2, 1]);
-      expect(records[6]).toMatchObject({ alias: 'docs', longurl: 'http://sandbox.localhost/docs' });
+      expect(records[6]).toMatchObject({ alias: 'docs', longurl: 'https://sandbox.localhost/docs' });
       expect(sent(fx.sandbox)).toEqual([1, 2, 3].map((page) => ({ method: 'GET', path: '/api/urls', query: { limit: '3', page: String(page) }, body: undefined })));
     });
 

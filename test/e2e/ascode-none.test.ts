@@ -140,7 +140,7 @@ ${nones(['pixels', 'params'])}
 
   it('a link whose options were set outside linkctl: the plan says no one can know, and apply --yes refuses without --allow-clear', async () => {
     const { cli, file } = await account();
-    const f = file('docs.yaml', 'version: 1\nlinks:\n  - alias: docs\n    url: http://sandbox.localhost/docs\n    title: Docs edited\n');
+    const f = file('docs.yaml', 'version: 1\nlinks:\n  - alias: docs\n    url: https://sandbox.localhost/docs\n    title: Docs edited\n');
     const plan = await cli(['plan', '-f', f]);
     expect(plan.stdout).toContain('of which no one can know (set elsewhere or before the ledger): device targeting; password; pixels; parameters');
     const refused = await cli(['apply', '-f', f, '--yes']);

@@ -187,7 +187,7 @@ describe('export, plan, apply', () => {
 
   it('a removed record is deleted only with --prune, deletes listed first and confirmed', async () => {
     const file = join(dir, 'removed.yaml');
-    writeFileSync(file, exported.replace(/ {2}- alias: spring-sale\n(?: {4}[^\n]*\n)+/, '').replace('url: http://sandbox.localhost/docs', 'url: http://sandbox.localhost/docs2'));
+    writeFileSync(file, exported.replace(/ {2}- alias: spring-sale\n(?: {4}[^\n]*\n)+/, '').replace('url: https://sandbox.localhost/docs', 'url: https://sandbox.localhost/docs2'));
     expect(readFileSync(file, 'utf8')).not.toContain('spring-sale');
     const plain = await runMain(['plan', '-f', file], { env: envOf(b) });
     expect(plain.stdout).not.toMatch(/^- /m);

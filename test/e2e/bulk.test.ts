@@ -127,7 +127,7 @@ describe('link add --from', () => {
   });
 
   it('reads the account\'s links once for the whole file instead of searching once a row, and still finds what exists', async () => {
-    const csv = file('index.csv', 'url\nhttp://sandbox.localhost/docs\nhttps://example.com/idx-1\nhttps://example.com/idx-2\nhttps://example.com/idx-1\n');
+    const csv = file('index.csv', 'url\nhttps://sandbox.localhost/docs\nhttps://example.com/idx-1\nhttps://example.com/idx-2\nhttps://example.com/idx-1\n');
     const searchesBefore = fx.sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/api/urls').length;
     const postsBefore = posts('/api/url/add').length;
     const r = await runCli(['link', 'add', '--from', csv, '--if-exists', 'return', '--json'], { env: fx.env });

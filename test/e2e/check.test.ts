@@ -644,7 +644,7 @@ describe('options, history and limits', () => {
 
   it('--qr: the URL a QR code holds is read from its image and checked; codes holding text or wifi are not destinations', async () => {
     await withoutSeededLinks(fx.sandbox);
-    await api(fx.sandbox, 'DELETE', 'qr/1/delete'); // its data is http://sandbox.localhost/menu
+    await api(fx.sandbox, 'DELETE', 'qr/1/delete'); // its data is https://sandbox.localhost/menu
     const { id } = await api(fx.sandbox, 'POST', 'qr/add', { type: 'link', data: `${http.origin}/fail`, name: 'Poster' });
     const before = fx.sandbox.requests.length;
     const r = await runMain(['check', '--qr', '--json'], { env: env() });
@@ -863,7 +863,7 @@ describe('against `linkctl sandbox serve`, whose seeded links point at hosts thi
     const dir = tempDir();
     // The seed's links lead to the sandbox's own pages: moved under .invalid, hosts no resolver knows.
     const state = seedState();
-    const own = 'http://sandbox.localhost/';
+    const own = 'https://sandbox.localhost/';
     for (const link of state.links) {
       link.longurl = link.longurl.replace(own, 'https://example.invalid/');
       for (const target of link.geotarget ?? []) target.link = target.link!.replace(own, 'https://example-ca.invalid/');

@@ -10,7 +10,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['domain', 'list', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      const mine = { id: 1, domain: 'https://go.sandbox.localhost', redirectroot: 'http://sandbox.localhost/home', redirect404: 'http://sandbox.localhost/not-found' };
+      const mine = { id: 1, domain: 'https://go.sandbox.localhost', redirectroot: 'https://sandbox.localhost/home', redirect404: 'https://sandbox.localhost/not-found' };
       const system = { id: null, domain: fx.sandbox.url.replace(/\/$/, ''), redirectroot: '', redirect404: '' };
       expect(JSON.parse(r.stdout)).toEqual(quirks ? [mine, system] : [mine]);
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/domains', query: {}, body: undefined }]);
@@ -20,7 +20,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['domain', 'list', '--limit', '5'], { env: fx.env });
       expect(r.code).toBe(0);
       const rows = r.stdout.trim().split('\n').map((line) => line.split('\t'));
-      expect(rows[0]).toEqual(['1', 'https://go.sandbox.localhost', 'http://sandbox.localhost/home', 'http://sandbox.localhost/not-found', 'branded']);
+      expect(rows[0]).toEqual(['1', 'https://go.sandbox.localhost', 'https://sandbox.localhost/home', 'https://sandbox.localhost/not-found', 'branded']);
       if (quirks) expect(rows[1]).toEqual(['', fx.sandbox.url.replace(/\/$/, ''), '', '', 'system']);
       expect(rows).toHaveLength(quirks ? 2 : 1);
       expect(sent(fx.sandbox)[0]!.query).toEqual({ limit: '5' });
@@ -59,7 +59,7 @@ for (const quirks of [false, true]) {
       expect(r.stdout).toBe('Domain has been updated successfully.\n');
       expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/domain/1/update', query: {}, body: { redirect404: 'https://example.com/gone' } }]);
       const list = JSON.parse((await runCli(['domain', 'list', '--json'], { env: fx.env })).stdout);
-      expect(list[0]).toMatchObject({ id: 1, redirectroot: 'http://sandbox.localhost/home', redirect404: 'https://example.com/gone' });
+      expect(list[0]).toMatchObject({ id: 1, redirectroot: 'https://sandbox.localhost/home', redirect404: 'https://example.com/gone' });
     });
 
     it('an unknown id on update: exit 4 with the message, or (real servers: empty answer) exit 6 naming the likely cause', async () => {

@@ -265,7 +265,7 @@ describe('apply on an account whose plan lacks options (--plan basic)', () => {
   });
 
   it('with --verify: an update whose options were dropped is reported (the link read once after)', async () => {
-    const path = file('update.yaml', `version: 1\nlinks:\n  - alias: docs\n    url: http://sandbox.localhost/docs\n    title: Example Docs\n    description: Product documentation\n    campaign: Spring launch\n    channels:\n      - Marketing\n    expiry: ${FUTURE}\n`);
+    const path = file('update.yaml', `version: 1\nlinks:\n  - alias: docs\n    url: https://sandbox.localhost/docs\n    title: Example Docs\n    description: Product documentation\n    campaign: Spring launch\n    channels:\n      - Marketing\n    expiry: ${FUTURE}\n`);
     const r = await runCli(['apply', '-f', path, '--yes', '--allow-clear', '--verify'], { env: fx.env });
     expect(r.stdout).toBe('Applied: 0 added, 1 changed, 0 deleted.\n');
     expect(r.stderr).toMatch(/\nlinkctl: link docs: updated link 1, but the server dropped expiry: the account's plan may not include it\n$/);
@@ -338,15 +338,15 @@ describe('the same URL and alias again: real servers answer "That alias is taken
   const fx = useSandbox();
 
   it('linkctl finds the link by its alias and follows --if-exists: return is exit 0 with the link, fail is exit 1 naming it', async () => {
-    const again = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'return', '--json'], { env: fx.env });
+    const again = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'return', '--json'], { env: fx.env });
     expect(again.stderr).toBe(`note: link 1 (${fx.sandbox.url}/docs) already has the alias "docs" and this destination: this is it, unchanged.\n`);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ id: 1, alias: 'docs', longurl: 'http://sandbox.localhost/docs' });
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: 1, alias: 'docs', longurl: 'https://sandbox.localhost/docs' });
     // the create refused, then one search for the alias
     expect(methodsAndPaths(fx.sandbox)).toEqual(['POST /api/url/add', 'GET /api/urls']);
 
     fx.sandbox.reset();
-    const fail = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'fail'], { env: fx.env });
+    const fail = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'fail'], { env: fx.env });
     expect(fail.stderr).toBe(
       `linkctl: link 1 (${fx.sandbox.url}/docs) already has the alias "docs" and this destination; the server refused the alias, so the options were not applied\n` +
         'hint: pass --if-exists update to apply them to it, or --if-exists return to take it as it is\n',
@@ -371,7 +371,7 @@ describe('apply: a link already in its channel (assigned meanwhile) is success, 
         await fetch(`${fx.sandbox.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${fx.sandbox.key}` } });
       },
     });
-    const yaml = file('channels.yaml', 'version: 1\nlinks:\n  - alias: spring-sale\n    url: http://sandbox.localhost/sale\n    title: Spring sale\n    channels:\n      - Marketing\n');
+    const yaml = file('channels.yaml', 'version: 1\nlinks:\n  - alias: spring-sale\n    url: https://sandbox.localhost/sale\n    title: Spring sale\n    channels:\n      - Marketing\n');
     const r = await runCli(['apply', '-f', yaml, '--yes', '--json'], { env: { ...fx.env, LINKCTL_BASE_URL: proxy.url } });
     expect(r.stderr).toBe('~ link spring-sale: channels (none) → ["Marketing"]\nPlan: 0 to add, 1 to change, 0 to delete.\n');
     expect(JSON.parse(r.stdout)).toMatchObject({

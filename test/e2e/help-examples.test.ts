@@ -44,7 +44,6 @@ const NOT_RUN: Array<[RegExp, string]> = [
   // printed through headless Chromium: run where it is installed
   ...(browser ? [] : [[/^linkctl stats report .*--pdf /, `prints through headless Chromium (${noBrowser})`] as [RegExp, string]]),
   [/^linkctl mcp --profile work\b/, 'names a profile the user logged in as (test/e2e/mcp.test.ts runs the server with the sandbox key)'],
-  [/^linkctl check\b/, 'requests the seeded links\' destinations on example hosts, which tests must not reach (test/e2e/check.test.ts runs check against servers of its own)'],
 ];
 
 /** A click history of the seed (two snapshots), for the `stats` examples: copied for each example. */

@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { csvRecords, runCli, runMain, sent, testFiles, useSandbox } from '../helpers.js';
 
-const fx = useSandbox(); // seeded: docs → http://sandbox.localhost/docs, spring-sale → http://sandbox.localhost/sale
+const fx = useSandbox(); // seeded: docs → https://sandbox.localhost/docs, spring-sale → https://sandbox.localhost/sale
 const files = testFiles('linkctl-import-merge-');
 const requests = () => sent(fx.sandbox).map((r) => `${r.method} ${r.path}`);
 const writes = () => sent(fx.sandbox).filter((r) => r.method !== 'GET');
@@ -41,7 +41,7 @@ describe('an alias the account has for another destination (a collision)', () =>
     expect(r.stderr).toBe(
       [
         'linkctl: 1 link cannot keep its alias:',
-        `  ${input}:2: alias "docs" is taken in the account by http://sandbox.localhost/docs (this row: https://acme.example/docs)`,
+        `  ${input}:2: alias "docs" is taken in the account by https://sandbox.localhost/docs (this row: https://acme.example/docs)`,
         "hint: nothing was written; --on-collision suffix renames them (alias-2, alias-3, ...), skip leaves them out, replace gives a taken alias to this file's destination (the only way to repoint a live link)",
         '',
       ].join('\n'),
@@ -53,7 +53,7 @@ describe('an alias the account has for another destination (a collision)', () =>
   it('suffix: a new link under another alias; plan creates it and leaves the live link alone', async () => {
     const r = await runMain([...args, '--on-collision', 'suffix'], { env: fx.env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`note: ${input}:2: renamed to "docs-2": alias "docs" is taken in the account by http://sandbox.localhost/docs (this row: https://acme.example/docs)`);
+    expect(r.stderr).toContain(`note: ${input}:2: renamed to "docs-2": alias "docs" is taken in the account by https://sandbox.localhost/docs (this row: https://acme.example/docs)`);
     expect(parse(r.stdout).links.map((l: Rec) => [l.alias, l.url])).toEqual([
       ['docs-2', 'https://acme.example/docs'],
       ['handbook', 'https://acme.example/handbook'],
@@ -61,14 +61,14 @@ describe('an alias the account has for another destination (a collision)', () =>
     const plan = await runMain(['plan', '-f', '-'], { env: fx.env, stdin: r.stdout });
     expect(plan.stdout).toBe('+ link docs-2\n+ link handbook\nPlan: 2 to add, 0 to change, 0 to delete.\n');
     expect((await runMain(['apply', '-f', '-', '--yes'], { env: fx.env, stdin: r.stdout })).code).toBe(0);
-    expect(await destinationOf('docs')).toBe('http://sandbox.localhost/docs');
+    expect(await destinationOf('docs')).toBe('https://sandbox.localhost/docs');
     expect(await destinationOf('docs-2')).toBe('https://acme.example/docs');
   });
 
   it('skip: left out and said; plan does not touch the live link', async () => {
     const r = await runMain([...args, '--on-collision', 'skip'], { env: fx.env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`note: ${input}:2: skipped: alias "docs" is taken in the account by http://sandbox.localhost/docs`);
+    expect(r.stderr).toContain(`note: ${input}:2: skipped: alias "docs" is taken in the account by https://sandbox.localhost/docs`);
     expect(r.stderr).toContain(`imported 1 link from ${input} (1 new, 1 link left out)`);
     const plan = await runMain(['plan', '-f', '-'], { env: fx.env, stdin: r.stdout });
     expect(plan.stdout).toBe('+ link handbook\nPlan: 1 to add, 0 to change, 0 to delete.\n');
@@ -77,22 +77,22 @@ describe('an alias the account has for another destination (a collision)', () =>
   it('replace: the only way to repoint, said in the import, the file and the plan; apply repoints it', async () => {
     const r = await runMain([...args, '--on-collision', 'replace'], { env: fx.env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`note: ${input}:2: replaces the destination of the live link "docs", http://sandbox.localhost/docs (--on-collision replace)`);
+    expect(r.stderr).toContain(`note: ${input}:2: replaces the destination of the live link "docs", https://sandbox.localhost/docs (--on-collision replace)`);
     expect(r.stderr).toContain('1 live link repointed (--on-collision replace)');
-    expect(r.stdout).toContain('  # replaces the destination of the live link "docs", http://sandbox.localhost/docs (--on-collision replace)\n  - alias: docs\n    url: https://acme.example/docs\n');
+    expect(r.stdout).toContain('  # replaces the destination of the live link "docs", https://sandbox.localhost/docs (--on-collision replace)\n  - alias: docs\n    url: https://acme.example/docs\n');
     const plan = await runMain(['plan', '-f', '-'], { env: fx.env, stdin: r.stdout });
-    expect(plan.stdout).toContain('~ link docs: url "http://sandbox.localhost/docs" → "https://acme.example/docs"');
+    expect(plan.stdout).toContain('~ link docs: url "https://sandbox.localhost/docs" → "https://acme.example/docs"');
     expect((await runMain(['apply', '-f', '-', '--yes', '--allow-clear'], { env: fx.env, stdin: r.stdout })).code).toBe(0);
     expect(await destinationOf('docs')).toBe('https://acme.example/docs');
   });
 
   it('the same alias and destination is already there: written with its key and destination only, and plan has nothing to do for it', async () => {
-    const same = files.file('same.csv', 'keyword,url,title\nspring-sale,http://sandbox.localhost/sale/,Another title\n');
+    const same = files.file('same.csv', 'keyword,url,title\nspring-sale,https://sandbox.localhost/sale/,Another title\n');
     const r = await runMain(['import', 'yourls', same], { env: fx.env });
     expect(r.code, r.stderr).toBe(0);
     // Written as the account has it, so that plan compares equal.
-    expect(parse(r.stdout).links).toEqual([{ alias: 'spring-sale', url: 'http://sandbox.localhost/sale' }]);
-    expect(r.stdout).toContain('# already in the account with this destination (http://sandbox.localhost/sale/ in the export): nothing to do');
+    expect(parse(r.stdout).links).toEqual([{ alias: 'spring-sale', url: 'https://sandbox.localhost/sale' }]);
+    expect(r.stdout).toContain('# already in the account with this destination (https://sandbox.localhost/sale/ in the export): nothing to do');
     expect(r.stderr).toBe(`imported 1 link from ${same} (0 new, 1 link already there)\n`);
     const plan = await runMain(['plan', '-f', '-'], { env: fx.env, stdin: r.stdout });
     expect(plan.stdout).toBe('No changes: the account matches the file.\n');

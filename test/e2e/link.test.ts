@@ -21,7 +21,7 @@ for (const quirks of [false, true]) {
       expect(r.code).toBe(0);
       const records = JSON.parse(r.stdout);
       expect(records.map((l: { alias: string }) => l.alias)).toEqual(['spring-sale', 'docs']);
-      expect(records[1]).toMatchObject({ shorturl: `${fx.sandbox.url}/docs`, longurl: 'http://sandbox.localhost/docs' });
+      expect(records[1]).toMatchObject({ shorturl: `${fx.sandbox.url}/docs`, longurl: 'https://sandbox.localhost/docs' });
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: {}, body: undefined }]);
     });
 
@@ -30,8 +30,8 @@ for (const quirks of [false, true]) {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(
-        `1\t${fx.sandbox.url}/docs\thttp://sandbox.localhost/docs\t57\t2025-01-11 12:00:00\n` +
-          `2\t${fx.sandbox.url}/spring-sale\thttp://sandbox.localhost/sale\t12\t2025-01-18 12:00:00\n`,
+        `1\t${fx.sandbox.url}/docs\thttps://sandbox.localhost/docs\t57\t2025-01-11 12:00:00\n` +
+          `2\t${fx.sandbox.url}/spring-sale\thttps://sandbox.localhost/sale\t12\t2025-01-18 12:00:00\n`,
       );
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/urls', query: { q: 'sandbox.localhost', order: 'click', limit: '5' }, body: undefined }]);
     });
@@ -47,7 +47,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['link', 'get', '1'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^id\t1\nalias\tdocs\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/docs\nlongurl\thttp:\/\/sandbox\.localhost\/docs\n/);
+      expect(r.stdout).toMatch(/^id\t1\nalias\tdocs\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/docs\nlongurl\thttps:\/\/sandbox\.localhost\/docs\n/);
       expect(r.stdout).toMatch(/\nclicks\t57\nuniqueClicks\t40\n/);
       expect(r.stdout).not.toMatch(/Top countries/); // bars are for a terminal
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/url/1', query: {}, body: undefined }]);
@@ -59,9 +59,9 @@ for (const quirks of [false, true]) {
     it('shows geo and device targeting in the shape the server reads them back', async () => {
       const r = await runCli(['link', 'get', '2'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(quirks ? 'location\tcanada=http://sandbox.localhost/sale-ca\n' : 'location\tCanada=http://sandbox.localhost/sale-ca\n');
+      expect(r.stdout).toContain(quirks ? 'location\tcanada=https://sandbox.localhost/sale-ca\n' : 'location\tCanada=https://sandbox.localhost/sale-ca\n');
       // 7.x servers answer device: null even for a link with device targeting
-      expect(r.stdout).toContain(quirks ? 'device\t\n' : 'device\tiPhone=http://sandbox.localhost/app\n');
+      expect(r.stdout).toContain(quirks ? 'device\t\n' : 'device\tiPhone=https://sandbox.localhost/app\n');
     });
 
     it('gives the whole answer with --json', async () => {
@@ -175,7 +175,7 @@ for (const quirks of [false, true]) {
     });
 
     it(quirks ? 'gets the existing link back for a URL already shortened' : 'creates a second link for a URL already shortened', async () => {
-      const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'x', '-q'], { env: fx.env });
+      const r = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--description', 'x', '-q'], { env: fx.env });
       expect(r.code).toBe(quirks ? 1 : 0);
       expect(r.stdout).toBe(quirks ? '' : '3\n');
     });
@@ -184,7 +184,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['link', 'add', 'https://example.org/d', '--alias', 'docs'], { env: fx.env });
       expect(r.code).toBe(1);
       expect(r.stderr).toBe(
-        `linkctl: the alias "docs" is taken by link 1 (${fx.sandbox.url}/docs), which goes to http://sandbox.localhost/docs\n` +
+        `linkctl: the alias "docs" is taken by link 1 (${fx.sandbox.url}/docs), which goes to https://sandbox.localhost/docs\n` +
           'hint: choose another --alias, or pass --if-exists update to point that link at this destination\n',
       );
       // The create was refused by the server; the link with the alias was then found by one search.
@@ -203,10 +203,10 @@ for (const quirks of [false, true]) {
         {
           method: 'PUT', path: '/api/url/2/update', query: {},
           body: {
-            url: 'http://sandbox.localhost/sale',
+            url: 'https://sandbox.localhost/sale',
             geotarget: [{ location: 'CANADA', link: 'https://example.ca/new' }, { location: 'Mexico', link: 'https://example.mx' }],
             // documented servers read device targeting back; 7.x ones answer null, so it cannot be kept
-            ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'http://sandbox.localhost/app' }] }),
+            ...(quirks ? {} : { devicetarget: [{ device: 'iPhone', link: 'https://sandbox.localhost/app' }] }),
             metatitle: 'Spring sale',
             metadescription: 'New preview',
             status: 'private',
@@ -257,7 +257,7 @@ for (const quirks of [false, true]) {
         geotarget: null,
         devicetarget: quirks
           ? [{ device: 'iPad', link: 'https://example.com/ipad' }]
-          : [{ device: 'iPhone', link: 'http://sandbox.localhost/app' }, { device: 'iPad', link: 'https://example.com/ipad' }],
+          : [{ device: 'iPhone', link: 'https://sandbox.localhost/app' }, { device: 'iPad', link: 'https://example.com/ipad' }],
         metatitle: null,
         status: 'private',
       });
@@ -270,7 +270,7 @@ for (const quirks of [false, true]) {
       expect(r.code).toBe(0);
       expect(r.stderr).toBe(`note: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
       expect(r.stdout).toBe(
-        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'http://sandbox.localhost/docs', metatitle: 'Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private' }, null, 2)}\n`,
+        `PUT ${fx.sandbox.url}/api/url/1/update\n${JSON.stringify({ url: 'https://sandbox.localhost/docs', metatitle: 'Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private' }, null, 2)}\n`,
       );
       expect(writes(fx.sandbox)).toEqual([]);
     });
@@ -347,43 +347,43 @@ describe('link add of a URL already shortened (quirks: the server returns the ex
   const fx = useSandbox({ quirks: true });
 
   it('fails (exit 1) naming the existing link when options were given, and changes nothing', async () => {
-    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--campaign', '1', '--description', 'x'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--campaign', '1', '--description', 'x'], { env: fx.env });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      `linkctl: http://sandbox.localhost/docs is already shortened as link 1 (${fx.sandbox.url}/docs); the server returned it unchanged, so the options were not applied\n` +
+      `linkctl: https://sandbox.localhost/docs is already shortened as link 1 (${fx.sandbox.url}/docs); the server returned it unchanged, so the options were not applied\n` +
         'hint: pass --if-exists update to apply them to it, or --if-exists return to take it as it is\n',
     );
   });
 
   it('returns it with a note for a bare URL or --if-exists return', async () => {
-    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '-q'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '-q'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\n');
-    expect(r.stderr).toBe(`note: http://sandbox.localhost/docs was already shortened: this is the existing link 1 (${fx.sandbox.url}/docs), unchanged.\n`);
-    const o = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'x', '--if-exists', 'return', '-q'], { env: fx.env });
+    expect(r.stderr).toBe(`note: https://sandbox.localhost/docs was already shortened: this is the existing link 1 (${fx.sandbox.url}/docs), unchanged.\n`);
+    const o = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--description', 'x', '--if-exists', 'return', '-q'], { env: fx.env });
     expect(o.code).toBe(0);
     expect(o.stderr).toMatch(/the options were not applied/);
   });
 
   it('sends nothing with --if-exists skip, naming the existing link', async () => {
-    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'x', '--if-exists', 'skip', '-q'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--description', 'x', '--if-exists', 'skip', '-q'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('1\n');
-    expect(r.stderr).toBe('note: http://sandbox.localhost/docs is already shortened as link 1; nothing was sent (--if-exists skip).\n');
+    expect(r.stderr).toBe('note: https://sandbox.localhost/docs is already shortened as link 1; nothing was sent (--if-exists skip).\n');
     expect(writes(fx.sandbox)).toEqual([]);
   });
 
   it('updates it through the safe update with --if-exists update (--yes for what cannot be read back)', async () => {
-    const refused = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--meta-description', 'new', '--if-exists', 'update'], { env: fx.env });
+    const refused = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--meta-description', 'new', '--if-exists', 'update'], { env: fx.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/Update link 1 and clear whatever it has of: password;/);
-    const r = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--meta-description', 'new', '--if-exists', 'update', '--private', '--yes', '--json'], { env: fx.env });
+    const r = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--meta-description', 'new', '--if-exists', 'update', '--private', '--yes', '--json'], { env: fx.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ id: 1 });
     expect(writes(fx.sandbox).at(-1)).toMatchObject({ method: 'PUT', path: '/api/url/1/update', body: { metadescription: 'new', campaign: 1, metatitle: 'Example Docs', status: 'private' } });
     // The note is stored on create only: an update of the existing link cannot set it.
-    const note = await runCli(['link', 'add', 'http://sandbox.localhost/docs', '--description', 'a note', '--if-exists', 'update', '--yes'], { env: fx.env });
+    const note = await runCli(['link', 'add', 'https://sandbox.localhost/docs', '--description', 'a note', '--if-exists', 'update', '--yes'], { env: fx.env });
     expect(note.code).toBe(2);
     expect(note.stderr).toMatch(/--description \(the link's note\) cannot be set by an update/);
   });
@@ -404,7 +404,7 @@ describe('link update of a link whose expiry has passed (the --sandbox state fil
     expect(r.stderr).toBe(`note: the expiry 2020-01-01 00:00:00 has passed and servers refuse a past expiry, so it is not sent again.\nnote: real servers would clear whatever link 1 has of: ${UNREADABLE}; device targeting.\ndry run: nothing was sent\n`);
     expect(r.stdout).toMatch(/^PUT http:\/\/127\.0\.0\.1:\d+\/api\/url\/1\/update\n/);
     expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('\n') + 1))).toEqual({
-      url: 'http://sandbox.localhost/docs', metatitle: 'Example Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private',
+      url: 'https://sandbox.localhost/docs', metatitle: 'Example Docs', metadescription: 'Product documentation', campaign: 1, channel: 1, status: 'private',
     });
   });
 });

@@ -411,7 +411,7 @@ describe('linkctl listen --poll', () => {
       await until(() => err.includes('starting point'), 30_000);
       expect(err).toContain('sees no clicks');
       expect((await runCli(['link', 'add', 'https://example.com/polled', '--alias', 'polled'], { env: fx.env })).code).toBe(0);
-      expect((await runCli(['link', 'update', '1', '--url', 'http://sandbox.localhost/docs-v2', '--yes'], { env: fx.env })).code).toBe(0);
+      expect((await runCli(['link', 'update', '1', '--url', 'https://sandbox.localhost/docs-v2', '--yes'], { env: fx.env })).code).toBe(0);
       expect((await runCli(['link', 'delete', '2', '--yes'], { env: fx.env })).code).toBe(0);
       await fetch(`${fx.sandbox.url}/polled`, { redirect: 'manual' }); // a click: no event
       await until(() => out.split('\n').filter(Boolean).length >= 3, 30_000);

@@ -40,7 +40,7 @@ function outsideCodeSpans(markdown: string): string {
 
 describe('plan -o markdown', () => {
   it('is a summary line and a <details> list of the changes, with the exit code of --detailed-exitcode', async () => {
-    const file = ['version: 1', 'links:', '  - alias: docs', '    url: http://sandbox.localhost/docs/v2', '  - alias: new-one', '    url: https://example.com/new', 'campaigns:', '  - name: Autumn'].join('\n');
+    const file = ['version: 1', 'links:', '  - alias: docs', '    url: https://sandbox.localhost/docs/v2', '  - alias: new-one', '    url: https://example.com/new', 'campaigns:', '  - name: Autumn'].join('\n');
     const r = await runMain(['plan', '-f', '-', '--prune', '-o', 'markdown', '--detailed-exitcode'], { env: sb.env, stdin: file });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe(
@@ -53,7 +53,7 @@ describe('plan -o markdown', () => {
         '- **delete** link `spring-sale`',
         '- **delete** campaign `Spring launch`',
         '- **add** campaign `Autumn`',
-        '- **change** link `docs`: url `"http://sandbox.localhost/docs"` → `"http://sandbox.localhost/docs/v2"`; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private); of which no one can know: device targeting; password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image',
+        '- **change** link `docs`: url `"https://sandbox.localhost/docs"` → `"https://sandbox.localhost/docs/v2"`; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private); of which no one can know: device targeting; password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image',
         '- **add** link `new-one`',
         '',
         '</details>',
@@ -64,7 +64,7 @@ describe('plan -o markdown', () => {
   });
 
   it('says so when nothing would change (exit 0)', async () => {
-    const r = await runMain(['plan', '-f', '-', '-o', 'markdown', '--detailed-exitcode'], { env: sb.env, stdin: 'version: 1\nlinks:\n  - alias: docs\n    url: http://sandbox.localhost/docs\n' });
+    const r = await runMain(['plan', '-f', '-', '-o', 'markdown', '--detailed-exitcode'], { env: sb.env, stdin: 'version: 1\nlinks:\n  - alias: docs\n    url: https://sandbox.localhost/docs\n' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('**linkctl plan**: no changes, the account matches the file.\n');
   });
@@ -99,7 +99,7 @@ describe('plan -o markdown', () => {
 
 describe('apply --max-deletes', () => {
   // The file has one of the account's two links: --prune deletes the other, and the campaign and channel lists empty theirs.
-  const file = 'version: 1\nlinks:\n  - alias: docs\n    url: http://sandbox.localhost/docs\ncampaigns: []\nchannels: []\n';
+  const file = 'version: 1\nlinks:\n  - alias: docs\n    url: https://sandbox.localhost/docs\ncampaigns: []\nchannels: []\n';
 
   it('refuses a plan that deletes more, even with --prune --yes: exit 2, nothing sent', async () => {
     const r = await runMain(['apply', '-f', '-', '--prune', '--yes', '--max-deletes', '2'], { env: sb.env, stdin: file });

@@ -20,7 +20,7 @@ import { READER_USER_AGENT } from '../../src/qr/read.js';
 
 /** One code of each type, in the shapes `qr add` sends. */
 const CODES: Array<{ type: string; data: unknown; name: string }> = [
-  { type: 'link', data: 'http://sandbox.localhost/menu?table=4', name: 'Menu' },
+  { type: 'link', data: 'https://sandbox.localhost/menu?table=4', name: 'Menu' },
   { type: 'text', data: 'Hello; "world": 100%', name: 'Greeting' },
   { type: 'email', data: { email: 'ada@example.com', subject: 'Hi there', body: 'See you; soon' }, name: 'Mail' },
   { type: 'phone', data: '+15551234567', name: 'Call' },

@@ -27,11 +27,11 @@ for (const quirks of [false, true]) {
     });
 
     it('adds a link code with colours sent as rgb()', async () => {
-      const r = await runCli(['qr', 'add', '--type', 'link', '--data', 'http://sandbox.localhost/menu', '--name', 'Menu', '--background', '#ffffff', '--foreground', 'rgb(1, 2, 3)', '--json'], { env: fx.env });
+      const r = await runCli(['qr', 'add', '--type', 'link', '--data', 'https://sandbox.localhost/menu', '--name', 'Menu', '--background', '#ffffff', '--foreground', 'rgb(1, 2, 3)', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(sent(fx.sandbox)).toEqual([
-        { method: 'POST', path: '/api/qr/add', query: {}, body: { type: 'link', data: 'http://sandbox.localhost/menu', name: 'Menu', background: 'rgb(255,255,255)', foreground: 'rgb(1,2,3)' } },
+        { method: 'POST', path: '/api/qr/add', query: {}, body: { type: 'link', data: 'https://sandbox.localhost/menu', name: 'Menu', background: 'rgb(255,255,255)', foreground: 'rgb(1,2,3)' } },
       ]);
       const created = JSON.parse(r.stdout);
       expect(Number(created.id)).toBeGreaterThan(0);
@@ -60,7 +60,7 @@ for (const quirks of [false, true]) {
       // The code's content is read from its image: the image, then its own short link (link codes hold it), asked as a crawler.
       expect(fx.sandbox.requests.map((r) => r.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE').replace(/^\/q\w+$/, '/SHORT'))).toEqual(['/api/qr/1', '/qr/IMAGE', '/SHORT']);
       expect(tty.stdout).toMatch(/^Type +link$/m);
-      expect(tty.stdout).toMatch(/^Data +http:\/\/sandbox\.localhost\/menu$/m);
+      expect(tty.stdout).toMatch(/^Data +https:\/\/sandbox\.localhost\/menu$/m);
       const piped = await runCli(['qr', 'get', '1'], { env: fx.env });
       expect(piped.code).toBe(0);
       expect(piped.stdout).toMatch(/^id\t1\nname\tRestaurant menu\n/);

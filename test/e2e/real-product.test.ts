@@ -218,7 +218,7 @@ describe('plans converge on what the product stores', () => {
     state.links[1]!.alias = 's3'; // older installations have such links (spring-sale's destination)
     const { sb, env } = await server({ state });
     const rows = join(dir, 'short-rows.csv');
-    writeFileSync(rows, 'url,alias\nhttp://sandbox.localhost/sale,s3\nhttp://sandbox.localhost/docs,docs\n');
+    writeFileSync(rows, 'url,alias\nhttps://sandbox.localhost/sale,s3\nhttps://sandbox.localhost/docs,docs\n');
     const writes = () => sb.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 
     sb.requests.length = 0;
@@ -229,11 +229,11 @@ describe('plans converge on what the product stores', () => {
     expect(JSON.parse(skip.stdout).map((r: { status: string }) => r.status)).toEqual(['skipped', 'skipped']);
 
     sb.requests.length = 0;
-    writeFileSync(rows, 'url,alias,meta-title\nhttp://sandbox.localhost/sale,s3,Spring 2027\n');
+    writeFileSync(rows, 'url,alias,meta-title\nhttps://sandbox.localhost/sale,s3,Spring 2027\n');
     const update = await runCli(['link', 'add', '--from', rows, '--if-exists', 'update', '--yes', '--json'], { env });
     expect(update.code, update.stderr + update.stdout).toBe(0);
     expect(writes()).toEqual(['PUT /api/url/2/update']);
-    expect(sb.requests.filter((r) => r.method === 'PUT')[0]!.body).toMatchObject({ url: 'http://sandbox.localhost/sale', metatitle: 'Spring 2027' });
+    expect(sb.requests.filter((r) => r.method === 'PUT')[0]!.body).toMatchObject({ url: 'https://sandbox.localhost/sale', metatitle: 'Spring 2027' });
 
     // a 2-character alias no link has would be created: refused, no write
     sb.requests.length = 0;
@@ -250,7 +250,7 @@ describe('plans converge on what the product stores', () => {
 
     // import: the account's own short alias is matched; one the import would create is still refused
     const input = join(dir, 'short-import.csv');
-    writeFileSync(input, 'Destination,Alias\nhttp://sandbox.localhost/sale,s3\nhttp://sandbox.localhost/docs,docs\n');
+    writeFileSync(input, 'Destination,Alias\nhttps://sandbox.localhost/sale,s3\nhttps://sandbox.localhost/docs,docs\n');
     const imported = await runCli(['import', 'csv', input, '--map', 'url=Destination,alias=Alias'], { env });
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stderr).not.toMatch(/shorter than/);

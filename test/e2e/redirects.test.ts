@@ -41,7 +41,7 @@ async function seed(): Promise<void> {
 /** What a browser would go to for `url`, decoded: the map's destination must mean the same. */
 const meaning = (url: string) => decodeURIComponent(new URL(url).href.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
 const destinationsOk = (written: string[]) => {
-  for (const d of written) expect(d, d).toMatch(/^(https:\/\/example\.com|http:\/\/sandbox\.localhost)\/[A-Za-z0-9\-._~:/?#[\]@!&'()*+,;=%]*$/);
+  for (const d of written) expect(d, d).toMatch(/^(https:\/\/example\.com|https:\/\/sandbox\.localhost)\/[A-Za-z0-9\-._~:/?#[\]@!&'()*+,;=%]*$/);
 };
 
 async function exported(format: string, extra: string[] = []): Promise<{ text: string; stderr: string }> {

@@ -101,12 +101,12 @@ describe('requests per job on a big account', { timeout: 120_000 }, () => {
     // 1,000 rows: 500 links the account has (same destination), one it has for another destination, the rest new.
     // (The seeded links bulk<id> start after the demo's.)
     const id = (i: number) => i + DEMO.links + 1;
-    const rows = Array.from({ length: 1000 }, (_, i) => (i < 500 ? `bulk${id(i)},http://sandbox.localhost/bulk/${id(i)}` : i === 500 ? `bulk${id(i)},https://acme.example/elsewhere` : `fresh${i},https://example.com/fresh/${i}`));
+    const rows = Array.from({ length: 1000 }, (_, i) => (i < 500 ? `bulk${id(i)},https://sandbox.localhost/bulk/${id(i)}` : i === 500 ? `bulk${id(i)},https://acme.example/elsewhere` : `fresh${i},https://example.com/fresh/${i}`));
     const file = join(fx.configDir, 'import.csv');
     writeFileSync(file, ['keyword,url', ...rows].join('\n'));
     const refused = await runCli(['import', 'yourls', file], { env: fx.env, timeoutMs: 100_000 });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`${file}:502: alias "bulk${id(500)}" is taken in the account by http://sandbox.localhost/bulk/${id(500)}`);
+    expect(refused.stderr).toContain(`${file}:502: alias "bulk${id(500)}" is taken in the account by https://sandbox.localhost/bulk/${id(500)}`);
     expectRequests(fx, 1 + read, 1 + read);
     clear(fx);
     const r = await runCli(['import', 'yourls', file, '--on-collision', 'suffix', '--file', join(fx.configDir, 'imported.yaml')], { env: fx.env, timeoutMs: 100_000 });

@@ -199,7 +199,7 @@ describe('--sandbox state shared by concurrent commands', () => {
     const list = await runCli(['--sandbox', 'link', 'list', '--all', '--json'], { env });
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout).map((l: { longurl: string }) => l.longurl).sort())
-      .toEqual([...urls, 'http://sandbox.localhost/docs', 'http://sandbox.localhost/sale'].sort());
+      .toEqual([...urls, 'https://sandbox.localhost/docs', 'https://sandbox.localhost/sale'].sort());
     expect(statSync(join(env.LINKCTL_CONFIG_DIR, 'sandbox-state.json')).mode & 0o777).toBe(0o600);
   });
 

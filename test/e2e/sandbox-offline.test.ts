@@ -1,6 +1,6 @@
 /**
  * Issue 38, item 8: the sandbox's seeded links and QR codes lead to pages it serves itself
- * (GET /pages/NAME), named http://sandbox.localhost/NAME, which API answers keep
+ * (GET /pages/NAME), named https://sandbox.localhost/NAME, which API answers keep
  * (stable across runs, whatever the port) and which its redirects and `check` resolve to its
  * current origin. `--sandbox check` and `check --qr` find every seed ok with no network, say
  * that the sandbox's own address is allowed, and still block any other loopback destination.
@@ -18,6 +18,10 @@ const env = { LINKCTL_CONFIG_DIR: dir };
 const records = (stdout: string) => JSON.parse(stdout) as CheckRecord[];
 /** The page each link leads to: the seeds' (spring-sale leads to the page "sale"), and the test's own. */
 const PAGE: Record<string, string> = { docs: 'docs', 'spring-sale': 'sale', guide: 'guide', faq: 'faq' };
+/** Where each link leads, as stored: the seeds name https, faq is added with http (both schemes name the pages). */
+const DESTINATION: Record<string, string> = {
+  docs: 'https://sandbox.localhost/docs', 'spring-sale': 'https://sandbox.localhost/sale', guide: 'https://sandbox.localhost/guide', faq: 'http://sandbox.localhost/faq',
+};
 const ALLOWED_LINE = /^the sandbox's own address 127\.0\.0\.1:(\d+) is allowed/m;
 
 describe('--sandbox check of links to the sandbox\'s own pages', () => {
@@ -30,14 +34,14 @@ describe('--sandbox check of links to the sandbox\'s own pages', () => {
     expect(found.map((f) => f.alias ?? `qr ${f.qr}`).sort()).toEqual(['docs', 'qr 1', 'spring-sale']);
     for (const record of found.filter((f) => f.alias)) {
       expect(record.status, JSON.stringify(record)).toBe('ok');
-      expect(record.destination).toBe(`http://sandbox.localhost/${PAGE[record.alias!]}`);
+      expect(record.destination).toBe(DESTINATION[record.alias!]);
       expect(record.chain).toEqual([{ url: `http://127.0.0.1:${port}/pages/${PAGE[record.alias!]}`, code: 200 }]);
       expect(record.flags).toEqual([]);
     }
     // the link code's image holds its short link, which leads to the sandbox's menu page (the text and wifi codes lead nowhere)
     const menu = found.find((f) => f.qr === 1)!;
     expect(menu.status, JSON.stringify(menu)).toBe('ok');
-    expect(menu.destination).toBe('http://sandbox.localhost/menu');
+    expect(menu.destination).toBe('https://sandbox.localhost/menu');
     expect(menu.chain).toEqual([{ url: `http://127.0.0.1:${port}/pages/menu`, code: 200 }]);
   });
 
@@ -56,7 +60,7 @@ describe('--sandbox check of links to the sandbox\'s own pages', () => {
   it('an export from one run plans clean in the next, on another port (the answers keep the placeholder)', async () => {
     const exported = await runCli(['--sandbox', 'export', '--json'], { env });
     expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout).toContain('"http://sandbox.localhost/docs"');
+    expect(exported.stdout).toContain('"https://sandbox.localhost/docs"');
     expect(exported.stdout).not.toMatch(/127\.0\.0\.1:\d+\/pages/);
     const plan = await runCli(['--sandbox', 'plan', '-f', '-'], { env, stdin: exported.stdout });
     expect(plan.code, plan.stderr).toBe(0);
@@ -65,7 +69,7 @@ describe('--sandbox check of links to the sandbox\'s own pages', () => {
 
   it('finds links the user adds to the sandbox\'s pages ok, in a later run on another port', async () => {
     for (const alias of ['guide', 'faq']) {
-      const added = await runCli(['--sandbox', 'link', 'add', `http://sandbox.localhost/${alias}`, '--alias', alias], { env });
+      const added = await runCli(['--sandbox', 'link', 'add', DESTINATION[alias]!, '--alias', alias], { env });
       expect(added.code, added.stderr).toBe(0);
     }
     // a later command runs a new sandbox on another port: the stored placeholder follows it
@@ -78,7 +82,7 @@ describe('--sandbox check of links to the sandbox\'s own pages', () => {
     for (const record of found) {
       expect(record.status).toBe('ok');
       // the stored placeholder, as the API answers it; requested at the current port
-      expect(record.destination).toBe(`http://sandbox.localhost/${PAGE[record.alias!]}`);
+      expect(record.destination).toBe(DESTINATION[record.alias!]);
       expect(record.chain[0]!.url).toBe(`http://127.0.0.1:${port}/pages/${PAGE[record.alias!]}`);
     }
   });

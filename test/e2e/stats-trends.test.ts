@@ -161,7 +161,7 @@ describe('imported totals are a starting point, never clicks', () => {
     ok(await stats(env, db)(['snapshot', '-q'], at(2)));
     // an export from another shortener naming docs (57 clicks here) with 161, and a link new here
     const file = join(dir, `yourls-${++n}.csv`);
-    writeFileSync(file, 'keyword,url,title,timestamp,ip,clicks\ndocs,http://sandbox.localhost/docs,Docs,2024-01-01 10:00:00,203.0.113.7,161\nfresh,https://example.com/fresh,Fresh,2024-01-02 10:00:00,203.0.113.7,40\n');
+    writeFileSync(file, 'keyword,url,title,timestamp,ip,clicks\ndocs,https://sandbox.localhost/docs,Docs,2024-01-01 10:00:00,203.0.113.7,161\nfresh,https://example.com/fresh,Fresh,2024-01-02 10:00:00,203.0.113.7,40\n');
     const imported = await runCli(['import', 'yourls', file, '--with-clicks', '--on-collision', 'suffix', '--file', join(dir, `account-${n}.yaml`)], { env: { ...env, LINKCTL_NOW: at(3, 5) } });
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stderr).toContain(`recorded the click totals of 1 link as the starting point of their click history (${db}); \`linkctl stats snapshot\` after \`apply\` goes on from them; 1 link with a history of its own kept it: imported totals are never clicks`);

@@ -283,7 +283,7 @@ describe('tables at 80 columns', () => {
     expect(lines.slice(1).map((l) => /^(\d+) .* (\d+)$/.exec(l)?.[1])).toEqual(['3', '2', '1']);
     const destinations = lines.slice(1).map((l) => l.split(/ {2,}/)[2]!);
     // The seeded destinations fit and show whole; the long one keeps http:// and its end.
-    expect(destinations.slice(1)).toEqual(['http://sandbox.localhost/sale', 'http://sandbox.localhost/docs']);
+    expect(destinations.slice(1)).toEqual(['https://sandbox.localhost/sale', 'https://sandbox.localhost/docs']);
     expect(destinations[0]).toMatch(/^http:\/\/shop\.example\.com.*…[^…]*-1234$/);
     expect(readFileSync(errFile, 'utf8')).toBe('not shown at 80 columns: Created (--fields id,date shows it)\npage 1 of 1, 3 results\n');
 

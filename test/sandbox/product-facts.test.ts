@@ -47,7 +47,7 @@ describe('lookups and reads', () => {
   it('q is a substring search over the destination, the custom alias, the generated alias and the title together', async () => {
     const sb = await start();
     const generated = (await post(sb, '/api/url/add', { url: 'https://example.net/plain' })).json.shorturl.split('/').pop();
-    await put(sb, '/api/url/1/update', { url: 'http://sandbox.localhost/docs', metatitle: 'Handbook', description: 'findme' });
+    await put(sb, '/api/url/1/update', { url: 'https://sandbox.localhost/docs', metatitle: 'Handbook', description: 'findme' });
     const aliases = async (q: string) => (await get(sb, `/api/urls?q=${encodeURIComponent(q)}`)).json.data.urls.map((u: { alias: string }) => u.alias);
     expect(await aliases('example.net')).toEqual([generated]); // destination
     expect(await aliases(generated.slice(1, -1))).toEqual([generated]); // generated alias, a part of it
@@ -126,11 +126,11 @@ describe('creating and updating links', () => {
     const sb = await start();
     const bad = { url: 'not a url', expiry: '2001-01-01 00:00:00', domain: 'https://elsewhere.example', custom: 'docs' };
     expect((await post(sb, '/api/url/add', bad)).json.message).toBe('Please enter a valid URL.');
-    expect((await post(sb, '/api/url/add', { ...bad, url: 'http://sandbox.localhost/docs' })).json.message).toBe('The expiry date must be later than today.');
+    expect((await post(sb, '/api/url/add', { ...bad, url: 'https://sandbox.localhost/docs' })).json.message).toBe('The expiry date must be later than today.');
     // the domain is not an error: it becomes the default one, where `docs` is taken
-    expect((await post(sb, '/api/url/add', { ...bad, url: 'http://sandbox.localhost/docs', expiry: FUTURE })).json.message).toBe('That alias is taken. Please choose another one.');
+    expect((await post(sb, '/api/url/add', { ...bad, url: 'https://sandbox.localhost/docs', expiry: FUTURE })).json.message).toBe('That alias is taken. Please choose another one.');
     // on a domain of the user's, the alias is free: the duplicate check comes last, and finds no twin
-    const onBranded = (await post(sb, '/api/url/add', { ...bad, url: 'http://sandbox.localhost/docs', expiry: FUTURE, domain: 'https://go.sandbox.localhost' })).json;
+    const onBranded = (await post(sb, '/api/url/add', { ...bad, url: 'https://sandbox.localhost/docs', expiry: FUTURE, domain: 'https://go.sandbox.localhost' })).json;
     expect(onBranded).toEqual({ error: 0, id: 3, shorturl: 'https://go.sandbox.localhost/docs' });
   });
 
@@ -140,7 +140,7 @@ describe('creating and updating links', () => {
     expect(typo.error).toBe(0);
     expect(typo.shorturl.startsWith(`${sb.url}/`)).toBe(true);
     expect((await post(sb, '/api/url/add', { url: 'https://example.org/b', domain: 'go.sandbox.localhost' })).json.shorturl).toMatch(/^https:\/\/go\.sandbox\.localhost\//);
-    expect((await put(sb, '/api/url/2/update', { url: 'http://sandbox.localhost/sale', domain: 'https://nobody.example' })).json.shorturl).toBe(`${sb.url}/spring-sale`);
+    expect((await put(sb, '/api/url/2/update', { url: 'https://sandbox.localhost/sale', domain: 'https://nobody.example' })).json.shorturl).toBe(`${sb.url}/spring-sale`);
   });
 
   it('an alias under 3 characters is refused; one used on that domain is taken, before the duplicate check (same URL and alias again: an error, never the link)', async () => {
@@ -150,7 +150,7 @@ describe('creating and updating links', () => {
     expect((await post(sb, '/api/url/add', { url: 'https://example.org/x', custom: 'abc' })).json).toEqual({ error: 1, message: 'That alias is taken. Please choose another one.' });
     // taken is per domain
     expect((await post(sb, '/api/url/add', { url: 'https://example.org/x', custom: 'abc', domain: 'https://go.sandbox.localhost' })).json).toMatchObject({ error: 0, shorturl: 'https://go.sandbox.localhost/abc' });
-    expect((await put(sb, '/api/url/2/update', { url: 'http://sandbox.localhost/sale', custom: 'docs' })).json.message).toBe('That alias is taken. Please choose another one.');
+    expect((await put(sb, '/api/url/2/update', { url: 'https://sandbox.localhost/sale', custom: 'docs' })).json.message).toBe('That alias is taken. Please choose another one.');
   });
 
   it('an invalid custom alias is rewritten as the product\'s slug() does: space to . and / _ | + become -, \' " ? go; accents and other scripts stay; 3 bytes as sent; one the rewrite empties is stored empty', async () => {
@@ -227,12 +227,12 @@ describe('creating and updating links', () => {
   it('update replaces every option; `channel` adds the link to that channel without removing it from others', async () => {
     const sb = await start();
     await post(sb, '/api/channel/add', { name: 'Second' });
-    expect((await put(sb, '/api/url/1/update', { url: 'http://sandbox.localhost/docs', channel: 2 })).json.error).toBe(0);
+    expect((await put(sb, '/api/url/1/update', { url: 'https://sandbox.localhost/docs', channel: 2 })).json.error).toBe(0);
     const item = (await get(sb, '/api/urls?q=docs')).json.data.urls[0];
     // no meta description: null, as 7.7 answers it (the recording)
     expect(item).toMatchObject({ channel: ['1', '2'], campaign: null, description: null });
     const title = (await get(sb, '/api/url/2')).json.details.title;
-    expect((await put(sb, '/api/url/2/update', { url: 'http://sandbox.localhost/sale' })).json.error).toBe(0);
+    expect((await put(sb, '/api/url/2/update', { url: 'https://sandbox.localhost/sale' })).json.error).toBe(0);
     // the meta title is kept by an update that does not send one (the recording of 7.7)
     expect((await get(sb, '/api/url/2')).json.details).toMatchObject({ location: null, title });
   });

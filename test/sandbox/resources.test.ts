@@ -265,7 +265,7 @@ describe('short links', () => {
     expect((await get(sb, '/api/urls?order=click')).json.data.urls.map((u: { id: number }) => u.id)).toEqual([1, 2]);
     expect((await get(sb, '/api/urls')).json.data.urls.map((u: { id: number }) => u.id)).toEqual([2, 1]);
     expect((await get(sb, '/api/urls?q=docs')).json.data.urls[0]).toEqual({
-      id: 1, alias: 'docs', shorturl: `${sb.url}/docs`, longurl: 'http://sandbox.localhost/docs', title: 'Example Docs',
+      id: 1, alias: 'docs', shorturl: `${sb.url}/docs`, longurl: 'https://sandbox.localhost/docs', title: 'Example Docs',
       description: 'Product documentation', clicks: '57', uniqueclicks: '40', domain: sb.url, campaign: 1, channel: ['1'], date: '2025-01-11 12:00:00',
     });
     expect((await get(sb, `/api/urls?short=${encodeURIComponent(`${sb.url}/docs`)}`)).json).toEqual((await get(sb, '/api/url/1')).json);

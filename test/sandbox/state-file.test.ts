@@ -23,7 +23,7 @@ describe('a state file shared by two sandboxes', () => {
     expect(added.map((r) => [r.status, r.json.error])).toEqual(urls.map(() => [200, 0]));
     expect(added.map((r) => r.json.id).sort((x, y) => x - y)).toEqual(urls.map((_, i) => i + 3)); // seed has ids 1, 2
 
-    const all = ['http://sandbox.localhost/docs', 'http://sandbox.localhost/sale', ...urls].sort();
+    const all = ['https://sandbox.localhost/docs', 'https://sandbox.localhost/sale', ...urls].sort();
     expect(await longurls(a)).toEqual(all);
     expect(await longurls(b)).toEqual(all);
     expect(JSON.parse(readFileSync(file, 'utf8')).links).toHaveLength(14);

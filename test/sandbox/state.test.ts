@@ -35,7 +35,7 @@ describe('state file', () => {
     await call(first, 'PUT', '/api/url/10/update', { custom: 'renamed', metatitle: 'Edited' });
     await first.close();
     const second = await start({ stateFile: file });
-    expect((await get(second, '/api/url/10')).json.details).toMatchObject({ alias: 'renamed', title: 'Edited', longurl: 'http://sandbox.localhost/bulk/10' });
+    expect((await get(second, '/api/url/10')).json.details).toMatchObject({ alias: 'renamed', title: 'Edited', longurl: 'https://sandbox.localhost/bulk/10' });
     expect((await get(second, '/api/urls')).json.data.result).toBe(52);
   });
 

@@ -4,7 +4,7 @@ import { contentText, readContent, sameData, vcardText } from '../../src/qr/cont
 
 describe('readContent: the text of an image, or behind a code\'s short link, as qr add\'s type and data', () => {
   it.each([
-    ['http://sandbox.localhost/menu?x=1', true, 'link', 'http://sandbox.localhost/menu?x=1'],
+    ['https://sandbox.localhost/menu?x=1', true, 'link', 'https://sandbox.localhost/menu?x=1'],
     ['hello world', false, 'text', 'hello world'],
     ['mailto:ada@example.com', true, 'email', 'ada@example.com'],
     // the product writes the subject as given and the body percent-encoded (real-servers.md)

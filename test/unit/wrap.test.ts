@@ -28,7 +28,7 @@ describe('wrapping prose', () => {
   });
 
   it('an error and its hint on a terminal (100 columns here) wrap at words; in a pipe they stay one line each', async () => {
-    const args = ['link', 'add', 'http://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'fail', '--meta-title', 'Docs'];
+    const args = ['link', 'add', 'https://sandbox.localhost/docs', '--alias', 'docs', '--if-exists', 'fail', '--meta-title', 'Docs'];
     const piped = await runMain(args, { env: fx.env });
     expect(piped.code).toBe(1);
     const [error, hint] = piped.stderr.trimEnd().split('\n');

@@ -5,7 +5,7 @@
  * as data (--json, -o), as the terminal view (src/check/view.ts), or with -q as the short URLs
  * of what is broken.
  */
-import { SANDBOX_OWN_ORIGIN, sandboxPagesAt } from '../../sandbox/own-origin.js';
+import { SANDBOX_OWN_ORIGINS, sandboxPagesAt } from '../../sandbox/own-origin.js';
 import type { Context } from '../../context.js';
 import { AGENT_ALLOW_HINT, allowanceOf, type Allowance } from './allow-private.js';
 import { CliError, ConfigError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
@@ -312,7 +312,7 @@ async function checkDestinations(ctx: Context, urls: string[], request: CheckReq
     perHost: PER_HOST,
     allowPrivate: request.allowPrivate?.allow,
     allowOrigin: ctx.sandboxOrigin,
-    aliasOrigin: ctx.sandboxOrigin ? { from: SANDBOX_OWN_ORIGIN, to: sandboxPagesAt(ctx.sandboxOrigin) } : undefined,
+    aliasOrigin: ctx.sandboxOrigin ? { from: SANDBOX_OWN_ORIGINS, to: sandboxPagesAt(ctx.sandboxOrigin) } : undefined,
     trace: ctx.globals.debug ? (line) => ctx.warn(`[debug] ${line}`) : undefined,
   });
   // Each request leaves garbage (sockets' buffers, parsed headers) that V8 lets pile up in the old
