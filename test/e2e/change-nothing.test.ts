@@ -136,7 +136,7 @@ describe('narrow terminals', () => {
   it('drops the date column first and keeps the host of every URL', async () => {
     const wide = await at(140, ['link', 'list']);
     expect(wide.stdout).toMatch(/Created/);
-    const r = await at(60, ['link', 'list']);
+    const r = await at(70, ['link', 'list']);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/Created|2025-01/);
     const host = new URL(fx.sandbox.url).host;
