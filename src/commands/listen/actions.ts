@@ -6,7 +6,7 @@
  * acknowledged is stored already.
  */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { openHistory } from '../../history/store.js';
@@ -122,7 +122,7 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       doorFailed = () => resolve();
       if (failure) resolve();
     });
-    if (failure) throw new Error(`the door stopped receiving posts: ${failure.message}; what it acknowledged is stored`);
+    if (failure) throw new CliError(`listen: the door stopped receiving posts (${failure.message}); what it acknowledged is stored`, ExitCode.config, 'start linkctl listen again: it keeps the same secret and URLs');
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     await door?.close();
