@@ -130,6 +130,11 @@ export class ApiClient {
    */
   serverTime?: number;
 
+  /** How long one attempt may take (`--timeout`): also the limit of local work on what a server sent (drawing an SVG). */
+  get attemptTimeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
   constructor(private readonly options: ClientOptions) {
     this.rateLimit = new RateLimitPolicy(options.rate ?? {}, options.maxWaitMs);
     this.inFlight = new InFlightControl(this.rateLimit);

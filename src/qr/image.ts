@@ -85,10 +85,10 @@ export { DRAW_TIME_LIMIT_MS };
  * DRAW_TIME_LIMIT_MS and a pixel budget (its side at most MAX_SIDE, its height at most 4 times
  * its width): every SVG from a server is drawn this way. `safe` is the SVG after safeSvg.
  */
-export async function svgPixelsAsync(safe: string, width: number): Promise<Pixels> {
+export async function svgPixelsAsync(safe: string, width: number, limitMs?: number): Promise<Pixels> {
   const budget = Math.min(width, MAX_SIDE) * Math.min(width, MAX_SIDE) * 4 * 4 + 4096;
   try {
-    return pixelsOf(await drawSvg(safe, width, budget));
+    return pixelsOf(await drawSvg(safe, width, budget, limitMs));
   } catch (error) {
     if (!(error instanceof DrawFailure)) throw error;
     if (error.reason !== 'failed') throw new UnreadableImage(error.message);
@@ -205,7 +205,7 @@ export interface ReadImage {
  * 500 pixels wide, on a quiet zone; then 1,000 as drawn), so a hard image costs more time, an
  * easy one little. Throws UnreadableImage with the reason.
  */
-export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise<ReadImage> {
+export async function readImage(bytes: Buffer, kind = imageKind(bytes), drawLimitMs?: number): Promise<ReadImage> {
   if (kind === 'jpg') throw new UnreadableImage('a JPEG image; linkctl reads QR codes from PNG and SVG images');
   if (!kind) throw new UnreadableImage('not an image (neither PNG nor SVG)');
   let png: Pixels | undefined;
@@ -215,7 +215,8 @@ export async function readImage(bytes: Buffer, kind = imageKind(bytes)): Promise
   if (kind === 'svg') {
     const safe = inlineOnly(bytes.toString('utf8'));
     logo = /<image[\s>]/i.test(safe);
-    attempts = [async () => laid(await svgPixelsAsync(safe, 300), 30), async () => laid(await svgPixelsAsync(safe, 500), 50), async () => laid(await svgPixelsAsync(safe, 1000), 100)];
+    const draw = (width: number) => svgPixelsAsync(safe, width, drawLimitMs);
+    attempts = [async () => laid(await draw(300), 30), async () => laid(await draw(500), 50), async () => laid(await draw(1000), 100)];
   } else {
     attempts = [() => laid(pngOnce(), 0), () => laid(pngOnce(), Math.max(8, Math.round(pngOnce().width / 10)))];
   }

@@ -20,6 +20,8 @@ export interface PrintRequest {
   dpi?: number;
   /** false: no quiet zone added (`--no-quiet-zone`, for designers who place the code themselves). */
   quietZone?: boolean;
+  /** How long one draw of the server's SVG may take (`--timeout`; the drawer's own limit caps it). */
+  drawLimitMs?: number;
 }
 
 export interface Printed {
@@ -39,7 +41,7 @@ export async function printable(bytes: Buffer, kind: ImageKind, want: PrintReque
   // and a quiet zone of 4 modules, whatever the server's image lacks. The product's images have
   // neither (transparent paths, no quiet zone: real-servers.md, 7.7). So the image is always
   // read first: its module count, its quiet zone and its colours say what to add.
-  const read = await readImage(bytes, kind);
+  const read = await readImage(bytes, kind, want.drawLimitMs);
   const quiet = want.quietZone === false ? 0 : REBUILT_MARGIN;
   const add = Math.max(0, quiet - read.margin);
   const paper = read.background && read.background !== 'none' ? parseColor(read.background, WHITE) : WHITE;
@@ -52,7 +54,7 @@ export async function printable(bytes: Buffer, kind: ImageKind, want: PrintReque
     const side = want.size ?? Math.min(MAX_PRINT_PIXELS, Math.max(1, Math.round(ownWidth * (read.modules + 2 * add) / read.modules)));
     const quietPx = Math.round((side * add) / (read.modules + 2 * add));
     const inner = Math.max(1, side - 2 * quietPx);
-    const laidOut = onPaper(await svgPixelsAsync(safe, inner), quietPx, paper); // in the drawing process, within its limits
+    const laidOut = onPaper(await svgPixelsAsync(safe, inner, want.drawLimitMs), quietPx, paper); // in the drawing process, within its limits
     const png = new PNG({ width: laidOut.width, height: laidOut.height });
     png.data.set(laidOut.data);
     return { bytes: withDpi(PNG.sync.write(png), want.dpi), format: 'png', made: 'drawn from the server\'s SVG', width: laidOut.width, notes };

@@ -77,7 +77,8 @@ export async function readCode(client: ApiClient, code: QrCode, options: ReadOpt
     if (got.status !== 200) return { ...code, unreadable: `its image ${got.url} answered HTTP ${got.status}` };
     const kind = imageKind(got.bytes);
     if (!kind) return { ...code, unreadable: `${got.url} serves ${got.contentType.split(';')[0] || 'something'} that is not an image` };
-    image = await readImage(got.bytes, kind);
+    // a draw gets no longer than a request would (--timeout), and never more than the drawer's own limit
+    image = await readImage(got.bytes, kind, client.attemptTimeoutMs);
   } catch (error) {
     if (error instanceof InterruptedError) throw error;
     return { ...code, unreadable: message(error) };

@@ -105,6 +105,21 @@ describe('QR images on private addresses are never requested (finding 1)', () =>
     expect(image.seen).toEqual(['GET /qr.png']);
   });
 
+  it('an SVG that takes long to draw is refused within --timeout, not the drawer\'s own 10 s', async () => {
+    // Ten thousand translucent circles through five levels of <use>: resvg takes over 20 s.
+    const levels = ['<g id="a0"><circle cx="50" cy="50" r="40" fill="#000" fill-opacity="0.01"/></g>'];
+    for (let l = 1; l <= 5; l++) levels.push(`<g id="a${l}">${`<use href="#a${l - 1}"/>`.repeat(10)}</g>`);
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" viewBox="0 0 100 100"><defs>${levels.join('')}</defs><use href="#a5"/></svg>`;
+    const image = await listen((_req, res) => res.writeHead(200, { 'Content-Type': 'image/svg+xml' }).end(svg));
+    const env = { ...fx.env, LINKCTL_BASE_URL: await hostileFront(`${image.url}/qr.svg`), LINKCTL_CHECK_ALLOW_PRIVATE: '127.0.0.1' };
+    const started = Date.now();
+    const r = await runCli(['qr', 'get', '1', '--json', '--timeout', '1'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).content.unreadable).toMatch(/the SVG took more than 1 s to draw; refused/);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(image.seen).toEqual(['GET /qr.svg']);
+  }, 30_000);
+
   it('MCP check {qr: true} (an agent: never a private address, whatever the environment allows)', async () => {
     const image = await listen((_req, res) => res.writeHead(200, { 'Content-Type': 'image/png' }).end('not reached'));
     const base = await hostileFront(`${image.url}/qr.png`);

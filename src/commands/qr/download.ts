@@ -120,7 +120,9 @@ export async function download(ctx: Context, { args, opts }: ActionInput): Promi
   if (from !== undefined && opts.file !== undefined) throw new UsageError('--file names one file: with --from -, give a folder with --dir', 'e.g. --from - --dir codes');
   if (id !== undefined && opts.dir !== undefined) throw new UsageError('--dir is for --from -; for one code give --file (or nothing: it is saved here)', 'e.g. linkctl qr download 12 --file codes/menu.png');
   const force = Boolean(opts.force);
-  const want = printRequest(opts);
+  const print = printRequest(opts);
+  // a draw of the server's SVG gets no longer than a request would (--timeout)
+  const want = print && { ...print, drawLimitMs: ctx.globals.timeout * 1000 };
   ctx.checkOutput();
 
   if (id !== undefined) {
