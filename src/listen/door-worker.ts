@@ -23,11 +23,23 @@ export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Do
   const worker = new Worker(threadEntry(), { workerData: data });
   const tell = (message: ToDoor) => worker.postMessage(message);
   let closed: (() => void) | undefined;
+  let exited = false;
+  let started = false;
   return new Promise<Door>((resolve, reject) => {
     worker.once('error', reject);
+    // A thread that ended (it failed, or was never started) has nothing to close: closing must not wait for it.
+    worker.once('exit', (code) => {
+      exited = true;
+      if (closed) return closed();
+      // not asked to close: before it listened, the start fails; after, the door stopped answering
+      const ended = new DoorError(`the door's thread ended (code ${code})`, undefined);
+      if (started) options.failed?.(ended);
+      else reject(ended);
+    });
     worker.on('message', (message: FromDoor) => {
       switch (message.type) {
         case 'listening':
+          started = true;
           worker.off('error', reject);
           // a failure of the thread after this is a door that no longer answers
           worker.on('error', (error) => options.failed?.(error));
@@ -35,6 +47,7 @@ export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Do
             port: message.port,
             close: () =>
               new Promise<void>((done) => {
+                if (exited) return done();
                 closed = done;
                 tell({ type: 'close' });
               }).then(() => worker.terminate().then(() => undefined)),

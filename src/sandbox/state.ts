@@ -121,7 +121,6 @@ export interface ExtraSeed {
   empty?: boolean;
 }
 
-
 /** The fixed demo account plus `extra` generated records (for big-account benchmarks). */
 export function seedState(extra: ExtraSeed = {}): State {
   const state: State = {
