@@ -41,6 +41,14 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   return env;
 }
 
+/**
+ * Spawns `node bin/linkctl.js ...args` as a process of its own, with no terminal: for what only a
+ * process shows (signals, exit codes on a crash, pipes closed early, the packaged bin's fast paths).
+ */
+export function spawnCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return runCli(args, options);
+}
+
 /** Spawns `node bin/linkctl.js ...args` with no terminal, and collects everything. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
