@@ -4,7 +4,7 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import type { ActionInput } from '../commands/shared/define.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, addQrContent, formatPlan, indexState, makePlan, planData, readNotes, readState, secretLeftOut, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
+import { addDetails, addQrContent, candidatesOf, formatPlan, hasName, indexState, makePlan, planData, readNotes, readState, secretLeftOut, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
 import { applyPlan, type Applied } from './apply.js';
 import type { Journal } from '../bulk/journal.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
@@ -267,17 +267,15 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
   const index = indexState(state);
-  const links = index.get('links')!;
-  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
+  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => candidatesOf(index, 'links', r) ?? []);
   await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`), opts.concurrency as ConcurrencySetting | undefined);
   // QR codes' content is read from their images only for the codes the file gives content to
   // (by name: codes of one name are told apart by their content).
-  const withContent = new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).map((r) => keyMatch(keyOf('qr', r))));
-  const codes = [...withContent].flatMap((key) => index.get('qr')!.get(key) ?? []);
+  const codes = [...new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).flatMap((r) => candidatesOf(index, 'qr', r) ?? []))];
   await addQrContent(reader, codes, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
   const dangling = [
-    ...referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key))),
-    ...aliasErrors(file, where, (record) => links.has(keyMatch(keyOf('links', record)))),
+    ...referenceErrors(file, where, (kind, key) => hasName(index, kind, key)),
+    ...aliasErrors(file, where, (record) => candidatesOf(index, 'links', record) !== undefined),
   ];
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune), index);

@@ -8,7 +8,7 @@ import { toInt } from '../http/envelope.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../errors.js';
 import { MODELS } from '../model/index.js';
 import { create, remove, update } from '../model/model.js';
-import { campaignBody } from '../model/campaigns.js';
+import { campaignBody, withoutOwnSlug } from '../model/campaigns.js';
 import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody } from '../model/channels.js';
 import { domainBody } from '../model/domains.js';
 import { pixelBody } from '../model/pixels.js';
@@ -19,7 +19,7 @@ import type { AccountReader } from '../model/reader.js';
 import type { Journal } from '../bulk/journal.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { keyMatch, noSlash } from '../model/values.js';
-import { isNone, linkFlags, keyOf, specs, KINDS, type Field, type Kind, type Rec } from './model.js';
+import { isNone, linkFlags, keyOf, nameKeysOf, specs, KINDS, type Field, type Kind, type Rec } from './model.js';
 import { same, SYMBOL, type Change, type Plan, type State } from './engine.js';
 
 /**
@@ -68,8 +68,11 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
   for (const kind of KINDS) for (const c of state[kind]) ids.set(idKey(kind, keyOf(kind, c.record)), c.id);
+  // A record the plan changes is the file's record from now on: by its name in the file too (a campaign renamed in place).
+  for (const change of plan.changes) if (change.action === 'update' && change.id !== undefined) ids.set(idKey(change.kind, change.key), change.id);
   const idOf = (kind: Kind, name: string): number => {
-    const id = ids.get(idKey(kind, name));
+    // As the file writes the name, else as the product stores it (`autumn deals` is `Autumn deals` there).
+    const id = nameKeysOf(kind, name).map((key) => ids.get(idKey(kind, key))).find((found) => found !== undefined);
     if (id === undefined) throw new UsageError(`${specs()[kind].noun} "${name}" does not exist on the server`, kind === 'overlays' || kind === 'splash' ? 'overlays and splash pages are made in the web interface; make it there first' : undefined);
     return id;
   };
@@ -167,8 +170,9 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
           return id;
         });
       } else {
+        const current = state[change.kind].find((c) => c.id === change.id);
         await step('update', change.kind, change.key, 'updated', async () => {
-          await update(client, model, change.id!, body);
+          await update(client, model, change.id!, updateBody(change, body, current?.record ?? {}));
           return change.id;
         });
       }
@@ -271,6 +275,20 @@ function linkFieldFlags() {
     return !entry || flag === 'channel' ? [] : [{ flag, attribute: option.attributeName(), name: entry[0], field: entry[1] }];
   });
   return fieldFlags;
+}
+
+/**
+ * The body of an update of a record other than a link: what the product would refuse as a repeat
+ * or rewrite unasked is left out. A campaign's own slug is refused ("This slug is currently not
+ * available"); a channel is matched by its name, which an update would capitalise (fact 29).
+ */
+function updateBody(change: Change, body: Rec, current: Rec): Rec {
+  if (change.kind === 'campaigns') return withoutOwnSlug(body, current.slug);
+  if (change.kind === 'channels') {
+    const { name: _name, ...rest } = body;
+    return rest;
+  }
+  return body;
 }
 
 function resourceBody(kind: Kind, r: Rec): Rec {

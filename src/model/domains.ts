@@ -4,7 +4,8 @@
  * redirect with an empty body.
  */
 import type { Model } from './model.js';
-import { compact, noSlash, text, type Rec } from './values.js';
+import { compact, noSlash, text, type Rec, type StoredFields } from './values.js';
+import { cleanedText } from './rewrites.js';
 
 export const domains: Model = {
   kind: 'domains',
@@ -19,6 +20,9 @@ export const domains: Model = {
   // Real servers keep branded domains unique across all users of the installation.
   refusals: [{ message: /domain has been already used/i, hint: 'branded domains are unique across all the accounts of a server: this account (`linkctl domain list`) or another one holds it; after a move between two accounts, delete it in the old one first' }],
 };
+
+/** What the product keeps of a domain's redirects: cleaned text (fact 15); the domain itself as sent (fact 28). */
+export const DOMAIN_STORED: StoredFields = { redirectRoot: (value) => cleanedText(value), redirect404: (value) => cleanedText(value) };
 
 /** A list item as a record of the account file. */
 export function domainRecord(item: Rec): Rec {

@@ -2,15 +2,23 @@
 import { randomBytes } from 'node:crypto';
 import { deleteRoute, fail, list, MESSAGES, minLength, must, ok, optBool, optString, route, slugify, type Ctx, type Json } from './kit.js';
 import { insert, type Campaign } from './state.js';
+import { campaignSlug as slugAsStored, capitalisedName } from '../model/rewrites.js';
 
-const campaignName = (v: unknown) => minLength(v, 2, MESSAGES.campaignName);
-/** A slug given on create is stored in lower case (7.7); an update keeps it as sent. */
+/** 7.7 cleans and capitalises a campaign's name (fact 29), by the rule linkctl predicts it with. */
+const campaignName = (ctx: Ctx, v: unknown) => {
+  const name = minLength(v, 2, MESSAGES.campaignName);
+  return ctx.quirks ? capitalisedName(name) : name;
+};
+/**
+ * 7.7 transliterates and lowercases a slug, on create and update (fact 30), and refuses one that
+ * any campaign holds, the campaign's own included.
+ */
 function campaignSlug(ctx: Ctx, v: unknown, self?: number): string | null | undefined {
   const raw = optString(v, 'slug');
   if (raw === undefined) return undefined;
-  const slug = self === undefined && ctx.quirks ? slugify(raw).toLowerCase() : slugify(raw);
+  const slug = ctx.quirks ? (slugAsStored(raw) ?? slugify(raw).toLowerCase()) : slugify(raw);
   if (!slug) return null;
-  if (ctx.state.campaigns.some((c) => c.id !== self && c.slug === slug)) fail(MESSAGES.slugTaken);
+  if (ctx.state.campaigns.some((c) => (ctx.quirks || c.id !== self) && c.slug?.toLowerCase() === slug.toLowerCase())) fail(MESSAGES.slugTaken);
   return slug;
 }
 const SLUG_LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
@@ -39,7 +47,7 @@ export const campaignRoutes = [
   route('GET /api/campaigns', (ctx) => list(ctx, 'campaigns', ctx.state.campaigns, (c) =>
     (ctx.quirks ? { ...campaignView(ctx, c), views: c.views } : campaignView(ctx, c)))),
   route('POST /api/campaign/add', (ctx) => {
-    const name = campaignName(ctx.body.name);
+    const name = campaignName(ctx, ctx.body.name);
     if (ctx.state.campaigns.some((c) => c.name.toLowerCase() === name.toLowerCase())) fail('You already have a campaign with that name.');
     const slug = campaignSlug(ctx, ctx.body.slug) ?? randomSlug(ctx);
     const c = insert(ctx.state, 'campaigns', (id) => ({ id, name, slug, public: optBool(ctx.body.public) ?? false, views: 0 }));
@@ -48,7 +56,7 @@ export const campaignRoutes = [
   route('PUT /api/campaign/:id/update', (ctx) => {
     const c = must(ctx, ctx.state.campaigns, MESSAGES.campaignNotFound);
     // the document requires the name; 7.6 keeps the old one when none is sent
-    const name = ctx.quirks && ctx.body.name === undefined ? c.name : campaignName(ctx.body.name);
+    const name = ctx.quirks && ctx.body.name === undefined ? c.name : campaignName(ctx, ctx.body.name);
     const slug = campaignSlug(ctx, ctx.body.slug, c.id);
     const pub = optBool(ctx.body.public);
     Object.assign(c, { name }, slug === undefined ? {} : { slug }, pub === undefined ? {} : { public: pub });

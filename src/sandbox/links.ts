@@ -5,6 +5,7 @@ import {
   type Ctx, type Json,
 } from './kit.js';
 import { refusedAsShort, serverAlias } from '../model/aliases.js';
+import { cleanedText } from '../model/rewrites.js';
 import { addToChannel, inChannel, insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
 
 export const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
@@ -15,6 +16,8 @@ function targets(key: string, field: string) {
     : fail(`${key} must be a list of {${field}, link}.`));
 }
 const text = (key: string) => (v: unknown) => optString(v, key)!;
+/** A meta title or description as 7.7 stores it: cleaned of HTML (fact 15), by the rule linkctl predicts it with. */
+const cleaned = (key: string) => (v: unknown, ctx: Ctx) => (ctx.quirks ? cleanedText(optString(v, key)!) : optString(v, key)!);
 /**
  * The user's branded domain that `v` names (scheme and case aside). Anything else (a typo,
  * someone else's domain, the site itself) is silently the default domain, as on 7.6: undefined.
@@ -36,7 +39,7 @@ const OPTION_PARSERS: Parsers = {
   type: text('type'), password: text('password'), status: text('status'), // not checked by real servers either
   geotarget: targets('geotarget', 'location'), devicetarget: targets('devicetarget', 'device'),
   languagetarget: targets('languagetarget', 'language'),
-  metatitle: text('metatitle'), metadescription: text('metadescription'), metaimage: text('metaimage'), description: text('description'),
+  metatitle: cleaned('metatitle'), metadescription: cleaned('metadescription'), metaimage: text('metaimage'), description: text('description'),
   pixels: (v, ctx) => (Array.isArray(v) ? v : fail('pixels must be a list of pixel ids.'))
     .map((p) => must(ctx, ctx.state.pixels, MESSAGES.pixelNotFound, Number(p)).id),
   campaign: (v, ctx) => must(ctx, ctx.state.campaigns, MESSAGES.campaignNotFound, Number(v)).id,

@@ -290,3 +290,52 @@ describe('a file is data: ${env:NAME} only in secret fields', () => {
     expect(r.stdout + r.stderr).not.toContain(password);
   });
 });
+
+describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)', () => {
+  const campaignsOf = async () => ((await (await fetch(`${b.url}/api/campaigns?limit=100`, { headers: { authorization: `Bearer ${b.key}` } })).json()) as { data: { campaigns: Array<{ id: number; name: string; rotator: string | false; public: boolean }> } }).data.campaigns;
+  const linkNamed = async (alias: string) => ((await (await fetch(`${b.url}/api/urls?limit=100`, { headers: { authorization: `Bearer ${b.key}` } })).json()) as { data: { urls: Array<{ id: number; alias: string; campaign: unknown }> } }).data.urls.find((l) => l.alias === alias)!;
+
+  it('a file with names the product rewrites says once what will be stored, applies once, then plans clean; its export plans clean too', async () => {
+    const file = join(dir, 'rewritten.yaml');
+    writeFileSync(file, 'version: 1\ncampaigns:\n  - name: autumn deals\n    slug: Autumn_Deals\nlinks:\n  - alias: fish-and-chips\n    url: https://example.com/fish\n    title: \'Fish & "Chips" <i>fried</i>\'\n    campaign: autumn deals\n');
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('+ campaign autumn deals\n    stored as: name "Autumn deals", slug "autumn-deals"\n');
+    expect(plan.stdout).toContain('+ link fish-and-chips\n    stored as: title "Fish & &quot;Chips&quot; fried"\n');
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect((await campaignsOf()).find((c) => c.name === 'Autumn deals')?.rotator).toMatch(/\/r\/autumn-deals$/);
+    b.requests.length = 0;
+    const again = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    expect(again.code).toBe(0);
+    // A second apply --yes sends nothing (it was refused before: an update that would clear what the file does not state).
+    const twice = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(changes(b)).toEqual([]);
+    const exported = await runMain(['export'], { env: envOf(b) });
+    expect(exported.stdout).toMatch(/- name: Autumn deals\n {4}slug: autumn-deals\n/);
+    expect(exported.stdout).toContain('title: "Fish & &quot;Chips&quot; fried"');
+    const planExport = await runMain(['plan', '-f', '-', '--detailed-exitcode'], { env: envOf(b), stdin: exported.stdout });
+    expect(planExport.stdout).toBe('No changes: the account matches the file.\n');
+  });
+
+  it('a campaign renamed in the file with its slug is the same campaign: plan shows a rename, apply updates it in place (no slug sent), its links stay; a name in another letter case plans clean', async () => {
+    const file = join(dir, 'renamed.yaml');
+    writeFileSync(file, 'version: 1\ncampaigns:\n  - name: Harvest deals\n    slug: autumn-deals\n    public: true\nlinks:\n  - alias: fish-and-chips\n    url: https://example.com/fish\n    campaign: HARVEST DEALS\n');
+    const before = (await campaignsOf()).find((c) => c.name === 'Autumn deals')!;
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.stdout).toBe(`~ campaign Harvest deals: name "Autumn deals" → "Harvest deals", public false → true\nPlan: 0 to add, 1 to change, 0 to delete.\n`);
+    b.requests.length = 0;
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    // The product refuses a slug any campaign holds, its own included: it is not sent again.
+    expect(b.requests.filter((r) => r.method !== 'GET').map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([{ method: 'PUT', path: `/api/campaign/${before.id}/update`, body: { name: 'Harvest deals', public: true } }]);
+    const after = await campaignsOf();
+    expect(after.filter((c) => c.id === before.id)).toMatchObject([{ name: 'Harvest deals', public: true }]);
+    expect(after.some((c) => c.name === 'Autumn deals')).toBe(false);
+    expect(Number((await linkNamed('fish-and-chips')).campaign)).toBe(before.id);
+    const again = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+  });
+});
