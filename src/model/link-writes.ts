@@ -74,6 +74,29 @@ export async function checkDomain(reader: AccountReader, domain: unknown, flag =
   );
 }
 
+/**
+ * The pixels, campaign and channel a link's body names by id must be the account's: the product
+ * drops a campaign or pixel id that is not (real-servers.md, fact 7) and adds a link to any
+ * channel id unchecked (fact 5), answering success either way. Checked from the run's read of
+ * each list (one request a list a run, shared by every row of `--from`), before anything is sent.
+ */
+export async function checkReferenceIds(reader: AccountReader, body: Rec): Promise<void> {
+  for (const { field, model, flag } of LINK_REFERENCES) {
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    const ids = [value].flat().map((v) => toInt(v) ?? v);
+    if (!ids.length) continue;
+    const known = new Set((await reader.all(model.kind)).map((r) => toInt(r.id)));
+    const missing = ids.filter((id) => typeof id !== 'number' || !known.has(id));
+    if (!missing.length) continue;
+    const what = field === 'channel' ? 'adds the link to a channel id it does not check' : `drops a ${model.noun} id that is not the account's`;
+    throw new UsageError(
+      `${missing.map((id) => `${flag} ${String(id)}`).join(', ')}: the account has no ${model.noun} with ${missing.length === 1 ? 'this id' : 'these ids'}; the product ${what} and answers success, so nothing was sent`,
+      `see \`linkctl ${model.command} list\` for the ids (a name works too: ${flag} "NAME")`,
+    );
+  }
+}
+
 /** Links of the account with this alias on this domain (or on any domain when none is asked). */
 async function withAlias(reader: AccountReader, alias: string, domain: unknown): Promise<Rec[]> {
   const host = typeof domain === 'string' && domain ? hostOf(domain) : undefined;
@@ -96,6 +119,7 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   const alias = typeof body.custom === 'string' ? body.custom : undefined;
   const { url: _url, ...options } = body;
   await checkDomain(reader, body.domain);
+  await checkReferenceIds(reader, body);
 
   // The existing link a create met (found before sending, returned by the server, or holding the alias the server refused): returned, skipped, updated or refused, as --if-exists says.
   const met = async (existing: Rec, how: 'alias' | 'destination', sent: 'no' | 'returned' | 'refused'): Promise<LinkOutcome> => {
@@ -244,6 +268,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
   const { reader, ui } = deps;
   updateCannot(given);
   await checkDomain(reader, given.domain);
+  await checkReferenceIds(reader, given);
   const read = await readLink(reader, id, item);
   const plan = planLinkUpdate(read, given, clear);
   // A file holds a link's whole targeting: it replaces what was read instead of adding to it.

@@ -1,6 +1,6 @@
 /** Short links end to end: the built CLI against the sandbox, in both of its modes. */
 import { describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, runMain, sent, tempDir, useSandbox, useSixServer } from '../helpers.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
@@ -499,6 +499,41 @@ describe('link input validation (exit 2, nothing sent)', () => {
       expect(r.stderr).toBe(`linkctl: ${flag} "${name}": no ${flag!.slice(2)} has this name (${known})\nhint: give the id, or the name as \`linkctl ${flag!.slice(2)} list\` shows it (any case)\n`);
       expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`GET ${list}`]);
       fx.sandbox.requests.length = 0;
+    }
+  });
+
+  it('a pixel, campaign or channel id the account lacks: exit 2 naming the id, on add and update (the product would drop it and answer success); only its list is read', async () => {
+    for (const [flag, noun, list, what] of [
+      ['--pixel', 'pixel', '/api/pixels', 'drops a pixel id that is not the account\'s'],
+      ['--campaign', 'campaign', '/api/campaigns', 'drops a campaign id that is not the account\'s'],
+      ['--channel', 'channel', '/api/channels', 'adds the link to a channel id it does not check'],
+    ] as const) {
+      for (const args of [['link', 'add', url, flag, '987654'], ['link', 'update', '1', flag, '987654', '--yes']]) {
+        const r = await runMain(args, { env: fx.env });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr).toBe(`linkctl: ${flag} 987654: the account has no ${noun} with this id; the product ${what} and answers success, so nothing was sent\nhint: see \`linkctl ${noun} list\` for the ids (a name works too: ${flag} "NAME")\n`);
+        expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`GET ${list}`]);
+        fx.sandbox.requests.length = 0;
+      }
+    }
+    // An id the account has is sent as it is.
+    const known = await runMain(['link', 'add', url, '--campaign', '1', '--pixel', '1'], { env: fx.env });
+    expect(known.code, known.stderr).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.method === 'POST').map((q) => q.body)).toEqual([{ url, campaign: 1, pixels: [1] }]);
+  });
+
+  it('--from: a row naming an id the account lacks fails the file before any row is sent, each list read once', async () => {
+    const dir = tempDir();
+    try {
+      const file = join(dir, 'links.csv');
+      writeFileSync(file, 'url,alias,campaign,pixel\nhttps://example.org/a,from-a,1,1\nhttps://example.org/b,from-b,987654,1\nhttps://example.org/c,from-c,1,424242\n');
+      const r = await runCli(['link', 'add', '--from', file], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${file}:3: --campaign 987654: the account has no campaign with this id`);
+      expect(r.stderr).toContain(`${file}:4: --pixel 424242: the account has no pixel with this id`);
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /api/campaigns', 'GET /api/pixels']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
