@@ -287,8 +287,11 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   }));
   if (ignored.length) throw fileError(ignored);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
-  // What link updates would clear, split by what the ledger knows linkctl set (issue 44).
-  await (await import('./known.js')).nameWhatIsKnown(ctx, plan, state);
+  // Options a file states that cannot be read back are sent unless the ledger shows linkctl set them so;
+  // what link updates would clear, split by what the ledger knows linkctl set (issue 44).
+  const known = await import('./known.js');
+  await known.sendsUnlessKnown(ctx, plan, state);
+  await known.nameWhatIsKnown(ctx, plan, state);
   return { reader, state, plan };
 }
 

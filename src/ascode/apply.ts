@@ -141,7 +141,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         });
         // A create found by lookup after a lost answer has no answer to check.
         if (answer) problems(change.key, await notAsAsked(deps, id, json, answer, 'created'));
-      } else if ([...changed].some((f) => f !== 'channels')) {
+      } else if (change.sends?.length || [...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
         // The note and `public` are left out: an update never stores either (the plan said so, and apply was allowed to clear).
         const { description: _note, ...rest } = body;

@@ -19,7 +19,7 @@ import { readTargets } from '../model/links.js';
 import type { AccountReader } from '../model/reader.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { keyMatch, noSlash, refIds, storedAs, text } from '../model/values.js';
-import { isNone, keyOf, keysOf, linkUpdateClears, MANAGED, nameKeysOf, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
+import { isNone, keyOf, keysOf, linkFileFields, linkUpdateClears, MANAGED, nameKeysOf, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
 
 export interface Current {
   record: Rec;
@@ -205,6 +205,13 @@ export interface Change {
   clearsKnown?: string[];
   /** Of what it clears: what no one can know (set in the web interface, or before the ledger). */
   clearsUnknowable?: string[];
+  /**
+   * A link update for options the file states that cannot be read back (pixels, parameters...):
+   * nothing readable differs, so these are what the update is for. Plan keeps it unless linkctl's
+   * ledger shows it last set them so (./known.ts, sendsUnlessKnown); `sendsWhy` says why it could not tell.
+   */
+  sends?: string[];
+  sendsWhy?: string;
   /** The file's record (create, update). */
   record?: Rec;
   /**
@@ -458,12 +465,16 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
       }
       const fields = fieldChanges(kind, record, found, notes, renamed);
       if (rename) fields.unshift(rename);
-      if (!fields.length) continue;
+      // A link whose readable fields match but whose file states options that cannot be read back:
+      // an update that sends them, unless the ledger shows linkctl set them so (sendsUnlessKnown).
+      const sends = kind === 'links' && !fields.length ? sentUnread(record, found) : [];
+      if (!fields.length && !sends.length) continue;
       const cannot = unreadableOn.get(found.record) ?? [];
       // An update never stores the note, nor keeps a link public: neither is sent (linkUpdateClears names the status).
       const sent = [...unreadable, ...cannot.filter((f) => record[f] !== undefined)].filter((f) => kind !== 'links' || !notSentByUpdate(f, record));
       const change: Change = { action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined, storedAs: rewritten(kind, record, fields.map((f) => f.field), 'update') };
-      if (kind === 'links' && fields.some((f) => f.field !== 'channels')) {
+      if (sends.length) change.sends = sends;
+      if (kind === 'links' && (sends.length || fields.some((f) => f.field !== 'channels'))) {
         change.clears = linkUpdateClears(record);
         if (record.description !== undefined) notes.push(`link "${key}": its note (description) is stored on create only; the update leaves the note it has`);
       }
@@ -476,6 +487,16 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
+}
+
+/**
+ * The options a link's file record states that an update replaces and no answer gives back
+ * (pixels, parameters, password, deep links, redirect type, language targeting, meta image;
+ * device targeting where the server answers it null): what only an update can make true.
+ */
+function sentUnread(record: Rec, found: Current): string[] {
+  const cannot = unreadableOn.get(found.record) ?? [];
+  return linkFileFields().filter(({ name, field }) => record[name] !== undefined && (field.update ?? 'replaced') === 'replaced' && (!field.read || (field.answeredNull && cannot.includes(name)))).map(({ name }) => name);
 }
 
 /** File fields of a link that an update does not send: the note (never stored by an update) and `public: true` (an update makes the link private). */
@@ -503,7 +524,8 @@ export function formatPlan(plan: Plan): string {
     const noun = specs()[c.kind].noun;
     const head = `${SYMBOL[c.action]} ${noun} ${c.key}`;
     if (c.action === 'update') {
-      lines.push(`${head}: ${c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`).join(', ')}`);
+      const sends = c.sends?.length ? [`sends ${c.sends.join(', ')} (cannot be compared${c.sendsWhy ? `: ${c.sendsWhy}` : ''})`] : [];
+      lines.push(`${head}: ${[...c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`), ...sends].join(', ')}`);
     } else lines.push(head);
     if (c.storedAs?.length) lines.push(`    stored as: ${c.storedAs.map((s) => `${s.field} ${s.as === undefined ? '(as the server romanises it, which linkctl cannot predict)' : show(s.as)}`).join(', ')}`);
     if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);

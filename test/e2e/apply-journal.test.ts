@@ -36,7 +36,8 @@ const campaignPosts = (prefix: string) => fx.sandbox.requests.filter((r) => r.me
 async function onServer(prefix: string): Promise<string[]> {
   const answer = await fetch(`${fx.sandbox.url}/api/campaigns?limit=1000`, { headers: { Authorization: `Bearer ${fx.sandbox.key}` } });
   const body = (await answer.json()) as { data: { campaigns: Array<{ name: string }> } };
-  return body.data.campaigns.map((c) => c.name).filter((name) => name.startsWith(prefix)).sort();
+  // In lower case: the product (and the sandbox) capitalise a campaign's name (`twice-1` is stored `Twice-1`).
+  return body.data.campaigns.map((c) => c.name.toLowerCase()).filter((name) => name.startsWith(prefix)).sort();
 }
 
 /**
