@@ -15,7 +15,7 @@ import { qrRecord } from '../model/qr.js';
 import { sameData } from '../qr/content.js';
 import { madeWithoutColours } from '../qr/read.js';
 import { rgbColor } from '../validate.js';
-import { readTargets } from '../model/links.js';
+import { destinationKey, readTargets } from '../model/links.js';
 import type { AccountReader } from '../model/reader.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { keyMatch, noSlash, refIds, storedAs, text } from '../model/values.js';
@@ -424,11 +424,12 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
   const deletes: Change[] = [];
   const notes: string[] = [];
   const renamed: Renamed = new Map();
+  const matchedLinks = new Set<Current>();
   for (const kind of MANAGED) {
     const wanted = file[kind];
     if (wanted === undefined) continue;
     const spec = specs()[kind];
-    const matched = new Set<Current>();
+    const matched = kind === 'links' ? matchedLinks : new Set<Current>();
     const namedInFile = new Set(wanted.flatMap((r) => keysOf(kind, r)));
     for (const record of wanted) {
       const key = keyOf(kind, record);
@@ -484,9 +485,33 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
       for (const c of state[kind]) if (!matched.has(c)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
     }
   }
+  if (file.links !== undefined) notes.push(...renamedAliases(changes, state.links.filter((l) => !matchedLinks.has(l)), prune));
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
+}
+
+/**
+ * Links the file creates where a link of the account that the file no longer has goes to the same
+ * destination on the same domain: most likely an alias renamed in the file. A delete and a create
+ * is not a rename: the old short URL (printed on flyers, say) stops working and its clicks go with
+ * the deleted link, while `link update --alias` renames the link in place and keeps them.
+ */
+function renamedAliases(changes: readonly Change[], unmatched: readonly Current[], prune: boolean): string[] {
+  const creates = changes.filter((c) => c.kind === 'links' && c.action === 'create' && typeof c.record?.url === 'string');
+  if (!creates.length) return [];
+  const place = (url: unknown, domain: unknown) => `${keyMatch(noSlash(String(domain ?? '')))}\u0000${destinationKey(String(url))}`;
+  const old = new Map<string, Current>();
+  for (const link of unmatched) if (typeof link.record.url === 'string') old.set(place(link.record.url, link.record.domain), link);
+  return creates.flatMap((c) => {
+    const was = old.get(place(c.record!.url, c.record!.domain));
+    if (!was) return [];
+    const short = text(was.item?.shorturl) ?? keyOf('links', was.record);
+    const rename = `\`linkctl link update ${was.id} --alias ${String(c.record!.alias)}\` renames it in place and keeps its clicks`;
+    return [prune
+      ? `link "${keyOf('links', was.record)}" → "${c.key}": the file renames the alias of a link to the same destination, which apply does as a delete and a create: ${short} stops working (a short URL already printed or shared) and its clicks go with it; ${rename}, then plan again`
+      : `link "${c.key}" goes where link "${keyOf('links', was.record)}" (${short}) goes: if the file renames its alias, apply creates a second link instead; ${rename}`];
+  });
 }
 
 /**

@@ -339,3 +339,24 @@ describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)'
     expect(again.stdout).toBe('No changes: the account matches the file.\n');
   });
 });
+
+describe('an alias renamed in the file (issue 55, low)', () => {
+  it('plan says the old short URL stops working and its clicks go, and points at link update --alias, which renames in place', async () => {
+    const made = await runMain(['link', 'add', 'https://example.com/flyer', '--alias', 'Print-QR', '--json'], { env: envOf(b) });
+    expect(made.code, made.stderr).toBe(0);
+    const { id, shorturl } = JSON.parse(made.stdout) as { id: number; shorturl: string };
+    const file = join(dir, 'renamed-alias.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: print-landing\n    url: https://example.com/flyer\n');
+    const pruned = await runMain(['plan', '-f', file, '--prune'], { env: envOf(b) });
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toMatch(/^- link Print-QR$/m);
+    expect(pruned.stderr.replace(/\n/g, ' ')).toContain(`note: link "Print-QR" → "print-landing": the file renames the alias of a link to the same destination, which apply does as a delete and a create: ${shorturl} stops working (a short URL already printed or shared) and its clicks go with it; \`linkctl link update ${id} --alias print-landing\` renames it in place and keeps its clicks, then plan again.`);
+    const kept = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(kept.stderr.replace(/\n/g, ' ')).toContain(`note: link "print-landing" goes where link "Print-QR" (${shorturl}) goes: if the file renames its alias, apply creates a second link instead; \`linkctl link update ${id} --alias print-landing\` renames it in place and keeps its clicks.`);
+    const renamed = await runMain(['link', 'update', String(id), '--alias', 'print-landing', '--yes'], { env: envOf(b) });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const after = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(after.stdout).toBe('No changes: the account matches the file.\n');
+    expect(after.stderr).not.toContain('renames');
+  });
+});
