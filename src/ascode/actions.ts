@@ -15,6 +15,7 @@ import { VERSION } from '../version.js';
 import { safeStringify } from '../output/safe-text.js';
 import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';
+import { campaignNameIgnoredOnUpdate } from '../model/campaigns.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
 import type { RedirectFormat } from './redirects.js';
@@ -281,9 +282,9 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   const plan = makePlan(file, state, Boolean(opts.prune), index);
   await markViolations(ctx, plan);
   // What an update would send that real servers ignore with a success answer: the plan would never be met.
-  const ignored = plan.changes.filter((c) => c.kind === 'channels' && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
-    const why = f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : undefined;
-    return why ? [`${where.of(c.record!)}: channel "${c.key}": description: ${why}`] : [];
+  const ignored = plan.changes.filter((c) => (c.kind === 'channels' || c.kind === 'campaigns') && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
+    const why = c.kind === 'channels' && f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : c.kind === 'campaigns' && f.field === 'name' ? campaignNameIgnoredOnUpdate(String(f.to ?? '')) : undefined;
+    return why ? [`${where.of(c.record!)}: ${specs()[c.kind].noun} "${c.key}": ${f.field}: ${why}`] : [];
   }));
   if (ignored.length) throw fileError(ignored);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);

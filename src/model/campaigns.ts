@@ -5,7 +5,7 @@
  */
 import type { Model } from './model.js';
 import { compact, firstOf, flag, text, type Rec, type StoredFields } from './values.js';
-import { campaignSlug, capitalisedName } from './rewrites.js';
+import { campaignSlug, capitalisedName, cleanedText } from './rewrites.js';
 
 export const campaigns: Model = {
   kind: 'campaigns',
@@ -66,3 +66,12 @@ export function withoutOwnSlug(body: Rec, currentSlug: unknown): Rec {
 
 /** Whether a slug as sent is the slug a campaign holds: as written, or as the product would store it. */
 export const sameSlug = (sent: string, held: string): boolean => sent === held || campaignSlug(sent) === held;
+
+/**
+ * Why a campaign update's name would be ignored (fact 31): 2 bytes or less once cleaned, which
+ * the product ignores with a success answer and the old name; undefined when it would be stored.
+ */
+export function campaignNameIgnoredOnUpdate(value: string): string | undefined {
+  if (Buffer.byteLength(cleanedText(value)) > 2) return undefined;
+  return `real servers ignore a campaign name of 2 bytes or less on update, and answer success with the old name (got "${value}")`;
+}

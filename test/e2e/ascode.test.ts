@@ -337,6 +337,12 @@ describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)'
     expect(Number((await linkNamed('fish-and-chips')).campaign)).toBe(before.id);
     const again = await runMain(['plan', '-f', file], { env: envOf(b) });
     expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    // A new name the product would ignore in silence (2 bytes or less on update) is refused, naming the file's line.
+    const short = join(dir, 'renamed-short.yaml');
+    writeFileSync(short, 'version: 1\ncampaigns:\n  - name: Hd\n    slug: autumn-deals\n');
+    const refused = await runMain(['plan', '-f', short], { env: envOf(b) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${short}:3:5: campaign "Hd": name: real servers ignore a campaign name of 2 bytes or less on update`);
   });
 });
 

@@ -122,6 +122,8 @@ describe('campaign input validation (nothing is sent)', () => {
     [['campaign', 'add', '--name', 'Promo', '--public', '--private'], /option '--public' cannot be used with option '--private'/],
     [['campaign', 'add', '--name', 'Promo', '--slug', 'my slug!'], /--slug may contain only letters, digits, - and _/],
     [['campaign', 'update', '1', '--name', 'a'], /--name must have at least 2 characters/],
+    // The product ignores a name of 2 bytes or less on update, answering success: refused, not a silent no-op.
+    [['campaign', 'update', '1', '--name', 'ab'], /--name: real servers ignore a campaign name of 2 bytes or less on update, and answer success with the old name \(got "ab"\)\nhint: give a name of 3 characters or more/],
     [['campaign', 'update', '1'], /nothing to change: give --name, --slug, --public or --private/],
     [['campaign', 'update', '1', '--name', 'Promo', '--private', '--public'], /option '--p(ublic|rivate)' cannot be used with option '--p(rivate|ublic)'/],
     [['campaign', 'update', 'one', '--name', 'Promo'], /ID must be a positive integer, got "one"/],
