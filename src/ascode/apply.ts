@@ -8,8 +8,8 @@ import { toInt } from '../http/envelope.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../errors.js';
 import { MODELS } from '../model/index.js';
 import { create, remove, update } from '../model/model.js';
-import { campaignBody, withoutOwnSlug } from '../model/campaigns.js';
-import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody } from '../model/channels.js';
+import { campaignBody, campaignRecord, withoutOwnSlug } from '../model/campaigns.js';
+import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody, channelRecord } from '../model/channels.js';
 import { domainBody } from '../model/domains.js';
 import { pixelBody } from '../model/pixels.js';
 import { qrBody } from '../model/qr.js';
@@ -18,7 +18,7 @@ import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/l
 import type { AccountReader } from '../model/reader.js';
 import type { Journal } from '../journal/journal.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
-import { keyMatch, noSlash } from '../model/values.js';
+import { keyMatch, noSlash, storedAs } from '../model/values.js';
 import { isNone, linkFlags, keyOf, nameKeysOf, specs, KINDS, type Field, type Kind, type Rec } from './model.js';
 import { same, SYMBOL, type Change, type Plan, type State } from './engine.js';
 
@@ -105,7 +105,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   // What the server did not do as asked, by change: listed in the plan's order, whatever order the changes finish in.
   const found = new Map<string, string[]>();
   const problems = (key: string, more: string[]) => {
-    if (more.length) found.set(key, [...(found.get(key) ?? []), ...more.map((p) => `link ${key}: ${p}`)]);
+    if (more.length) found.set(`links\u0000${key}`, [...(found.get(`links\u0000${key}`) ?? []), ...more.map((p) => `link ${key}: ${p}`)]);
   };
   const assigns: Array<() => Promise<void>> = [];
   const linksById = new Map(state.links.map((c) => [c.id, c]));
@@ -163,19 +163,24 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       });
     } else {
       const body = resourceBody(change.kind, record);
+      let answer: Rec | undefined;
       if (change.action === 'create') {
         await step('create', change.kind, change.key, 'created', async () => {
-          const id = await createOnce(() => create(client, model, body), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
+          const id = await createOnce(async () => (answer = await create(client, model, body)), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
           ids.set(idKey(change.kind, change.key), id);
           return id;
         });
       } else {
         const current = state[change.kind].find((c) => c.id === change.id);
         await step('update', change.kind, change.key, 'updated', async () => {
-          await update(client, model, change.id!, updateBody(change, body, current?.record ?? {}));
+          answer = await update(client, model, change.id!, updateBody(change, body, current?.record ?? {}));
           return change.id;
         });
       }
+      // What the answer says was stored, against what was predicted (a create lost and found by lookup has none).
+      const stored = answer ? asStored(change, answer) : undefined;
+      for (const note of stored?.notes ?? []) ui.warn(`note: ${note}.`);
+      if (stored?.problems.length) found.set(`${change.kind}\u0000${change.key}`, [...(found.get(`${change.kind}\u0000${change.key}`) ?? []), ...stored.problems]);
     }
     if (change.action === 'create') done.created++;
     else done.updated++;
@@ -197,7 +202,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     for (const phase of phases) await inOrder(phase, limit, carry, (change) => keyMatch(change.key));
     await inOrder(assigns, limit, (assign) => assign());
   } finally {
-    for (const change of plan.changes) options.problems?.push(...(found.get(change.key) ?? []));
+    for (const change of plan.changes) options.problems?.push(...(found.get(`${change.kind}\u0000${change.key}`) ?? []));
   }
   return done;
 }
@@ -289,6 +294,35 @@ function updateBody(change: Change, body: Rec, current: Rec): Rec {
     return rest;
   }
   return body;
+}
+
+/** A create's or update's answer as a record of the file, for the kinds whose answers carry the record (real servers' campaigns and channels). */
+const ANSWERED: Partial<Record<Kind, (answer: Rec) => Rec>> = { campaigns: campaignRecord, channels: channelRecord };
+
+/**
+ * What the server says it stored, against what the file asked and linkctl predicted: a value the
+ * product rewrites in a way linkctl cannot predict is said (`note`), and one it stored otherwise
+ * than sent and predicted is a problem (the run fails: done, but not as asked). Fields the answer
+ * does not carry are not judged.
+ */
+function asStored(change: Change, answer: Rec): { notes: string[]; problems: string[] } {
+  const out = { notes: [] as string[], problems: [] as string[] };
+  const read = ANSWERED[change.kind];
+  if (!read || answer.id === undefined) return out; // a message only (documented update answers)
+  const got = read(answer);
+  const noun = specs()[change.kind].noun;
+  const record = change.record!;
+  for (const [field, value] of Object.entries(record)) {
+    if (!(field in got) || value === undefined) continue;
+    const sent = change.action === 'update' && change.kind === 'channels' && field === 'name' ? undefined : value; // not sent: see updateBody
+    if (sent === undefined || (change.action === 'update' && field === 'slug' && !change.fields?.some((f) => f.field === 'slug'))) continue;
+    const predicted = storedAs(specs()[change.kind].stored, field, sent, change.action === 'create' ? 'create' : 'update');
+    if (predicted === undefined) out.notes.push(`${noun} "${change.key}": the server stored ${field} ${JSON.stringify(sent)} as ${JSON.stringify(got[field])}`);
+    else if (!same(got[field], predicted) && !same(got[field], sent)) {
+      out.problems.push(`${noun} ${change.key}: the server stored ${field} as ${JSON.stringify(got[field])}, not ${JSON.stringify(predicted)} as sent${predicted === sent ? '' : ' and predicted'}`);
+    }
+  }
+  return out;
 }
 
 function resourceBody(kind: Kind, r: Rec): Rec {

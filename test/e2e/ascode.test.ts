@@ -346,6 +346,22 @@ describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)'
   });
 });
 
+describe('what linkctl cannot predict, it reads back from the answer (issue 54, 2)', () => {
+  it('a slug in another script: plan says it cannot predict it, apply says what the server stored, later plans do not compare it', async () => {
+    const file = join(dir, 'romanised.yaml');
+    writeFileSync(file, 'version: 1\ncampaigns:\n  - name: Japanese launch\n    slug: 日本語\n');
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.stdout).toContain('+ campaign Japanese launch\n    stored as: slug (as the server romanises it, which linkctl cannot predict)\n');
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    const slug = /note: campaign "Japanese launch": the server stored slug "日本語" as "([^"]+)"\./.exec(apply.stderr)?.[1];
+    expect(slug, apply.stderr).toBeDefined();
+    const again = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    expect(again.stderr).toContain(`note: campaign "Japanese launch": the product rewrites slug "日本語" in a way linkctl cannot predict, so it is not compared (the server holds "${slug}").`);
+  });
+});
+
 describe('an alias renamed in the file (issue 55, low)', () => {
   it('plan says the old short URL stops working and its clicks go, and points at link update --alias, which renames in place', async () => {
     const made = await runMain(['link', 'add', 'https://example.com/flyer', '--alias', 'Print-QR', '--json'], { env: envOf(b) });

@@ -157,6 +157,29 @@ describe('apply never creates twice', () => {
   });
 });
 
+describe('apply reads what the server stored from its answer (issue 54, 2)', () => {
+  it('a value stored otherwise than sent and predicted is a problem of the run, naming the record', async () => {
+    const client = {
+      inFlight: { limit: () => 1 },
+      async request(method: string, path: string) {
+        // A server that answers a create with a name neither sent nor predicted, and a public campaign made private.
+        if (method === 'POST') return { error: 0, id: 7, campaign: 'Autumn sale', public: false, rotator: false };
+        const key = path.split('/').pop()!;
+        return { error: 0, data: { [({ urls: 'urls', qr: 'qrs' } as Record<string, string>)[key] ?? key]: [], maxpage: 1, currentpage: 1 } };
+      },
+    } as unknown as ApiClient;
+    const reader = new AccountReader(client);
+    const state = await readState(reader);
+    const problems: string[] = [];
+    const wanted = readAccountFile('version: 1\ncampaigns:\n  - name: autumn deals\n    public: true\n', 'f.yaml').file;
+    await applyPlan(reader, { warn: () => undefined }, makePlan(wanted, state, false), state, () => undefined, undefined, undefined, { problems });
+    expect(problems).toEqual([
+      'campaign autumn deals: the server stored name as "Autumn sale", not "Autumn deals" as sent and predicted',
+      'campaign autumn deals: the server stored public as false, not true as sent',
+    ]);
+  });
+});
+
 describe('a plan keeps an unchanged link as its file record (src/ascode/engine.ts, unchangedAsFileRecord)', () => {
   const empty = (): State => ({ domains: [], pixels: [], campaigns: [], channels: [], links: [], qr: [], overlays: [], splash: [] });
   const outcome = (file: Parameters<typeof makePlan>[0], state: State) => {
