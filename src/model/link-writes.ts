@@ -24,6 +24,7 @@ import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
 import { keyMatch, noSlash, type Rec } from './values.js';
 import { serverAlias, shortAliasRefusal } from './aliases.js';
+import { LINK_FIELDS, type LinkField } from './link-fields.js';
 
 /** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
 export interface Ui {
@@ -196,7 +197,20 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(serverAlias(alias))) {
     deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (servers turn spaces, most punctuation and _ into -)`);
   }
+  for (const note of storedNotes(body)) deps.ui.warn(note);
   return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
+}
+
+/**
+ * What the product stores of the text a write sent otherwise than it was written (the marks of
+ * link-fields.ts: a meta title or description cleaned of HTML), said once, as plan says it.
+ */
+function storedNotes(sent: Rec): string[] {
+  return (LINK_FIELDS as readonly LinkField[]).flatMap((field) => {
+    const value = sent[field.body];
+    const stored = field.stored && typeof value === 'string' ? field.stored(value, 'create') : undefined;
+    return stored !== undefined && stored !== value ? [`note: the server stores the ${field.label} as ${JSON.stringify(stored)} (${(field.normalised ?? 'rewritten').split(';')[0]})`] : [];
+  });
 }
 
 /** The alias of a short URL: its last path segment. */
@@ -289,6 +303,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
     channel: [...new Set([...((before.channel as unknown[] | undefined) ?? []).map(String), ...(plan.body.channel ? [String(plan.body.channel)] : [])])],
   });
   const problems = await notAsAsked(deps, id, given, answer, 'updated');
+  for (const note of storedNotes(given)) ui.warn(note);
   return { status: 'updated', record: { id, shorturl: shortUrlOf(answer) ?? shortUrlOf(read.details) }, json: withoutError(answer), problems };
 }
 

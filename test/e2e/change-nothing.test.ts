@@ -111,8 +111,9 @@ describe('against a real-server sandbox', () => {
     const d = await runCli(['qr', 'delete', '12', '--yes'], { env: fx.env });
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
     const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
-    expect(p.code).toBe(4);
-    expect(p.stderr).toBe('linkctl: Pixel not found. Please try again. (--pixel 4 not found)\n');
+    // Refused before sending: the product would drop the unknown id and answer success (issue 54).
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/^linkctl: --pixel 4: the account has no pixel with this id; the product drops a pixel id that is not the account's and answers success, so nothing was sent\n/);
   });
 
 });

@@ -295,6 +295,19 @@ for (const quirks of [false, true]) {
 describe('link update against a server that replaces every option (quirks)', () => {
   const fx = useSandbox({ quirks: true });
 
+  it('says once what the product stores of a meta title it cleans, on add and update, as plan does (issue 54, 1)', async () => {
+    const add = await runMain(['link', 'add', 'https://example.org/fish', '--alias', 'fish', '--meta-title', 'Fish & "Chips" <i>fried</i>', '--json'], { env: fx.env });
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toBe('note: the server stores the meta title as "Fish & &quot;Chips&quot; fried" (servers clean text of HTML)\n');
+    const { id } = JSON.parse(add.stdout) as { id: number };
+    const read = await runMain(['link', 'get', String(id), '--json'], { env: fx.env });
+    expect(JSON.parse(read.stdout).details.title).toBe('Fish & &quot;Chips&quot; fried');
+    const update = await runMain(['link', 'update', String(id), '--meta-description', "it's <b>fine</b>", '--yes'], { env: fx.env });
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stderr).toContain('note: the server stores the meta description as "it&#039;s fine" (servers clean text of HTML)\n');
+    expect(update.stderr).not.toContain('meta title');
+  });
+
   it('keeps geo targeting and expiry when only the meta description changes', async () => {
     const add = await runCli(['link', 'add', 'https://example.org/geo', '--geo', 'Canada=https://example.ca', '--expiry', '2035-01-01 00:00:00', '--pixel', '1', '-q'], { env: fx.env });
     expect(add.code).toBe(0);
