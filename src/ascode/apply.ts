@@ -144,7 +144,9 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       } else if (change.sends?.length || [...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
         // The note and `public` are left out: an update never stores either (the plan said so, and apply was allowed to clear).
-        const { description: _note, ...rest } = body;
+        // So is the alias: the link was matched by it, and servers check an alias an update sends as a new one (an
+        // update without `custom` keeps the alias), as they refuse a campaign's own slug.
+        const { description: _note, custom: _alias, ...rest } = body;
         if (rest.status === 'public') delete rest.status;
         const given: Rec = { url: record.url, ...rest, ...(missing.length ? { channel: missing.shift() } : {}) };
         await step('update', 'links', change.key, 'updated', async () => {
