@@ -369,6 +369,19 @@ describe('plan predicts what the product stores (issue 54: the StateFuncs of src
 
   const pairs = recordedPairs();
 
+  it('a link naming its campaign in another letter case, or as written before the product rewrote it, plans clean (issue 55, item 2)', () => {
+    const state = empty();
+    state.campaigns = [{ id: 4, record: { name: 'Spring Sale 2027', slug: 'spring' } }];
+    state.channels = [{ id: 5, record: { name: 'Say &quot;hi&quot;' } }];
+    state.links = [{ id: 9, record: { alias: 'sale', url: 'https://dest.invalid/sale', campaign: 'Spring Sale 2027', channels: ['Say &quot;hi&quot;'] }, item: { id: 9 } }];
+    for (const campaign of ['SPRING SALE 2027', 'spring sale 2027', 'Spring Sale 2027']) {
+      const plan = makePlan({ version: 1, links: [{ alias: 'sale', url: 'https://dest.invalid/sale', campaign, channels: ['SAY "hi"'] }] }, state, false);
+      expect(plan.changes, campaign).toEqual([]);
+    }
+    // Another campaign is a change.
+    expect(makePlan({ version: 1, links: [{ alias: 'sale', url: 'https://dest.invalid/sale', campaign: 'Autumn' }] }, state, false).changes).toMatchObject([{ action: 'update', fields: [{ field: 'campaign', from: 'Spring Sale 2027', to: 'Autumn' }] }]);
+  });
+
   it('finds the rewrites in the recording', () => {
     expect(pairs.length).toBeGreaterThan(100);
     const rewritten = pairs.filter((p) => p.sent !== p.stored).map((p) => `${p.kind}.${p.field}`);
