@@ -7,6 +7,17 @@ import type { Model } from './model.js';
 import { compact, firstOf, flag, text, type Rec, type StoredFields } from './values.js';
 import { campaignSlug, capitalisedName, cleanedText } from './rewrites.js';
 
+/**
+ * What the product keeps of a campaign's fields (real-servers.md, facts 15, 29, 30): the name
+ * cleaned and capitalised (`autumn deals` → `Autumn deals`), the slug transliterated and lowercased
+ * (`Autumn_Deals` → `autumn-deals`; a random one the server makes is mixed case, and kept so).
+ * Names are unique per account without case; slugs across the installation.
+ */
+export const CAMPAIGN_STORED: StoredFields = {
+  name: (value) => capitalisedName(value),
+  slug: (value) => campaignSlug(value),
+};
+
 export const campaigns: Model = {
   kind: 'campaigns',
   noun: 'campaign',
@@ -17,6 +28,7 @@ export const campaigns: Model = {
   add: 'api/campaign/add',
   key: (item) => campaignName(item),
   listFields: ['id', 'name', 'public', 'rotator', 'list', 'views'],
+  stored: CAMPAIGN_STORED,
 };
 
 /** The name, whichever key carries it (in this order everywhere). */
@@ -28,16 +40,6 @@ export function campaignName(record: Rec): string | undefined {
 /** `POST api/campaign/:id/assign/:linkid`: put a link in a campaign. */
 export const campaignAssignPath = (campaignId: number, linkId: number) => `${campaigns.item(campaignId)}/assign/${linkId}`;
 
-/**
- * What the product keeps of a campaign's fields (real-servers.md, facts 15, 29, 30): the name
- * cleaned and capitalised (`autumn deals` → `Autumn deals`), the slug transliterated and lowercased
- * (`Autumn_Deals` → `autumn-deals`; a random one the server makes is mixed case, and kept so).
- * Names are unique per account without case; slugs across the installation.
- */
-export const CAMPAIGN_STORED: StoredFields = {
-  name: (value) => capitalisedName(value),
-  slug: (value) => campaignSlug(value),
-};
 
 /** A slug of the campaign list (`rotator` ends with it); undefined when the campaign has none. */
 export const campaignSlugOf = (item: Rec): string | undefined => {

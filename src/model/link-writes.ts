@@ -22,7 +22,7 @@ import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DE
 import { create, update } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
-import { keyMatch, noSlash, type Rec } from './values.js';
+import { keyMatch, noSlash, storedAs, type Rec } from './values.js';
 import { serverAlias, shortAliasRefusal } from './aliases.js';
 import { LINK_FIELDS, type LinkField } from './link-fields.js';
 
@@ -338,7 +338,11 @@ export async function referencesByName(readerOf: () => Promise<AccountReader>, o
 /** The id of the one record of `ref`'s kind named `name`. */
 export async function idOfName(reader: AccountReader, ref: (typeof LINK_REFERENCES)[number], name: string): Promise<number> {
   const { kind, noun, command, key } = ref.model;
-  const ids = (await reader.byKey(kind, name)).map((r) => toInt(r.id)).filter((id): id is number => id !== undefined);
+  // As written, else as the product stores names (`Fish & "Chips"` is `Fish & &quot;Chips&quot;` there).
+  const stored = storedAs(ref.model.stored, 'name', name);
+  let found = await reader.byKey(kind, name);
+  if (!found.length && typeof stored === 'string' && stored !== name) found = await reader.byKey(kind, stored);
+  const ids = found.map((r) => toInt(r.id)).filter((id): id is number => id !== undefined);
   if (ids.length === 1) return ids[0]!;
   if (ids.length > 1) throw new UsageError(`${ref.flag} "${name}": ${ids.length} ${noun}s have this name (ids ${ids.join(', ')})`, `give the id instead, e.g. ${ref.flag} ${ids[0]}`);
   const names = (await reader.all(kind)).map(key).filter((n): n is string => typeof n === 'string');

@@ -535,6 +535,16 @@ describe('link input validation (exit 2, nothing sent)', () => {
     expect(fx.sandbox.requests.filter((q) => q.method === 'POST').map((q) => q.body)).toEqual([{ url, campaign: 1, pixels: [1] }]);
   });
 
+  it('a campaign named as written finds it as the product stored it (cleaned of HTML, capitalised)', async () => {
+    const made = await runMain(['campaign', 'add', '--name', 'fish & "chips"', '--json'], { env: fx.env });
+    expect(made.code, made.stderr).toBe(0);
+    const { id } = JSON.parse(made.stdout) as { id: number };
+    fx.sandbox.requests.length = 0;
+    const r = await runMain(['link', 'add', url, '--campaign', 'fish & "chips"', '--dry-run', '--json'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).body).toMatchObject({ url, campaign: id });
+  });
+
   it('--from: a row naming an id the account lacks fails the file before any row is sent, each list read once', async () => {
     const dir = tempDir();
     try {
