@@ -430,7 +430,8 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
     if (wanted === undefined) continue;
     const spec = specs()[kind];
     const matched = kind === 'links' ? matchedLinks : new Set<Current>();
-    const namedInFile = new Set(wanted.flatMap((r) => keysOf(kind, r)));
+    // What the file's campaigns are named: a campaign of the server named so is not one the file renamed.
+    const namedInFile = new Set(kind === 'campaigns' ? wanted.flatMap((r) => keysOf(kind, r)) : []);
     for (const record of wanted) {
       const key = keyOf(kind, record);
       let found = match(kind, record, candidatesOf(index, kind, record), matched);
@@ -520,9 +521,16 @@ function renamedAliases(changes: readonly Change[], unmatched: readonly Current[
  * device targeting where the server answers it null): what only an update can make true.
  */
 function sentUnread(record: Rec, found: Current): string[] {
-  const cannot = unreadableOn.get(found.record) ?? [];
-  return linkFileFields().filter(({ name, field }) => record[name] !== undefined && (field.update ?? 'replaced') === 'replaced' && (!field.read || (field.answeredNull && cannot.includes(name)))).map(({ name }) => name);
+  sendable ??= linkFileFields().filter(({ field }) => (field.update ?? 'replaced') === 'replaced' && (!field.read || field.answeredNull));
+  let out: string[] | undefined;
+  for (const { name, field } of sendable) {
+    if (record[name] === undefined || (field.read && !unreadableOn.get(found.record)?.includes(name))) continue;
+    (out ??= []).push(name);
+  }
+  return out ?? NONE_SENT;
 }
+let sendable: ReturnType<typeof linkFileFields> | undefined;
+const NONE_SENT: string[] = [];
 
 /** File fields of a link that an update does not send: the note (never stored by an update) and `public: true` (an update makes the link private). */
 function notSentByUpdate(field: string, record: Rec): boolean {

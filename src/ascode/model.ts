@@ -9,7 +9,7 @@ import { linkOptions } from '../model/link-options.js';
 import { PIXEL_TYPES } from '../model/pixel-types.js';
 import { QR_TYPES } from '../model/qr-types.js';
 import { domainUrl, hexColor, httpUrl, nonEmpty, rgbColor } from '../validate.js';
-import { keyMatch, storedAs, type StoredFields } from '../model/values.js';
+import { keyMatch, type StoredFields } from '../model/values.js';
 import { linkFieldOf, LINK_FIELDS, LINK_KEY_STORED, type LinkField } from '../model/link-fields.js';
 import { CAMPAIGN_STORED } from '../model/campaigns.js';
 import { CHANNEL_STORED } from '../model/channels.js';
@@ -234,25 +234,37 @@ export function keyOf(kind: Kind, record: Record<string, unknown>): string {
 export { keyMatch };
 
 /**
- * A file record's key as the product will hold it (`autumn deals` → `Autumn deals`, `Fish & "Chips"`
- * → `Fish & &quot;Chips&quot;`, the alias `Summer_Sale` → `Summer-Sale`), compared without case: a
- * record already made from this file is found under it. The same as keyMatch(keyOf) when nothing is rewritten.
+ * The keys under which the server may hold a file's record, compared without case: as written,
+ * and as the product stores its key (`autumn deals` → `Autumn deals`, `Fish & "Chips"` → `Fish &
+ * &quot;Chips&quot;`, the alias `Summer_Sale` → `Summer-Sale`), so that a record made from this
+ * file is found under it. One key when the product keeps the key as written.
  */
-export function storedKeyOf(kind: Kind, record: Record<string, unknown>): string {
-  const spec = specs()[kind];
-  const stored = Object.fromEntries(spec.key.map((k) => [k, storedAs(spec.stored, k, record[k]) ?? record[k]]));
-  return keyMatch(keyOf(kind, { ...record, ...stored }));
-}
-
-/** The keys under which the server may hold a file's record: as written, and as the product stores it. */
 export function keysOf(kind: Kind, record: Record<string, unknown>): string[] {
   const written = keyMatch(keyOf(kind, record));
-  const stored = storedKeyOf(kind, record);
+  const spec = specs()[kind];
+  const field = spec.key[0]!;
+  const value = record[field];
+  const rewrite = spec.stored?.[field];
+  if (!rewrite || typeof value !== 'string') return [written];
+  const as = rewrite(value, 'create');
+  if (as === undefined || as === value) return [written];
+  const stored = keyMatch(keyOf(kind, { ...record, [field]: as }));
   return stored === written ? [written] : [written, stored];
 }
 
-/** The same for a name that a link gives for a record of `kind` (its campaign, channels, pixels). */
-export const nameKeysOf = (kind: Kind, name: string): string[] => keysOf(kind, { [specs()[kind].key[0]!]: name });
+/** Names links give (a campaign's, a channel's) repeat: their keys are worked out once. */
+const nameKeys = new Map<string, string[]>();
+/** keysOf for a name that a link gives for a record of `kind` (its campaign, channels, pixels). */
+export function nameKeysOf(kind: Kind, name: string): string[] {
+  const memo = `${kind}\u0000${name}`;
+  let keys = nameKeys.get(memo);
+  if (!keys) {
+    if (nameKeys.size > 10_000) nameKeys.clear();
+    keys = keysOf(kind, { [specs()[kind].key[0]!]: name });
+    nameKeys.set(memo, keys);
+  }
+  return keys;
+}
 
 /** What tells two records of a kind apart in a file: the key, and the id when a name repeats on the server. */
 export const identity = (kind: Kind, record: Record<string, unknown>) => `${keyMatch(keyOf(kind, record))}${record.id !== undefined ? `#${String(record.id)}` : ''}`;
