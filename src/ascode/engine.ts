@@ -216,10 +216,10 @@ export interface Change {
   record?: Rec;
   /**
    * Fields the product will store otherwise than the file writes them (a name capitalised, a slug
-   * lowercased, quotes as entities): said once, by the change that sends them. `as` undefined: the
+   * lowercased, quotes as entities): said once, by the change that sends them. `as` null: the
    * product rewrites it in a way linkctl cannot predict (a slug romanised from another script).
    */
-  storedAs?: Array<{ field: string; as: string | undefined }>;
+  storedAs?: Array<{ field: string; as: string | null }>;
   /** What the change breaks of the policy (src/policy/), `rule: message`: apply refuses the plan without --override. */
   violations?: string[];
 }
@@ -261,7 +261,7 @@ function rewritten(kind: Kind, record: Rec, fields: readonly string[], write: 'c
     const value = record[field];
     if (typeof value !== 'string' || !specs()[kind].stored?.[field]) continue;
     const as = storedAs(specs()[kind].stored, field, value, write) as string | undefined;
-    if (as !== value) out.push({ field, as });
+    if (as !== value) out.push({ field, as: as ?? null });
   }
   return out.length ? out : undefined;
 }
@@ -560,7 +560,7 @@ export function formatPlan(plan: Plan): string {
       const sends = c.sends?.length ? [`sends ${c.sends.join(', ')} (cannot be compared${c.sendsWhy ? `: ${c.sendsWhy}` : ''})`] : [];
       lines.push(`${head}: ${[...c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`), ...sends].join(', ')}`);
     } else lines.push(head);
-    if (c.storedAs?.length) lines.push(`    stored as: ${c.storedAs.map((s) => `${s.field} ${s.as === undefined ? '(as the server romanises it, which linkctl cannot predict)' : show(s.as)}`).join(', ')}`);
+    if (c.storedAs?.length) lines.push(`    stored as: ${c.storedAs.map((s) => `${s.field} ${s.as === null ? '(as the server romanises it, which linkctl cannot predict)' : show(s.as)}`).join(', ')}`);
     if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);
     if (c.clears?.length) lines.push(`    clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
     if (c.clearsKnown?.length) lines.push(`      of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
