@@ -13,6 +13,8 @@ import { createHash } from 'node:crypto';
 import type { Db, Row } from './db.js';
 
 export type Outcome = 'done' | 'failed' | 'unknown';
+/** The resource of a write whose path the server routes to no record (an unknown word, an empty segment, upper case). */
+export const NO_RECORD = 'none';
 export type Fields = Record<string, unknown>;
 
 /** What a write's caller knows; the store adds the sequence number, the hashes and `before`. */

@@ -204,6 +204,42 @@ describe('a policy enforced before sending', () => {
     expect(writes().map((w) => w.path)).toEqual(['/api/campaign/add', '/api/url/add']);
   });
 
+  it('linkctl api: no spelling of the path gets past the policy (dot segments, %2e, case); an empty segment or a path out of the API is refused; the CLI and the MCP api tool alike', async () => {
+    const policy = files.file('policy-api-paths.yaml', policyText);
+    const id = await add('https://shop.invalid/kept?utm_campaign=k', 'kept-link');
+    fx.sandbox.requests.length = 0;
+    const body = ['-f', 'url=http://evil.invalid/?utm_campaign=e', '-f', 'data=http://evil.invalid/?utm_campaign=e'];
+    for (const [method, path, judged] of [
+      ['POST', 'api/url/./add', '/api/url/add'], ['POST', 'api/x/../url/add', '/api/url/add'], ['POST', './url/add', '/api/url/add'],
+      ['POST', 'qr/./add', '/api/qr/add'], ['PUT', `url/${id}/./update`, `/api/url/${id}/update`], ['POST', 'api/url/%2e/add', '/api/url/add'],
+      ['POST', 'api/URL/add', '/api/URL/add'],
+    ] as const) {
+      const r = await cli(['--policy', policy, 'api', method, path, ...body]);
+      expect(r.code, `${method} ${path}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`api ${method} ${judged}: policy rule forbid-insecure: the destination http://evil.invalid/?utm_campaign=e is plain http://`);
+    }
+    for (const path of ['/api//url/add', 'url//add', '../url/add', 'api/x/../../url/add']) {
+      const r = await cli(['--policy', policy, 'api', 'POST', path, ...body]);
+      expect(r.code, path).toBe(2);
+      expect(r.stderr).toMatch(/empty segment|outside the API/);
+    }
+    expect(fx.sandbox.requests).toEqual([]);
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes', '--allow-deletes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const agent = new Client({ name: 'governance-test', version: '1.0.0' });
+    await agent.connect(transport);
+    try {
+      for (const path of ['api/url/./add', 'api/x/../url/add', './url/add']) {
+        const r = (await agent.callTool({ name: 'api', arguments: { method: 'POST', path, rawField: ['url=http://evil.invalid/?utm_campaign=e'], confirm: true } })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError, path).toBe(true);
+        expect(r.content[0]!.text).toContain('policy rule forbid-insecure');
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(fx.sandbox.requests).toEqual([]);
+  }, 60_000);
+
   it('plan lists violations beside each change (text, --json, markdown); apply refuses them, --override applies', async () => {
     const policy = files.file('policy-plan.yaml', policyText);
     const file = files.file('plan.yaml', 'version: 1\nlinks:\n  - alias: fine-one\n    url: https://shop.invalid/f?utm_campaign=a\n  - alias: bad-one\n    url: https://shop.invalid/b\n');

@@ -5,11 +5,12 @@
  * The same tests on the default SQLite file and on a real PostgreSQL cluster (test/postgres.ts;
  * skipped, saying why, where PostgreSQL is not installed).
  */
+import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
+import { BIN, cleanEnv, runCli, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
 import { pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
 
 interface Entry {
@@ -208,6 +209,43 @@ describe('the ledger in the default SQLite file', () => {
     const bad = await cli(['log', 'verify', '--expect-head', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--expect-head/);
+  });
+
+  it('a clear 404 is recorded as failed, not unknown; a path that names no record is recorded as such, never as a link', async () => {
+    const { env } = target();
+    const cli = (args: string[]) => runCli(args, { env: { ...fx.env, ...env } });
+    const upper = await cli(['api', 'POST', 'api/URL/add', '-f', 'url=https://example.com/upper']);
+    expect(upper.code).toBe(6);
+    expect(upper.stderr).toMatch(/HTTP 404/);
+    fx.sandbox.injectFault({ kind: 'html', status: 404 });
+    const gone = await cli(['api', 'PUT', 'url/1/update', '-f', 'url=https://example.com/gone']);
+    expect(gone.code).toBe(6);
+    const entries = JSON.parse((await cli(['log', '--json'])).stdout) as Array<Entry & { path: string; record: string }>;
+    expect(entries.map((e) => [e.method, e.path, e.resource, e.resourceId, e.outcome, e.record])).toEqual([
+      ['POST', 'api/URL/add', 'none', null, 'failed', 'no record: api/URL/add'],
+      ['PUT', 'api/url/1/update', 'link', '1', 'failed', 'link 1'],
+    ]);
+    expect((await cli(['log', '--link', 'upper', '--json'])).stdout.trim()).toBe('[]');
+  });
+
+  it('a PUT or DELETE interrupted after it was sent is recorded as unknown, with a warning that it may have been done', async () => {
+    const { env } = target();
+    const add = await runCli(['link', 'add', 'https://example.com/interrupted', '--alias', 'interrupted', '-q'], { env: { ...fx.env, ...env } });
+    const id = add.stdout.trim();
+    for (const args of [['link', 'update', id, '--url', 'https://example.com/changed', '--yes'], ['link', 'delete', id, '--yes']]) {
+      fx.sandbox.injectFault({ kind: 'hang', method: args[1] === 'update' ? 'PUT' : 'DELETE' });
+      const before = writes(fx).length;
+      const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...fx.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      while (writes(fx).length === before) await new Promise((r) => setTimeout(r, 25));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(new RegExp(`interrupted during ${args[1] === 'update' ? 'PUT' : 'DELETE'} .*: the request was sent and its answer not read: it may or may not have been ${args[1] === 'update' ? 'carried out' : 'deleted'}`));
+    }
+    const entries = JSON.parse((await runCli(['log', '--json'], { env: { ...fx.env, ...env } })).stdout) as Entry[];
+    expect(entries.map((e) => [e.method, e.resourceId, e.outcome])).toEqual([['POST', id, 'done'], ['PUT', id, 'unknown'], ['DELETE', id, 'unknown']]);
   });
 
   it('a --dry-run records nothing; reads record nothing', async () => {

@@ -15,7 +15,13 @@ import { readUserFile } from '../../files/access.js';
 /** A -F (typed, reads @file and @-) or -f (raw string) field, as parsed by the definition. */
 type Field = { key: string; value: string; raw?: boolean };
 
-/** `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart. */
+/**
+ * `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart.
+ * The path is the one the request will send: dot segments (`url/./add`, `x/../url/add`, `%2e`)
+ * resolved as its URL resolves them, so that the policy and the ledger judge what the server gets.
+ * A path that then leaves the API, or holds an empty segment (`api//url/add`: no endpoint of the
+ * API, the product's 404), is refused before anything is sent.
+ */
 export function splitPath(raw: string): { path: string; query: Record<string, string> } {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim())) {
     throw new UsageError(`PATH is a path such as /api/urls, not a URL; the base URL comes from the profile (got "${raw}")`, 'e.g. linkctl api GET /api/urls');
@@ -24,7 +30,14 @@ export function splitPath(raw: string): { path: string; query: Record<string, st
   const at = beforeHash.indexOf('?');
   const bare = (at < 0 ? beforeHash : beforeHash.slice(0, at)).replace(/^\/+/, '');
   if (!bare) throw new UsageError('PATH must name an endpoint, such as /api/urls', 'e.g. linkctl api GET /api/account');
-  const path = /^api(\/|$)/.test(bare) ? bare : `api/${bare}`;
+  const given = /^api(\/|$)/.test(bare) ? bare : `api/${bare}`;
+  const path = new URL(given, 'http://host.invalid/').pathname.slice(1);
+  if (path !== 'api' && !path.startsWith('api/')) {
+    throw new UsageError(`the path "${raw}" leads to /${path}, outside the API under /api/; nothing was sent`, 'give a path under the API, e.g. /api/url/add, without .. segments');
+  }
+  if (path.replace(/\/$/, '').split('/').includes('')) {
+    throw new UsageError(`the path "${raw}" has an empty segment (//), which names no endpoint of the API (servers answer 404); nothing was sent`, `write it with single slashes: /${path.replace(/\/{2,}/g, '/')}`);
+  }
   return { path, query: at < 0 ? {} : Object.fromEntries(new URLSearchParams(beforeHash.slice(at + 1))) };
 }
 
@@ -114,7 +127,8 @@ async function keepsPolicy(ctx: Context, method: ApiMethod, path: string, json: 
   if ((method !== 'POST' && method !== 'PUT') || !json || typeof json !== 'object' || Array.isArray(json)) return;
   const body = json as Rec;
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const [resource, second, third] = path.replace(/^api\//, '').split('/');
+  // Matched without letter case: the product routes only lower-case paths, but a server that did not would write.
+  const [resource, second, third] = path.toLowerCase().replace(/^api\//, '').split('/');
   const writes = second === 'add' || third === 'update';
   let subject: { url?: string; alias?: string; domain?: string; campaign?: string | number } | undefined;
   if (writes && resource === 'url') {

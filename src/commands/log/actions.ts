@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { NoHistoryError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { Db } from '../../history/db.js';
-import type { Entry, Fields } from '../../history/ledger.js';
+import { NO_RECORD, type Entry, type Fields } from '../../history/ledger.js';
 
 interface Input {
   args: unknown[];
@@ -56,7 +56,8 @@ export function changeOf(entry: Pick<Entry, 'method' | 'before' | 'after' | 'out
   return keys.filter((k) => text(before[k]) !== text(after[k])).map((k) => `${k}: ${text(before[k]) || '-'} -> ${text(after[k]) || '-'}`).join('; ') || 'no change';
 }
 
-const recordOf = (e: Entry) => `${e.resource}${e.resourceId ? ` ${e.resourceId}` : ''}${e.name ? ` (${e.name})` : ''}`;
+/** `link 3 (spring)`; a path the server routes to no record (`none`, from `linkctl api`) shows the path instead. */
+const recordOf = (e: Entry) => (e.resource === NO_RECORD ? `no record: ${e.path}` : `${e.resource}${e.resourceId ? ` ${e.resourceId}` : ''}${e.name ? ` (${e.name})` : ''}`);
 /** `2026-06-01 06:00`: minutes are enough to read a ledger; --json keeps the full time. */
 const minute = (iso: unknown) => String(iso).replace('T', ' ').slice(0, 16);
 
