@@ -76,7 +76,7 @@ export function withoutSecrets(value: unknown, secrets: readonly string[] = []):
 /**
  * Resource, id and the words of the path, as the server routes it: `url/12/update` (under the
  * API's root) is link 12. Dot segments are resolved as the request's URL resolves them; a path
- * the server routes to no record (`api//url/add`, `api/URL/add`: the product's 404) is `none`, with
+ * the server routes to no record (an empty segment, an upper-case word: the product's 404) is `none`, with
  * no id, so that `log --link` and plans never take it for a write to a link.
  */
 export function describePath(path: string): { resource: string; id: string | null } {
