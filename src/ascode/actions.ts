@@ -281,7 +281,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   ];
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune), index);
-  await markViolations(ctx, plan);
+  await markViolations(ctx, plan, index);
   // What an update would send that real servers ignore with a success answer: the plan would never be met.
   const ignored = plan.changes.filter((c) => c.kind === 'channels' && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
     const why = f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : undefined;
@@ -296,17 +296,27 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
 
 /**
  * Each change that would break the policy (src/policy/) says so: plan shows it beside the change,
- * apply refuses the plan. A link's destination, alias, domain and campaign as the change would
- * make them (an update only when it changes the destination), and a link-type QR code's data.
+ * apply refuses the plan. A link as the change leaves it: its destination, every target and deep
+ * link, its domain and the campaign it will be in (an update keeps what the file does not state of
+ * what can be read back: the campaign, the domain, geo and device targets), for every create and
+ * update, whatever it changes; a new alias only. A link-type QR code's data.
  */
-async function markViolations(ctx: Context, plan: Plan): Promise<void> {
-  const { policyViolations } = await import('../policy/enforce.js');
+async function markViolations(ctx: Context, plan: Plan, index: ReturnType<typeof indexState>): Promise<void> {
+  const [{ policyViolations, linkSubject, loadPolicy }, { linkBody }] = await Promise.all([import('../policy/enforce.js'), import('./apply.js')]);
+  if (!loadPolicy(ctx)) return;
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  // Names stand for ids here: the policy matches a campaign by its name.
+  const byName = (_kind: Kind, name: string) => name as unknown as number;
+  const kept = ['campaign', 'domain', 'geo', 'device'];
   const checked = plan.changes.flatMap((c) => {
     const r = c.record;
     if (!r || c.action === 'delete') return [];
-    if (c.kind === 'links' && (c.action === 'create' || c.fields?.some((f) => f.field === 'url'))) {
-      return [{ change: c, what: `link ${c.key}`, subject: { url: str(r.url), alias: c.action === 'create' ? str(r.alias) : undefined, domain: str(r.domain), campaign: str(r.campaign) } }];
+    if (c.kind === 'links') {
+      const current = c.action === 'update' ? index.get('links')!.get(keyMatch(keyOf('links', r)))?.find((l) => l.id === c.id)?.record : undefined;
+      const after: Rec = { ...Object.fromEntries(kept.filter((k) => current?.[k] !== undefined && r[k] === undefined).map((k) => [k, current![k]])), ...r };
+      const { custom, ...body } = linkBody(after, byName);
+      const subject = linkSubject({ ...body, url: r.url, custom: c.action === 'create' || c.fields?.some((f) => f.field === 'alias') ? custom : undefined });
+      return [{ change: c, what: `link ${c.key}`, subject }];
     }
     if (c.kind === 'qr' && r.type === 'link' && (c.action === 'create' || c.fields?.some((f) => f.field === 'data'))) return [{ change: c, what: `QR code ${c.key}`, subject: { url: str(r.data) } }];
     return [];
@@ -387,7 +397,12 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
       progress.tick(finished, what);
     };
     try {
-      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems, concurrency: opts.concurrency });
+      // Each link update is judged again as it is sent (what the plan could not read, such as targets the file does not state); an override covers the whole plan.
+      const check = ctx.override === undefined ? async (key: string, body: Rec) => {
+        const { enforcePolicy, linkSubject } = await import('../policy/enforce.js');
+        await enforcePolicy(ctx, [{ what: `link ${key}`, subject: linkSubject(body) }]);
+      } : undefined;
+      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems, concurrency: opts.concurrency, check });
     } catch (error) {
       // A partial result says so: what was done stays done, and plan shows what is left.
       if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);

@@ -16,6 +16,8 @@ export interface LintLink {
   /** `YYYY-MM-DD HH:MM:SS` UTC, as servers give it; undefined when the link has none (or it was not read). */
   expiry?: string;
   campaign?: string;
+  /** Its other destinations (geo, device and language targets, deep links), held to the same rules as `url`. */
+  targets?: ReadonlyArray<{ where: string; url: string }>;
 }
 
 export interface Finding {
@@ -97,13 +99,18 @@ export function lint(input: LintInput): Finding[] {
   // The policy's write rules, for links made before it (or around it).
   if (policy) {
     for (const l of links) {
-      const subject = { url: l.url, alias: l.alias, domain: l.domain, campaign: l.campaign };
+      const subject = { url: l.url, alias: l.alias, domain: l.domain, campaign: l.campaign, targets: l.targets };
       for (const v of violations(rulesFor(policy, subject), subject)) findings.push({ rule: v.rule, severity: 'error', record: named(l), message: v.message, fix: v.fix });
     }
   }
 
   if (on('insecure-destination')) {
-    for (const l of links) if (l.url && /^http:\/\//i.test(l.url)) add('insecure-destination', { record: named(l), message: `goes to plain http: ${l.url}`, fix: `point it at https://${l.url.slice(7)} if that site serves it` });
+    for (const l of links) {
+      if (l.url && /^http:\/\//i.test(l.url)) add('insecure-destination', { record: named(l), message: `goes to plain http: ${l.url}`, fix: `point it at https://${l.url.slice(7)} if that site serves it` });
+      for (const t of l.targets ?? []) {
+        if (/^http:\/\//i.test(t.url)) add('insecure-destination', { record: named(l), message: `its ${t.where} goes to plain http: ${t.url}`, fix: `point it at https://${t.url.slice(7)} if that site serves it` });
+      }
+    }
   }
 
   if (on('duplicate-destination')) {

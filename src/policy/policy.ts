@@ -150,6 +150,8 @@ function lintSetting(rule: LintRule, node: Node | null, at: At, fail: (place: st
 export interface Subject {
   /** The destination. */
   url?: string;
+  /** The other destinations it carries (targets, deep links), each held to the same rules as `url`. */
+  targets?: ReadonlyArray<{ where: string; url: string }>;
   alias?: string;
   /** The short domain (a host or URL), if the write names one. */
   domain?: string;
@@ -192,8 +194,10 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
 /** What a write would break of these rules; nothing when it keeps them. */
 export function violations(rules: WriteRules, subject: Subject): Violation[] {
   const found: Violation[] = [];
-  const { url, alias } = subject;
-  if (url !== undefined) {
+  const { alias } = subject;
+  const destinations = [...(subject.url !== undefined ? [{ where: '', url: subject.url }] : []), ...(subject.targets ?? [])];
+  for (const { where, url } of destinations) {
+    const the = where ? `the ${where}'s destination` : 'the destination';
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);
@@ -201,16 +205,16 @@ export function violations(rules: WriteRules, subject: Subject): Violation[] {
       parsed = undefined;
     }
     if (rules['forbid-insecure'] && /^http:\/\//i.test(url)) {
-      found.push({ rule: 'forbid-insecure', value: url, message: `the destination ${url} is plain http://`, fix: 'use https://' });
+      found.push({ rule: 'forbid-insecure', value: url, message: `${the} ${url} is plain http://`, fix: 'use https://' });
     }
     const required = rules['require-params'] ?? [];
     const missing = required.filter((p) => !parsed || !parsed.searchParams.get(p));
     if (missing.length) {
-      found.push({ rule: 'require-params', value: url, message: `the destination ${url} lacks ${missing.join(', ')}`, fix: `add ${missing.map((p) => `${p}=...`).join('&')} to its query` });
+      found.push({ rule: 'require-params', value: url, message: `${the} ${url} lacks ${missing.join(', ')}`, fix: `add ${missing.map((p) => `${p}=...`).join('&')} to its query` });
     }
     const hosts = rules['allowed-hosts'];
     if (hosts && (!parsed || !hostAllowed(parsed.hostname.toLowerCase(), hosts))) {
-      found.push({ rule: 'allowed-hosts', value: url, message: `the destination's host ${parsed?.hostname ?? url} is not one of ${hosts.join(', ')}`, fix: 'point the link at an allowed host' });
+      found.push({ rule: 'allowed-hosts', value: url, message: `${where ? `the ${where}'s destination host` : "the destination's host"} ${parsed?.hostname ?? url} is not one of ${hosts.join(', ')}`, fix: 'point the link at an allowed host' });
     }
   }
   const pattern = rules['alias-pattern'];

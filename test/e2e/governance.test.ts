@@ -264,6 +264,100 @@ describe('a policy enforced before sending', () => {
     expect(writes()).toHaveLength(2);
   });
 
+  it('every destination a write carries is checked (geo, device, language targets, deep links): link add, --from, apply and MCP link_add; lint reports them too', async () => {
+    const policy = files.file('policy-targets.yaml', 'version: 1\nrules:\n  forbid-insecure: true\n');
+    const env = { LINKCTL_POLICY: policy };
+    for (const [flag, value, where] of [['--geo', 'Canada=http://evil.invalid/ca', 'geo target Canada'], ['--device', 'iPhone=http://evil.invalid/ios', 'device target iPhone'], ['--language', 'fr=http://evil.invalid/fr', 'language target fr'], ['--deeplink-apple', 'http://evil.invalid/app', 'Apple deep link'], ['--deeplink-google', 'http://evil.invalid/play', 'Google deep link']] as const) {
+      const r = await cli(['link', 'add', 'https://shop.invalid/t', '--alias', 'targeted', flag, value], env);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toContain(`link add: policy rule forbid-insecure: the ${where}'s destination ${value.replace(/^[^=]*=/, '')} is plain http://`);
+    }
+    const rows = files.file('targets.csv', 'url,alias,geo\nhttps://shop.invalid/a,row-a,Canada=https://shop.invalid/ca\nhttps://shop.invalid/b,row-b,Germany=http://evil.invalid/de\n');
+    const bulk = await cli(['link', 'add', '--from', rows], env);
+    expect(bulk.code).toBe(2);
+    expect(bulk.stderr).toContain("the geo target Germany's destination http://evil.invalid/de is plain http://");
+    const file = files.file('targets.yaml', 'version: 1\nlinks:\n  - alias: filed\n    url: https://shop.invalid/f\n    geo: {Canada: "http://evil.invalid/ca"}\n    deeplink: {google: "http://evil.invalid/play"}\n');
+    const plan = await cli(['plan', '-f', file], env);
+    expect(plan.stdout).toContain("! policy forbid-insecure: the geo target Canada's destination http://evil.invalid/ca is plain http://");
+    expect(plan.stdout).toContain("! policy forbid-insecure: the Google deep link's destination http://evil.invalid/play is plain http://");
+    expect((await cli(['apply', '-f', file, '--yes'], env)).code).toBe(2);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const agent = new Client({ name: 'governance-test', version: '1.0.0' });
+    await agent.connect(transport);
+    try {
+      const r = (await agent.callTool({ name: 'link_add', arguments: { url: 'https://shop.invalid/m', geo: ['Canada=http://evil.invalid/ca'] } })) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(r.isError).toBe(true);
+      expect(r.content[0]!.text).toContain("the geo target Canada's destination http://evil.invalid/ca is plain http://");
+    } finally {
+      await agent.close();
+    }
+    expect(writes()).toEqual([]);
+    // Made before the policy: lint names the target.
+    await add('https://shop.invalid/old', 'old-target', '--geo', 'Canada=http://evil.invalid/ca');
+    const lint = await cli(['lint', '--json'], env);
+    const found = JSON.parse(lint.stdout).findings as Found[];
+    expect(found).toEqual(expect.arrayContaining([
+      expect.objectContaining({ rule: 'forbid-insecure', message: "the geo target canada's destination http://evil.invalid/ca is plain http://" }),
+      expect.objectContaining({ rule: 'insecure-destination', message: 'its geo target canada goes to plain http: http://evil.invalid/ca' }),
+    ]));
+    const fileLint = await cli(['lint', '-f', file, '--json'], env);
+    expect((JSON.parse(fileLint.stdout).findings as Found[]).filter((f) => f.rule === 'insecure-destination').map((f) => f.message)).toEqual([
+      'its geo target Canada goes to plain http: http://evil.invalid/ca', 'its Google deep link goes to plain http: http://evil.invalid/play',
+    ]);
+  }, 60_000);
+
+  it('rules scoped to a campaign hold for the campaign a link will be in after the write: update, campaign assign, api, update --from, apply and MCP', async () => {
+    const policy = files.file('policy-scope.yaml', 'version: 1\nscopes:\n  - campaign: Spring\n    rules:\n      forbid-insecure: true\n');
+    const env = { LINKCTL_POLICY: policy };
+    const made = await cli(['campaign', 'add', '--name', 'Spring', '--json']);
+    const campaign = JSON.parse(made.stdout).id as number;
+    const legacy = await add('http://legacy.invalid/', 'legacy');
+    const inside = await add('https://inside.invalid/', 'inside', '--campaign', 'Spring');
+    const plainInside = await add('http://inside.invalid/plain', 'plain-inside', '--campaign', 'Spring', '--meta-title', 'Plain');
+    fx.sandbox.requests.length = 0;
+    for (const args of [
+      ['link', 'update', String(legacy), '--campaign', 'Spring', '--yes'],
+      ['link', 'update', String(inside), '--url', 'http://inside.invalid/x', '--yes'],
+      ['link', 'update', String(inside), '--geo', 'Canada=http://evil.invalid/ca', '--yes'],
+      ['campaign', 'assign', String(campaign), String(legacy)],
+      ['api', 'POST', `campaign/${campaign}/assign/${legacy}`],
+    ]) {
+      const r = await cli(args, env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/policy rule forbid-insecure: the (geo target Canada's )?destination http:\/\/\S+ is plain http:\/\//);
+    }
+    expect(writes()).toEqual([]);
+    const rows = files.file('scope-rows.csv', `id,campaign\n${legacy},Spring\n`);
+    const bulk = await cli(['link', 'update', '--from', rows, '--yes'], env);
+    // The row names only a campaign: its destination is known once its link is read, so the row fails then.
+    expect(bulk.code).toBe(1);
+    expect(bulk.stdout).toContain('policy rule forbid-insecure: the destination http://legacy.invalid/ is plain http://');
+    expect(writes()).toEqual([]);
+    // apply: a link moved into the campaign, and one already in it whose URL the file does not change.
+    const file = files.file('scope.yaml', 'version: 1\nlinks:\n  - alias: legacy\n    url: "http://legacy.invalid/"\n    campaign: Spring\n  - alias: plain-inside\n    url: "http://inside.invalid/plain"\n    title: Plain renamed\n');
+    const plan = await cli(['plan', '-f', file, '--json'], env);
+    const violations = (JSON.parse(plan.stdout).changes as Array<{ key: string; violations?: string[] }>).map((c) => [c.key, c.violations]);
+    expect(violations).toEqual([
+      ['legacy', ['forbid-insecure: the destination http://legacy.invalid/ is plain http://']],
+      ['plain-inside', ['forbid-insecure: the destination http://inside.invalid/plain is plain http://']],
+    ]);
+    expect((await cli(['apply', '-f', file, '--yes'], env)).code).toBe(2);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const agent = new Client({ name: 'governance-test', version: '1.0.0' });
+    await agent.connect(transport);
+    try {
+      for (const [name, args] of [['link_update', { id: legacy, campaign: 'Spring', confirm: true }], ['campaign_assign', { campaignId: campaign, linkId: [legacy] }]] as const) {
+        const r = (await agent.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError, `${name}: ${r.content[0]?.text}`).toBe(true);
+        expect(r.content[0]!.text).toContain('policy rule forbid-insecure');
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(writes()).toEqual([]);
+    void plainInside;
+  }, 90_000);
+
   it('MCP link_add: an error in the tool\'s terms, nothing sent; override only when the user started the server with --allow-override', async () => {
     const policy = files.file('policy-mcp.yaml', policyText);
     const connect = async (flags: string[]) => {

@@ -11,6 +11,7 @@ import { positiveInt } from '../../validate.js';
 import type { ActionInput } from '../shared/define.js';
 import type { ApiMethod } from './types.js';
 import { readUserFile } from '../../files/access.js';
+import type { Subject } from '../../policy/policy.js';
 
 /** A -F (typed, reads @file and @-) or -f (raw string) field, as parsed by the definition. */
 type Field = { key: string; value: string; raw?: boolean };
@@ -121,23 +122,28 @@ function pagination(query: Query): { page?: number; limit?: number; rest: Query 
  * A raw write that creates or changes a link, or a link-type QR code, keeps the policy's rules
  * (src/policy/enforce.ts) as \`link add\`, \`link update\` and \`qr add\` do: the rules hold for
  * every writer, the escape hatch included. The body is read with the API's own names (\`url\`,
- * \`custom\`, \`domain\`, \`campaign\`; a QR code's \`data\`). Other writes have no rule to keep.
+ * \`custom\`, \`domain\`, \`campaign\`, the targets and deep links; a QR code's \`data\`); a raw
+ * update replaces the whole link, so its body is the link after it. A link moved into a campaign
+ * (\`campaign/ID/assign/LINK\`) is read and held to that campaign's rules. Other writes have no rule to keep.
  */
 async function keepsPolicy(ctx: Context, method: ApiMethod, path: string, json: unknown): Promise<void> {
-  if ((method !== 'POST' && method !== 'PUT') || !json || typeof json !== 'object' || Array.isArray(json)) return;
-  const body = json as Rec;
+  if (method !== 'POST' && method !== 'PUT') return;
+  const body = json && typeof json === 'object' && !Array.isArray(json) ? (json as Rec) : {};
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   // Matched without letter case: the product routes only lower-case paths, but a server that did not would write.
-  const [resource, second, third] = path.toLowerCase().replace(/^api\//, '').split('/');
+  const [resource, second, third, fourth] = path.toLowerCase().replace(/^api\//, '').replace(/\/$/, '').split('/');
   const writes = second === 'add' || third === 'update';
-  let subject: { url?: string; alias?: string; domain?: string; campaign?: string | number } | undefined;
-  if (writes && resource === 'url') {
-    subject = { url: str(body.url), alias: str(body.custom), domain: str(body.domain), campaign: str(body.campaign) ?? (typeof body.campaign === 'number' ? body.campaign : undefined) };
-  } else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
+  const { enforcePolicy, linkSubject, scopesCampaigns } = await import('../../policy/enforce.js');
+  let subject: Subject | undefined;
+  if (writes && resource === 'url') subject = linkSubject(body);
+  else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
     subject = { url: str(body.data) ?? (body.data && typeof body.data === 'object' ? str((body.data as Rec).url) : undefined) };
+  } else if (method === 'POST' && resource === 'campaign' && third === 'assign' && /^\d+$/.test(second ?? '') && /^\d+$/.test(fourth ?? '') && scopesCampaigns(ctx)) {
+    const [{ planLinkUpdate }, { readLink }] = await Promise.all([import('../../model/links.js'), import('../../model/link-writes.js')]);
+    const read = await readLink(await ctx.reader(), Number(fourth));
+    subject = linkSubject(planLinkUpdate(read, { campaign: Number(second) }, new Set()).body);
   }
   if (!subject) return;
-  const { enforcePolicy } = await import('../../policy/enforce.js');
   await enforcePolicy(ctx, [{ what: `api ${method} /${path}`, subject }]);
 }
 

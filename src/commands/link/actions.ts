@@ -115,19 +115,35 @@ const CREATED_COLUMNS = [COLUMNS[0]!, COLUMNS[1]!];
 export type LinkRowOutcome = LinkOutcome;
 
 /** How a write's options reach the model: the row's (or command's) notes and confirmations, and --verify. */
-async function deps(ctx: Context, opts: Rec) {
+async function deps(ctx: Context, opts: Rec, what: string) {
   // Single commands always read back what they cannot otherwise check; `--from` rows only with --verify.
-  return { reader: await ctx.reader(), ui: ctx, dryRun: ctx.globals.dryRun, verify: opts.verify !== false };
+  return { reader: await ctx.reader(), ui: ctx, dryRun: ctx.globals.dryRun, verify: opts.verify !== false, check: policyCheck(ctx, what) };
 }
 
 /**
  * The policy's check of a link write (src/policy/enforce.ts), first of all: before any read, so
  * that the bulk engine's validation pass (which stops at the first request) checks every row.
+ * It sees what the flags give (targets and deep links included); an update is checked again once
+ * its link is read (`policyCheck`). With --override that later check alone speaks, so that each
+ * overridden violation is said once.
  */
 async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec): Promise<void> {
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const { enforcePolicy } = await import('../../policy/enforce.js');
-  await enforcePolicy(ctx, [{ what, subject: { url: str(url), alias: str(opts.alias), domain: str(opts.domain), campaign: str(opts.campaign) ?? (typeof opts.campaign === 'number' ? opts.campaign : undefined) } }]);
+  if (ctx.override !== undefined && what.startsWith('link update')) return;
+  const { enforcePolicy, linkSubject } = await import('../../policy/enforce.js');
+  await enforcePolicy(ctx, [{ what, subject: linkSubject({ ...bodyFromOptions(opts), url }) }]);
+}
+
+/**
+ * The check of an update with its link read: the link as the update leaves it (the campaign it
+ * stays in, its destination and targets, sent again), so that moving a link into a campaign with
+ * rules of its own, or changing one already in it, keeps them.
+ */
+function policyCheck(ctx: Context, what: string): (body: Rec) => Promise<void> {
+  return async (body) => {
+    const { enforcePolicy, linkSubject } = await import('../../policy/enforce.js');
+    const { custom: _alias, ...rest } = body; // the alias is the given one's business (checked first), not an old one's
+    await enforcePolicy(ctx, [{ what, subject: linkSubject(rest) }]);
+  };
 }
 
 /** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it as short. */
@@ -146,7 +162,7 @@ export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise
   // them): addLink looks it up and refuses it only if it would create one. Otherwise it would be
   // sent: refused now, before anything is read.
   if (ifExists !== 'skip' && ifExists !== 'update') refuseShortAlias(opts.alias);
-  return addLink(await deps(ctx, opts), body, ifExists);
+  return addLink(await deps(ctx, opts, 'link add'), body, ifExists);
 }
 
 /**
@@ -199,7 +215,7 @@ export async function updateRow(ctx: Context, { args, opts }: ActionInput): Prom
   refuseShortAlias(opts.alias); // a new alias is sent
   await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
-  return updateLink(await deps(ctx, opts), args[0] as number, given, clear);
+  return updateLink(await deps(ctx, opts, `link update ${String(args[0])}`), args[0] as number, given, clear);
 }
 
 /**
@@ -228,6 +244,6 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (regardless.length && !ctx.globals.yes && !ctx.globals.dryRun && !ctx.interactive) {
     throw new ConfirmationNeeded(clearingQuestion(id, regardless), CLEARING_HINT);
   }
-  return writeResult(ctx, await updateLink(await deps(ctx, opts), id, given, clear));
+  return writeResult(ctx, await updateLink(await deps(ctx, opts, `link update ${id}`), id, given, clear));
 }
 
