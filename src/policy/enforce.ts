@@ -55,7 +55,7 @@ export function loadPolicy(ctx: Context): Policy | undefined {
 }
 
 /**
- * A link body (`POST api/url/add`, `PUT api/url/:id/update`, with the API's names) as the policy
+ * A link body (of a create or an update, with the API's names) as the policy
  * sees it: its destination, alias, domain, campaign (id or name) and every other destination it
  * carries (targets, deep links).
  */
