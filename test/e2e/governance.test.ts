@@ -246,7 +246,9 @@ describe('a policy enforced before sending', () => {
     const env = { LINKCTL_POLICY: policy };
     const text = await cli(['plan', '-f', file], env);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('+ link bad-one\n    ! policy require-params: the destination https://shop.invalid/b lacks utm_campaign\n');
+    // Wrapped at 80 columns off a terminal, the continuation under the rule's text.
+    expect(text.stdout).toContain('+ link bad-one\n    ! policy require-params: the destination https://shop.invalid/b lacks\n      utm_campaign\n');
+    expect(text.stdout.split('\n').filter((l) => l.length > 80)).toEqual([]);
     const json = JSON.parse((await cli(['plan', '-f', file, '--json'], env)).stdout);
     expect(json.changes.find((c: { key: string }) => c.key === 'bad-one').violations).toEqual(['require-params: the destination https://shop.invalid/b lacks utm_campaign']);
     expect(json.changes.find((c: { key: string }) => c.key === 'fine-one').violations).toBeUndefined();
@@ -277,9 +279,9 @@ describe('a policy enforced before sending', () => {
     expect(bulk.code).toBe(2);
     expect(bulk.stderr).toContain("the geo target Germany's destination http://evil.invalid/de is plain http://");
     const file = files.file('targets.yaml', 'version: 1\nlinks:\n  - alias: filed\n    url: https://shop.invalid/f\n    geo: {Canada: "http://evil.invalid/ca"}\n    deeplink: {google: "http://evil.invalid/play"}\n');
-    const plan = await cli(['plan', '-f', file], env);
-    expect(plan.stdout).toContain("! policy forbid-insecure: the geo target Canada's destination http://evil.invalid/ca is plain http://");
-    expect(plan.stdout).toContain("! policy forbid-insecure: the Google deep link's destination http://evil.invalid/play is plain http://");
+    const plan = (await cli(['plan', '-f', file], env)).stdout.replace(/\s+/g, ' ');
+    expect(plan).toContain("! policy forbid-insecure: the geo target Canada's destination http://evil.invalid/ca is plain http://");
+    expect(plan).toContain("! policy forbid-insecure: the Google deep link's destination http://evil.invalid/play is plain http://");
     expect((await cli(['apply', '-f', file, '--yes'], env)).code).toBe(2);
     const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes'], env: cleanEnv(fx.env), stderr: 'pipe' });
     const agent = new Client({ name: 'governance-test', version: '1.0.0' });
