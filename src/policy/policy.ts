@@ -6,6 +6,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { UsageError } from '../errors.js';
+import { backtrackingRisk } from './regex-risk.js';
 
 /** The rules a write must keep. Each is optional; a scope's rules replace the top level's, key by key. */
 export interface WriteRules {
@@ -118,6 +119,9 @@ function writeRules(node: Node | null, at: At, fail: (place: string, message: st
       } catch (error) {
         fail(at(v), `\`alias-pattern\` is not a regular expression: ${(error as Error).message}`);
       }
+      // JavaScript cannot stop a match once started: a pattern that can backtrack without limit is refused here, wherever the policy is loaded.
+      const risk = backtrackingRisk(String((v as import('yaml').Scalar).value));
+      if (risk) fail(at(v), `\`alias-pattern\` is refused: ${risk}; write it without a repeated group whose turns can be split more than one way, e.g. "^[a-z0-9]+(-[a-z0-9]+)*$" rather than "^([a-z0-9]+-?)+$"`);
       rules[rule] = String((v as import('yaml').Scalar).value);
     } else fail(at(pair.key as Node), `unknown rule \`${rule}\` (known: ${WRITE_RULES.join(', ')})`);
   }
