@@ -55,10 +55,9 @@ describe('linkctl lint', () => {
   it('finds each problem, names the rule, the record and the fix, worst first in 80 columns; exit 1', async () => {
     const db = join(files.root, 'lint.db');
     const insecure = await add('http://shop.invalid/plain', 'plain-page');
-    await add('https://shop.invalid/same?utm_source=Newsletter', 'summer-sale');
+    const summer = await add('https://shop.invalid/same?utm_source=Newsletter', 'summer-sale');
     await add('https://shop.invalid/same?utm_source=newsletter', 'summer-sa1e');
-    await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-param');
-    await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-again');
+    const caps = [await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-param'), await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-again')];
     // Times from the real clock: the server refuses a past expiry.
     const day = 86_400_000;
     const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -88,10 +87,19 @@ describe('linkctl lint', () => {
     expect(rules('broken').find((f) => f.record === `link ${insecure} (plain-page)`)).toMatchObject({ message: expect.stringMatching(/ dns: /) });
     expect(rules('duplicate-destination').map((f) => f.record)).toEqual([expect.stringMatching(/caps-param.*caps-again/)]);
     expect(rules('lookalike-alias').map((f) => f.message)).toEqual(['"summer-sale" and "summer-sa1e" look alike']);
-    expect(rules('utm-spelling').map((f) => f.message)).toEqual(expect.arrayContaining([
-      'written 2 ways: UTM_Source (2), utm_source (2)',
+    // Each names the links to fix, with each one's destination as it should be.
+    expect(rules('utm-spelling')).toEqual(expect.arrayContaining([
+      expect.objectContaining({
+        record: `link ${caps[0]} (caps-param), link ${caps[1]} (caps-again)`,
+        message: 'the parameter utm_source is written 2 ways: UTM_Source (2 links), utm_source (2 links); analytics count each spelling apart',
+        fix: `write it utm_source: link ${caps[0]} (caps-param): https://shop.invalid/caps?utm_source=newsletter; link ${caps[1]} (caps-again): https://shop.invalid/caps?utm_source=newsletter`,
+      }),
       // Values count across the parameter's spellings.
-      'the value is written 2 ways: newsletter (3), Newsletter (1)',
+      expect.objectContaining({
+        record: `link ${summer} (summer-sale)`,
+        message: 'the value of utm_source is written 2 ways: newsletter (3 links), Newsletter (1 link)',
+        fix: `write it newsletter: link ${summer} (summer-sale): https://shop.invalid/same?utm_source=newsletter`,
+      }),
     ]));
     expect(rules('expiring')).toEqual([expect.objectContaining({ record: `link ${expiring} (soon-gone)`, message: `expires ${soon} UTC, in 5 days` })]);
     const stale = rules('stale');
