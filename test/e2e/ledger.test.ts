@@ -10,7 +10,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, runCli, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
 import { pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
 
 interface Entry {
@@ -246,6 +246,21 @@ describe('the ledger in the default SQLite file', () => {
     }
     const entries = JSON.parse((await runCli(['log', '--json'], { env: { ...fx.env, ...env } })).stdout) as Entry[];
     expect(entries.map((e) => [e.method, e.resourceId, e.outcome])).toEqual([['POST', id, 'done'], ['PUT', id, 'unknown'], ['DELETE', id, 'unknown']]);
+  });
+
+  it('log --fields ...,override on a terminal keeps every column asked for by name (the widest cut to fit, and said so)', async () => {
+    const { env } = target();
+    const override = 'approved by Dana for the spring launch';
+    const add = await runCli(['--override', override, 'link', 'add', 'https://example.com/a/rather/long/path/for/the/change/column?utm_source=newsletter&utm_medium=email', '--alias', 'fields-one', '--param', 'utm_campaign=spring', '-q'], { env: { ...fx.env, ...env } });
+    expect(add.code, add.stderr).toBe(0);
+    const r = await runMain(['log', '--fields', 'seq,at,command,record,outcome,change,override'], { env: { ...fx.env, ...env, NO_COLOR: '1' }, tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    const [header, row] = r.stdout.split('\n');
+    expect(header).toMatch(/^#\s+TIME \(UTC\)\s+command\s+record\s+outcome\s+change\s+override$/);
+    expect(row).toContain(override.slice(0, 8));
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(r.stderr).toMatch(/cut to fit 100 columns: change/);
+    expect(r.stderr).not.toMatch(/not shown/);
   });
 
   it('a --dry-run records nothing; reads record nothing', async () => {
