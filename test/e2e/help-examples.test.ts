@@ -46,13 +46,16 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^linkctl mcp --profile work\b/, 'names a profile the user logged in as (test/e2e/mcp.test.ts runs the server with the sandbox key)'],
 ];
 
-/** A click history of the seed (two snapshots), for the `stats` examples: copied for each example. */
+/**
+ * A click history of the seed (two snapshots), for the `stats` examples, and a ledger of one write
+ * (`log verify` refuses an empty ledger): copied for each example.
+ */
 const history = tempDir();
 afterAll(() => rmSync(history, { recursive: true, force: true }));
 beforeAll(() => {
-  for (let i = 0; i < 2; i++) {
-    const r = spawnSync(process.execPath, [BIN, '--sandbox', 'stats', 'snapshot', '-q'], { env: cleanEnv({ LINKCTL_CONFIG_DIR: history }), encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`stats snapshot for the examples: ${r.stderr}`);
+  for (const args of [['stats', 'snapshot', '-q'], ['stats', 'snapshot', '-q'], ['link', 'add', 'https://example.com/ledger-entry', '-q']]) {
+    const r = spawnSync(process.execPath, [BIN, '--sandbox', ...args], { env: cleanEnv({ LINKCTL_CONFIG_DIR: history }), encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} for the examples: ${r.stderr}`);
   }
 });
 

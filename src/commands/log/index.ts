@@ -53,7 +53,7 @@ export function register(program: Command, bind: Bind): void {
         ].join('\n')),
       )
       .action(bind(() => import('./actions.js'), 'verify')),
-    ['linkctl log verify', 'linkctl log verify --json', 'linkctl log verify --db history.db --expect-head 3f9c…'],
+    ['linkctl log verify', 'linkctl log verify --json'],
   );
   optionsForAgents(forAgents(verify, 'Gives the head (last entry, hash) to keep.'), {
     '--expect-head': 'a head kept earlier: broken if gone',
