@@ -339,9 +339,10 @@ describe('a policy enforced before sending', () => {
     expect(writes()).toEqual([]);
     const rows = files.file('scope-rows.csv', `id,campaign\n${legacy},Spring\n`);
     const bulk = await cli(['link', 'update', '--from', rows, '--yes'], env);
-    // The row names only a campaign: its destination is known once its link is read, so the row fails then.
-    expect(bulk.code).toBe(1);
-    expect(bulk.stdout).toContain('policy rule forbid-insecure: the destination http://legacy.invalid/ is plain http://');
+    // The row names only a campaign: its link is read (the run's own read) and judged before any row is sent.
+    expect(bulk.code).toBe(2);
+    expect(bulk.stderr).toContain('policy rule forbid-insecure: the destination http://legacy.invalid/ is plain http://');
+    expect(bulk.stderr).toContain('1 of 1 row is not valid; nothing was changed');
     expect(writes()).toEqual([]);
     // apply: a link moved into the campaign, and one already in it whose URL the file does not change.
     const file = files.file('scope.yaml', 'version: 1\nlinks:\n  - alias: legacy\n    url: "http://legacy.invalid/"\n    campaign: Spring\n  - alias: plain-inside\n    url: "http://inside.invalid/plain"\n    title: Plain renamed\n');

@@ -10,8 +10,9 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
-import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf, updateCannot } from '../../model/links.js';
-import { addLink, checkDomain, idOfName, LINK_REFERENCES, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, planLinkUpdate, shortUrlOf, updateCannot } from '../../model/links.js';
+import { addLink, checkDomain, idOfName, LINK_REFERENCES, readLink, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import type { AccountReader } from '../../model/reader.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from '../../model/link-types.js';
 
 const COLUMNS: Column[] = [
@@ -187,7 +188,29 @@ export function addNames({ opts }: ActionInput): AccountName[] {
   }
   return names;
 }
-export const updateNames = addNames;
+/**
+ * What a `link update --from` row names, and, under a policy, the row's link as the update would
+ * leave it (its campaign, destination and targets, read): checked with the names, before any row
+ * is sent, so that a row that breaks the policy only once its link is read stops the file too.
+ * The reads are the run's own (the reader keeps each link's), so they cost nothing more.
+ */
+export function updateNames(input: ActionInput, ctx?: Context): AccountName[] {
+  const names = addNames(input);
+  const id = input.args[0];
+  if (ctx && typeof id === 'number' && ctx.override === undefined) {
+    names.push({ flag: 'the policy', value: `link ${id} ${JSON.stringify(input.opts)}`, check: (reader) => updateKeepsPolicy(ctx, reader, id, input.opts) });
+  }
+  return names;
+}
+
+async function updateKeepsPolicy(ctx: Context, reader: AccountReader, id: number, opts: Rec): Promise<void> {
+  const { loadPolicy } = await import('../../policy/enforce.js');
+  if (!loadPolicy(ctx)) return;
+  const given = bodyFromOptions(await referencesByName(async () => reader, opts));
+  if (opts.url !== undefined) given.url = opts.url;
+  const { body } = planLinkUpdate(await readLink(reader, id), given, new Set((opts.clear as Clearable[] | undefined) ?? []));
+  await policyCheck(ctx, `link update ${id}`)(body);
+}
 
 /** A result of a write: the link, and a failing exit code when the server did not do all that was asked. */
 function writeResult(ctx: Context, outcome: LinkOutcome): Result {
