@@ -28,7 +28,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--redirects <format>', 'write every link as a static redirect map for another web server instead (for an outage: printed links and QR codes keep working)', REDIRECT_FORMATS))
       .action(bind(load, 'exportAccount')), {
       '--details': 'also read each link\'s targeting and expiry (a request a link)',
-      '--state-unreadable': 'write options that cannot be read back as linkctl last set them',
+      '--state-unreadable': 'add, as comments, what linkctl last set of options not read back',
       '--concurrency': 'with details: links read at a time, 1 to 32, or auto',
       '--no-qr-content': 'write QR codes by name only, without reading their images',
       '--include-secrets': 'write secrets read from QR images in the clear',
