@@ -133,12 +133,13 @@ async function keepsPolicy(ctx: Context, method: ApiMethod, path: string, json: 
   // Matched without letter case: the product routes only lower-case paths, but a server that did not would write.
   const [resource, second, third, fourth] = path.toLowerCase().replace(/^api\//, '').replace(/\/$/, '').split('/');
   const writes = second === 'add' || third === 'update';
+  if (!((writes && (resource === 'url' || resource === 'qr')) || (method === 'POST' && resource === 'campaign' && third === 'assign'))) return;
   const { enforcePolicy, linkSubject, scopesCampaigns } = await import('../../policy/enforce.js');
   let subject: Subject | undefined;
   if (writes && resource === 'url') subject = linkSubject(body);
   else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
     subject = { url: str(body.data) ?? (body.data && typeof body.data === 'object' ? str((body.data as Rec).url) : undefined) };
-  } else if (method === 'POST' && resource === 'campaign' && third === 'assign' && /^\d+$/.test(second ?? '') && /^\d+$/.test(fourth ?? '') && scopesCampaigns(ctx)) {
+  } else if (resource === 'campaign' && /^\d+$/.test(second ?? '') && /^\d+$/.test(fourth ?? '') && scopesCampaigns(ctx)) {
     const [{ planLinkUpdate }, { readLink }] = await Promise.all([import('../../model/links.js'), import('../../model/link-writes.js')]);
     const read = await readLink(await ctx.reader(), Number(fourth));
     subject = linkSubject(planLinkUpdate(read, { campaign: Number(second) }, new Set()).body);
