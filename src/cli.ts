@@ -179,8 +179,19 @@ function helpAll(program: Command, argv: string[]): string[] {
   return argv.map((arg) => (arg === '--help-all' ? '--help' : arg));
 }
 
+/**
+ * A terminal that does not say how wide it is (0 columns: some pseudo-terminals and CI runners) is
+ * as wide as COLUMNS says, as curses and coreutils take it; every width below reads `columns`.
+ */
+function sizeUnsizedTerminals(io: IO): void {
+  const columns = Number(io.env.COLUMNS);
+  if (!Number.isInteger(columns) || columns < 1 || columns > 10_000) return;
+  for (const stream of [io.stdout, io.stderr]) if (stream.isTTY && !((stream.columns ?? 0) > 0)) stream.columns = columns;
+}
+
 /** Runs linkctl with `argv` (without node and script) and returns the exit code. Never calls process.exit. */
 export async function main(argv: string[], io: IO): Promise<number> {
+  sizeUnsizedTerminals(io);
   let context: Context | undefined;
   let exitCode: number = ExitCode.ok;
   const bind: Bind = (load, name) => async (...args) => {

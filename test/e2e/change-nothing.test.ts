@@ -120,7 +120,7 @@ describe('against a real-server sandbox', () => {
 
 describe('narrow terminals', () => {
   const fx = useSandbox({ quirks: true });
-  async function at(columns: number, args: string[]) {
+  async function at(columns: number, args: string[], env: Record<string, string> = {}) {
     let stdout = '';
     const stdin = Readable.from([]) as unknown as IO['stdin'];
     stdin.isTTY = true;
@@ -128,7 +128,7 @@ describe('narrow terminals', () => {
       stdout: { write: (s: string) => ((stdout += s), true), isTTY: true, columns },
       stderr: { write: () => true, isTTY: false, columns },
       stdin,
-      env: cleanEnv({ ...fx.env, NO_COLOR: '1' }),
+      env: cleanEnv({ ...fx.env, NO_COLOR: '1', ...env }),
     };
     const code = await main(args, io);
     return { code, stdout };
@@ -144,6 +144,16 @@ describe('narrow terminals', () => {
     expect(r.stdout).toContain(host);
     expect(r.stdout).toMatch(/sandbox\.localhost/);
     expect(r.stdout).not.toMatch(/https?:\/\/…|https?:\/\/[es]…/);
+  });
+
+  it('takes the width from COLUMNS when the terminal says 0 columns (issue 53)', async () => {
+    const r = await at(0, ['link', 'list'], { COLUMNS: '70' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sandbox.localhost');
+    expect(r.stdout).not.toMatch(/Created/);
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(70);
+    const help = await at(0, ['link', 'add', '--help'], { COLUMNS: '60' });
+    for (const line of help.stdout.split('\n')) if (!/\$ linkctl/.test(line)) expect(line.length).toBeLessThanOrEqual(60);
   });
 
   it('wraps help to the terminal width', async () => {
