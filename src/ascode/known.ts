@@ -12,7 +12,7 @@ import type { Context } from '../context.js';
 import { LINK_FIELDS, type LinkField } from '../model/link-fields.js';
 import type { Fields } from '../history/ledger.js';
 import { SECRET_SET } from '../history/ledger-writer.js';
-import { keyMatch, keyOf, KINDS, linkFileFields, nameKeysOf, NONE, type Kind, type Rec } from './model.js';
+import { keyMatch, keyOf, linkFileFields, nameKeysOf, NONE, type Kind, type Rec } from './model.js';
 import type { Change, Current, Plan, State } from './engine.js';
 
 /** The options an update clears unless sent again and that answers do not give back (the ones `none` is for). */
@@ -91,7 +91,8 @@ export async function sendsUnlessKnown(ctx: Context, plan: Plan, state: State): 
   if (!pending.length) return;
   const known = await knownLinks(ctx, pending.map((c) => c.id!));
   const { linkBody } = await import('./apply.js');
-  const ids = new Map(KINDS.flatMap((kind) => state[kind].map((c) => [`${kind}\u0000${keyMatch(keyOf(kind, c.record))}`, c.id] as const)));
+  // The kinds a link's body names by id (linkBody): never the links themselves, which may be 200,000.
+  const ids = new Map<string, number>((['pixels', 'campaigns', 'splash', 'overlays'] as const).flatMap((kind) => (state[kind] ?? []).map((c) => [`${kind}\u0000${keyMatch(keyOf(kind, c.record))}`, c.id] as const)));
   const idOf = (kind: Kind, name: string): number => {
     const id = nameKeysOf(kind, name).map((key) => ids.get(`${kind}\u0000${key}`)).find((found) => found !== undefined);
     if (id === undefined) throw new Error(`${kind} "${name}" is not on the server yet`);
