@@ -443,6 +443,7 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
         found = renamedCampaign(record, state.campaigns, matched, namedInFile);
         if (found) {
           rename = { field: 'name', from: found.record.name, to: record.name };
+          notes.push(`campaign "${key}" is campaign "${String(found.record.name)}" renamed (its slug, ${String(found.record.slug)}, is the same): apply renames it in place, and its links stay in it`);
           const names = renamed.get(kind) ?? new Map<string, string>();
           names.set(keyMatch(String(found.record.name)), String(record.name));
           renamed.set(kind, names);

@@ -340,6 +340,7 @@ describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)'
     const before = (await campaignsOf()).find((c) => c.name === 'Autumn deals')!;
     const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
     expect(plan.stdout).toBe(`~ campaign Harvest deals: name "Autumn deals" → "Harvest deals", public false → true\nPlan: 0 to add, 1 to change, 0 to delete.\n`);
+    expect(plan.stderr.replace(/\n/g, ' ')).toContain('note: campaign "Harvest deals" is campaign "Autumn deals" renamed (its slug, autumn-deals, is the same): apply renames it in place, and its links stay in it.');
     b.requests.length = 0;
     const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
     expect(apply.code, apply.stderr).toBe(0);
