@@ -262,12 +262,26 @@ async function droppedOptions(deps: LinkDeps, id: number | undefined, sent: Rec,
   if (!checkable.length) return [];
   const details = ((await deps.reader.readOne('links', id)).details ?? {}) as Rec;
   const dropped = checkable.filter((o) => !o.kept!(details, sent[o.field])).map((o) => o.label);
-  if (!dropped.length) return [];
+  // The same read shows whether the text the product rewrites was stored as the marks predict (plan relies on them).
+  const otherwise = storedOtherwise(sent, details).map((p) => `${done} link ${id}, but ${p}`);
+  if (!dropped.length) return otherwise;
   const unverifiable = PLAN_DEPENDENT.filter((o) => !o.kept && sent[o.field] !== undefined && sent[o.field] !== null).map((o) => o.label);
   return [
     `${done} link ${id}, but the server dropped ${dropped.join(' and ')}: the account's plan may not include ${dropped.length === 1 ? 'it' : 'them'}` +
       (unverifiable.length ? `; ${unverifiable.join(', ')} cannot be read back, so ${unverifiable.length === 1 ? 'it' : 'they'} may be missing too` : ''),
+    ...otherwise,
   ];
+}
+
+/** Text fields a read shows stored otherwise than sent and than the marks of link-fields.ts predict. */
+function storedOtherwise(sent: Rec, details: Rec): string[] {
+  return (LINK_FIELDS as readonly LinkField[]).flatMap((field) => {
+    const value = sent[field.body];
+    if (!field.stored || !field.read || field.read.from !== 'details' || typeof value !== 'string') return [];
+    const got = details[field.read.key];
+    const predicted = field.stored(value, 'create');
+    return typeof got === 'string' && got !== value && got !== predicted ? [`the server stored the ${field.label} as ${JSON.stringify(got)}, not ${JSON.stringify(predicted ?? value)}`] : [];
+  });
 }
 
 /**

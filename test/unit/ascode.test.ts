@@ -180,6 +180,29 @@ describe('apply reads what the server stored from its answer (issue 54, 2)', () 
   });
 });
 
+describe('a link write\'s read-back compares the text the product rewrites with the prediction (--verify)', () => {
+  it('names a meta title stored otherwise than sent and predicted; the predicted one passes', async () => {
+    const stored: Record<string, string> = {};
+    const client = {
+      inFlight: { limit: () => 1 },
+      base: new URL('http://127.0.0.1:1/'),
+      async request(method: string, path: string, options: { json?: Record<string, unknown> } = {}) {
+        if (method === 'POST') {
+          stored.title = options.json!.metatitle === 'Plain' ? 'Plain' : options.json!.metatitle === 'Fish & "Chips"' ? 'Fish & &quot;Chips&quot;' : 'Something else';
+          return { error: 0, id: 7, shorturl: 'http://127.0.0.1:1/x' };
+        }
+        if (path === 'api/url/7') return { error: 0, details: { id: 7, title: stored.title, expiry: '2035-01-01 00:00:00' } };
+        return { error: 0, data: { urls: [], maxpage: 1, currentpage: 1 } };
+      },
+    } as unknown as ApiClient;
+    const { addLink } = await import('../../src/model/link-writes.js');
+    const write = (title: string) => addLink({ reader: new AccountReader(client), ui: { warn: () => undefined, confirm: async () => undefined }, verify: true }, { url: 'https://dest.invalid/x', metatitle: title, expiry: '2035-01-01 00:00:00' }, 'fail');
+    expect((await write('Fish & "Chips"')).problems).toEqual([]);
+    expect((await write('Plain')).problems).toEqual([]);
+    expect((await write('<b>Odd</b>')).problems).toEqual(['created link 7, but the server stored the meta title as "Something else", not "Odd"']);
+  });
+});
+
 describe('a plan keeps an unchanged link as its file record (src/ascode/engine.ts, unchangedAsFileRecord)', () => {
   const empty = (): State => ({ domains: [], pixels: [], campaigns: [], channels: [], links: [], qr: [], overlays: [], splash: [] });
   const outcome = (file: Parameters<typeof makePlan>[0], state: State) => {
