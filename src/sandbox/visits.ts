@@ -2,7 +2,7 @@
 // expiry) and count the visit. QR codes' images and their own short links are in qr-images.ts,
 // which server.ts asks first. No key needed, as on real servers.
 import { createHash } from 'node:crypto';
-import { isCrawler } from './qr-images.js';
+import { isCrawler } from './crawlers.js';
 import { zeroStats, type Link, type State } from './state.js';
 
 export interface Visit {

@@ -71,7 +71,7 @@ function serve(args: string[], env: Record<string, string>) {
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const ready = new Promise<{ baseUrl: string; key: string; quirks: boolean }>((resolve, reject) => {
+  const ready = new Promise<{ baseUrl: string; key: string; userKey: string; quirks: boolean }>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (d) => {
       stdout += d;
       if (stdout.includes('\n')) resolve(JSON.parse(stdout.split('\n')[0]!));
@@ -91,7 +91,7 @@ describe('sandbox serve', () => {
     ] }));
     const server = serve(['--seed', seed, '--user-key', 'given-user-key', '--quiet'], {});
     onTestFinished(() => void server.child.kill('SIGKILL'));
-    const line = await server.ready as { baseUrl: string; key: string; userKey: string };
+    const line = await server.ready;
     expect([line.key, line.userKey]).toEqual(['seed-admin-key', 'given-user-key']);
     const account = async (key: string) => JSON.parse((await runCli(['account', 'get', '--json'], { env: { LINKCTL_BASE_URL: line.baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: dir } })).stdout);
     expect((await account('seed-admin-key')).email).toBe('admin@example.com');
