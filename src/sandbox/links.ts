@@ -282,10 +282,22 @@ function byShortUrl(ctx: Ctx, short: string): Link {
   return mine(ctx, ctx.state.links).find((l) => l.alias === alias && (l.domain ? bareHost(l.domain) === where : local)) ?? fail(MESSAGES.shortUnknown);
 }
 
-/** Links newest first by their second, links of one second in the order they were made (fact 1); by clicks, ties likewise. */
-function ordered(links: Link[], order: string | undefined): Link[] {
-  if (order === 'click') return links.sort((a, b) => b.clicks - a.clicks || a.id - b.id);
-  return links.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : a.id - b.id));
+/**
+ * Every link of the installation newest first by its second, links of one second in the order they
+ * were made (fact 1). Kept per links array until a link is added or deleted (dates never change, ids
+ * only grow, so the count and the last id name the set): a big seed's page is then a filter, not a
+ * sort of 100,000 dates.
+ */
+const byDate = new WeakMap<Link[], { key: string; sorted: Link[] }>();
+function newestFirst(all: Link[]): Link[] {
+  const key = `${all.length}:${all.at(-1)?.id}`;
+  const hit = byDate.get(all);
+  if (hit?.key === key) return hit.sorted;
+  const dated = all.map((l) => ({ date: l.date, l }));
+  dated.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : a.l.id - b.l.id));
+  const sorted = dated.map((d) => d.l);
+  byDate.set(all, { key, sorted });
+  return sorted;
 }
 
 export const linkRoutes = [
@@ -293,16 +305,17 @@ export const linkRoutes = [
     const { short, q, order } = ctx.query;
     // 6.x servers ignore `short` and answer the list
     if (short !== undefined && ctx.version !== '6') return linkDetail(ctx, byShortUrl(ctx, short));
-    // a QR code's hidden link is not listed (fact 18)
-    let links = ctx.state.links.filter((l) => ownerOf(l) === ctx.user.id && l.qr === undefined);
+    // the product's order (the documented mode keeps the sandbox's older one: newest id first)
+    const all = ctx.quirks && order !== 'click' ? newestFirst(ctx.state.links) : [...ctx.state.links].reverse();
+    // the user's own; a QR code's hidden link is not listed (fact 18)
+    let links = all.filter((l) => ownerOf(l) === ctx.user.id && l.qr === undefined);
     if (q) {
       // LIKE %q% over the destination, the alias and the title
       const needle = q.toLowerCase();
       links = links.filter((l) => [l.alias, l.longurl, l.title ?? ''].some((s) => s.toLowerCase().includes(needle)));
     }
-    // the documented mode keeps the sandbox's older order: newest id first, or most clicked (ties newest first)
-    const sorted = ctx.quirks ? ordered(links, order)
-      : order === 'click' ? links.sort((a, b) => b.clicks - a.clicks || b.id - a.id) : links.reverse();
+    // by clicks: most first, ties in the order they were made (7.7) or newest first (documented)
+    const sorted = order !== 'click' ? links : links.sort((a, b) => b.clicks - a.clicks || (ctx.quirks ? a.id - b.id : b.id - a.id));
     const held = channelsHolding(ctx.state);
     const reply = list(ctx, 'urls', sorted, (l) => linkItem(ctx, l, held));
     return ctx.quirks && ctx.stringIds ? withFloatMaxpage(reply) : reply;

@@ -56,6 +56,19 @@ describe('state file', () => {
     expect((await get(again, '/api/pixels')).json.data.pixels).toHaveLength(1);
   });
 
+  it('reads a file written before the sandbox had two users: the demo account (`account`) becomes user 1, the plain user is added', async () => {
+    const file = tempFile();
+    const first = await start({ stateFile: file });
+    await call(first, 'PUT', '/api/account/update', { email: 'kept@example.com' });
+    await first.close();
+    const { users, ...rest } = JSON.parse(readFileSync(file, 'utf8')) as { users: Array<{ email: string; username: string }> };
+    writeFileSync(file, JSON.stringify({ ...rest, account: { id: 1, email: users[0]!.email, username: users[0]!.username } }));
+    const again = await start({ stateFile: file });
+    expect((await get(again, '/api/account')).json.data).toMatchObject({ id: 1, email: 'kept@example.com', username: 'demo' });
+    expect((await call(again, 'GET', '/api/account', undefined, `Bearer ${again.userKey}`)).json.data).toMatchObject({ id: 2, username: 'user' });
+    expect((await get(again, '/api/urls')).json.data.result).toBe(2);
+  });
+
   it('refuses a file that is not a sandbox state', async () => {
     const file = tempFile();
     writeFileSync(file, '{"hello": 1}');
