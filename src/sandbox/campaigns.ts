@@ -34,8 +34,9 @@ function claimSlug(ctx: Ctx, v: unknown, self?: number): string | null | undefin
     slug = slugify(raw);
   }
   if (!slug) return null;
-  // documented mode lets a campaign keep its own slug
-  if (ctx.state.campaigns.some((c) => c.slug === slug && (ctx.quirks || c.id !== self))) fail(MESSAGES.slugTaken);
+  // compared as the product's database compares text, letter case aside (a random slug is mixed case); the documented mode lets a campaign keep its own
+  const lower = slug.toLowerCase();
+  if (ctx.state.campaigns.some((c) => c.slug?.toLowerCase() === lower && (ctx.quirks || c.id !== self))) fail(MESSAGES.slugTaken);
   return slug;
 }
 const SLUG_LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
