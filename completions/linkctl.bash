@@ -85,7 +85,7 @@ _linkctl_spec() {
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl lint') cmds='' flags='-f --file --expiring-days --stale-days --db -h --help' vflags='-f --file --expiring-days --stale-days --db' ;;
     'linkctl log') cmds='verify' flags='--db --since --resource --link -h --help' vflags='--db --since --resource --link' ;;
-    'linkctl log verify') cmds='' flags='--db -h --help' vflags='--db' ;;
+    'linkctl log verify') cmds='' flags='--db --expect-head -h --help' vflags='--db --expect-head' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;

@@ -14,7 +14,8 @@
  *   one: a reader sees the old file or the new one, never half of one. A day of the range that
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
 import type { History, Item, ItemKind } from './store.js';
@@ -248,10 +249,13 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
     const partition = join(folder, `day=${dayText(t.starts[w]!)}`);
     const rows = await rowsOf(w);
     if (rows.length === 0) {
-      // a day of the range without rows now: an earlier export's partition would add old rows
+      // a day of the range without rows now: an earlier export's partition would add old rows.
+      // Only the export's own file goes (./export-folder.ts), and the folder if nothing else is left.
       if (existsSync(partition)) {
-        rmSync(partition, { recursive: true, force: true });
-        summary.removed++;
+        const own = readdirSync(partition).filter((f) => PART_FILE.test(f));
+        for (const file of own) rmSync(join(partition, file), { force: true });
+        if (own.length) summary.removed++;
+        if (readdirSync(partition).length === 0) rmdirSync(partition);
       }
       continue;
     }
@@ -264,8 +268,6 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       rmSync(temporary, { force: true });
       throw error;
     }
-    // files an older export left beside it (another format's part is another table's reader's business: kept)
-    for (const other of readdirSync(partition)) if (other !== name && other.startsWith('part-') && other.endsWith(`.${writer.extension}`)) rmSync(join(partition, other), { force: true });
     summary.partitions++;
     summary.rows += rows.length;
     summary.total += countColumn < 0 ? rows.length : rows.reduce((a, r) => a + (r[countColumn] as number), 0);

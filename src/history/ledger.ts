@@ -13,6 +13,8 @@ import { createHash } from 'node:crypto';
 import type { Db, Row } from './db.js';
 
 export type Outcome = 'done' | 'failed' | 'unknown';
+/** The resource of a write whose path the server routes to no record (an unknown word, an empty segment, upper case). */
+export const NO_RECORD = 'none';
 export type Fields = Record<string, unknown>;
 
 /** What a write's caller knows; the store adds the sequence number, the hashes and `before`. */
@@ -173,20 +175,50 @@ export async function knownState(db: Db, server: string, resource: string, id: s
   return last ? { fields: last.after, entry: last } : undefined;
 }
 
-export type Verdict = { whole: true; entries: number } | { whole: false; entries: number; seq: number; problem: string };
+/** The last entry of the chain: its number and hash, to be kept elsewhere and compared later (`log verify --expect-head`). */
+export interface Head {
+  seq: number;
+  hash: string;
+}
 
-/** Walks the chain from the first entry: the first whose sequence, link or hash does not hold. */
-export async function verify(db: Db): Promise<Verdict> {
+export type Verdict =
+  | { whole: true; entries: number; head: Head | null; expected?: { seq: number; since: number } }
+  | { whole: false; entries: number; seq: number | null; problem: string; head: Head | null };
+
+/**
+ * Walks the chain from the first entry: the first whose sequence, link or hash does not hold.
+ * A chain whose last entries were removed is still whole: only a head kept elsewhere shows that.
+ * With `expectHead` (such a kept hash) the chain must still hold that entry, at any place: the
+ * ledger may have grown since, but nothing up to it can have been removed or rewritten without
+ * the rewrite recomputing that very hash.
+ */
+export async function verify(db: Db, expectHead?: string): Promise<Verdict> {
   const rows = await db.all(`SELECT ${COLUMNS} FROM ledger ORDER BY seq`);
   let prev = '';
   let expected = 1;
+  let kept: Head | undefined;
+  let head: Head | null = null;
   for (const row of rows) {
     const entry = fromRow(row);
-    if (entry.seq !== expected) return { whole: false, entries: rows.length, seq: entry.seq, problem: `entry ${expected}${entry.seq > expected + 1 ? `-${entry.seq - 1}` : ''} is missing before it` };
-    if (entry.prevHash !== prev) return { whole: false, entries: rows.length, seq: entry.seq, problem: 'it does not hold the hash of the entry before it' };
-    if (hashOf(entry.text, prev) !== entry.hash) return { whole: false, entries: rows.length, seq: entry.seq, problem: 'its stored values do not match its hash: it was edited' };
+    const broken = (problem: string): Verdict => ({ whole: false, entries: rows.length, seq: entry.seq, problem, head });
+    if (entry.seq !== expected) return broken(`entry ${expected}${entry.seq > expected + 1 ? `-${entry.seq - 1}` : ''} is missing before it`);
+    if (entry.prevHash !== prev) return broken('it does not hold the hash of the entry before it');
+    if (hashOf(entry.text, prev) !== entry.hash) return broken('its stored values do not match its hash: it was edited');
     prev = entry.hash;
+    head = { seq: entry.seq, hash: entry.hash };
+    if (expectHead !== undefined && entry.hash === expectHead) kept = head;
     expected++;
   }
-  return { whole: true, entries: rows.length };
+  if (expectHead !== undefined && !kept) {
+    return {
+      whole: false,
+      entries: rows.length,
+      seq: null,
+      head,
+      problem: rows.length
+        ? `it no longer holds the head you kept (${expectHead.slice(0, 12)}…): entries were removed from its end, or it was rewritten`
+        : `it is empty: the head you kept (${expectHead.slice(0, 12)}…) and every entry before it were removed`,
+    };
+  }
+  return { whole: true, entries: rows.length, head, ...(kept ? { expected: { seq: kept.seq, since: rows.length - kept.seq } } : {}) };
 }

@@ -215,13 +215,9 @@ export class ApiClient {
         // A server that resets, times out or is not there: fewer requests in flight.
         if (failure === 'timeout' || failure === 'unknown-outcome' || failure === 'never-sent') this.inFlight.failure();
         if (failure === 'aborted') {
-          // A creation interrupted in flight may have reached the server, as with a timeout.
-          if (method === 'POST' && detail !== NOT_SENT) {
-            throw new InterruptedError(
-              `interrupted during ${method} ${url}: the request was sent and its answer not read: it may or may not have been created`,
-              checkHint(options),
-            );
-          }
+          // A write interrupted in flight may have reached the server, as with a timeout (so may an
+          // earlier attempt whose answer was lost): the ledger records it as unknown.
+          if (method !== 'GET' && (detail !== NOT_SENT || lostAnswer)) throw interruptedWrite(method, url, options);
           throw new InterruptedError();
         }
         if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit', 'too-large');
@@ -233,7 +229,7 @@ export class ApiClient {
         const mayRetry = failure === 'never-sent' || method !== 'POST';
         if (mayRetry && networkRetries < MAX_NETWORK_RETRIES) {
           lostAnswer ||= failure !== 'never-sent';
-          await this.backoff(++networkRetries, detail);
+          await this.backoff(++networkRetries, detail, lostAnswer && method !== 'GET' ? () => interruptedWrite(method, url, options) : undefined);
           continue;
         }
         throw this.networkError(method, url, failure, detail, options, networkRetries + 1);
@@ -273,7 +269,10 @@ export class ApiClient {
         return result;
       } catch (error) {
         // Say that the failure was not a one-off when the answer came after retries.
-        if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint, error.reason);
+        // Its status stays only when no earlier attempt may have been carried out: a clear answer to a retry says nothing of a lost one.
+        if (networkRetries > 0 && error instanceof NetworkError) {
+          throw Object.assign(new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint, error.reason), lostAnswer ? {} : { status: error.status });
+        }
         // A DELETE sent again after a lost answer finds nothing: most likely the first one deleted it.
         if (lostAnswer && method === 'DELETE' && error instanceof NotFoundError) {
           throw new NotFoundError(error.message, 'an earlier attempt whose answer was lost has probably deleted it');
@@ -396,14 +395,15 @@ export class ApiClient {
     }
   }
 
-  private async backoff(retry: number, why: string): Promise<void> {
+  /** `interrupted`: what an interruption of the wait is (a write whose earlier attempt may have been carried out says so). */
+  private async backoff(retry: number, why: string, interrupted: () => InterruptedError = () => new InterruptedError()): Promise<void> {
     // Exponential backoff with full jitter: a random wait in [0, base * 2^retry).
     const ms = Math.random() * BACKOFF_BASE_MS * 2 ** retry;
     this.trace(`! ${why}; retry ${retry} of ${MAX_NETWORK_RETRIES} in ${Math.round(ms)} ms`);
     try {
       await sleep(ms, undefined, { signal: this.options.signal });
     } catch {
-      throw new InterruptedError();
+      throw interrupted();
     }
   }
 
@@ -516,6 +516,16 @@ export class ApiClient {
 }
 
 /** What to do after a creation whose outcome is unknown. */
+/** A write interrupted after it was sent: the server may have carried it out (a POST: created it). */
+function interruptedWrite(method: Method, url: string, options: RequestOptions): InterruptedError {
+  const what = method === 'POST' ? 'created' : method === 'DELETE' ? 'deleted' : 'carried out';
+  return new InterruptedError(
+    `interrupted during ${method} ${url}: the request was sent and its answer not read: it may or may not have been ${what}`,
+    checkHint(options),
+    true,
+  );
+}
+
 function checkHint(options: RequestOptions): string {
   return options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again';
 }

@@ -740,6 +740,33 @@ describe('local files', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('stats_export obeys the same file policy: no folder without --root; with it, nothing outside it or in the config folder; nothing written', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'config');
+    mkdirSync(config);
+    const plain = await connect(['--allow-writes'], { ...env(), LINKCTL_CONFIG_DIR: config });
+    const none = await plain.call('stats_export', { out: join(dir, 'warehouse') });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toContain('this MCP server writes no local files');
+    mkdirSync(join(dir, 'root'));
+    const rooted = await connect(['--allow-writes', '--root', join(dir, 'root')], { ...env(), LINKCTL_CONFIG_DIR: config });
+    for (const [out, message] of [['../escape', 'outside the folder this MCP server may write'], [join(dir, 'elsewhere'), 'outside the folder this MCP server may write']] as const) {
+      const r = await rooted.call('stats_export', { out });
+      expect(r.isError, out).toBe(true);
+      expect(text(r)).toContain(message);
+    }
+    const inConfig = await connect(['--allow-writes', '--root', dir], { ...env(), LINKCTL_CONFIG_DIR: config });
+    for (const out of ['config', 'config/state/warehouse']) {
+      const r = await inConfig.call('stats_export', { out });
+      expect(r.isError, out).toBe(true);
+      expect(text(r)).toMatch(/inside linkctl's (config|state) folder/);
+    }
+    expect(readdirSync(dir).sort()).toEqual(['config', 'root']);
+    expect(readdirSync(config)).toEqual([]);
+    expect(readdirSync(join(dir, 'root'))).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('--root must be a folder, and not the config folder: exit 2', async () => {
     const r = await runMain(['mcp', '--root', configDir], { env: env() });
     expect(r.code).toBe(2);

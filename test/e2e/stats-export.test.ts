@@ -4,7 +4,7 @@
  * back by DuckDB (an independent reader: the writer is hyparquet-writer) and their sums checked
  * against `stats show --json`. The same on PostgreSQL in stats-export-postgres.test.ts.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
@@ -69,6 +69,32 @@ describe('stats export and rollups on SQLite', () => {
     expect(await readParquet(`SELECT count(*) AS n FROM read_parquet('${out}/link_clicks/*/*.parquet')`)).toEqual(rows);
     expect(JSON.parse(again.stdout).tables).toEqual(JSON.parse(first.stdout).tables);
     expect(readdirSync(join(out, 'link_clicks', 'day=2025-06-02')).filter((f) => f.includes('tmp'))).toEqual([]);
+  });
+
+  it('deletes only what an export wrote: a folder holding other files is refused (nothing deleted); in its own folder a day now empty loses only the export\'s file', async () => {
+    const foreign = join(dir, 'foreign');
+    mkdirSync(join(foreign, 'link_clicks', 'day=2025-06-02'), { recursive: true });
+    writeFileSync(join(foreign, 'link_clicks', 'day=2025-06-02', 'part-7.parquet'), 'someone else\'s');
+    writeFileSync(join(foreign, 'notes.txt'), 'mine');
+    const refused = await history.stats(['export', '--out', foreign]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--out .*foreign holds files no linkctl stats export wrote/);
+    expect(readdirSync(join(foreign, 'link_clicks', 'day=2025-06-02'))).toEqual(['part-7.parquet']);
+    expect(readdirSync(foreign).sort()).toEqual(['link_clicks', 'notes.txt']);
+
+    const own = join(dir, 'own');
+    expect((await history.stats(['export', '--out', own])).code).toBe(0);
+    expect(existsSync(join(own, '.linkctl-export'))).toBe(true);
+    // The first snapshot's day has no rows: an old partition of it goes, but only the export's file.
+    const empty = join(own, 'link_clicks', 'day=2025-06-01');
+    mkdirSync(empty);
+    copyFileSync(join(own, 'link_clicks', 'day=2025-06-02', 'part-0.parquet'), join(empty, 'part-0.parquet'));
+    writeFileSync(join(empty, 'keep.txt'), 'a note of mine');
+    writeFileSync(join(own, 'link_clicks', 'day=2025-06-02', 'part-3.parquet'), 'mine too');
+    const again = await history.stats(['export', '--out', own, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(empty)).toEqual(['keep.txt']);
+    expect(readdirSync(join(own, 'link_clicks', 'day=2025-06-02')).sort()).toEqual(['part-0.parquet', 'part-3.parquet']);
   });
 
   it('visits from the events table and QR scans are tables of their own; --format csv writes the same rows', async () => {
