@@ -17,6 +17,9 @@ export { htmlPage, JSON_TYPE, MESSAGES, Raw, type Env, type Json, type Plan, typ
 
 const routes: Route[] = [...accountRoutes, ...domainRoutes, ...overlayRoutes, ...pixelRoutes, ...qrRoutes, ...campaignRoutes, ...channelRoutes, ...linkRoutes];
 
+/** Every endpoint as `METHOD /api/...` with its parameters (`:id`): the developer page lists them (developers.ts). */
+export const ENDPOINTS: ReadonlyArray<{ method: string; path: string }> = routes.map((r) => ({ method: r.method, path: r.segments.join('/') }));
+
 const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
 
 /** Routes one authenticated, rate-limit-cleared API request. */

@@ -12,6 +12,8 @@ import { SANDBOX_OWN_ORIGINS, SANDBOX_PAGES_PATH, sandboxPagesAt } from './own-o
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from '../http/api-path.js';
+import { developersPage } from './developers.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -46,6 +48,8 @@ export interface SandboxOptions {
   jitterMs?: number;
   /** The product's webhook URLs (webhooks.ts), kept in the state: set at start when given. */
   webhooks?: Webhooks;
+  /** Where the API is served (`/v2`), as an installation's `apiroute` says; default `/api`. `/developers` lists it. */
+  apiPath?: string;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -80,6 +84,8 @@ export interface Sandbox {
   url: string;
   port: number;
   key: string;
+  /** Where its API is served (`/api` unless started with another). */
+  apiPath: string;
   requests: RecordedRequest[];
   /** API requests in flight at once (from arrival to the answer sent or the connection gone): what pipelining tests assert. */
   inFlight: InFlight;
@@ -198,6 +204,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const stringIds = options.stringIds ?? false;
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
   const stateFile = options.stateFile;
+  const apiPath = normaliseApiPath(options.apiPath ?? DEFAULT_API_PATH);
+  /** A request's path as the routes know it (`/api/urls`), when it is under the API path (`/v2/urls`); else undefined. */
+  const routeOf = (pathname: string): string | undefined =>
+    pathname.startsWith(`${apiPath}/`) ? `/api${pathname.slice(apiPath.length)}` : undefined;
 
   // Without a state file the state lives in memory only (tests, the 100k-link benchmark).
   // With one, other processes may change the file at any time: reads reload it when its stamp
@@ -259,8 +269,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const injectFault = (fault: Fault, times = 1) => { if (times > 0) faults.push({ fault, left: times }); };
 
-  async function api(method: string, url: URL, auth: string | undefined, rawBody: string): Promise<Answer> {
-    if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
+  async function api(method: string, url: URL, route: string, auth: string | undefined, rawBody: string): Promise<Answer> {
     const token = /^Bearer\s+(.*?)\s*$/i.exec(auth ?? '')?.[1] || undefined;
     const refused = { error: 1, message: 'A valid API key is required to use this service.' };
     // an unknown key is counted under its own window and carries the limit's headers (the recording);
@@ -272,7 +281,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
     const mutates = method !== 'GET' && method !== 'HEAD';
     const run = () => {
-      const reply = dispatch({ state, quirks, stringIds, base, plan, version }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+      const reply = dispatch({ state, quirks, stringIds, base, plan, version }, method, route, Object.fromEntries(url.searchParams), rawBody);
       if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
       return reply;
     };
@@ -392,7 +401,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now(), inFlight: 0 };
     requests.push(record); // before reading the body, so the log is in arrival order
-    if (url.pathname.startsWith('/api/')) {
+    const route = routeOf(url.pathname);
+    if (route) {
       apiRequests++;
       inFlight.max = Math.max(inFlight.max, (record.inFlight = ++inFlight.now));
       res.once('close', () => inFlight.now--); // answered, or the connection is gone
@@ -418,10 +428,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     const visit: Visit = { method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text };
-    const answer = url.pathname.startsWith('/api/') ? await api(method, url, req.headers.authorization, text) : await page(visit);
+    const answer = route ? await api(method, url, route, req.headers.authorization, text)
+      : url.pathname === '/developers' && method === 'GET' ? fromReply(developersPage(base, apiPath))
+      : await page(visit);
     // The product's webhooks go out while it answers (the visitor's redirect waits for them).
     const shortUrlOf = (l: Link) => `${l.domain ?? base}/${l.alias}`;
-    if (url.pathname.startsWith('/api/')) await afterApi(state, shortUrlOf, method, url.pathname, answer.body);
+    if (route) await afterApi(state, shortUrlOf, method, route, answer.body);
     else await afterVisit(state, shortUrlOf, visit, answer.status);
     await halfLatency(); // the way back
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
@@ -470,7 +482,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.webhooks) await locked(() => { setWebhooks(state, { ...options.webhooks, base }); persist(); });
 
   return {
-    url: base, port, key, requests, inFlight, injectFault, reset,
+    url: base, port, key, apiPath, requests, inFlight, injectFault, reset,
     close: () => new Promise<void>((resolve) => {
       closed = true; // requests still on their way are not carried out
       server.close(() => resolve());
