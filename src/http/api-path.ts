@@ -13,7 +13,7 @@ export const DEFAULT_API_PATH = '/api';
 const SEGMENT = /^[A-Za-z0-9_~!$&'()*+,;=:@%.-]+$/;
 
 /**
- * `/v2`, `v2/`, `/api/v2` as the one form `/v2`, `/api/v2`; anything that is not a path of one or
+ * `/v2`, `v2/` or ` /v2 ` as the one form `/v2` (several segments too); anything that is not a path of one or
  * more segments is exit 2 naming where it came from.
  */
 export function normaliseApiPath(raw: string, flag = '--api-path'): string {

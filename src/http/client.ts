@@ -184,8 +184,9 @@ export class ApiClient {
 
   /**
    * A path as sent, relative to the base URL: the model writes the API's paths as the product's
-   * documentation does (`api/urls`), and that first `api` stands for the installation's API path
-   * (`v2/urls` when it serves its API at /v2). The one place the setting is applied.
+   * documentation does (the list of links is `api` then `urls`), and that first segment stands for
+   * the installation's API path (`v2/urls` when it serves its API at /v2). The one place the
+   * setting is applied.
    */
   private fromBase(path: string): string {
     const bare = path.replace(/^\/+/, '');

@@ -5,11 +5,13 @@
  */
 import type { Command } from 'commander';
 import { enumOption, listsRecords, withExamples, type Bind } from '../shared/define.js';
+import { wrapped } from '../shared/help-text.js';
 import { email, futureDateTime, positiveInt } from '../../validate.js';
 import { users as USERS } from '../../model/users.js';
 import { plans as PLANS } from '../../model/plans.js';
 
-const EXIT_NOTE = 'Needs an admin\'s key: a plain key gets exit 3.';
+/** Every admin command's note (an agent's tool leaves the exit code out). */
+const adminOnly = (command: Command): Command => command.addHelpText('after', wrapped("\nNeeds an admin's key: a plain key gets exit 3 (HTTP 403 from the server)."));
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
@@ -20,7 +22,7 @@ export function register(program: Command, bind: Bind): void {
     listsRecords(users
       .command('list')
       .alias('ls')
-      .description(`List every user of the installation (no API key of any user is shown). ${EXIT_NOTE}`)
+      .description(`List every user of the installation (no API key of any user is shown)`)
       .addOption(enumOption('--filter <group>', 'only this group of users', USERS.filters))
       .option('--email <address>', 'only the user with this email', (v) => email('--email', v))
       .action(bind(load, 'usersList'))),
@@ -29,7 +31,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     users
       .command('get')
-      .description(`Show one user (without their API key). ${EXIT_NOTE}`)
+      .description(`Show one user (without their API key)`)
       .argument('<id>', 'user id', (v) => positiveInt('ID', v))
       .action(bind(load, 'usersGet')),
     ['linkctl admin users get 2', 'linkctl admin users get 2 --json'],
@@ -37,7 +39,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     users
       .command('add')
-      .description(`Create a user; the password is asked for on a hidden prompt (twice) or read from stdin, never from argv. ${EXIT_NOTE}`)
+      .description(`Create a user; the password is asked for on a hidden prompt (twice) or read from stdin, never from argv`)
       .requiredOption('--username <name>', 'the new user\'s name: at least 3 letters, digits, "-" or "_"')
       .requiredOption('--email <address>', 'the new user\'s email (unique on the installation)', (v) => email('--email', v))
       .option('--password', 'ask for the password on a hidden prompt (the default on a terminal)')
@@ -51,7 +53,7 @@ export function register(program: Command, bind: Bind): void {
     users
       .command('delete')
       .alias('rm')
-      .description(`Delete a user and everything they own; asks first (--yes without a terminal). The user whose key is in use cannot be deleted. ${EXIT_NOTE}`)
+      .description(`Delete a user and everything they own, after a confirmation; the user whose key is in use cannot be deleted`)
       .argument('<id>', 'user id', (v) => positiveInt('ID', v))
       .action(bind(load, 'usersDelete')),
     ['linkctl admin users delete 7', 'linkctl admin users delete 7 --yes'],
@@ -59,7 +61,7 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     users
       .command('login')
-      .description(`Print a one-time sign-in URL for a user: whoever opens it is signed in as them, until the end of the current clock hour. Keep it secret. ${EXIT_NOTE}`)
+      .description(`Print a one-time sign-in URL for a user: whoever opens it is signed in as them, until the end of the current clock hour. a secret`)
       .argument('<id>', 'user id', (v) => positiveInt('ID', v))
       .action(bind(load, 'usersLogin')),
     ['linkctl admin users login 2', 'linkctl admin users login 2 --json'],
@@ -70,14 +72,14 @@ export function register(program: Command, bind: Bind): void {
     listsRecords(plans
       .command('list')
       .alias('ls')
-      .description(`List the plans with their prices and limits. ${EXIT_NOTE}`)
+      .description(`List the plans with their prices and limits`)
       .action(bind(load, 'plansList'))),
     ['linkctl admin plans list', 'linkctl admin plans list --json'],
   );
   withExamples(
     plans
       .command('subscribe')
-      .description(`Subscribe a user to a plan. ${EXIT_NOTE}`)
+      .description(`Subscribe a user to a plan`)
       .argument('<plan-id>', 'plan id (`linkctl admin plans list`)', (v) => positiveInt('PLAN-ID', v))
       .argument('<user-id>', 'user id (`linkctl admin users list`)', (v) => positiveInt('USER-ID', v))
       .addOption(enumOption('--type <type>', 'how the subscription is paid for', PLANS.types).makeOptionMandatory())
@@ -85,4 +87,5 @@ export function register(program: Command, bind: Bind): void {
       .action(bind(load, 'plansSubscribe')),
     ['linkctl admin plans subscribe 2 7 --type monthly', 'linkctl admin plans subscribe 3 7 --type lifetime --json'],
   );
+  for (const command of [...users.commands, ...plans.commands]) adminOnly(command);
 }
