@@ -102,7 +102,7 @@ _linkctl_spec() {
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --webhook-created --webhook-visits --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --latency --jitter --webhook-created --webhook-visits --qr-images' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --user-key --seed --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --webhook-created --webhook-visits --qr-images -h --help' vflags='--port --host --state --key --user-key --seed --rate-limit --plan --latency --jitter --webhook-created --webhook-visits --qr-images' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
@@ -205,6 +205,7 @@ _linkctl_values() {
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
     'linkctl sandbox serve --state') vals=@files ;;
+    'linkctl sandbox serve --seed') vals=@files ;;
     'linkctl sandbox serve --plan') vals='pro basic no-api' ;;
     'linkctl sandbox serve --qr-images') vals='png svg' ;;
     'linkctl sandbox visits --state') vals=@files ;;

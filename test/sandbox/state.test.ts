@@ -23,7 +23,7 @@ describe('state file', () => {
     expect(readdirSync(join(file, '..'))).toEqual(['state.json']);
 
     const second = await start({ stateFile: file });
-    expect((await get(second, '/api/channels')).json.data.channels.map((c: { name: string }) => c.name)).toEqual(['Persisted', 'Marketing']);
+    expect((await get(second, '/api/channels')).json.data.channels.map((c: { name: string }) => c.name)).toEqual(['Marketing', 'Persisted']); // oldest first, as 7.7 lists them
     expect((await get(second, '/api/qr')).json.data.result).toBe(2);
     // ids keep counting after a restart
     expect((await call(second, 'POST', '/api/channel/add', { name: 'Third' })).json.id).toBe(3);
