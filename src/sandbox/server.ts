@@ -17,6 +17,8 @@ import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
 import { DEFAULT_API_PATH, normaliseApiPath } from '../http/api-path.js';
 import { developersPage } from './developers.js';
+import { ssoPage } from './admin.js';
+import { authorizePage, exchange, registerClient, tokenUser } from './oauth.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -253,7 +255,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const keyOf = (u: User, i: number) => (i === 0 ? options.key : i === 1 ? options.userKey : undefined) ?? u.key;
   const userOf = (given: string): User | undefined => {
     const lower = given.toLowerCase();
-    return state.users.find((u, i) => keyOf(u, i).toLowerCase() === lower);
+    // a key, or a token of the OAuth flow (oauth.ts) while it lasts
+    return state.users.find((u, i) => keyOf(u, i).toLowerCase() === lower) ?? tokenUser(state, given, now());
   };
 
   // Without a state file the state lives in memory only (tests, the 100k-link benchmark).
@@ -323,6 +326,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   async function api(method: string, url: URL, route: string, auth: string | undefined, rawBody: string): Promise<Answer> {
     const token = keyOfHeader(auth);
     const refused = { error: 1, message: 'A valid API key is required to use this service.' };
+    // The OAuth token exchange takes no key: the code and the client's secret are its credentials.
+    if (route === '/api/oauth/token' && method === 'POST') {
+      return fromReply(await locked(() => {
+        const reply = exchange(state, rawBody, now());
+        persist();
+        return reply;
+      }));
+    }
     const user = token === undefined ? undefined : userOf(token);
     // an unknown key is counted under its own window and carries the limit's headers (the recording);
     // a request without a well-formed Bearer header carries none
@@ -332,7 +343,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // one window per key, however its letters are written
     const limit = limiter.check(keyOf(user, state.users.indexOf(user)).toLowerCase());
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
-    const mutates = method !== 'GET' && method !== 'HEAD';
+    // A sign-in link is kept until used (admin.ts): its GET changes the state.
+    const mutates = (method !== 'GET' && method !== 'HEAD') || route.startsWith('/api/user/login/');
     const run = () => {
       // the state may have been read again since the key was checked: the same user, by id
       const me = state.users.find((u) => u.id === user.id) ?? user;
@@ -369,6 +381,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // A QR code's short link answers with the code's content, which linkctl reads as the code's
       // data (qr/read.ts): it keeps the placeholder, as the API does, so the data read does not
       // change with the port (a phone could not reach 127.0.0.1 anyway).
+      // The site's own pages of the admin's features: OAuth approval and one-time sign-in links.
+      if (visit.path === '/oauth/authorize') {
+        const approval = authorizePage(state, visit.method, visit.query, visit.body);
+        if (approval) persist();
+        return approval && { ...approval, keepsPlaceholder: true };
+      }
+      const sso = ssoPage(state, visit.path, now());
+      if (sso) {
+        persist();
+        return fromReply(sso);
+      }
       const qr = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES });
       const answer = qr ? { ...qr, keepsPlaceholder: true } : publicPage(state, visit, now());
       if (answer?.changed) persist();
@@ -438,6 +461,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (body.at !== undefined) frozenAt = at ?? undefined;
       if (typeof advance === 'number') frozenAt = now() + advance;
       return send(res, json(200, { ok: true, now: timestamp(now()), frozen: frozenAt !== undefined }));
+    }
+    if (route === 'POST /__sandbox/oauth-clients') {
+      // the admin's OAuth client form: {"name", "clientid", "secret", "redirect"} (one redirect URI)
+      let body: Record<string, unknown> | undefined;
+      try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
+      const fields = ['name', 'clientid', 'secret', 'redirect'] as const;
+      if (!body || fields.some((f) => typeof body![f] !== 'string' || !body![f])) {
+        return send(res, json(400, { ok: false, message: 'Expected {"name", "clientid", "secret", "redirect"}, each a non-empty string.' }));
+      }
+      const client = Object.fromEntries(fields.map((f) => [f, String(body![f])])) as { name: string; clientid: string; secret: string; redirect: string };
+      await locked(() => { registerClient(state, client); persist(); });
+      return send(res, json(200, { ok: true }));
     }
     if (route === 'POST /__sandbox/webhooks') {
       // the product's Tools, Integrations page: {"created": URL|null, "visits": URL|null}

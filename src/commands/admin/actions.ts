@@ -47,7 +47,7 @@ async function asAdmin<T>(ctx: Context, work: Promise<T>): Promise<T> {
     return await work;
   } catch (error) {
     if (error instanceof AuthError && /permission to access this endpoint/i.test(error.message)) {
-      throw new AuthError(`linkctl ${ctx.command ?? 'admin'} needs an admin's key; the key in use is not one (${error.message})`, 'use the profile of an admin of this installation: `linkctl auth status` shows the one in use');
+      throw new AuthError(`linkctl ${ctx.command ?? 'admin'} needs an admin's key, and the server refused the key in use: ${error.message}`, 'use the profile of an admin of this installation: `linkctl auth status` shows the one in use');
     }
     throw error;
   }
