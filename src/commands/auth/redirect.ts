@@ -88,7 +88,7 @@ export async function listenForCode(redirect: URL, timeoutMs: number, signal?: A
   };
   const minutes = timeoutMs / 60_000;
   const timer = setTimeout(
-    () => fail(new AuthError(`no sign-in code arrived within ${minutes >= 1 ? `${+minutes.toFixed(1)} minute${minutes === 1 ? '' : 's'}` : `${Math.round(timeoutMs / 1000)} s`}; linkctl stopped listening on ${redirect.href}`,
+    () => fail(new AuthError(`no sign-in code arrived within ${minutes >= 1 ? `${+minutes.toFixed(1)} minute${minutes === 1 ? '' : 's'}` : `${+(timeoutMs / 1000).toFixed(1)} s`}; linkctl stopped listening on ${redirect.href}`,
       'approve the request in the browser; if the server showed an error instead of sending you back, the redirect URI is not the one registered for the client (the admin sees it in the OAuth client settings)')),
     timeoutMs,
   );
