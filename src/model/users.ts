@@ -15,6 +15,7 @@ import type { Body } from '../http/envelope.js';
 import { toInt } from '../http/envelope.js';
 import { AuthError, NetworkError, NotFoundError, UsageError } from '../errors.js';
 import { email as checkEmail } from '../validate.js';
+import { USER_KEY_FIELD } from '../redact.js';
 import { compact, type Rec } from './values.js';
 
 export const users = {
@@ -36,8 +37,8 @@ export type UserFilter = (typeof users.filters)[number];
 export const MIN_PASSWORD = 5;
 export const USERNAME = /^[A-Za-z0-9_-]{3,}$/;
 
-/** The name of the field that carries a user's key in the API's records: read here only. */
-const KEY_FIELD = 'apikey';
+/** The field that carries a user's key in the API's records: read here only (src/redact.ts names it). */
+const KEY_FIELD = USER_KEY_FIELD;
 
 /** A user record without its key: `hasApiKey` says whether it has one. The only way a user record leaves the model. */
 export function userRecord(raw: unknown): Rec {

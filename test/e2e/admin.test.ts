@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, cleanEnv, runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
@@ -161,6 +163,47 @@ describe('no key anywhere', () => {
     }
     expect(outputs.join('')).toMatch(/"apikey":"\[REDACTED\]"/);
     expectNoKey(...outputs);
+  });
+
+  it('the raw `api` command prints the admin API\'s answers with every user\'s key as [REDACTED]', async () => {
+    const list = await runCli(['api', 'GET', '/api/users'], { env: fx.env });
+    expect(list.code, list.stderr).toBe(0);
+    const users = (JSON.parse(list.stdout) as { data: Array<Record<string, unknown>> }).data;
+    expect(users.map((u) => u.apikey)).toEqual(['[REDACTED]', '[REDACTED]']);
+    const pages = await runCli(['api', 'GET', 'user/2'], { env: fx.env });
+    expect(JSON.parse(pages.stdout).data.apikey).toBe('[REDACTED]');
+    expectNoKey(list.stdout, list.stderr, pages.stdout);
+  });
+
+  it('MCP: the admin reads are tools, writes only when allowed, `login` and `add` never; no answer carries a key', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--allow-writes', '--allow-deletes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const client = new Client({ name: 'linkctl-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['admin_users_list', 'admin_users_get', 'admin_users_delete', 'admin_plans_list', 'admin_plans_subscribe', 'api']));
+      expect(names).not.toContain('admin_users_login');
+      expect(names).not.toContain('admin_users_add');
+      const seen: string[] = [];
+      for (const [name, args] of [['admin_users_list', {}], ['admin_users_get', { id: 2 }], ['api', { method: 'GET', path: 'api/users' }]] as const) {
+        const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text?: string }> };
+        expect(r.isError, JSON.stringify(r)).toBeFalsy();
+        seen.push(JSON.stringify(r));
+      }
+      expect(seen.join('')).toContain('user@sandbox.localhost');
+      expectNoKey(...seen);
+    } finally {
+      await client.close();
+    }
+    const readOnly = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const reader = new Client({ name: 'linkctl-test', version: '1.0.0' });
+    await reader.connect(readOnly);
+    try {
+      const names = (await reader.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('admin_'));
+      expect(names.sort()).toEqual(['admin_plans_list', 'admin_users_get', 'admin_users_list']);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('a --debug trace cut at 4,000 characters shows no part of a key that straddles the cut', async () => {
