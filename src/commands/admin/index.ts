@@ -47,7 +47,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--plan <id>', 'subscribe the user to this plan (`linkctl admin plans list`)', (v) => positiveInt('--plan', v))
       .option('--expiration <datetime>', 'when the plan ends, "YYYY-MM-DD HH:MM:SS" in the future', (v) => futureDateTime('--expiration', v))
       .action(bind(load, 'usersAdd')),
-    ['linkctl admin users add --username jane --email jane@example.com', 'printf %s "$PASSWORD" | linkctl admin users add --username ci-bot --email ci@example.com --password-stdin --plan 2 --json'],
+    ['linkctl admin users add --username jane --email jane@example.com', 'printf %s "$PASS" | linkctl admin users add --username ci-bot --email ci@example.com --password-stdin --plan 2 --json'],
   );
   withExamples(
     users
@@ -56,7 +56,7 @@ export function register(program: Command, bind: Bind): void {
       .description(`Delete a user and everything they own, after a confirmation; the user whose key is in use cannot be deleted`)
       .argument('<id>', 'user id', (v) => positiveInt('ID', v))
       .action(bind(load, 'usersDelete')),
-    ['linkctl admin users delete 7', 'linkctl admin users delete 7 --yes'],
+    ['linkctl admin users delete 2', 'linkctl admin users delete 2 --yes'],
   );
   withExamples(
     users
@@ -85,7 +85,7 @@ export function register(program: Command, bind: Bind): void {
       .addOption(enumOption('--type <type>', 'how the subscription is paid for', PLANS.types).makeOptionMandatory())
       .option('--expiration <datetime>', 'when it ends, "YYYY-MM-DD HH:MM:SS" in the future (default: the server decides from --type)', (v) => futureDateTime('--expiration', v))
       .action(bind(load, 'plansSubscribe')),
-    ['linkctl admin plans subscribe 2 7 --type monthly', 'linkctl admin plans subscribe 3 7 --type lifetime --json'],
+    ['linkctl admin plans subscribe 2 2 --type monthly', 'linkctl admin plans subscribe 3 2 --type lifetime --json'],
   );
   for (const command of [...users.commands, ...plans.commands]) adminOnly(command);
 }
