@@ -99,7 +99,7 @@ let cachedKey: string | undefined;
 let cachedPattern: RegExp | undefined;
 
 /**
- * The field of the product's user records (the admin API: `GET api/users`, `api/user/:id`) that
+ * The field of the product's user records (the admin API's list of users and its single read) that
  * holds each user's API key. The model drops it when it reads a user (src/model/users.ts); what
  * prints a server's answer as it is (the raw `api` command and its MCP tool) passes it through
  * `withoutUserKeys`.

@@ -1,6 +1,6 @@
 // Tracking pixels: the twin of src/model/pixels.ts. Tags are checked by the model's rules per
 // provider (pixelTagRefusal), names and tags cleaned as the product stores them.
-import { PIXEL_TYPES } from '../commands/pixel/types.js';
+import { PIXEL_TYPES } from '../model/pixel-types.js';
 import { pixelTagRefusal } from '../model/pixels.js';
 import { cleanedText, phpString, phpTruthy } from '../model/rewrites.js';
 import { add, deleteRoute, fail, list, listed, mine, MESSAGES, minLength, must, nowStamp, num, ok, optString, route, type Ctx } from './kit.js';

@@ -14,7 +14,7 @@ import { simulateVisits, type Visit } from '../../sandbox/visits.js';
 import { postVisits } from '../../sandbox/webhooks.js';
 import type { Link, State } from '../../sandbox/state.js';
 import { parseRateLimit, sandboxPlan, sandboxQrImages, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
-import type { Plan, QrImages } from './types.js';
+import type { Plan, QrImages } from '../../sandbox/types.js';
 import { DEFAULT_API_PATH, normaliseApiPath } from '../../http/api-path.js';
 
 function stateFile(ctx: Context, given: unknown): string {
