@@ -116,20 +116,21 @@ export function phpString(value: unknown): string {
 
 /**
  * Whether the product takes `value` as a destination (fact 8), once a bare one got its scheme
- * (destinationAsStored): the scheme is one the installation allows (http, https, ftp), and what
- * follows `//` names a host: user info and a port (digits) aside, a name with a dot (`dest.invalid`,
- * `127.0.0.1`), `localhost` or an IPv6 address. A space is accepted and kept (`https://a.b/c d`);
- * `javascript:alert(1)` (its "port" is not digits), `not a url` (no dot) and `""` are refused.
+ * (destinationAsStored): the scheme is one the installation allows (http, https, ftp) and what
+ * follows `//` names a host (user info and a port of digits aside). A value sent without a scheme
+ * needs a host with a dot (`dest.invalid/x`; `mailto:a@b.invalid` reads as user info before the
+ * host `b.invalid`). A space is accepted and kept (`https://a.b/c d`); `javascript:alert(1)` (its
+ * "port" is not digits), `not a url` (no dot) and `""` are refused.
  */
 export function acceptedDestination(value: string): boolean {
-  const stored = destinationAsStored(value);
-  const m = /^(https?|ftp):\/\/([^/?#]*)/i.exec(stored);
+  const bare = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const m = /^(https?|ftp):\/\/([^/?#]*)/i.exec(destinationAsStored(value));
   if (!m) return false;
   const authority = m[2]!.slice(m[2]!.lastIndexOf('@') + 1);
   const hp = /^(\[[0-9a-f:.]+\]|[^:]*)(?::(\d*))?$/i.exec(authority);
-  if (!hp) return false;
-  const host = hp[1]!;
-  return host.startsWith('[') || host.toLowerCase() === 'localhost' || (host.includes('.') && !host.startsWith('.') && !host.endsWith('.'));
+  const host = hp?.[1] ?? '';
+  if (host === '') return false;
+  return !bare || (host.includes('.') && !host.startsWith('.') && !host.endsWith('.'));
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');

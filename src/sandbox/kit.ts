@@ -206,7 +206,9 @@ export function qrStats(ctx: Ctx, s: Stats = zeroStats()): Json {
  */
 export function linkStats(ctx: Ctx, s: Stats = zeroStats()): Json {
   if (!ctx.quirks) return qrStats(ctx, s);
-  const tops = s.clicks > 0 ? { topCountries: s.topCountries, topReferrers: s.topReferrers, topBrowsers: s.topBrowsers, topOs: s.topOs } : {};
+  // in the product's order; `topReferrers` is absent too when every referrer was a social one (fact 42)
+  const referrers = Object.keys(s.topReferrers).length ? { topReferrers: s.topReferrers } : {};
+  const tops = s.clicks > 0 ? { topCountries: s.topCountries, topBrowsers: s.topBrowsers, topOs: s.topOs, ...referrers } : {};
   return { clicks: s.clicks, uniqueClicks: s.uniqueClicks, ...tops, socialCount: { ...s.socialCount } };
 }
 

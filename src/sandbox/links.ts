@@ -215,11 +215,13 @@ function destinationPage(url: string): { title?: string; description?: string } 
 
 /**
  * A `metaimage` ending in .png, .jpg or .jpeg is downloaded by the product, and one it cannot fetch
- * (any, here: the sandbox fetches nothing) stops the create with an error-0 message and no link
- * (fact 17). Other endings are not fetched: the link is made.
+ * stops the create with an error-0 message and no link (fact 17). The sandbox fetches nothing over the
+ * network: only images of its own site (`https://sandbox.localhost/banner.png`) are taken. Other
+ * endings are not fetched: the link is made.
  */
 function bannerRefused(ctx: Ctx, v: unknown): boolean {
-  return ctx.quirks && typeof v === 'string' && /\.(png|jpe?g)$/i.test(v.trim());
+  if (!ctx.quirks || typeof v !== 'string' || !/\.(png|jpe?g)$/i.test(v.trim())) return false;
+  return !SANDBOX_OWN_ORIGINS.some((origin) => v.trim().startsWith(`${origin}/`));
 }
 
 /**

@@ -111,7 +111,9 @@ export const qrRoutes = [
     const addsColour = ['foreground', 'background'].some((k) => ctx.body[k] !== undefined && ctx.body[k] !== null && ctx.body[k] !== '');
     if (ctx.quirks && addsColour && q.foreground === undefined && q.background === undefined) throw new Halt(new Raw(500, ''));
     const noData = ctx.body.data === undefined || ctx.body.data === null || ctx.body.data === '';
-    const data = ctx.quirks && noData ? undefined : qrData(ctx, q.type, ctx.body.data);
+    // the document requires data with every update
+    if (!ctx.quirks && noData) fail(MESSAGES.qrInvalid);
+    const data = noData ? undefined : qrData(ctx, q.type, ctx.body.data);
     const style = qrStyle(ctx, ctx.body);
     Object.assign(q, data === undefined ? {} : { data }, style);
     // a link code's printed image holds its hidden link: the update changes where that leads

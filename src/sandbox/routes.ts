@@ -8,7 +8,7 @@ import { adminRoutes } from './admin.js';
 import { campaignRoutes } from './campaigns.js';
 import { channelRoutes } from './channels.js';
 import { domainRoutes } from './domains.js';
-import { Halt, htmlPage, isObject, phpNumeric, type Env, type Json, type Reply, type Route } from './kit.js';
+import { Halt, htmlPage, isObject, phpNumeric, Raw, type Env, type Json, type Reply, type Route } from './kit.js';
 import type { User } from './state.js';
 import { linkRoutes } from './links.js';
 import { overlayRoutes } from './overlays.js';
@@ -24,6 +24,9 @@ export const ENDPOINTS: ReadonlyArray<{ method: string; path: string }> = routes
 
 const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
 
+/** The product's page for a request its router does not take on a domain that points at it: a 200. */
+const domainPage = () => '<!DOCTYPE html>\n<html lang="en"><head><title>Great! Your domain is working.</title></head><body><h6>Custom domain working</h6></body></html>\n';
+
 /**
  * An id segment as the product reads it (fact 41): anything numeric in PHP's sense is an id (`-1`
  * and `1e3` are ids that exist nowhere: "does not exist"); beyond 64 bits, or not numeric at all, the
@@ -31,6 +34,8 @@ const decode = (s: string) => { try { return decodeURIComponent(s); } catch { re
  */
 function idOf(env: Env, value: string): number | Reply {
   if (!env.quirks) return /^\d+$/.test(value) ? Number(value) : { error: 1, message: 'Invalid id.' };
+  // characters its router does not take (`{{l3}}`) fall through to the site's page for a working domain, with a 200 (the recording)
+  if (/[^\w.+\-~ ]/.test(value)) return new Raw(200, domainPage());
   if (!phpNumeric(value)) return htmlPage(500);
   const n = Number(value);
   if (/^\s*[+-]?\d+\s*$/.test(value) && BigInt(value.trim()) > 9223372036854775807n) return htmlPage(500);

@@ -557,6 +557,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   function reset() {
     state = fresh();
+    frozenAt = undefined; // the real clock again: a replay stops it anew after each reset
     persist();
     clearLog();
     faults = [];

@@ -110,6 +110,13 @@ describe('against a real-server sandbox', () => {
     expect(r.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
     const d = await runCli(['qr', 'delete', '12', '--yes'], { env: fx.env });
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
+  });
+});
+
+describe('against a server that refuses an unknown pixel (the product\'s 7.6 code as read; 7.7 drops it in silence: real-servers.md, fact 7)', () => {
+  const fx = useSandbox({ quirks: false });
+
+  it('names what was asked in the API error', async () => {
     const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
     expect(p.code).toBe(4);
     expect(p.stderr).toBe('linkctl: Pixel not found. Please try again. (--pixel 4 not found)\n');
