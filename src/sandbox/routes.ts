@@ -4,6 +4,7 @@
 // documented shapes (link-api.md) to what real servers send (real-servers.md); where the
 // document says nothing (short links, error messages), both modes answer as the product does.
 import { accountRoutes } from './account.js';
+import { adminRoutes } from './admin.js';
 import { campaignRoutes } from './campaigns.js';
 import { channelRoutes } from './channels.js';
 import { domainRoutes } from './domains.js';
@@ -16,7 +17,10 @@ import { qrRoutes } from './qr.js';
 
 export { htmlPage, JSON_TYPE, MESSAGES, Raw, type Env, type Json, type Plan, type Reply, type ServerVersion } from './kit.js';
 
-const routes: Route[] = [...accountRoutes, ...domainRoutes, ...overlayRoutes, ...pixelRoutes, ...qrRoutes, ...campaignRoutes, ...channelRoutes, ...linkRoutes];
+const routes: Route[] = [...accountRoutes, ...domainRoutes, ...overlayRoutes, ...pixelRoutes, ...qrRoutes, ...campaignRoutes, ...channelRoutes, ...linkRoutes, ...adminRoutes];
+
+/** Every endpoint as `METHOD /api/...` with its parameters (`:id`): the developer page lists them (developers.ts). */
+export const ENDPOINTS: ReadonlyArray<{ method: string; path: string }> = routes.map((r) => ({ method: r.method, path: r.segments.join('/') }));
 
 const decode = (s: string) => { try { return decodeURIComponent(s); } catch { return s; } };
 

@@ -15,6 +15,10 @@ import {
 import { readSeed } from './seed.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from '../http/api-path.js';
+import { developersPage } from './developers.js';
+import { ssoPage } from './admin.js';
+import { authorizePage, exchange, registerClient, tokenUser } from './oauth.js';
 
 export interface SandboxOptions {
   host?: string;
@@ -60,6 +64,8 @@ export interface SandboxOptions {
   jitterMs?: number;
   /** The product's webhook URLs (webhooks.ts), kept in the state: set at start when given. */
   webhooks?: Webhooks;
+  /** Where the API is served (`/v2`), as an installation's `apiroute` says; default `/api`. `/developers` lists it. */
+  apiPath?: string;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
@@ -95,6 +101,8 @@ export interface Sandbox {
   port: number;
   /** The first user's key (the administrator). */
   key: string;
+  /** Where its API is served (`/api` unless started with another). */
+  apiPath: string;
   /** The second user's key (a plain user of the same installation). */
   userKey: string;
   requests: RecordedRequest[];
@@ -234,6 +242,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const stringIds = options.stringIds ?? false;
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
   const stateFile = options.stateFile;
+  const apiPath = normaliseApiPath(options.apiPath ?? DEFAULT_API_PATH);
+  /** A request's path as the routes know it (`/api/urls`), when it is under the API path (`/v2/urls`); else undefined. */
+  const routeOf = (pathname: string): string | undefined =>
+    pathname === apiPath ? '/api' : pathname.startsWith(`${apiPath}/`) ? `/api${pathname.slice(apiPath.length)}` : undefined;
   /** The sandbox's clock: records' dates and expiry checks. `POST /__sandbox/clock` can stop it at an instant (a replay's fixed time). */
   let frozenAt: number | undefined;
   const now = () => frozenAt ?? (options.clock ? options.clock() : Date.now());
@@ -243,7 +255,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const keyOf = (u: User, i: number) => (i === 0 ? options.key : i === 1 ? options.userKey : undefined) ?? u.key;
   const userOf = (given: string): User | undefined => {
     const lower = given.toLowerCase();
-    return state.users.find((u, i) => keyOf(u, i).toLowerCase() === lower);
+    // a key, or a token of the OAuth flow (oauth.ts) while it lasts
+    return state.users.find((u, i) => keyOf(u, i).toLowerCase() === lower) ?? tokenUser(state, given, now());
   };
 
   // Without a state file the state lives in memory only (tests, the 100k-link benchmark).
@@ -310,9 +323,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const injectFault = (fault: Fault, times = 1) => { if (times > 0) faults.push({ fault, left: times }); };
 
-  async function api(method: string, url: URL, auth: string | undefined, rawBody: string): Promise<Answer> {
+  async function api(method: string, url: URL, route: string, auth: string | undefined, rawBody: string): Promise<Answer> {
     const token = keyOfHeader(auth);
     const refused = { error: 1, message: 'A valid API key is required to use this service.' };
+    // The OAuth token exchange takes no key: the code and the client's secret are its credentials.
+    if (route === '/api/oauth/token' && method === 'POST') {
+      return fromReply(await locked(() => {
+        const reply = exchange(state, rawBody, now());
+        persist();
+        return reply;
+      }));
+    }
     const user = token === undefined ? undefined : userOf(token);
     // an unknown key is counted under its own window and carries the limit's headers (the recording);
     // a request without a well-formed Bearer header carries none
@@ -322,13 +343,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // one window per key, however its letters are written
     const limit = limiter.check(keyOf(user, state.users.indexOf(user)).toLowerCase());
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
-    const mutates = method !== 'GET' && method !== 'HEAD';
+    // A sign-in link is kept until used (admin.ts): its GET changes the state.
+    const mutates = (method !== 'GET' && method !== 'HEAD') || route.startsWith('/api/user/login/');
     const run = () => {
       // the state may have been read again since the key was checked: the same user, by id
       const me = state.users.find((u) => u.id === user.id) ?? user;
-      const reply = url.pathname === '/api'
+      const reply = route === '/api'
         ? new Raw(500, '') // `GET /api` is an empty HTTP 500 on 7.7 (fact 41)
-        : dispatch({ state, quirks, stringIds, base, plan, version, now, systemDomains: options.systemDomains ?? false }, me, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+        : dispatch({ state, quirks, stringIds, base, plan, version, now, systemDomains: options.systemDomains ?? false }, me, method, route, Object.fromEntries(url.searchParams), rawBody);
       if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
       return reply;
     };
@@ -359,6 +381,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // A QR code's short link answers with the code's content, which linkctl reads as the code's
       // data (qr/read.ts): it keeps the placeholder, as the API does, so the data read does not
       // change with the port (a phone could not reach 127.0.0.1 anyway).
+      // The site's own pages of the admin's features: OAuth approval and one-time sign-in links.
+      if (visit.path === '/oauth/authorize') {
+        const approval = authorizePage(state, visit.method, visit.query, visit.body);
+        if (approval) persist();
+        return approval && { ...approval, keepsPlaceholder: true };
+      }
+      const sso = ssoPage(state, visit.path, now());
+      if (sso) {
+        persist();
+        return fromReply(sso);
+      }
       const qr = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES });
       const answer = qr ? { ...qr, keepsPlaceholder: true } : publicPage(state, visit, now());
       if (answer?.changed) persist();
@@ -429,6 +462,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (typeof advance === 'number') frozenAt = now() + advance;
       return send(res, json(200, { ok: true, now: timestamp(now()), frozen: frozenAt !== undefined }));
     }
+    if (route === 'POST /__sandbox/oauth-clients') {
+      // the admin's OAuth client form: {"name", "clientid", "secret", "redirect"} (one redirect URI)
+      let body: Record<string, unknown> | undefined;
+      try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
+      const fields = ['name', 'clientid', 'secret', 'redirect'] as const;
+      if (!body || fields.some((f) => typeof body![f] !== 'string' || !body![f])) {
+        return send(res, json(400, { ok: false, message: 'Expected {"name", "clientid", "secret", "redirect"}, each a non-empty string.' }));
+      }
+      const client = Object.fromEntries(fields.map((f) => [f, String(body![f])])) as { name: string; clientid: string; secret: string; redirect: string };
+      await locked(() => { registerClient(state, client); persist(); });
+      return send(res, json(200, { ok: true }));
+    }
     if (route === 'POST /__sandbox/webhooks') {
       // the product's Tools, Integrations page: {"created": URL|null, "visits": URL|null}
       try {
@@ -462,8 +507,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now(), inFlight: 0 };
     requests.push(record); // before reading the body, so the log is in arrival order
-    const isApi = url.pathname.startsWith('/api/') || url.pathname === '/api';
-    if (isApi) {
+    const route = routeOf(url.pathname);
+    if (route) {
       apiRequests++;
       inFlight.max = Math.max(inFlight.max, (record.inFlight = ++inFlight.now));
       res.once('close', () => inFlight.now--); // answered, or the connection is gone
@@ -489,10 +534,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     const visit: Visit = { method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text };
-    const answer = isApi ? await api(method, url, req.headers.authorization, text) : await page(visit);
+    const answer = route ? await api(method, url, route, req.headers.authorization, text)
+      : url.pathname === '/developers' && method === 'GET' ? fromReply(developersPage(base, apiPath))
+      : await page(visit);
     // The product's webhooks go out while it answers (the visitor's redirect waits for them).
     const shortUrlOf = (l: Link) => `${l.domain ?? base}/${l.alias}`;
-    if (isApi) await afterApi(state, shortUrlOf, method, url.pathname, answer.body);
+    if (route) await afterApi(state, shortUrlOf, method, route, answer.body);
     else await afterVisit(state, shortUrlOf, visit, answer.status);
     await halfLatency(); // the way back
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
@@ -542,7 +589,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.webhooks) await locked(() => { setWebhooks(state, { ...options.webhooks, base }); persist(); });
 
   return {
-    url: base, port, key: keyOf(state.users[0]!, 0), userKey: state.users[1] ? keyOf(state.users[1], 1) : '', requests, inFlight, injectFault, reset,
+    url: base, port, key: keyOf(state.users[0]!, 0), userKey: state.users[1] ? keyOf(state.users[1], 1) : '', apiPath, requests, inFlight, injectFault, reset,
     close: () => new Promise<void>((resolve) => {
       closed = true; // requests still on their way are not carried out
       server.close(() => resolve());

@@ -87,6 +87,20 @@ export interface State {
   channels: Channel[]; splash: Splash[]; pixels: Pixel[]; links: Link[];
   /** Bio pages, which only a channel's items name (the API has none of their own): what an assignment may name. */
   bios?: Bio[];
+  /** One-time sign-in links the admin API gave (admin.ts). */
+  sso?: Sso[];
+  /** OAuth clients, codes and tokens (oauth.ts); absent until first used. */
+  oauth?: OAuthState;
+}
+/** A one-time sign-in link: for whom, until when (ms), and whether it was used. */
+export interface Sso { token: string; user: number; until: number; used?: boolean }
+export interface OAuthClient { name: string; clientid: string; secret: string; redirect: string }
+export interface OAuthState {
+  clients: OAuthClient[];
+  /** Codes given at approval: one exchange each. */
+  codes: Array<{ code: string; clientid: string; user: number; used?: boolean }>;
+  /** Tokens given: a key of their user until `expires` (ms). */
+  tokens: Array<{ token: string; user: number; expires: number }>;
 }
 export interface Bio extends Owned { id: number; name: string }
 export type Collection = 'qrs' | 'domains' | 'overlays' | 'campaigns' | 'channels' | 'splash' | 'pixels' | 'links';
