@@ -113,8 +113,8 @@ const MINIMAL: Record<string, Entry> = {
   // a clean account file: lint reads it and sends nothing
   lint: { args: ['-f', CLEAN_ACCOUNT], offline: true },
   listen: { args: ['--port', '0'], offline: true, server: true },
-  // the ledger holds what earlier commands of this file sent: read, never sent
-  'log verify': { args: [], offline: true },
+  // the ledger holds what its setup sent (a ledger with no entry is an error: issue 50): read, never sent
+  'log verify': { args: [], setup: [{ args: ['link', 'add', 'https://sandbox.localhost/ledgered'] }], offline: true },
   // the seeded links lead to the sandbox's own pages: nothing here asks DNS about a name
   check: { args: [] },
   // the admin API (issue 51): every user record carries that user's key; the plain user's must not show either
