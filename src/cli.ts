@@ -113,6 +113,8 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .configureHelp({ showGlobalOptions: false, sortSubcommands: false, minWidthToWrap: 20, ...NARROW_HELP })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
+    .option('--api-path <path>', "where the installation serves its API under the base URL (env LINKCTL_API_PATH; default /api, or the profile's)")
+    .option('--as-user <id|email>', "run the command as another user of the installation, with their key read through the admin API (an admin's key only; never stored or shown)")
     .option('--json', 'print JSON (same as -o json)')
     .addOption(enumOption('-o, --output <format>', 'output format (markdown: plan only)', [...FORMATS, ...DOCUMENT_FORMATS]))
     .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
@@ -131,7 +133,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('--override <reason>', 'let a write through that breaks the policy, saying why (recorded)', (v) => overrideReason('--override', v))
     .addHelpText(
       'after',
-      wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
+      wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_API_PATH, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
     );
   registerCommands(program, bind);
   program.addHelpText('afterAll', ({ error, command }) => (command === program || globalsShown.has(command) ? '' : wrapText(command, error, globalsFooter(program, command))));

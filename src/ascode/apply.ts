@@ -317,14 +317,16 @@ function asStored(change: Change, answer: Rec): { notes: string[]; problems: str
   const got = read(answer);
   const noun = specs()[change.kind].noun;
   const record = change.record!;
+  // The answer carries the whole record: a field it lacks was stored empty (a campaign without slug).
+  const shown = (v: unknown) => (v === undefined || v === null || v === '' ? 'none' : JSON.stringify(v));
   for (const [field, value] of Object.entries(record)) {
-    if (!(field in got) || value === undefined) continue;
+    if (value === undefined) continue;
     const sent = change.action === 'update' && change.kind === 'channels' && field === 'name' ? undefined : value; // not sent: see updateBody
     if (sent === undefined || (change.action === 'update' && field === 'slug' && !change.fields?.some((f) => f.field === 'slug'))) continue;
     const predicted = storedAs(specs()[change.kind].stored, field, sent, change.action === 'create' ? 'create' : 'update');
-    if (predicted === undefined) out.notes.push(`${noun} "${change.key}": the server stored ${field} ${JSON.stringify(sent)} as ${JSON.stringify(got[field])}`);
+    if (predicted === undefined) out.notes.push(`${noun} "${change.key}": the server stored ${field} ${JSON.stringify(sent)} as ${shown(got[field])}`);
     else if (!same(got[field], predicted) && !same(got[field], sent)) {
-      out.problems.push(`${noun} ${change.key}: the server stored ${field} as ${JSON.stringify(got[field])}, not ${JSON.stringify(predicted)} as sent${predicted === sent ? '' : ' and predicted'}`);
+      out.problems.push(`${noun} ${change.key}: the server stored ${field} as ${shown(got[field])}, not ${JSON.stringify(predicted)} as sent${predicted === sent ? '' : ' and predicted'}`);
     }
   }
   return out;

@@ -378,7 +378,7 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[], 
     }
     const unchanged = storedSame(kind, field, found.record[field], to);
     if (unchanged === undefined) {
-      notes.push(`${specs()[kind].noun} "${key}": the product rewrites ${field} ${JSON.stringify(to)} in a way linkctl cannot predict, so it is not compared (the server holds ${JSON.stringify(found.record[field] ?? null)})`);
+      notes.push(`${specs()[kind].noun} "${key}": the product rewrites ${field} ${JSON.stringify(to)} in a way linkctl cannot predict, so it is not compared (the server holds ${found.record[field] === undefined || found.record[field] === null ? 'none' : JSON.stringify(found.record[field])})`);
       continue;
     }
     if (!unchanged) fields.push({ field, from: found.record[field], to });

@@ -29,8 +29,8 @@ export interface WriteSeen {
 
 export interface WriterContext {
   env: Record<string, string | undefined>;
-  /** The profile and the server, asked only when a write is recorded. */
-  where(): { profile: string | null; server: string };
+  /** The profile and the server (and the user a write is made as, with --as-user), asked only when a write is recorded. */
+  where(): { profile: string | null; server: string; asUser?: string | null };
   command(): string;
   via(): string;
   override(): string | undefined;
@@ -142,7 +142,7 @@ export class LedgerWriter {
     const sent = write.json && typeof write.json === 'object' && !Array.isArray(write.json) ? (withoutSecrets(write.json, this.ctx.secrets) as Fields) : null;
     const created = write.method === 'POST' && id === null && write.result && (typeof write.result.id === 'number' || typeof write.result.id === 'string') ? String(write.result.id) : null;
     const resourceId = id ?? created;
-    const { profile, server } = this.ctx.where();
+    const { profile, server, asUser } = this.ctx.where();
     const override = this.ctx.override();
     const entry: NewEntry = {
       at: new Date().toISOString(),
@@ -163,6 +163,7 @@ export class LedgerWriter {
       outcome: how.outcome,
       detail: how.detail,
       override: override ?? null,
+      asUser: asUser ?? null,
     };
     const db = await this.open();
     const { append } = await import('./ledger.js');

@@ -38,6 +38,8 @@ export interface NewEntry {
   outcome: Outcome;
   detail: string | null;
   override: string | null;
+  /** `--as-user`: the user the write was made as (the profile is the admin's); null otherwise. */
+  asUser?: string | null;
 }
 
 /** A stored entry: what the caller knew (less the body, which becomes before and after), with its place in the chain. */
@@ -53,7 +55,7 @@ export interface Entry extends Omit<NewEntry, 'sent' | 'replaces'> {
 const KEPT_BY_REPLACE = ['custom', 'shorturl'];
 const pick = (fields: Fields, keys: readonly string[]): Fields => Object.fromEntries(keys.filter((k) => fields[k] !== undefined).map((k) => [k, fields[k]]));
 
-const COLUMNS = 'seq, at, profile, server, command, via, method, path, resource, resource_id, name, before_json, after_json, outcome, detail, override, prev_hash, hash';
+const COLUMNS = 'seq, at, profile, server, command, via, method, path, resource, resource_id, name, before_json, after_json, outcome, detail, override, prev_hash, hash, as_user';
 
 /** JSON with keys sorted at every level: the same entry always hashes the same. */
 export function canonical(value: unknown): string {
@@ -69,6 +71,8 @@ interface StoredText {
   seq: number; at: string; profile: string | null; server: string; command: string; via: string; method: string; path: string;
   resource: string; resource_id: string | null; name: string | null; before_json: string | null; after_json: string | null;
   outcome: string; detail: string | null; override: string | null;
+  /** Hashed only when set (undefined is left out of the canonical JSON): entries from before the column keep their hashes. */
+  as_user?: string;
 }
 
 export function hashOf(columns: StoredText, prevHash: string): string {
@@ -76,17 +80,18 @@ export function hashOf(columns: StoredText, prevHash: string): string {
 }
 
 function fromRow(row: Row): Entry & { text: StoredText } {
-  const [seq, at, profile, server, command, via, method, path, resource, resourceId, name, before, after, outcome, detail, override, prevHash, hash] = row as Array<string | number | null>;
+  const [seq, at, profile, server, command, via, method, path, resource, resourceId, name, before, after, outcome, detail, override, prevHash, hash, asUser] = row as Array<string | number | null | undefined>;
   const text: StoredText = {
     seq: Number(seq), at: String(at), profile: profile === null ? null : String(profile), server: String(server), command: String(command), via: String(via),
     method: String(method), path: String(path), resource: String(resource), resource_id: resourceId === null ? null : String(resourceId), name: name === null ? null : String(name),
     before_json: before === null ? null : String(before), after_json: after === null ? null : String(after), outcome: String(outcome),
     detail: detail === null ? null : String(detail), override: override === null ? null : String(override),
+    ...(asUser === null || asUser === undefined ? {} : { as_user: String(asUser) }),
   };
   return {
     seq: text.seq, at: text.at, profile: text.profile, server: text.server, command: text.command, via: text.via, method: text.method, path: text.path,
     resource: text.resource, resourceId: text.resource_id, name: text.name, before: parseFields(text.before_json), after: parseFields(text.after_json),
-    outcome: text.outcome as Outcome, detail: text.detail, override: text.override, prevHash: String(prevHash), hash: String(hash), text,
+    outcome: text.outcome as Outcome, detail: text.detail, override: text.override, asUser: text.as_user ?? null, prevHash: String(prevHash), hash: String(hash), text,
   };
 }
 
@@ -129,13 +134,14 @@ export async function append(db: Db, entry: NewEntry): Promise<Entry> {
       resource: entry.resource, resource_id: entry.resourceId, name: entry.name ?? previous?.name ?? null,
       before_json: before === null ? null : canonical(before), after_json: after === null ? null : canonical(after),
       outcome: entry.outcome, detail: entry.detail, override: entry.override,
+      ...(entry.asUser ? { as_user: entry.asUser } : {}),
     };
     const hash = hashOf(text, prevHash);
     await db.run(`INSERT INTO ledger (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`, [
       text.seq, text.at, text.profile, text.server, text.command, text.via, text.method, text.path, text.resource, text.resource_id, text.name,
-      text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash,
+      text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash, text.as_user ?? null,
     ]);
-    return { ...fromRow([seq, text.at, text.profile, text.server, text.command, text.via, text.method, text.path, text.resource, text.resource_id, text.name, text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash]) };
+    return { ...fromRow([seq, text.at, text.profile, text.server, text.command, text.via, text.method, text.path, text.resource, text.resource_id, text.name, text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash, text.as_user ?? null]) };
   });
 }
 

@@ -369,11 +369,12 @@ describe('what linkctl cannot predict, it reads back from the answer (issue 54, 
     expect(plan.stdout).toContain('+ campaign Japanese launch\n    stored as: slug (as the server romanises it, which linkctl cannot predict)\n');
     const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
     expect(apply.code, apply.stderr).toBe(0);
-    const slug = /note: campaign "Japanese launch": the server stored slug "日本語" as "([^"]+)"\./.exec(apply.stderr)?.[1];
+    // The product romanises it (`ri-ben-yu`); the sandbox keeps only the Latin part of a slug, here none.
+    const slug = /note: campaign "Japanese launch": the server stored slug "日本語" as ("[^"]+"|none)\./.exec(apply.stderr)?.[1];
     expect(slug, apply.stderr).toBeDefined();
     const again = await runMain(['plan', '-f', file], { env: envOf(b) });
     expect(again.stdout).toBe('No changes: the account matches the file.\n');
-    expect(again.stderr).toContain(`note: campaign "Japanese launch": the product rewrites slug "日本語" in a way linkctl cannot predict, so it is not compared (the server holds "${slug}").`);
+    expect(again.stderr.replace(/\n/g, ' ')).toContain(`note: campaign "Japanese launch": the product rewrites slug "日本語" in a way linkctl cannot predict, so it is not compared (the server holds ${slug}).`);
   });
 });
 

@@ -110,12 +110,19 @@ describe('against a real-server sandbox', () => {
     expect(r.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
     const d = await runCli(['qr', 'delete', '12', '--yes'], { env: fx.env });
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
+  });
+});
+
+describe('an unknown pixel, whether the server would refuse it (7.6 as read) or drop it in silence (7.7: real-servers.md, fact 7)', () => {
+  const fx = useSandbox({ quirks: false });
+
+  it('is refused before anything is sent, naming it', async () => {
     const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
     // Refused before sending: the product would drop the unknown id and answer success (issue 54).
     expect(p.code).toBe(2);
     expect(p.stderr).toMatch(/^linkctl: --pixel 4: the account has no pixel with this id; the product drops a pixel id that is not the account's and answers success, so nothing was sent\n/);
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/pixels']);
   });
-
 });
 
 describe('narrow terminals', () => {

@@ -63,6 +63,7 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^linkctl (--sandbox )?listen\b/, 'receives webhooks until stopped (test/e2e/listen.test.ts runs it)'],
   [/\blinkctl auth /, 'logs in to a real server or changes saved profiles (test/e2e/auth.test.ts covers them)'],
   [/^linkctl account update --password$/, 'asks on a terminal'],
+  [/^linkctl admin users add --username jane --email jane@example\.com$/, 'asks for the password on a terminal (test/e2e/admin.test.ts answers the prompt)'],
   [/\blinkctl completion /, 'installs into a shell (test/unit/completion tests the scripts)'],
   [/^LINKCTL_API_KEY=<printed key>/, 'needs the key a running `sandbox serve` prints'],
   [/--short https:\/\/go\.example\.com|--short go\.example\.com/, 'a branded short URL the seed lacks (test/e2e/link.test.ts covers --short)'],

@@ -160,7 +160,7 @@ describe('stats export and rollups on SQLite', () => {
       expect(g.shared).toBe(0);
     }
     // the same numbers on PostgreSQL (stats-export-postgres.test.ts)
-    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { Unknown: 1 }]] as const) {
+    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { 'Unknown Browser': 1 }]] as const) { // the product's name (real-servers.md, fact 42)
       const g = JSON.parse((await history.stats(['top', '--group', group, '--since', '5d', '--json'])).stdout);
       expect(Object.fromEntries(g.groups.map((row: any) => [row.group, row.clicks]))).toEqual(named);
     }

@@ -12,6 +12,7 @@ import type { ActionInput } from '../shared/define.js';
 import type { ApiMethod } from './types.js';
 import { readUserFile } from '../../files/access.js';
 import type { Subject } from '../../policy/policy.js';
+import { withoutUserKeys } from '../../redact.js';
 
 /** A -F (typed, reads @file and @-) or -f (raw string) field, as parsed by the definition. */
 type Field = { key: string; value: string; raw?: boolean };
@@ -177,7 +178,8 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
   // changes what it cannot see first: any method but GET may create, change or delete anything.
   if (method !== 'GET' && ctx.io.agent) await ctx.confirm(`${method} ${path} may change or delete data on the server`);
   const client = await ctx.client();
-  if (!paging) return { kind: 'raw', json: await client.request(method, path, { query, json }) };
+  // The admin API's user records carry every user's key: printed as [REDACTED] (src/redact.ts).
+  if (!paging) return { kind: 'raw', json: withoutUserKeys(await client.request(method, path, { query, json })) };
 
   const records: Rec[] = [];
   let pages = 0;
@@ -185,5 +187,5 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
     records.push(...page.records);
     ctx.status(`${records.length}${page.result ? ` of ${page.result}` : ''} records, ${++pages} page${pages === 1 ? '' : 's'}`);
   }
-  return { kind: 'raw', json: records };
+  return { kind: 'raw', json: withoutUserKeys(records) };
 }

@@ -69,6 +69,9 @@ const COLUMNS: Column[] = [
   { key: 'outcome' },
   { key: 'change', value: (r) => changeOf(r as unknown as Entry) },
   { key: 'override', optional: true },
+  // --as-user: the user a write was made as (the profile is the admin's).
+  { key: 'asUser', header: 'as user', optional: true },
+  { key: 'profile', optional: true },
   { key: 'server', optional: true },
   { key: 'via', optional: true },
 ];
