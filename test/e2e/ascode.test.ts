@@ -11,6 +11,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
 import { runCli, runMain, tempDir } from '../helpers.js';
+import { recordedRewrites } from '../recording.js';
+import { specs } from '../../src/ascode/model.js';
+import { campaignSlug } from '../../src/model/rewrites.js';
 
 /** The version the built CLI reports (from package.json). */
 
@@ -358,6 +361,60 @@ describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)'
     const refused = await runMain(['plan', '-f', short], { env: envOf(b) });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${short}:3:5: campaign "Hd": name: real servers ignore a campaign name of 2 bytes or less on update`);
+  });
+});
+
+describe('the values of the recording, on the sandbox that stores them as the product does (issue 54, 1)', () => {
+  it('a file of every name, slug, title and colour the scenarios wrote applies once; then plan, and the export\'s plan, are clean', async () => {
+    const valid = (kind: 'campaigns' | 'channels' | 'links' | 'pixels' | 'qr', field: string, value: string) => {
+      try {
+        specs()[kind].fields[field]!.check?.(value);
+        return true;
+      } catch {
+        return false; // the file refuses it before anything is sent (a bare destination, a named colour)
+      }
+    };
+    const sent = (kind: string, field: string) => [...new Set(recordedRewrites().filter((p) => p.kind === kind && p.field === field && p.write === 'create').map((p) => p.sent))];
+    const once = <T>(values: T[], key: (v: T) => string) => values.filter((v, i) => values.findIndex((w) => key(w) === key(v)) === i);
+    const q = (v: string) => JSON.stringify(v);
+    const lines = ['version: 1', 'campaigns:'];
+    const names = once(sent('campaigns', 'name').filter((v) => valid('campaigns', 'name', v)), (v) => v.toLowerCase());
+    for (const name of names) lines.push(`  - name: ${q(name)}`);
+    const slugs = once(sent('campaigns', 'slug').filter((v) => campaignSlug(v)), (v) => campaignSlug(v)!);
+    slugs.forEach((slug, i) => lines.push(`  - name: "Recorded slug ${i}"`, `    slug: ${q(slug)}`));
+    lines.push('channels:');
+    const channelNames = once(sent('channels', 'name').filter((v) => valid('channels', 'name', v)), (v) => v.toLowerCase());
+    for (const name of channelNames) lines.push(`  - name: ${q(name)}`);
+    for (const field of ['description', 'color']) sent('channels', field).filter((v) => valid('channels', field, v)).forEach((v, i) => lines.push(`  - name: "Recorded ${field} ${i}"`, `    ${field}: ${q(v)}`));
+    lines.push('pixels:');
+    once(sent('pixels', 'name'), (v) => v.toLowerCase()).forEach((name, i) => lines.push(`  - name: ${q(name)}`, '    type: gtmpixel', `    tag: GTM-REC${i}`));
+    lines.push('qr:');
+    once(sent('qr', 'name'), (v) => v.toLowerCase()).forEach((name, i) => lines.push(`  - name: ${q(name)}`, '    type: text', `    data: "recorded ${i}"`));
+    lines.push('links:');
+    let n = 0;
+    const link = (extra: string[], alias = `recorded-${n}`) => lines.push(`  - alias: ${q(alias)}`, `    url: https://dest.invalid/recorded/${n++}`, ...extra);
+    for (const alias of once(sent('links', 'alias').filter((v) => valid('links', 'alias', v) && v.trim().length >= 3), (v) => v.toLowerCase())) link([], alias);
+    for (const field of ['title', 'metaDescription'] as const) for (const v of sent('links', field).filter((x) => valid('links', field, x))) link([`    ${field}: ${q(v)}`]);
+    for (const url of sent('links', 'url').filter((v) => valid('links', 'url', v))) link([`    title: ${q(`for ${url}`)}`]);
+    const file = join(dir, 'recorded.yaml');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    // What the product rewrites is said once, before it is sent.
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('stored as: name "Spring drive"');
+    expect(plan.stdout).toContain('stored as: slug "uenicode-slug"');
+    expect(plan.stdout).toContain('stored as: title "Bold & &quot;quotes&quot;"');
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toMatch(/^Applied: \d+ added, 0 changed, 0 deleted\.$/m);
+    const again = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    expect(again.code).toBe(0);
+    const exported = await runMain(['export'], { env: envOf(b) });
+    expect(exported.stdout).toContain('- name: Spring drive');
+    const planExport = await runMain(['plan', '-f', '-', '--detailed-exitcode'], { env: envOf(b), stdin: exported.stdout });
+    expect(planExport.stdout).toBe('No changes: the account matches the file.\n');
+    expect(planExport.code).toBe(0);
   });
 });
 
