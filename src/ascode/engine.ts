@@ -428,11 +428,12 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
   const notes: string[] = [];
   const renamed: Renamed = new Map();
   const matchedLinks = new Set<Current>();
+  const matchedCampaigns = new Set<Current>();
   for (const kind of MANAGED) {
     const wanted = file[kind];
     if (wanted === undefined) continue;
     const spec = specs()[kind];
-    const matched = kind === 'links' ? matchedLinks : new Set<Current>();
+    const matched = kind === 'links' ? matchedLinks : kind === 'campaigns' ? matchedCampaigns : new Set<Current>();
     // What the file's campaigns are named: a campaign of the server named so is not one the file renamed.
     const namedInFile = new Set(kind === 'campaigns' ? wanted.flatMap((r) => keysOf(kind, r)) : []);
     for (const record of wanted) {
@@ -491,9 +492,24 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
     }
   }
   if (file.links !== undefined) notes.push(...renamedAliases(changes, state.links.filter((l) => !matchedLinks.has(l)), prune));
+  if (file.campaigns !== undefined) notes.push(...renamedWithoutSlug(changes, state.campaigns.filter((c) => !matchedCampaigns.has(c)), prune));
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
+}
+
+/**
+ * One campaign the file creates without a slug while one campaign of the account is no longer in
+ * the file: most likely a rename. Without the slug plan cannot tell (names are the key), so it
+ * would make a second campaign (and delete the first with --prune, whose links keep its id): the
+ * slug in the file makes it a rename in place.
+ */
+function renamedWithoutSlug(changes: readonly Change[], unmatched: readonly Current[], prune: boolean): string[] {
+  const creates = changes.filter((c) => c.kind === 'campaigns' && c.action === 'create' && c.record?.slug === undefined);
+  if (creates.length !== 1 || unmatched.length !== 1) return [];
+  const [created, old] = [creates[0]!, unmatched[0]!];
+  if (typeof old.record.slug !== 'string') return [];
+  return [`campaign "${created.key}" is new to the server while campaign "${String(old.record.name)}" is not in the file${prune ? ' (apply deletes it; its links keep its id)' : ''}: if the file renames it, give it \`slug: ${String(old.record.slug)}\`, and apply renames it in place, keeping its links`];
 }
 
 /**

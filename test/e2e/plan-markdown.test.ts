@@ -59,6 +59,9 @@ describe('plan -o markdown', () => {
         '',
         '</details>',
         '',
+        // One campaign added and one deleted: perhaps a rename, which the slug makes one.
+        '> **Note:** ``campaign "Autumn" is new to the server while campaign "Spring launch" is not in the file (apply deletes it; its links keep its id): if the file renames it, give it `slug: spring-launch`, and apply renames it in place, keeping its links``',
+        '',
       ].join('\n'),
     );
     expect(writes()).toEqual([]);

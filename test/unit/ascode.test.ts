@@ -338,6 +338,18 @@ describe('plan predicts what the product stores (issue 54: the StateFuncs of src
   const pairs = recordedRewrites();
   type Pair = RecordedRewrite;
 
+  it('a campaign the file seems to rename without its slug gets a note naming the slug that makes it a rename in place', () => {
+    const state = empty();
+    state.campaigns = [{ id: 1, record: { name: 'Autumn deals', slug: 'autumn-deals' } }];
+    const file = { version: 1 as const, campaigns: [{ name: 'Harvest deals' }] };
+    expect(makePlan(file, state, false).notes).toEqual(['campaign "Harvest deals" is new to the server while campaign "Autumn deals" is not in the file: if the file renames it, give it `slug: autumn-deals`, and apply renames it in place, keeping its links']);
+    expect(makePlan(file, state, true).notes[0]).toContain('(apply deletes it; its links keep its id)');
+    // With the slug, it is a rename; with two campaigns gone, no guess.
+    expect(makePlan({ version: 1, campaigns: [{ name: 'Harvest deals', slug: 'autumn-deals' }] }, state, false).changes).toMatchObject([{ action: 'update', fields: [{ field: 'name', from: 'Autumn deals', to: 'Harvest deals' }] }]);
+    state.campaigns.push({ id: 2, record: { name: 'Winter', slug: 'winter' } });
+    expect(makePlan(file, state, false).notes.filter((n) => n.includes('renames'))).toEqual([]);
+  });
+
   it('a link naming its campaign in another letter case, or as written before the product rewrote it, plans clean (issue 55, item 2)', () => {
     const state = empty();
     state.campaigns = [{ id: 4, record: { name: 'Spring Sale 2027', slug: 'spring' } }];
