@@ -50,12 +50,8 @@ function shapeDiffs(want: unknown, got: unknown, path: string, out: string[]) {
   }
 }
 
-/**
- * What differs between the recorded answer and the observed one: an empty list when they agree.
- * Compared: the status; the media type; for JSON, every key and value type and the `message`;
- * for other bodies, whether one was sent. Recorded rate-limit headers must be present.
- */
-export function compareExchange(recorded: RecordedExchange['response'], observed: Observed): string[] {
+/** The differences of status, media type and rate-limit headers, which both comparisons make first; and the two media types. */
+function envelopeDiffs(recorded: RecordedExchange['response'], observed: Observed): { out: string[]; wantType: string | undefined; gotType: string | undefined } {
   const out: string[] = [];
   if (recorded.status !== observed.status) out.push(`status: ${recorded.status} recorded, ${observed.status} answered`);
   const wantType = mediaType(recorded.headers['content-type']);
@@ -67,6 +63,16 @@ export function compareExchange(recorded: RecordedExchange['response'], observed
   for (const name of Object.keys(observed.headers)) {
     if (name.startsWith('x-ratelimit') && recorded.headers[name] === undefined) out.push(`header ${name}: answered, not in the recording`);
   }
+  return { out, wantType, gotType };
+}
+
+/**
+ * What differs between the recorded answer and the observed one: an empty list when they agree.
+ * Compared: the status; the media type; for JSON, every key and value type and the `message`;
+ * for other bodies, whether one was sent. Recorded rate-limit headers must be present.
+ */
+export function compareExchange(recorded: RecordedExchange['response'], observed: Observed): string[] {
+  const { out, wantType, gotType } = envelopeDiffs(recorded, observed);
   const want = recorded.body;
   const got = observed.body;
   if (wantType === 'application/json' && typeof want === 'object' && want !== null) {
@@ -219,17 +225,7 @@ function generated(req: ScenarioRequest, recorded: unknown, observed: unknown): 
  * `volatile` says which dates are the clock's (compared by form).
  */
 export function compareByValue(recorded: RecordedExchange['response'], observed: Observed, normal: (s: string) => string, volatile: (date: string) => boolean): string[] {
-  const out: string[] = [];
-  if (recorded.status !== observed.status) out.push(`status: ${recorded.status} recorded, ${observed.status} answered`);
-  const wantType = mediaType(recorded.headers['content-type']);
-  const gotType = mediaType(observed.headers['content-type']);
-  if (wantType !== gotType) out.push(`content type: ${wantType} recorded, ${gotType} answered`);
-  for (const name of Object.keys(recorded.headers)) {
-    if (name.startsWith('x-ratelimit') && observed.headers[name] === undefined) out.push(`header ${name}: recorded, not answered`);
-  }
-  for (const name of Object.keys(observed.headers)) {
-    if (name.startsWith('x-ratelimit') && recorded.headers[name] === undefined) out.push(`header ${name}: answered, not in the recording`);
-  }
+  const { out, wantType, gotType } = envelopeDiffs(recorded, observed);
   const location = recorded.headers.location;
   const gotLocation = observed.headers.location === undefined ? undefined : normal(observed.headers.location);
   if (location !== gotLocation) out.push(`header location: ${JSON.stringify(location)} recorded, ${JSON.stringify(gotLocation)} answered`);

@@ -142,7 +142,7 @@ describe('tools listed in each mode', () => {
 
 describe('one tool per command, its schema the command\'s flags', () => {
   it('every leaf command but the skipped ones has a tool named by its path', async () => {
-    const s = await connect(['--allow-writes', '--allow-deletes']);
+    const s = await connect(['--allow-writes', '--allow-deletes', '--allow-admin']);
     const names = (await s.names()).sort();
     // Skipped: auth, completion, sandbox and mcp, each with its reason in ACCESS (test/unit/mcp-tools.test.ts checks every command is there).
     const leaves = leafCommands().map(({ path }) => path);
