@@ -139,7 +139,7 @@ function __linkctl_data --argument-names key
         case 'linkctl campaign add|vflags'
             printf '%s\n' '--name' '--slug' '--from' '--from-format' '--concurrency'
         case 'linkctl campaign update|flags'
-            printf '%s\t%s\n' '--name' 'new name, at least 2 characters' '--slug' 'rotator slug: letters, digits, - and _' '--public' 'anyone with the list URL can see the campaign' '--private' 'only you can see the campaign' '-h' 'show help' '--help' 'show help'
+            printf '%s\t%s\n' '--name' 'new name, at least 3 characters (servers ignore a shorter one on update)' '--slug' 'rotator slug: letters, digits, - and _' '--public' 'anyone with the list URL can see the campaign' '--private' 'only you can see the campaign' '-h' 'show help' '--help' 'show help'
         case 'linkctl campaign update|vflags'
             printf '%s\n' '--name' '--slug'
         case 'linkctl campaign assign|flags'

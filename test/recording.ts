@@ -332,3 +332,61 @@ export async function replayScenarios(rec: Scenarios, target: ScenarioTarget): P
   }
   return results;
 }
+
+/** A value a scenario wrote and what the product answered it stored (a name, a slug, a title, a colour...). */
+export interface RecordedRewrite { kind: 'campaigns' | 'channels' | 'links' | 'pixels' | 'qr'; field: string; sent: string; stored: string; write: 'create' | 'update' }
+
+/**
+ * Every value the recording's scenarios wrote and what the product answered it stored: campaign
+ * and channel fields from their create and update answers; links, pixels and QR codes by id from
+ * the reads that follow their writes.
+ */
+export function recordedRewrites(): RecordedRewrite[] {
+  const { scenarios } = loadScenarios();
+  const pairs = new Map<string, RecordedRewrite>();
+  const add = (p: RecordedRewrite) => pairs.set(JSON.stringify(p), p);
+  for (const { exchanges } of scenarios) {
+    const sent = { links: new Map<number, Record<string, unknown>>(), pixels: new Map<number, Record<string, unknown>>(), qr: new Map<number, Record<string, unknown>>() };
+    for (const { request: { method, path, body: sentBody }, response } of exchanges) {
+      const body = (sentBody && typeof sentBody === 'object' ? sentBody : {}) as Record<string, unknown>;
+      const r = response.body as Record<string, any>;
+      if (!r || typeof r !== 'object' || r.error !== 0) continue;
+      const write = method === 'POST' ? 'create' : 'update';
+      if (/^\/api\/campaign\/(add|\d+\/update)$/.test(path)) {
+        if (typeof body.name === 'string' && body.name.length > 2) add({ kind: 'campaigns', field: 'name', sent: body.name, stored: String(r.campaign), write });
+        if (typeof body.slug === 'string' && body.slug) add({ kind: 'campaigns', field: 'slug', sent: body.slug, stored: r.rotator ? String(r.rotator).split('/').pop()! : '', write });
+      }
+      if (/^\/api\/channel\/(add|\d+\/update)$/.test(path)) {
+        // An update ignores a name or description of 2 characters or less (fact 31): nothing stored to compare.
+        for (const field of ['name', 'description', 'color']) if (typeof body[field] === 'string' && (write === 'create' || (body[field] as string).trim().length > 2)) add({ kind: 'channels', field, sent: body[field] as string, stored: String(r[field]), write });
+      }
+      const updated = /^\/api\/url\/(\d+)\/update$/.exec(path);
+      if (path === '/api/url/add' && r.id) {
+        sent.links.set(r.id, body);
+        // An alias that is nothing once rewritten (`???`) is refused by linkctl before sending.
+        const alias = String(r.shorturl).replace(/\/+$/, '').split('/').pop()!;
+        if (typeof body.custom === 'string' && !String(r.shorturl).endsWith('/')) add({ kind: 'links', field: 'alias', sent: body.custom, stored: alias, write });
+      }
+      if (updated) sent.links.set(Number(updated[1]), body);
+      if (path === '/api/pixel/add' && r.id) sent.pixels.set(Number(r.id), body);
+      if (path === '/api/qr/add' && r.id) sent.qr.set(Number(r.id), body);
+      if (method !== 'GET') continue;
+      for (const item of r.data?.urls ?? (r.details ? [r.details] : [])) {
+        const b = sent.links.get(item.id);
+        if (typeof b?.metatitle === 'string') add({ kind: 'links', field: 'title', sent: b.metatitle, stored: item.title, write: 'create' });
+        if (typeof b?.metadescription === 'string') add({ kind: 'links', field: 'metaDescription', sent: b.metadescription, stored: item.description, write: 'create' });
+        if (typeof b?.url === 'string') add({ kind: 'links', field: 'url', sent: b.url, stored: item.longurl, write: 'create' });
+      }
+      for (const item of r.data?.pixels ?? []) {
+        const b = sent.pixels.get(Number(item.id));
+        for (const field of ['name', 'tag']) if (typeof b?.[field] === 'string') add({ kind: 'pixels', field, sent: b[field] as string, stored: String(item[field]), write: 'create' });
+      }
+      for (const item of r.data?.qrs ?? []) {
+        const b = sent.qr.get(Number(item.id));
+        if (typeof b?.name === 'string') add({ kind: 'qr', field: 'name', sent: b.name, stored: item.name, write: 'create' });
+      }
+    }
+  }
+  return [...pairs.values()];
+}
+
