@@ -148,6 +148,12 @@ describe('the guides', () => {
     expect(problems).toEqual([]);
   });
 
+  it('send no editor to a URL under the npm name `linkctl`, which is not this project\'s (issue 53): schemas are files beside the file', () => {
+    const named = markdownFiles().filter((file) => /unpkg\.com\/linkctl|jsdelivr\.net\/npm\/linkctl/.test(read(file)));
+    expect(named).toEqual([]);
+    for (const schema of ['schema/policy.schema.json', 'schema/linkctl.schema.json']) expect(JSON.parse(read(schema)).$id).not.toMatch(/^https?:/);
+  });
+
   it('finds a "below" that names no section, or one that is not below (the rule itself)', () => {
     const text = '# Guide\n\nSee [the chain](#the-chain) below.\nSee the setup below.\nAs [the chain](#the-chain) above says.\n\n## The chain\n';
     expect(directionProblems('g.md', text)).toEqual([
