@@ -13,6 +13,7 @@
  * then per post `store {n, event}` (answered by `stored {n}` or `notStored {n, message}`) and
  * `refused {status, why}`; `closed` after `close`.
  */
+import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { startDoor } from './server.js';
 import type { ListenEvent } from './payload.js';
@@ -22,8 +23,14 @@ const port = parentPort!;
 const data = workerData as DoorThreadData;
 const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 let next = 0;
-/** Set once the door is announced: before, its posts are the warm-up's own (not stored, not logged). */
+/** Set once the door is announced: refusals are logged from then on, and the warm-up's secret is closed. */
 let announced = false;
+/**
+ * The warm-up posts to a secret of its own, made now and never shown: the product keeps posting
+ * to the real URLs across a restart, and those posts are stored from the first moment the port
+ * is open (warming up on the real secret answered them 200 and dropped them: issue 50).
+ */
+const warmSecret = randomBytes(32).toString('base64url');
 const send = (message: FromDoor) => port.postMessage(message);
 
 port.on('message', (message: ToDoor) => {
@@ -38,8 +45,8 @@ port.on('message', (message: ToDoor) => {
 /**
  * The door's first requests compile Node's HTTP code and the door's own on this thread (a cold
  * thread took 1–2 ms a connection, and libuv takes one new connection per turn of the loop):
- * before the URLs are given out, the door answers WARM_UP visit posts of its own, all at once.
- * They are read as any post is, and answered without being stored or shown (`announced`).
+ * before the URLs are given out, the door answers WARM_UP visit posts of its own, all at once,
+ * at its own secret. They are read as any post is, and answered without being stored or shown.
  */
 const WARM_UP = 64;
 async function warmUp(doorPort: number): Promise<void> {
@@ -47,7 +54,7 @@ async function warmUp(doorPort: number): Promise<void> {
   const host = data.host === '0.0.0.0' ? '127.0.0.1' : data.host === '::' ? '::1' : data.host;
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = request({ host, port: doorPort, path: `/${data.secret}/visits`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request({ host, port: doorPort, path: `/${warmSecret}/visits`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume();
         res.on('end', () => resolve());
       });
@@ -63,8 +70,9 @@ try {
     host: data.host,
     port: data.port,
     secret: data.secret,
+    warmUp: { secret: warmSecret, warming: () => !announced },
     store: (event: ListenEvent) =>
-      !announced ? Promise.resolve() : new Promise<void>((resolve, reject) => {
+      new Promise<void>((resolve, reject) => {
         const n = next++;
         waiting.set(n, { resolve, reject });
         send({ type: 'store', n, event });

@@ -256,6 +256,44 @@ describe('linkctl listen', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  // Issue 50, item 1: the door warmed up on the real port with the real secret, and answered the
+  // product's posts that came in that window 200 without storing them (730 answered, 722 stored).
+  it('restarted under load (senders posting to the same URLs across two restarts): every post answered 200 is stored', async () => {
+    const db = freshDb();
+    const env = { ...fx.env, LINKCTL_DB: db };
+    let l = await listen(['--port', '0'], env);
+    const port = l.port;
+    const acknowledged: string[] = [];
+    let stop = false;
+    let n = 0;
+    const body = (mark: string) => JSON.stringify({ type: 'view', shorturl: 'https://s.invalid/r', country: null, city: null, referer: null, os: 'Linux', browser: mark, date: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+    const sender = async (s: number) => {
+      while (!stop) {
+        const mark = `s${s}-${n++}`;
+        const status = await post(l.visits, body(mark));
+        if (status === 200) acknowledged.push(mark);
+        else await new Promise((r) => setTimeout(r, 2)); // the port is closed between the two processes
+      }
+    };
+    const senders = Array.from({ length: 8 }, (_, s) => sender(s));
+    for (let restart = 0; restart < 2; restart++) {
+      const before = acknowledged.length;
+      await until(() => acknowledged.length >= before + 40);
+      await l.stop();
+      l = await listen(['--port', String(port)], env);
+    }
+    const before = acknowledged.length;
+    await until(() => acknowledged.length >= before + 40);
+    stop = true;
+    await Promise.all(senders);
+    await l.stop();
+    const history = await openHistory({ env: {} }, { db });
+    const stored = new Set((await history.db.all('SELECT browser FROM events')).map((r) => String(r[0])));
+    await history.close();
+    const lost = acknowledged.filter((mark) => !stored.has(mark));
+    expect(lost, `${lost.length} of ${acknowledged.length} answered 200 were not stored`).toEqual([]);
+  }, 60_000);
+
   it('--forward-to: each event POSTed in order, signed, retried after a failure until taken, carrying its id', async () => {
     const secret = 'whsec-test-0123456789abcdef';
     const got: Array<{ signature: string; body: string; status: number }> = [];
