@@ -14,6 +14,7 @@
  * event is dated when it arrived.
  */
 import { randomBytes } from 'node:crypto';
+import { storableText } from '../history/values.js';
 
 export type EventKind = 'link.created' | 'link.clicked';
 export const EVENT_KINDS: readonly EventKind[] = ['link.created', 'link.clicked'];
@@ -75,7 +76,8 @@ export function eventId(receivedMs: number): string {
 export function aliasOf(shortUrl: string): string | null {
   try {
     const path = new URL(shortUrl).pathname.replace(/^\/+|\/+$/g, '');
-    return path ? decodeURIComponent(path) : null;
+    // %00 decodes to NUL, which PostgreSQL text cannot hold: kept as the history keeps any such text
+    return path ? storableText(decodeURIComponent(path)).text : null;
   } catch {
     return null;
   }
@@ -88,8 +90,8 @@ function text(body: Record<string, unknown>, key: string, required: boolean): st
     return null;
   }
   if (typeof v !== 'string') throw new PayloadError(`"${key}" is not text`);
-  // NUL and broken surrogates cannot be stored in PostgreSQL text: replaced, as values.ts does
-  return v.slice(0, MAX_FIELD).replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  // NUL and broken surrogates cannot be stored in PostgreSQL text: replaced, as every text of the history is
+  return storableText(v.slice(0, MAX_FIELD)).text;
 }
 
 /** A post's body read into an event, or a PayloadError saying what is wrong with it. */

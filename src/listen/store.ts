@@ -5,7 +5,8 @@
  * An event is acknowledged (2xx) only after the transaction that stores it committed: SQLite
  * in WAL mode syncs its log at each commit, PostgreSQL syncs its WAL, so a `kill -9` (or a
  * power cut) after the 2xx keeps it. Posts that arrive together are stored in one transaction
- * (group commit): 50 senders wait for one sync, not 50.
+ * (group commit): 50 senders wait for one sync, not 50. A batch the database refuses is stored
+ * again one event at a time, so a post that cannot be stored fails alone (503) and no other.
  *
  * Each event names its link by short URL only; it is tied to the history's item for that link
  * (found by short URL, else alias), and an item is made for a link the history has not seen
@@ -69,7 +70,21 @@ export class EventStore {
           await this.write(batch.map((b) => b.event));
           for (const b of batch) b.done();
         } catch (error) {
-          for (const b of batch) b.done(error);
+          if (batch.length === 1) {
+            batch[0]!.done(error);
+            continue;
+          }
+          // Each event on its own terms: one the database refuses must not fail those committed
+          // with it (they would get 503, and the product does not post again). The batch is
+          // stored again one event a transaction; only the one that fails alone is refused.
+          for (const b of batch) {
+            try {
+              await this.write([b.event]);
+              b.done();
+            } catch (alone) {
+              b.done(alone);
+            }
+          }
         }
       }
     } finally {
