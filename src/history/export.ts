@@ -14,7 +14,8 @@
  *   one: a reader sees the old file or the new one, never half of one. A day of the range that
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { openTempFile } from '../files/access.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
 import type { History, Item, ItemKind } from './store.js';
@@ -234,7 +235,8 @@ function visitRows(input: ExportInput, t: Timeline): (w: number) => Promise<Rows
 
 interface Writer {
   extension: string;
-  write(file: string, columns: readonly ColumnDef[], rows: Rows): void;
+  /** Writes the rows to `fd`, a temporary file's (the caller closes it). */
+  write(fd: number, columns: readonly ColumnDef[], rows: Rows): void;
 }
 
 /** Writes a table's partitions, a day at a time; `countColumn`: the column summed (-1: rows). */
@@ -256,12 +258,17 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       continue;
     }
     mkdirSync(partition, { recursive: true });
-    const temporary = join(partition, `.${name}.${process.pid}.tmp`);
+    // a random name, created exclusively: a symlink planted beside the partition is never written through
+    const temporary = openTempFile(partition, `.${name}`, 0o644);
     try {
-      writer.write(temporary, columns, rows);
-      renameSync(temporary, join(partition, name));
+      try {
+        writer.write(temporary.fd, columns, rows);
+      } finally {
+        closeSync(temporary.fd);
+      }
+      renameSync(temporary.path, join(partition, name));
     } catch (error) {
-      rmSync(temporary, { force: true });
+      rmSync(temporary.path, { force: true });
       throw error;
     }
     // files an older export left beside it (another format's part is another table's reader's business: kept)
@@ -280,7 +287,7 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
  * compression, one row group per day. See docs/warehouse.md for why this writer.
  */
 async function parquetWriter(): Promise<Writer> {
-  const { parquetWriteFile } = await import('hyparquet-writer');
+  const { parquetWriteBuffer } = await import('hyparquet-writer');
   const schemaOf = (c: ColumnDef) => {
     if (c.type === 'DATE') return { name: c.name, type: 'INT32', converted_type: 'DATE', repetition_type: 'OPTIONAL' };
     if (c.type === 'INT64') return { name: c.name, type: 'INT64', repetition_type: 'OPTIONAL' };
@@ -290,7 +297,7 @@ async function parquetWriter(): Promise<Writer> {
   };
   return {
     extension: 'parquet',
-    write(file, columns, rows) {
+    write(fd, columns, rows) {
       const columnData = columns.map((c, j) => ({
         name: c.name,
         data: rows.map((r) => {
@@ -299,13 +306,13 @@ async function parquetWriter(): Promise<Writer> {
           return c.type === 'INT64' || c.type === 'TIMESTAMP' ? BigInt(v as number) : v;
         }),
       }));
-      parquetWriteFile({
-        filename: file,
+      const bytes = parquetWriteBuffer({
         columnData,
         schema: [{ name: 'root', num_children: columns.length }, ...columns.map(schemaOf)],
         rowGroupSize: Math.max(1, rows.length),
         createdBy: 'linkctl stats export',
       } as never);
+      writeFileSync(fd, new Uint8Array(bytes)); // all of it (a writeSync may write part)
     },
   };
 }
@@ -313,7 +320,7 @@ async function parquetWriter(): Promise<Writer> {
 /** RFC 4180 CSV with a header row; dates as YYYY-MM-DD, times as ISO 8601 UTC, booleans as true/false, null as an empty field. */
 const csvWriter: Writer = {
   extension: 'csv',
-  write(file, columns, rows) {
+  write(fd, columns, rows) {
     const cell = (v: Value, type: ColumnType): string => {
       if (v === null) return '';
       if (type === 'DATE') return iso((v as number) * DAY).slice(0, 10);
@@ -321,20 +328,15 @@ const csvWriter: Writer = {
       const text = String(v);
       return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
     };
-    const fd = openSync(file, 'w', 0o644);
-    try {
-      writeSync(fd, `${columns.map((c) => c.name).join(',')}\r\n`);
-      let chunk = '';
-      for (const r of rows) {
-        chunk += `${r.map((v, j) => cell(v, columns[j]!.type)).join(',')}\r\n`;
-        if (chunk.length > 1 << 20) {
-          writeSync(fd, chunk);
-          chunk = '';
-        }
+    writeFileSync(fd, `${columns.map((c) => c.name).join(',')}\r\n`);
+    let chunk = '';
+    for (const r of rows) {
+      chunk += `${r.map((v, j) => cell(v, columns[j]!.type)).join(',')}\r\n`;
+      if (chunk.length > 1 << 20) {
+        writeFileSync(fd, chunk);
+        chunk = '';
       }
-      if (chunk) writeSync(fd, chunk);
-    } finally {
-      closeSync(fd);
     }
+    if (chunk) writeFileSync(fd, chunk);
   },
 };

@@ -4,11 +4,11 @@
  * back by DuckDB (an independent reader: the writer is hyparquet-writer) and their sums checked
  * against `stats show --json`. The same on PostgreSQL in stats-export-postgres.test.ts.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { BIN, cleanEnv, tempDir } from '../helpers.js';
+import { BIN, cleanEnv, runMain, tempDir } from '../helpers.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -93,6 +93,27 @@ describe('stats export and rollups on SQLite', () => {
     const csvSum = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_csv('${csvOut}/link_clicks/*/*.csv')`);
     const pqSum = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_parquet('${join(dir, 'parquet')}/link_clicks/*/*.parquet')`);
     expect(csvSum).toEqual(pqSum);
+  });
+
+  // Issue 50, item 11: the temporary file was `.part-0.csv.<pid>.tmp`, opened with 'w': a symlink
+  // planted at that name had its target overwritten. In-process, so the pid is this one.
+  it('a symlink planted at a temporary file\'s name is never written through', async () => {
+    const out = join(dir, 'planted');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    for (const table of ['link_clicks', 'visits', 'qr_scans']) {
+      for (const day of ['02', '03', '04', '05', '06']) {
+        const folder = join(out, table, `day=2025-06-${day}`);
+        mkdirSync(folder, { recursive: true });
+        for (const ext of ['csv', 'parquet']) symlinkSync(victim, join(folder, `.part-0.${ext}.${process.pid}.tmp`));
+      }
+    }
+    for (const format of ['csv', 'parquet']) {
+      const r = await runMain(['stats', 'export', '--out', out, '--format', format, '--db', history.env.LINKCTL_DB!], { env: history.env });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    expect(readdirSync(join(out, 'link_clicks', 'day=2025-06-02')).filter((f) => f.endsWith('.tmp') && !f.includes(String(process.pid)))).toEqual([]);
   });
 
   it('stats top --group campaign and channel: right totals, links in none counted apart, a link in two channels counted in each', async () => {
