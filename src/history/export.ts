@@ -8,7 +8,11 @@
  *   DIR/visits/day=2025-06-01/part-0.parquet
  *
  * - Daily clicks are the series' own numbers (series.ts: the same deltas, the same even spread
- *   over a missed snapshot with the same `share`), so a link's rows add up to `stats show`.
+ *   over a missed snapshot with the same `share`, and each visit event `linkctl listen` stored
+ *   on its own day, as events.ts counts them), so a link's rows add up to `stats show`.
+ * - A day's unique clicks never exceed its clicks: events carry no visitor, so where events took
+ *   a snapshot difference's clicks, its unique growth (spread evenly) can land on a day that
+ *   kept fewer clicks; it is cut to the day's clicks, as the series' points are.
  * - Written a day at a time: one day's rows are in memory, never the year's.
  * - Each partition is written under a hidden temporary name beside it and renamed over the old
  *   one: a reader sees the old file or the new one, never half of one. A day of the range that
@@ -18,6 +22,7 @@ import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writ
 import { openTempFile } from '../files/access.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
+import { eventClicksBetween } from './events.js';
 import type { History, Item, ItemKind } from './store.js';
 import { DAY, iso } from './time.js';
 
@@ -158,7 +163,9 @@ export async function exportHistory(input: ExportInput): Promise<ExportSummary> 
   };
 
   const tables: TableSummary[] = [];
-  tables.push(await writeTable(input, t, 'link_clicks', writer, await dailyRows(input.cache, t, 'link', linkRow), 8));
+  // the visits listen stored, counted on their own day (the deltas have them taken off: events.ts)
+  const events = (w: number) => eventClicksBetween(history, sourceId, t.starts[w]!, t.starts[w]! + DAY, until);
+  tables.push(await writeTable(input, t, 'link_clicks', writer, await dailyRows(input.cache, t, 'link', linkRow, events), 8));
   tables.push(await writeTable(input, t, 'qr_scans', writer, await dailyRows(input.cache, t, 'qr', qrRow), 3));
   tables.push(await writeTable(input, t, 'visits', writer, visitRows(input, t), -1));
   return { format: input.format, out: input.out, from: t.startIso[0]!, to: iso(t.starts.at(-1)! + DAY), days: t.starts.length, tables };
@@ -172,7 +179,7 @@ const epochDay = (ms: number) => Math.floor(ms / DAY);
  * covers that day, each share as the series counts it (`share` of the same period index, turned
  * by the item's id, as `spread` and `computeSeries` do).
  */
-async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (day: number, item: number, clicks: number, unique: number | null, estimated: boolean) => Value[]): Promise<(w: number) => Rows> {
+async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (day: number, item: number, clicks: number, unique: number | null, estimated: boolean) => Value[], events?: (w: number) => Promise<Map<number, number>>): Promise<(w: number) => Promise<Rows>> {
   const deltas = await cache.get(kind);
   // the deltas in snapshot order (a counting sort of their indices): each day reads only its snapshots'
   const K = deltas.snapshots.length;
@@ -187,7 +194,7 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
   t.spreads.forEach((s, k) => {
     if (s) for (let w = s.first; w < s.first + s.count; w++) byDay[w]!.push(k);
   });
-  return (w: number) => {
+  return async (w: number) => {
     const sums = new Map<number, { clicks: number; unique: number | null }>();
     for (const k of byDay[w]!) {
       for (let o = start[k]!; o < start[k + 1]!; o++) {
@@ -203,11 +210,16 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
         if (!Number.isNaN(uniqueRaw)) sum.unique = (sum.unique ?? 0) + share(uniqueRaw, s.n, j, item);
       }
     }
+    for (const [item, clicks] of (await events?.(w)) ?? []) {
+      let sum = sums.get(item);
+      if (!sum) sums.set(item, (sum = { clicks: 0, unique: null }));
+      sum.clicks += clicks;
+    }
     const rows: Rows = [];
     const day = epochDay(t.starts[w]!);
     for (const [item, sum] of [...sums.entries()].sort((a, b) => a[0] - b[0])) {
-      if (sum.clicks === 0 && !sum.unique) continue;
-      rows.push(row(day, item, sum.clicks, kind === 'link' ? (sum.unique ?? 0) : null, t.estimated[w] === 1));
+      if (sum.clicks === 0) continue; // (and so no unique clicks: cut to the clicks)
+      rows.push(row(day, item, sum.clicks, kind === 'link' ? Math.min(sum.unique ?? 0, sum.clicks) : null, t.estimated[w] === 1));
     }
     return rows;
   };

@@ -184,6 +184,11 @@ describe('linkctl listen', () => {
     expect(hours.code, hours.stderr).toBe(0);
     const names = JSON.parse(hours.stdout).series.map((s: { label: string; clicks: number }) => [s.label, s.clicks]).sort();
     expect(names).toEqual([['Chrome', 1], ['Firefox', 1], ['Safari', 1]]);
+    // the export of a history of events only starts at its first day ("more than 10,000 periods" before), and counts them (issue 50)
+    const out = join(dir, `export-${dbs}`);
+    const exported = await runCli(['stats', 'export', '--out', out, '--format', 'csv', '--no-channels', '--json'], { env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(Object.fromEntries(JSON.parse(exported.stdout).tables.map((t: { table: string; total: number }) => [t.table, t.total]))).toEqual({ link_clicks: 3, qr_scans: 0, visits: 3 });
 
     // a first snapshot now adopts the link listen met first (by alias): still 3, not 3 + its total
     expect((await runCli(['stats', 'snapshot', '-q'], { env })).code).toBe(0);
