@@ -337,6 +337,51 @@ describe('linkctl listen', () => {
     }
   });
 
+  // Issue 50, lows: an endless 200 body was read whole (listen reached 3.4 GB, each event waited
+  // for the 10 s timeout), and a URL with a password was taken, retried forever, the password printed.
+  it('--forward-to: a target\'s endless answer is not read past 64 KB; a URL with a user or password is refused (exit 2, no secret shown)', async () => {
+    const ids: string[] = [];
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const target = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d)).on('end', () => {
+        ids.push(JSON.parse(body).id);
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const more = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
+        res.on('close', () => res.removeAllListeners('drain'));
+      });
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/hook`;
+    try {
+      const l = await listen(['--port', '0', '--json', '--forward-to', url], { ...fx.env, LINKCTL_DB: freshDb(), LINKCTL_LISTEN_SECRET: 'whsec-test-0123456789abcdef' });
+      const started = Date.now();
+      const body = (i: number) => JSON.stringify({ type: 'view', shorturl: 'https://s.invalid/e', country: null, city: null, referer: null, os: 'Linux', browser: `e${i}`, date: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+      for (let i = 0; i < 2; i++) expect(await post(l.visits, body(i))).toBe(200);
+      // the second is sent only once the first was taken (in order): at once, not after the 10 s timeout
+      await until(() => new Set(ids).size >= 2, 8_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect([...new Set(ids)]).toEqual(l.lines().map((e) => e.id));
+    } finally {
+      target.closeAllConnections();
+      target.close();
+    }
+
+    fx.sandbox.requests.length = 0;
+    for (const bad of ['http://hooks:s3cr3t-pw@127.0.0.1:9/hook', 'https://:s3cr3t-pw@hooks.invalid/', 'http://s3cr3t-pw@/']) {
+      const r = await runCli(['listen', '--port', '0', '--forward-to', bad], { env: { ...fx.env, LINKCTL_DB: freshDb() } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('--forward-to');
+      expect(r.stderr).toContain('user name or password');
+      expect(r.stderr).not.toContain('s3cr3t');
+    }
+    expect(fx.sandbox.requests).toEqual([]);
+  });
+
   // It once got 10 in a full run under load (issue 40): a link's events were taken off only the
   // difference of their own span, and a total that showed up a snapshot later held them again.
   // test/unit/events-overlap.test.ts has that case and the others, each a history of its own.
