@@ -337,6 +337,26 @@ describe('linkctl listen', () => {
     }
   });
 
+  // Issue 50, low: `listen --json | head -1` ended on EPIPE without a word (exit 0), and the product's posts met a closed port.
+  it('its reader gone (`listen --json | head -1`): listen stops, says why, exits 1; what it answered 2xx is stored', async () => {
+    const db = freshDb();
+    const l = await listen(['--port', '0', '--json'], { ...fx.env, LINKCTL_DB: db });
+    const body = (i: number) => JSON.stringify({ type: 'view', shorturl: 'https://s.invalid/h', country: null, city: null, referer: null, os: 'Linux', browser: `h${i}`, date: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+    expect(await post(l.visits, body(0))).toBe(200);
+    await until(() => l.lines().length >= 1);
+    const exited = new Promise<number | null>((resolve) => l.child.once('exit', (code) => resolve(code)));
+    l.child.stdout!.destroy(); // what head does after its first line
+    let answered = 1;
+    for (let i = 1; i < 40 && l.child.exitCode === null; i++) {
+      if ((await post(l.visits, body(i))) === 200) answered++;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await exited).toBe(1);
+    expect(l.stderr()).toMatch(/listen stopped: its output was closed \(EPIPE/);
+    expect(l.stderr()).toContain('every post it answered 2xx is stored');
+    expect((await eventRows(db)).length).toBeGreaterThanOrEqual(answered);
+  });
+
   // Issue 50, lows: an endless 200 body was read whole (listen reached 3.4 GB, each event waited
   // for the 10 s timeout), and a URL with a password was taken, retried forever, the password printed.
   it('--forward-to: a target\'s endless answer is not read past 64 KB; a URL with a user or password is refused (exit 2, no secret shown)', async () => {

@@ -50,7 +50,15 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     store = await EventStore.open(history, source);
     const color = ctx.outputOptions().color; // a terminal, and no NO_COLOR or --no-color
     const width = ctx.io.stdout.columns || 80;
+    // stdout's reader gone (`listen --json | head -1`): stop, and say so (it ended without a word)
+    let outClosed: string | undefined;
+    let stop: (() => void) | undefined;
+    ctx.io.onStdoutClosed?.((code) => {
+      outClosed = code;
+      stop?.();
+    });
     const show = (event: ListenEvent) => {
+      if (outClosed) return;
       ctx.io.stdout.write(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
     };
     const log = {
@@ -120,9 +128,11 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
       process.once('SIGTERM', () => resolve());
       doorFailed = () => resolve();
-      if (failure) resolve();
+      stop = () => resolve();
+      if (failure || outClosed) resolve();
     });
     if (failure) throw new CliError(`listen: the door stopped receiving posts (${failure.message}); what it acknowledged is stored`, ExitCode.config, 'start linkctl listen again: it keeps the same secret and URLs');
+    if (outClosed) throw new CliError(`listen stopped: its output was closed (${outClosed}: the program reading stdout ended), so it no longer takes posts; every post it answered 2xx is stored`, ExitCode.api, 'start it again; to keep some of the lines, filter with a program that reads on (grep, jq), not head');
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     await door?.close();
