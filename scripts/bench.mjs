@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen,ledger] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen,ledger] [--listen-runs N] [--listen-sustained N] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -518,7 +518,7 @@ if (ONLY.includes('warehouse')) {
 // ---------------------------------------------------------------- linkctl listen (scripts/bench/listen.mjs)
 if (ONLY.includes('listen')) {
   const { benchListen } = await import('./bench/listen.mjs');
-  await benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean });
+  await benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv });
 }
 
 // ---------------------------------------------------------------- the ledger (scripts/bench/ledger.ts)

@@ -9,13 +9,20 @@
  * 300 ms for its connection to be accepted, though each event was stored within 10 ms of
  * arriving. Here the door's loop only reads and answers, so it takes connections as they come.
  *
- * Messages, from the main thread: `close`. To it: `listening {port}` or `failed {code, message}`,
- * then per post `store {n, event}` (answered by `stored {n}` or `notStored {n, message}`) and
- * `refused {status, why}`; `closed` after `close`.
+ * With a journal (an SQLite history, journal.ts), the door syncs each event to the journal and
+ * answers; the main thread then stores it in the history. Without (PostgreSQL), the main thread
+ * stores it first and says when it is committed.
+ *
+ * Messages, from the main thread: `durable {upTo}` (journal files whose events are all in the
+ * history may go) and `close`. To it: `listening {port}` or `failed {code, message}`, then per
+ * post `journaled {seq, event}` (already answered), or `store {n, event}` (answered by `stored
+ * {n}` or `notStored {n, message}`), and `refused {status, why}`; `closed` after `close`, once
+ * every journaled event was told.
  */
 import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { startDoor } from './server.js';
+import { JournalWriter } from './journal.js';
 import type { ListenEvent } from './payload.js';
 import type { FromDoor, ToDoor, DoorThreadData } from './door-messages.js';
 
@@ -33,7 +40,28 @@ let announced = false;
 const warmSecret = randomBytes(32).toString('base64url');
 const send = (message: FromDoor) => port.postMessage(message);
 
+const journal = data.journal ? new JournalWriter(data.journal) : undefined;
+let seq = 0;
+let told: { first: number; events: ListenEvent[] } | undefined;
+/**
+ * A journaled event, told to the main thread with the others of its sync: one message a batch,
+ * not one an event, and after the batch's answers went out (copying the events to the other
+ * thread is work no visitor need wait for).
+ */
+function tell(s: number, event: ListenEvent): void {
+  if (told) return void told.events.push(event);
+  told = { first: s, events: [event] };
+  setImmediate(flushTold);
+}
+function flushTold(): void {
+  if (!told) return;
+  const { first, events } = told;
+  told = undefined;
+  send({ type: 'journaled', first, events });
+}
+
 port.on('message', (message: ToDoor) => {
+  if (message.type === 'durable') journal?.durable(message.upTo);
   if (message.type === 'stored' || message.type === 'notStored') {
     const w = waiting.get(message.n);
     waiting.delete(message.n);
@@ -71,19 +99,31 @@ try {
     port: data.port,
     secret: data.secret,
     warmUp: { secret: warmSecret, warming: () => !announced },
-    store: (event: ListenEvent) =>
-      new Promise<void>((resolve, reject) => {
+    store: (event: ListenEvent) => {
+      if (journal) {
+        const s = seq++;
+        // told in the journal's order (a batch's appends resolve in order, batches one after
+        // another), one message for the events a sync answered together
+        return journal.append(event, s).then(() => tell(s, event));
+      }
+      return new Promise<void>((resolve, reject) => {
         const n = next++;
         waiting.set(n, { resolve, reject });
         send({ type: 'store', n, event });
-      }),
+      });
+    },
     // the main thread prints when it is told the event is stored
     stored: () => {},
     refused: data.tellRefused ? (status, why) => announced && send({ type: 'refused', status, why }) : undefined,
   });
   port.on('message', (message: ToDoor) => {
     if (message.type !== 'close') return;
-    void door.close().then(() => send({ type: 'closed' }));
+    void door.close().then(async () => {
+      await journal?.idle();
+      flushTold(); // every event answered is told before `closed`
+      await journal?.close();
+      send({ type: 'closed' });
+    });
   });
   await warmUp(door.port);
   announced = true;

@@ -16,12 +16,16 @@ import type { History, SourceRef } from '../history/store.js';
 import type { ListenEvent } from './payload.js';
 
 const COLUMNS = ['source_id', 'event_id', 'kind', 'at', 'received_at', 'item_id', 'short_url', 'alias', 'long_url', 'country', 'city', 'referrer', 'os', 'browser'];
+/** With the journal: how long the history's inserts wait for others to share a commit. */
+const GATHER_MS = 50;
 const INSERT = `INSERT INTO events (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
 
 export class EventStore {
   private readonly items = new Map<string, number>();
   private run = 0;
   private queue: Array<{ event: ListenEvent; done: (error?: unknown) => void }> = [];
+  /** How long an event waits for others to be committed with (0: the next turn of the loop). */
+  private gatherMs = 0;
   private writing: Promise<void> | undefined;
   /**
    * Every write of this store, one after another: the drivers let a write that starts inside
@@ -29,10 +33,41 @@ export class EventStore {
    * acknowledged before that transaction committed.
    */
   private last: Promise<unknown> = Promise.resolve();
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.last.then(() => this.history.db.write(fn));
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.last.then(fn);
     this.last = run.catch(() => undefined);
     return run;
+  }
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.serial(() => this.history.db.write(fn));
+  }
+
+  /**
+   * With listen's journal (journal.ts, SQLite only): the history's commits need not sync, since
+   * the journal holds each event until `sync` says a synced commit covers it.
+   */
+  async journaled(): Promise<void> {
+    await this.serial(() => this.history.db.exec('PRAGMA synchronous = NORMAL'));
+    // no post waits for these commits now: gathered for a moment, a sustained trickle is a few
+    // commits a second instead of one a post (fewer pages written, fewer checkpoints)
+    this.gatherMs = GATHER_MS;
+  }
+
+  /**
+   * A commit that syncs (marking the run alive): every commit before it is durable after it
+   * (SQLite in WAL mode syncs the one log they all were appended to).
+   */
+  async sync(): Promise<void> {
+    const { db } = this.history;
+    const now = new Date(this.clock()).toISOString();
+    await this.serial(async () => {
+      await db.exec('PRAGMA synchronous = FULL');
+      try {
+        await db.write(() => db.run('UPDATE listen_runs SET alive_at = ? WHERE id = ?', [now, this.run]));
+      } finally {
+        await db.exec('PRAGMA synchronous = NORMAL');
+      }
+    });
   }
 
   private constructor(readonly history: History, readonly sourceId: number, private readonly clock: () => number) {}
@@ -57,7 +92,7 @@ export class EventStore {
       // The drivers write synchronously: a drain started at once would commit each post alone
       // (a sync each). Started after the event loop's poll phase, it takes every post that
       // arrived meanwhile (those read while the last commit held the thread) in one commit.
-      this.writing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.drain());
+      this.writing ??= new Promise<void>((next) => (this.gatherMs ? setTimeout(next, this.gatherMs) : setImmediate(next))).then(() => this.drain());
     });
   }
 
@@ -126,6 +161,12 @@ export class EventStore {
   /** Marks the run alive now (a heartbeat while no post comes): the span stats counts events over. */
   async heartbeat(): Promise<void> {
     await this.exclusive(() => this.history.db.run('UPDATE listen_runs SET alive_at = ? WHERE id = ?', [new Date(this.clock()).toISOString(), this.run]));
+  }
+
+  /** How many events the history holds for the source. */
+  async count(): Promise<number> {
+    const [row] = await this.history.db.all('SELECT count(*) FROM events WHERE source_id = ?', [this.sourceId]);
+    return Number(row![0]);
   }
 
   /** Waits for what is queued to be stored. */

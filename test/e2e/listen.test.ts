@@ -6,7 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -259,6 +260,27 @@ describe('linkctl listen', () => {
     for (const b of acknowledged) expect(rows.filter((r) => r === b)).toHaveLength(1);
     expect(new Set(rows).size).toBe(rows.length); // none twice
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  // Issue 52: the 2xx waits for the journal's sync (src/listen/journal.ts), the history's insert
+  // comes after. A listen killed between the two leaves its journal: the next start stores it.
+  it('the journal a killed listen left is stored at the next start, before the door opens, and removed', async () => {
+    const db = freshDb();
+    const env = { ...fx.env, LINKCTL_DB: db };
+    const journal = `${db}-listen`;
+    mkdirSync(journal, { recursive: true });
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.once('exit', r));
+    const event = (i: number) => ({ type: 'link.clicked', id: `evt_left${i}`, at: new Date().toISOString(), receivedAt: new Date().toISOString(), shortUrl: 'https://s.invalid/left', alias: 'left', longUrl: null, country: null, city: null, referrer: null, os: null, browser: `left${i}` });
+    const name = `${hostname().replace(/[^A-Za-z0-9.-]/g, '_')}~${dead.pid}~abcdef~0.jsonl`;
+    // the last line cut off by the crash: its sync never returned, so it was never answered
+    writeFileSync(join(journal, name), `${JSON.stringify(event(1))}\n${JSON.stringify(event(2))}\n{"type":"link.cli`);
+    const l = await listen(['--port', '0'], env);
+    expect(l.stderr()).toContain('stored 2 events that a listen which stopped had answered');
+    expect((await eventRows(db)).map((e) => e.id)).toEqual(['evt_left1', 'evt_left2']);
+    expect(readdirSync(journal)).not.toContain(name);
+    await l.stop();
+    expect(readdirSync(journal)).toEqual([]); // a clean stop leaves no journal
   });
 
   // Issue 50, item 1: the door warmed up on the real port with the real secret, and answered the

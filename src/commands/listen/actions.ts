@@ -20,6 +20,8 @@ import { profileSecrets, SECRET_ENV } from '../../listen/secrets.js';
 import { Forwarder } from '../../listen/forward.js';
 import { tailLine } from '../../listen/tail.js';
 import { LinkPoller } from '../../listen/poll.js';
+import { journalDir, makeJournalDir } from '../../listen/journal.js';
+import { JournalFeed, storeLeftEvents } from '../../listen/journal-feed.js';
 
 const HEARTBEAT_MS = 30_000;
 
@@ -45,27 +47,63 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
   const forwarders: Forwarder[] = [];
   let heartbeat: NodeJS.Timeout | undefined;
   let store: EventStore | undefined;
+  let feed: JournalFeed | undefined;
   ctx.io.releaseTerminal?.();
+  // Ctrl-C, or SIGTERM (systemd, docker stop): stop taking posts, finish storing and forwarding what
+  // came. Listened for from the start: a SIGTERM right after the URLs were printed (or before) must
+  // not find the default action, which ends the process where it stands.
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+    if (ctx.io.signal?.aborted) return resolve();
+    ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
   try {
     store = await EventStore.open(history, source);
     const color = ctx.outputOptions().color; // a terminal, and no NO_COLOR or --no-color
     const width = ctx.io.stdout.columns || 80;
     // stdout's reader gone (`listen --json | head -1`): stop, and say so (it ended without a word)
     let outClosed: string | undefined;
-    let stop: (() => void) | undefined;
     ctx.io.onStdoutClosed?.((code) => {
       outClosed = code;
-      stop?.();
+      stop();
     });
+    // the lines of the events stored together, written at once (one write a batch, not one an event)
+    let lines: string[] | undefined;
     const show = (event: ListenEvent) => {
       if (outClosed) return;
-      ctx.io.stdout.write(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
+      if (!lines) {
+        lines = [];
+        queueMicrotask(() => {
+          const text = lines!.join('');
+          lines = undefined;
+          if (!outClosed) ctx.io.stdout.write(text);
+        });
+      }
+      lines.push(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
     };
     const log = {
       delivered: () => {},
       failed: (target: string, event: ListenEvent | undefined, why: string, retryInMs: number) => ctx.warn(`forward to ${target}: ${event ? `${event.id} not taken` : 'stopped'} (${why}); again in ${Math.round(retryInMs / 1000)} s`),
     };
     const events = store;
+    const stored = (event: ListenEvent) => {
+      show(event);
+      for (const f of forwarders) f.poke();
+    };
+    // An SQLite history: the door syncs each event to a journal beside it before its 2xx (journal.ts);
+    // what a listen that stopped (kill -9) left there is stored first
+    const dir = history.db.dialect === 'sqlite' ? journalDir(history.db.where) : undefined;
+    if (dir) {
+      makeJournalDir(dir);
+      const left = await storeLeftEvents(events, dir);
+      if (left.added) ctx.warn(`listen: stored ${left.added.toLocaleString('en')} event${left.added === 1 ? '' : 's'} that a listen which stopped had answered and not yet put in the history`);
+      if (left.refused) throw new CliError(`listen: ${left.refused.toLocaleString('en')} events answered by a listen which stopped cannot be stored in the history (${left.why}); they stay in ${dir}`, ExitCode.config, 'make the history writable (free space, end the process that holds it) and start listen again');
+      await events.journaled();
+      // before the door opens: posts are taken from its first moment (warm-up included)
+      feed = new JournalFeed(events, dir, (upTo) => door?.durable?.(upTo), { stored, failed: (count, why) => ctx.warn(`listen: ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} answered 2xx cannot be stored in the history yet (${why}); kept in the journal and tried again every 2 s`) });
+    }
     let doorFailed: ((error: Error) => void) | undefined;
     let failure: Error | undefined;
     try {
@@ -74,10 +112,8 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
         port: opts.port,
         secret: secrets.path,
         store: (event) => events.add(event),
-        stored: (event) => {
-          show(event);
-          for (const f of forwarders) f.poke();
-        },
+        stored,
+        journal: dir && feed ? { dir, journaled: (event, seq) => feed!.take(event, seq) } : undefined,
         refused: ctx.globals.debug ? (status, why) => ctx.warn(`refused a post: ${status} ${why}`) : undefined,
         failed: (error) => {
           failure = error;
@@ -122,20 +158,16 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       (secrets.madeSigning && given === undefined ? `Signing secret (shown this once; kept with profile ${profile}): ${secrets.signing}\n` : '') +
       'Press Ctrl-C to stop.\n',
     );
-    // Ctrl-C, or SIGTERM (systemd, docker stop): stop taking posts, finish storing and forwarding what came
-    await new Promise<void>((resolve) => {
-      if (ctx.io.signal?.aborted) return resolve();
-      ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
-      process.once('SIGTERM', () => resolve());
-      doorFailed = () => resolve();
-      stop = () => resolve();
-      if (failure || outClosed) resolve();
-    });
+    doorFailed = () => stop();
+    if (failure || outClosed) stop();
+    await stopped;
     if (failure) throw new CliError(`listen: the door stopped receiving posts (${failure.message}); what it acknowledged is stored`, ExitCode.config, 'start linkctl listen again: it keeps the same secret and URLs');
     if (outClosed) throw new CliError(`listen stopped: its output was closed (${outClosed}: the program reading stdout ended), so it no longer takes posts; every post it answered 2xx is stored`, ExitCode.api, 'start it again; to keep some of the lines, filter with a program that reads on (grep, jq), not head');
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     await door?.close();
+    const left = await feed?.stop();
+    if (left?.unstored) ctx.warn(`listen: ${left.unstored.toLocaleString('en')} event${left.unstored === 1 ? '' : 's'} answered 2xx are not in the history (${left.why}); they stay in the journal, and the next start stores them`);
     await store?.flush();
     await Promise.all(forwarders.map((f) => f.stop()));
     await store?.heartbeat().catch(() => undefined);
