@@ -133,7 +133,7 @@ async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d) => {
       err += d;
-      const m = /visits: +(\S+)/.exec(err);
+      const m = /^ {2}(http\S+\/visits)$/m.exec(err);
       if (m) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`listen exited ${code}: ${err}`)));

@@ -189,6 +189,15 @@ export class EventStore {
     });
   }
 
+  /** How many stored events `target` has not taken yet (0 for a target this history has not met). */
+  async waitingFor(target: string): Promise<number> {
+    const [row] = await this.history.db.all(
+      'SELECT count(*) FROM events e, event_forwards f WHERE f.source_id = ? AND f.target = ? AND e.source_id = f.source_id AND e.id > f.delivered',
+      [this.sourceId, target],
+    );
+    return Number(row?.[0] ?? 0);
+  }
+
   async delivered(target: string, rowId: number): Promise<void> {
     await this.exclusive(() => this.history.db.run('UPDATE event_forwards SET delivered = ? WHERE source_id = ? AND target = ? AND delivered < ?', [rowId, this.sourceId, target, rowId]));
   }

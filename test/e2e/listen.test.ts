@@ -48,8 +48,9 @@ function listen(args: string[], env: Record<string, string>): Promise<Listening>
     child.stdout!.setEncoding('utf8').on('data', (d) => (out += d));
     child.stderr!.setEncoding('utf8').on('data', (d) => {
       err += d;
-      const created = /created: (\S+)/.exec(err)?.[1];
-      const visits = /visits: {2}(\S+)/.exec(err)?.[1];
+      // each URL alone on an indented line (the first for new links, the second for visits)
+      const created = /^ {2}(http\S+\/created)$/m.exec(err)?.[1];
+      const visits = /^ {2}(http\S+\/visits)$/m.exec(err)?.[1];
       if (created && visits) {
         clearTimeout(timer);
         const l: Listening = {
@@ -377,6 +378,46 @@ describe('linkctl listen', () => {
     expect(l.stderr()).toMatch(/listen stopped: its output was closed \(EPIPE/);
     expect(l.stderr()).toContain('every post it answered 2xx is stored');
     expect((await eventRows(db)).length).toBeGreaterThanOrEqual(answered);
+  });
+
+  // Issue 53, items 5 and 6: the start-up lines ran to 118-156 characters, --help said each
+  // default twice, and a stop left events unforwarded without a word (a start with some waiting, too).
+  it('--forward-to: a stop says how many events wait and that the next start delivers them; that start says so and sends them; its lines fit 80 columns', async () => {
+    let taking = false;
+    const got: string[] = [];
+    const target = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d)).on('end', () => {
+        if (taking) got.push(JSON.parse(body).id);
+        res.statusCode = taking ? 200 : 500;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/hook`;
+    const env = { ...fx.env, LINKCTL_DB: freshDb(), LINKCTL_LISTEN_SECRET: 'whsec-test-0123456789abcdef' };
+    try {
+      const first = await listen(['--port', '0', '--json', '--forward-to', url], env);
+      const body = (i: number) => JSON.stringify({ type: 'view', shorturl: 'https://s.invalid/w', country: null, city: null, referer: null, os: 'Linux', browser: `w${i}`, date: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+      for (let i = 0; i < 3; i++) expect(await post(first.visits, body(i))).toBe(200);
+      await until(() => first.stderr().includes('not taken'));
+      await first.stop();
+      expect(first.stderr()).toContain(`listen: 3 events not yet forwarded to ${url} wait in the history; the next \`linkctl listen --forward-to ${url}\` delivers them first, in order`);
+
+      taking = true;
+      const second = await listen(['--port', '0', '--json', '--forward-to', url], env);
+      expect(second.stderr()).toContain(`Forwarding each event, signed (Linkctl-Signature), to:\n  ${url}\n    first the 3 events stored while it did not take them\n`);
+      await until(() => got.length >= 3);
+      expect(got).toEqual(first.lines().map((e) => e.id));
+      const startUp = second.stderr().slice(0, second.stderr().indexOf('Press Ctrl-C to stop.') + 21).split('\n');
+      expect(startUp.filter((line) => line.length > 80), second.stderr()).toEqual([]);
+      expect(startUp).toContain(`  ${second.created}`);
+    } finally {
+      target.close();
+    }
+    const help = await runCli(['listen', '--help'], { env: { ...fx.env, COLUMNS: '80' } });
+    expect(help.stdout.match(/127\.0\.0\.1/g)).toHaveLength(1);
+    expect(help.stdout.match(/8790/g)).toHaveLength(1);
   });
 
   // Issue 50, lows: an endless 200 body was read whole (listen reached 3.4 GB, each event waited

@@ -12,6 +12,7 @@ import type { ActionInput } from '../shared/define.js';
 import { openHistory } from '../../history/store.js';
 import { readAccount } from '../../history/read.js';
 import { safeStringify, safeText } from '../../output/safe-text.js';
+import { wrapMessage } from '../../output/wrap.js';
 import { eventJson, type ListenEvent } from '../../listen/payload.js';
 import { EventStore } from '../../listen/store.js';
 import type { Door } from '../../listen/server.js';
@@ -126,6 +127,8 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`--host ${opts.host} --port ${opts.port}: cannot listen there (${code})`, 'try --host 127.0.0.1');
       throw err;
     }
+    // events stored in an earlier run that a target has not taken yet: said at start (issue 53)
+    const waiting = new Map(await Promise.all(targets.map(async (target) => [target, await events.waitingFor(target)] as const)));
     for (const target of targets) forwarders.push(new Forwarder(events, target, signing!, log));
     heartbeat = setInterval(() => void events.heartbeat().catch((e: Error) => ctx.warn(`listen: cannot mark the run alive: ${e.message}`)), HEARTBEAT_MS);
     heartbeat.unref();
@@ -143,21 +146,21 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     }
     ctx.secrets.push(secrets.path);
     // The URLs hold the secret: they go to stderr for the person (never into a log of stdout), and
-    // are the only place it is shown.
-    ctx.io.stderr.write(
-      `linkctl listen: receiving on http://${hostPart}:${door.port} for ${safeText(source.name ?? source.account)} at ${safeText(source.baseUrl)}, storing in ${history.db.where}\n` +
-      (ctx.sandboxMode
-        ? `The sandbox posts its webhooks here now (set in its state; try \`linkctl sandbox visits --link docs\`). On the product, paste these into Tools, Integrations:\n`
-        : `Paste these into the product's web interface (Tools, Integrations, the webhook fields); the API cannot set them:\n`) +
-      `  created: ${created}\n` +
-      `  visits:  ${visits}\n` +
-      (opts.host === '127.0.0.1' || opts.host === '::1' || opts.host === 'localhost'
-        ? `Listening on loopback only: the product must run on this machine, or reach it through a reverse proxy (--public-url).\n`
-        : '') +
-      (targets.length ? `Forwarding each event, signed (Linkctl-Signature), to ${targets.join(', ')}\n` : '') +
-      (secrets.madeSigning && given === undefined ? `Signing secret (shown this once; kept with profile ${profile}): ${secrets.signing}\n` : '') +
-      'Press Ctrl-C to stop.\n',
-    );
+    // are the only place it is shown. Prose wrapped at the terminal's width (80 off a terminal);
+    // each URL and secret alone on an indented line, whole, to copy.
+    const told = [
+      `linkctl listen: receiving on http://${hostPart}:${door.port} for ${safeText(source.name ?? source.account)} at ${safeText(source.baseUrl)}, storing in ${history.db.where}`,
+      ctx.sandboxMode
+        ? 'The sandbox posts its webhooks here now (set in its state; try `linkctl sandbox visits --link docs`). On the product, the first URL goes in the field for new links and the second in the one for visits (Tools, Integrations):'
+        : "Paste these into the product (Tools, Integrations): the first in the field for new links, the second in the one for visits; the API cannot set them.",
+      `  ${created}`,
+      `  ${visits}`,
+      ...(opts.host === '127.0.0.1' || opts.host === '::1' || opts.host === 'localhost' ? ['Listening on loopback only: the product must run on this machine, or reach it through a reverse proxy (--public-url).'] : []),
+      ...(targets.length ? ['Forwarding each event, signed (Linkctl-Signature), to:', ...targets.flatMap((t) => [`  ${safeText(t)}`, ...waitingNote(waiting.get(t) ?? 0)])] : []),
+      ...(secrets.madeSigning && given === undefined ? [`Signing secret (shown this once; kept with profile ${profile}):`, `  ${secrets.signing}`] : []),
+      'Press Ctrl-C to stop.',
+    ];
+    ctx.io.stderr.write(`${wrapMessage(told.join('\n'), (ctx.io.stderr.isTTY && ctx.io.stderr.columns) || 80)}\n`);
     doorFailed = () => stop();
     if (failure || outClosed) stop();
     await stopped;
@@ -170,12 +173,23 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     if (left?.unstored) ctx.warn(`listen: ${left.unstored.toLocaleString('en')} event${left.unstored === 1 ? '' : 's'} answered 2xx are not in the history (${left.why}); they stay in the journal, and the next start stores them`);
     await store?.flush();
     await Promise.all(forwarders.map((f) => f.stop()));
+    // what the targets have not taken yet waits in the history; the next start with the same --forward-to sends it
+    for (const f of forwarders) {
+      const count = await store?.waitingFor(f.target).catch(() => 0);
+      if (count) ctx.warn(`listen: ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} not yet forwarded to ${f.target} wait${count === 1 ? 's' : ''} in the history; the next \`linkctl listen --forward-to ${f.target}\` delivers ${count === 1 ? 'it' : 'them'} first, in order`);
+    }
     await store?.heartbeat().catch(() => undefined);
     await history.close();
   }
   // stdout carried the events: nothing after them
   ctx.warn('listen stopped');
   return { kind: 'none' };
+}
+
+/** After a forward target at start: the events an earlier run stored that it has not taken yet. */
+function waitingNote(count: number): string[] {
+  if (!count) return [];
+  return [`    first the ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} stored while it did not take ${count === 1 ? 'it' : 'them'}`];
 }
 
 /** `--poll`: link changes from the link list, printed as they are found; no clicks, nothing stored. */

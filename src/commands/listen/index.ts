@@ -33,8 +33,8 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     dbOption(program.command('listen'))
       .description('Receive the product\'s webhooks (link created, every counted visit): a live tail, one JSON line per event with --json, each event stored in the click history before it is acknowledged, and forwarded signed with --forward-to')
-      .option('--host <address>', 'address to listen on (default 127.0.0.1: put a reverse proxy in front for the product to reach it)', '127.0.0.1')
-      .option('--port <port>', `port to listen on (0 = any free port; default ${DEFAULT_LISTEN_PORT})`, (v) => (v === '0' ? 0 : positiveInt('--port', v)), DEFAULT_LISTEN_PORT)
+      .option('--host <address>', 'address to listen on (put a reverse proxy in front for the product to reach it)', '127.0.0.1')
+      .option('--port <port>', 'port to listen on (0: any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), DEFAULT_LISTEN_PORT)
       .option('--public-url <url>', 'the address the product reaches this receiver at (behind a reverse proxy): the URLs printed start with it', (v) => httpUrl('--public-url', v))
       .option('--forward-to <url>', 'POST each event here too, in order, signed (Linkctl-Signature); retried until it answers 2xx (repeatable)', many(forwardTarget))
       .option('--poll <interval>', 'without webhooks: read the link list every interval (at least 5s) and print link.created, link.updated and link.deleted; sees no clicks', (v) => pollInterval(v))
