@@ -90,15 +90,18 @@ const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
 /**
  * Each link's visit events from `from` (inclusive) to `to` (exclusive), and none after `until`:
  * the events a timeline's period counts (liveTimeline: the same kind, items and end), read one
- * period at a time, so a year's export holds one day's counts, not the year's events.
+ * period at a time, so a year's export holds one day's counts, not the year's events. Undefined
+ * when the source has no events at all (then there is nothing to read, period after period).
  */
-export async function eventClicksBetween(history: History, sourceId: number, from: number, to: number, until: number): Promise<Map<number, number>> {
-  if (!(await hasEvents(history))) return new Map();
-  const rows = await history.db.all(
-    "SELECT item_id, count(*) FROM events WHERE source_id = ? AND kind = 'link.clicked' AND item_id IS NOT NULL AND at >= ? AND at < ? AND at <= ? GROUP BY item_id",
-    [sourceId, iso(from), iso(to), iso(until)],
-  );
-  return new Map(rows.map((r) => [Number(r[0]), Number(r[1])]));
+export async function eventClicks(history: History, sourceId: number, until: number): Promise<((from: number, to: number) => Promise<Map<number, number>>) | undefined> {
+  if ((await firstLiveMoment(history, sourceId)) === undefined) return undefined;
+  return async (from, to) => {
+    const rows = await history.db.all(
+      "SELECT item_id, count(*) FROM events WHERE source_id = ? AND kind = 'link.clicked' AND item_id IS NOT NULL AND at >= ? AND at < ? AND at <= ? GROUP BY item_id",
+      [sourceId, iso(from), iso(to), iso(until)],
+    );
+    return new Map(rows.map((r) => [Number(r[0]), Number(r[1])]));
+  };
 }
 
 /** The first moment listen covered for the source (its first run or event), or undefined: where a history of events only starts. */

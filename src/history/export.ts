@@ -22,7 +22,7 @@ import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writ
 import { openTempFile } from '../files/access.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
-import { eventClicksBetween } from './events.js';
+import { eventClicks } from './events.js';
 import type { History, Item, ItemKind } from './store.js';
 import { DAY, iso } from './time.js';
 
@@ -164,10 +164,12 @@ export async function exportHistory(input: ExportInput): Promise<ExportSummary> 
 
   const tables: TableSummary[] = [];
   // the visits listen stored, counted on their own day (the deltas have them taken off: events.ts)
-  const events = (w: number) => eventClicksBetween(history, sourceId, t.starts[w]!, t.starts[w]! + DAY, until);
+  const counted = await eventClicks(history, sourceId, until);
+  const events = counted && ((w: number) => counted(t.starts[w]!, t.starts[w]! + DAY));
   tables.push(await writeTable(input, t, 'link_clicks', writer, await dailyRows(input.cache, t, 'link', linkRow, events), 8));
   tables.push(await writeTable(input, t, 'qr_scans', writer, await dailyRows(input.cache, t, 'qr', qrRow), 3));
-  tables.push(await writeTable(input, t, 'visits', writer, visitRows(input, t), -1));
+  // a history without events has no visits: no query a day for none
+  tables.push(await writeTable(input, t, 'visits', writer, counted ? visitRows(input, t) : () => [], -1));
   return { format: input.format, out: input.out, from: t.startIso[0]!, to: iso(t.starts.at(-1)! + DAY), days: t.starts.length, tables };
 }
 
@@ -199,8 +201,10 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
     for (const k of byDay[w]!) {
       for (let o = start[k]!; o < start[k + 1]!; o++) {
         const i = order[o]!;
-        const item = deltas.item[i]!;
         const uniqueRaw = deltas.unique[i]!;
+        // most links are not clicked on most days: their zero differences make no row (issue 52's profile)
+        if (deltas.clicks[i] === 0 && !(uniqueRaw > 0)) continue;
+        const item = deltas.item[i]!;
         // the one share of this difference that falls on day w, as `spread` gives it to that day
         const s = t.spreads[k]!;
         const j = s.skip + (w - s.first);
@@ -257,6 +261,7 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
   const folder = join(input.out, table);
   const summary: TableSummary = { table, partitions: 0, rows: 0, removed: 0, total: 0 };
   const name = `part-0.${writer.extension}`;
+  let made = false;
   for (let w = 0; w < t.starts.length; w++) {
     input.status?.(`${table}: ${dayText(t.starts[w]!)}`);
     const partition = join(folder, `day=${dayText(t.starts[w]!)}`);
@@ -269,7 +274,16 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       }
       continue;
     }
-    mkdirSync(partition, { recursive: true });
+    if (!made) mkdirSync(folder, { recursive: true });
+    made = true;
+    // a partition made now holds no older files to remove (a readdir less a day)
+    let existed = false;
+    try {
+      mkdirSync(partition);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      existed = true;
+    }
     // a random name, created exclusively: a symlink planted beside the partition is never written through
     const temporary = openTempFile(partition, `.${name}`, 0o644);
     try {
@@ -284,7 +298,7 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       throw error;
     }
     // files an older export left beside it (another format's part is another table's reader's business: kept)
-    for (const other of readdirSync(partition)) if (other !== name && other.startsWith('part-') && other.endsWith(`.${writer.extension}`)) rmSync(join(partition, other), { force: true });
+    if (existed) for (const other of readdirSync(partition)) if (other !== name && other.startsWith('part-') && other.endsWith(`.${writer.extension}`)) rmSync(join(partition, other), { force: true });
     summary.partitions++;
     summary.rows += rows.length;
     summary.total += countColumn < 0 ? rows.length : rows.reduce((a, r) => a + (r[countColumn] as number), 0);
@@ -307,11 +321,19 @@ async function parquetWriter(): Promise<Writer> {
     if (c.type === 'TIMESTAMP') return { name: c.name, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' }, repetition_type: 'OPTIONAL' };
     return { name: c.name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' };
   };
+  // Min and max of text columns cost a fifth of the encoding (each value compared as text) and
+  // serve little: readers prune days by the partition, and dates, ids and counts by their
+  // statistics, kept. A text column is a dictionary (a few names: a campaign, a domain, the
+  // server) or unique in its day (an alias, a short URL: plain), said here instead of sampled
+  // for each file (the writer's sampling and its dictionary of unique values were a fifth more).
+  const UNIQUE_TEXT = new Set(['alias', 'short_url', 'event_id', 'long_url', 'referrer']);
+  const statistics = (c: ColumnDef) => (c.type === 'STRING' ? { statistics: false, encoding: UNIQUE_TEXT.has(c.name) ? 'PLAIN' : 'RLE_DICTIONARY' } : {});
   return {
     extension: 'parquet',
     write(fd, columns, rows) {
       const columnData = columns.map((c, j) => ({
         name: c.name,
+        ...statistics(c),
         data: rows.map((r) => {
           const v = r[j] ?? null;
           if (v === null) return null;
