@@ -51,6 +51,8 @@ export interface ApplyOptions {
   problems?: string[];
   /** --concurrency: changes of one phase in flight at once (default auto, src/http/concurrency.ts). */
   concurrency?: ConcurrencySetting;
+  /** The policy's check of a link update as it will be sent (its link read: targets the file does not state included); throws to refuse it. */
+  check?: (key: string, body: Rec) => Promise<void>;
 }
 
 /**
@@ -145,7 +147,8 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         if (rest.status === 'public') delete rest.status;
         const given: Rec = { url: record.url, ...rest, ...(missing.length ? { channel: missing.shift() } : {}) };
         await step('update', 'links', change.key, 'updated', async () => {
-          problems(change.key, (await updateLink(deps, id!, given, new Set(), true, current?.item)).problems);
+          const check = options.check && ((sent: Rec) => options.check!(change.key, sent));
+          problems(change.key, (await updateLink({ ...deps, check }, id!, given, new Set(), true, current?.item)).problems);
           return id;
         });
       }

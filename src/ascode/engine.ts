@@ -4,6 +4,7 @@
  * fields, and carry out the changes in dependency order, remapping names to the target's ids.
  * Paths, keys and bodies come from the resources' models (src/model/).
  */
+import { wrapProse } from '../output/wrap.js';
 import { toInt } from '../http/envelope.js';
 import { UsageError } from '../errors.js';
 import { create, update } from '../model/model.js';
@@ -205,6 +206,8 @@ export interface Change {
   clearsKnown?: string[];
   /** Of what it clears: what no one can know (set in the web interface, or before the ledger). */
   clearsUnknowable?: string[];
+  /** Of what it clears: what linkctl's last write left unset (its ledger), which another writer may have set since. */
+  clearsUnset?: string[];
   /** The file's record (create, update). */
   record?: Rec;
   /** What the change breaks of the policy (src/policy/), `rule: message`: apply refuses the plan without --override. */
@@ -412,21 +415,27 @@ export function planData(plan: Plan): Rec {
 const show = (v: unknown) => (v === undefined || v === null ? '(none)' : JSON.stringify(v));
 export const SYMBOL = { create: '+', update: '~', delete: '-' } as const;
 
-/** The plan as people read it, like `terraform plan`. */
-export function formatPlan(plan: Plan): string {
+/**
+ * The plan as people read it, like `terraform plan`, its notes under each change wrapped at
+ * `width` (the terminal's, 80 off one) by the one wrapping of prose (src/output/wrap.ts), each
+ * continuation under the note's text.
+ */
+export function formatPlan(plan: Plan, width = 80): string {
   const lines: string[] = [];
+  const note = (indent: string, text: string) => lines.push(...wrapProse(text, width, `${indent}  `, indent));
   for (const c of plan.changes) {
     const noun = specs()[c.kind].noun;
     const head = `${SYMBOL[c.action]} ${noun} ${c.key}`;
     if (c.action === 'update') {
       lines.push(`${head}: ${c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`).join(', ')}`);
     } else lines.push(head);
-    if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);
-    if (c.clears?.length) lines.push(`    clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
-    if (c.clearsKnown?.length) lines.push(`      of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
-    if (c.clearsKnown && c.clearsUnknowable?.length) lines.push(`      of which no one can know (set elsewhere or before the ledger): ${c.clearsUnknowable.join('; ')}`);
-    if (c.clearsKnown && !c.clearsKnown.length && !c.clearsUnknowable?.length) lines.push('      of which linkctl set none (its ledger): it knows of nothing to lose');
-    for (const v of c.violations ?? []) lines.push(`    ! policy ${v}`);
+    if (c.unreadable?.length && c.action !== 'delete') note('    ', `also sent, cannot be read back: ${c.unreadable.join(', ')}`);
+    if (c.clears?.length) note('    ', `clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
+    if (c.clearsKnown?.length) note('      ', `of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
+    // What the ledger says linkctl left unset: another writer (a teammate's linkctl, the web interface) may have set it since.
+    if (c.clearsUnset?.length) note('      ', `of which linkctl set none (its ledger), which another writer may have set since: ${c.clearsUnset.join('; ')}`);
+    if (c.clearsKnown && c.clearsUnknowable?.length) note('      ', `of which no one can know (set elsewhere or before the ledger): ${c.clearsUnknowable.join('; ')}`);
+    for (const v of c.violations ?? []) note('    ', `! policy ${v}`);
   }
   const count = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
   lines.push(plan.changes.length ? `Plan: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.` : 'No changes: the account matches the file.');

@@ -77,6 +77,7 @@ export async function nameWhatIsKnown(ctx: Context, plan: Plan, state: State): P
     const split = splitCleared(change.record ?? {}, known?.get(change.id!), state.pixels ?? []);
     change.clearsKnown = split.known;
     change.clearsUnknowable = split.unknowable;
+    change.clearsUnset = split.unset;
   }
 }
 
@@ -89,8 +90,10 @@ export async function nameWhatIsKnown(ctx: Context, plan: Plan, state: State): P
 export function fileOptions(known: Fields | null | undefined, pixels: readonly Current[]): { options: Rec; unknowable: string[] } {
   const options: Rec = {};
   const unknowable: string[] = [];
+  const written = new Set<LinkField>();
   for (const { name, field } of linkFileFields()) {
-    if (!CLEARED.includes(field)) continue;
+    if (!CLEARED.includes(field) || written.has(field)) continue;
+    written.add(field); // one name of a field that has several (redirect, splash, overlay: the redirect type)
     if (!known) {
       if (!unknowable.includes(field.label)) unknowable.push(field.label);
       continue;

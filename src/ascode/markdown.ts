@@ -31,6 +31,7 @@ function item(change: Change): string {
   for (const v of change.violations ?? []) parts.push(`**breaks the policy**: ${codeSpan(v)}`);
   if (change.clears?.length) parts.push(`**clears** what the file does not state: ${change.clears.join('; ')}`);
   if (change.clearsKnown?.length) parts.push(`of which linkctl set: ${change.clearsKnown.map(codeSpan).join(', ')}`);
+  if (change.clearsUnset?.length) parts.push(`of which linkctl set none, which another writer may have set since: ${change.clearsUnset.join('; ')}`);
   if (change.clearsKnown && change.clearsUnknowable?.length) parts.push(`of which no one can know: ${change.clearsUnknowable.join('; ')}`);
   return parts.length ? `${head}: ${parts.join('; ')}` : head;
 }

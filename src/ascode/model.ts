@@ -160,6 +160,23 @@ export const NONE_FIELDS: readonly string[] = ['password', 'metaImage', 'pixels'
 /** Whether a link record's value is a stated `none` of a field that takes it. */
 export const isNone = (field: string, value: unknown): boolean => value === NONE && NONE_FIELDS.includes(field);
 
+/**
+ * What a link record would state to clear nothing unasked: each option of `linkUpdateClears` by its
+ * file name, as `none` (a value works as well), and `public: false` (an update makes it private).
+ * The apply refusal's hint names these, so that the way past it is on the screen.
+ */
+export function linkUpdateStatements(record: Rec): string[] {
+  const stated = (field: LinkField) => linkFileFields().some(({ name, field: f }) => f === field && record[name] !== undefined);
+  const names = (LINK_FIELDS as readonly LinkField[])
+    .filter((f) => (!f.read || f.answeredNull) && (f.update ?? 'replaced') === 'replaced' && !stated(f))
+    // The first file name of the field that takes `none` (`redirect` for the redirect type, splash or overlay).
+    .map((f) => linkFileFields().find(({ name, field }) => field === f && NONE_FIELDS.includes(name))?.name)
+    .filter((n): n is string => n !== undefined)
+    .map((n) => `${n}: ${NONE}`);
+  if (record.public !== false) names.push('public: false');
+  return names;
+}
+
 // ---------------------------------------------------------------- every kind
 
 const str = (description: string, check?: (v: string) => unknown, extra: Partial<Field> = {}): Field => ({ type: 'string', description, check, ...extra });

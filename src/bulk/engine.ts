@@ -161,7 +161,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       let invalid = 0;
       const validating = rowContext(ctx, '', true); // one for every row: it says nothing and sends nothing
       // What the rows name in the account (a domain), each name once, with the rows that give it.
-      const namesOf = module[`${name}Names`] as ((input: ActionInput) => AccountName[]) | undefined;
+      const namesOf = module[`${name}Names`] as ((input: ActionInput, ctx: Context) => AccountName[]) | undefined;
       const named = new Map<string, { name: AccountName; where: string; rows: number }>();
       for await (const raw of readRows(input, known, bare)) {
         total++;
@@ -184,7 +184,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             continue;
           }
         }
-        for (const accountName of (row && namesOf?.(row)) ?? []) {
+        for (const accountName of (row && namesOf?.(row, ctx)) ?? []) {
           const key = `${accountName.flag}\u0000${accountName.value}`;
           const seen = named.get(key);
           if (seen) seen.rows++;

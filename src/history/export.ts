@@ -18,8 +18,9 @@
  *   one: a reader sees the old file or the new one, never half of one. A day of the range that
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
-import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { openTempFile } from '../files/access.js';
+import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
 import { eventClicks } from './events.js';
@@ -267,22 +268,23 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
     const partition = join(folder, `day=${dayText(t.starts[w]!)}`);
     const rows = await rowsOf(w);
     if (rows.length === 0) {
-      // a day of the range without rows now: an earlier export's partition would add old rows
+      // a day of the range without rows now: an earlier export's partition would add old rows.
+      // Only the export's own file goes (./export-folder.ts), and the folder if nothing else is left.
       if (existsSync(partition)) {
-        rmSync(partition, { recursive: true, force: true });
-        summary.removed++;
+        const own = readdirSync(partition).filter((f) => PART_FILE.test(f));
+        for (const file of own) rmSync(join(partition, file), { force: true });
+        if (own.length) summary.removed++;
+        if (readdirSync(partition).length === 0) rmdirSync(partition);
       }
       continue;
     }
+    // the table's folder once, then each day's (a recursive mkdir a day walked the path each time)
     if (!made) mkdirSync(folder, { recursive: true });
     made = true;
-    // a partition made now holds no older files to remove (a readdir less a day)
-    let existed = false;
     try {
       mkdirSync(partition);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      existed = true;
     }
     // a random name, created exclusively: a symlink planted beside the partition is never written through
     const temporary = openTempFile(partition, `.${name}`, 0o644);
@@ -297,8 +299,6 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       rmSync(temporary.path, { force: true });
       throw error;
     }
-    // files an older export left beside it (another format's part is another table's reader's business: kept)
-    if (existed) for (const other of readdirSync(partition)) if (other !== name && other.startsWith('part-') && other.endsWith(`.${writer.extension}`)) rmSync(join(partition, other), { force: true });
     summary.partitions++;
     summary.rows += rows.length;
     summary.total += countColumn < 0 ? rows.length : rows.reduce((a, r) => a + (r[countColumn] as number), 0);

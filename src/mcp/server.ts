@@ -394,6 +394,9 @@ function globalArgv(ctx: Context): string[] {
   return [
     ...(g.profile ? [`--profile=${g.profile}`] : []),
     ...(g.baseUrl ? [`--base-url=${g.baseUrl}`] : []),
+    ...(g.apiPath ? [`--api-path=${g.apiPath}`] : []),
+    // `linkctl mcp --as-user 7`: every call acts as that user (the user chose it; a call cannot).
+    ...(g.asUser ? [`--as-user=${g.asUser}`] : []),
     ...(g.sandbox ? ['--sandbox'] : []),
     ...(g.insecureHttp ? ['--insecure-http'] : []),
     // The user's policy holds for every call (--override is never passed on: only `override`, where allowed).

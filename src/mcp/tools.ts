@@ -54,6 +54,14 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'pixel delete': 'delete',
   'overlay list': 'read',
   'splash list': 'read',
+  // The installation's admin (issue 51): an admin's key only. No user's key is in any answer (src/model/users.ts).
+  'admin users list': 'read',
+  'admin users get': 'read',
+  'admin users add': { skip: 'the password is read from a terminal or stdin, which a tool call has neither of (and a password should not pass through an agent\'s context)' },
+  'admin users delete': 'delete',
+  'admin users login': { skip: 'the sign-in URL signs whoever opens it in as the user: a secret for a person, never for an agent' },
+  'admin plans list': 'read',
+  'admin plans subscribe': 'write',
   // Any method on any path, deletes included: listed only when deletes are allowed.
   api: 'delete',
   completion: { skip: 'prints a shell script, nothing an agent needs' },

@@ -38,6 +38,12 @@ export interface LinkDeps {
   dryRun?: boolean;
   /** Read the link back after a write that sent options the account's plan may lack (single commands always; bulk and apply with --verify). */
   verify?: boolean;
+  /**
+   * Called with the body an update will send (the link as the update leaves it: its destination,
+   * campaign, targets), before anything is asked or sent: the policy's check (src/policy/), which
+   * throws to refuse. Apply checks its whole plan before it starts and gives none.
+   */
+  check?: (body: Rec) => Promise<void>;
 }
 
 /** What a create or an update did, and what it did differently from what was asked. */
@@ -248,6 +254,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
   const plan = planLinkUpdate(read, given, clear);
   // A file holds a link's whole targeting: it replaces what was read instead of adding to it.
   if (replaceTargets) for (const field of ['geotarget', 'devicetarget', 'languagetarget']) if (given[field] !== undefined) plan.body[field] = given[field];
+  await deps.check?.(plan.body);
   for (const note of plan.notes) ui.warn(`note: ${note}.`);
   if (plan.cleared.length && deps.dryRun) ui.warn(`note: real servers would clear whatever link ${id} has of: ${plan.cleared.join('; ')}.`);
   if (plan.cleared.length) await ui.confirm(clearingQuestion(id, plan.cleared), CLEARING_HINT);

@@ -168,7 +168,19 @@ describe('export, plan, apply', () => {
     const file = join(dir, 'edited.yaml');
     writeFileSync(file, edited);
     const plan = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
-    expect(plan.stdout).toBe(`~ link docs: metaDescription "Product documentation" → "Product documentation, edited"\n    clears what the file does not state (cannot be read back): device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)\n      of which linkctl set none (its ledger): it knows of nothing to lose\nPlan: 0 to add, 1 to change, 0 to delete.\n`);
+    // The notes under the change wrapped at 80 columns (stdout is no terminal), each continuation under its note.
+    expect(plan.stdout).toBe([
+      '~ link docs: metaDescription "Product documentation" → "Product documentation, edited"',
+      '    clears what the file does not state (cannot be read back): device targeting',
+      '      (7.x servers never answer it); password; pixels; parameters; deep links;',
+      '      redirect type, splash or overlay; language targeting; meta image; public',
+      '      status (real servers make every updated link private)',
+      '      of which linkctl set none (its ledger), which another writer may have set',
+      '        since: device; password; pixels; params; deeplinks; redirect; language;',
+      '        meta-image',
+      'Plan: 0 to add, 1 to change, 0 to delete.',
+      '',
+    ].join('\n'));
     expect(plan.code).toBe(2);
     expect(changes(b)).toEqual([]);
     const json = await runMain(['plan', '-f', file, '--json'], { env: envOf(b) });

@@ -110,6 +110,13 @@ describe('against a real-server sandbox', () => {
     expect(r.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
     const d = await runCli(['qr', 'delete', '12', '--yes'], { env: fx.env });
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
+  });
+});
+
+describe('against a server that refuses an unknown pixel (the product\'s 7.6 code as read; 7.7 drops it in silence: real-servers.md, fact 7)', () => {
+  const fx = useSandbox({ quirks: false });
+
+  it('names what was asked in the API error', async () => {
     const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
     expect(p.code).toBe(4);
     expect(p.stderr).toBe('linkctl: Pixel not found. Please try again. (--pixel 4 not found)\n');
@@ -119,7 +126,7 @@ describe('against a real-server sandbox', () => {
 
 describe('narrow terminals', () => {
   const fx = useSandbox({ quirks: true });
-  async function at(columns: number, args: string[]) {
+  async function at(columns: number, args: string[], env: Record<string, string> = {}) {
     let stdout = '';
     const stdin = Readable.from([]) as unknown as IO['stdin'];
     stdin.isTTY = true;
@@ -127,7 +134,7 @@ describe('narrow terminals', () => {
       stdout: { write: (s: string) => ((stdout += s), true), isTTY: true, columns },
       stderr: { write: () => true, isTTY: false, columns },
       stdin,
-      env: cleanEnv({ ...fx.env, NO_COLOR: '1' }),
+      env: cleanEnv({ ...fx.env, NO_COLOR: '1', ...env }),
     };
     const code = await main(args, io);
     return { code, stdout };
@@ -143,6 +150,16 @@ describe('narrow terminals', () => {
     expect(r.stdout).toContain(host);
     expect(r.stdout).toMatch(/sandbox\.localhost/);
     expect(r.stdout).not.toMatch(/https?:\/\/…|https?:\/\/[es]…/);
+  });
+
+  it('takes the width from COLUMNS when the terminal says 0 columns (issue 53)', async () => {
+    const r = await at(0, ['link', 'list'], { COLUMNS: '70' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sandbox.localhost');
+    expect(r.stdout).not.toMatch(/Created/);
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(70);
+    const help = await at(0, ['link', 'add', '--help'], { COLUMNS: '60' });
+    for (const line of help.stdout.split('\n')) if (!/\$ linkctl/.test(line)) expect(line.length).toBeLessThanOrEqual(60);
   });
 
   it('wraps help to the terminal width', async () => {

@@ -139,7 +139,7 @@ describe('linkctl listen', () => {
       }
       expect(JSON.parse(got[0]!.body).date).toMatch(/^\d\d-\d\d-\d{4} \d\d:\d\d:\d\d$/);
       const visit = JSON.parse(got[1]!.body) as Record<string, unknown>;
-      expect(visit).toMatchObject({ type: 'view', referer: 'https://news.invalid/post', browser: 'Firefox', os: 'Windows', city: null });
+      expect(visit).toMatchObject({ type: 'view', referer: 'https://news.invalid/post', browser: 'Firefox', os: 'Windows 10/11', city: null });
       expect(visit.date).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     } finally {
       server.close();
@@ -166,8 +166,8 @@ describe('linkctl listen', () => {
     expect(new Set(lines.map((e) => e.id)).size).toBe(4);
     expect(lines[0]).toMatchObject({ alias: 'live', shortUrl: `${fx.sandbox.url}/live`, longUrl: 'https://example.com/a' });
     expect(lines.slice(1).map((e) => [e.country, e.referrer, e.os, e.browser])).toEqual([
-      ['Canada', 'https://news.invalid/a', 'Windows', 'Firefox'],
-      ['Canada', null, 'iOS', 'Safari'],
+      ['Canada', 'https://news.invalid/a', 'Windows 10/11', 'Firefox'],
+      ['Canada', null, 'IPhone', 'Safari'],
       ['Canada', 'https://social.invalid/', 'Linux', 'Chrome'],
     ]);
     for (const e of lines) {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { codeSpan } from '../../src/ascode/markdown.js';
+import { cleanedText } from '../../src/model/rewrites.js';
 import { runMain, sent, useSandbox } from '../helpers.js';
 
 const sb = useSandbox();
@@ -80,9 +81,11 @@ describe('plan -o markdown', () => {
     expect(line).toBeDefined();
     const outside = outsideCodeSpans(line);
     // linkctl's own words (what the update would clear) stand outside the spans; nothing of the server's or the file's does.
-    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)');
-    // The spans hold the text as it is, a line break aside (shown as an escape, so the span stays on its line).
-    expect(line).toContain(codeSpan(JSON.stringify(hostile)));
+    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private); of which linkctl set none, which another writer may have set since: device; password; pixels; params; deeplinks; redirect; language; meta-image');
+    // The spans hold the text as it is, a line break aside (shown as an escape, so the span stays on its line):
+    // the server's title as the product 7.7 stored it, tags removed (real-servers.md, fact 15), the file's as written.
+    expect(line).toContain(codeSpan(JSON.stringify(cleanedText(hostile))));
+    expect(line).toContain(codeSpan(JSON.stringify(`${hostile} (renamed)`)));
     // In the whole comment, only linkctl's own markup is outside a span.
     const all = outsideCodeSpans(r.stdout);
     expect(all.match(/<\/details>/g)).toHaveLength(1);

@@ -12,7 +12,8 @@ for (const quirks of [false, true]) {
       expect(r.code).toBe(0);
       const records = JSON.parse(r.stdout);
       expect(records).toHaveLength(2);
-      expect(records.map((q: { name: string }) => q.name)).toEqual(['Office wifi', 'Greeting']);
+      // 7.7 lists codes oldest first (fact 2); the documented mode newest first
+      expect(records.map((q: { name: string }) => q.name)).toEqual(quirks ? ['Restaurant menu', 'Greeting'] : ['Office wifi', 'Greeting']);
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr', query: { limit: '2' }, body: undefined }]);
       expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${fx.sandbox.key}`);
     });

@@ -4,7 +4,7 @@
  * back by DuckDB (an independent reader: the writer is hyparquet-writer) and their sums checked
  * against `stats show --json`. The same on PostgreSQL in stats-export-postgres.test.ts.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
@@ -69,6 +69,32 @@ describe('stats export and rollups on SQLite', () => {
     expect(await readParquet(`SELECT count(*) AS n FROM read_parquet('${out}/link_clicks/*/*.parquet')`)).toEqual(rows);
     expect(JSON.parse(again.stdout).tables).toEqual(JSON.parse(first.stdout).tables);
     expect(readdirSync(join(out, 'link_clicks', 'day=2025-06-02')).filter((f) => f.includes('tmp'))).toEqual([]);
+  });
+
+  it('deletes only what an export wrote: a folder holding other files is refused (nothing deleted); in its own folder a day now empty loses only the export\'s file', async () => {
+    const foreign = join(dir, 'foreign');
+    mkdirSync(join(foreign, 'link_clicks', 'day=2025-06-02'), { recursive: true });
+    writeFileSync(join(foreign, 'link_clicks', 'day=2025-06-02', 'part-7.parquet'), 'someone else\'s');
+    writeFileSync(join(foreign, 'notes.txt'), 'mine');
+    const refused = await history.stats(['export', '--out', foreign]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--out .*foreign holds files no linkctl stats export wrote/);
+    expect(readdirSync(join(foreign, 'link_clicks', 'day=2025-06-02'))).toEqual(['part-7.parquet']);
+    expect(readdirSync(foreign).sort()).toEqual(['link_clicks', 'notes.txt']);
+
+    const own = join(dir, 'own');
+    expect((await history.stats(['export', '--out', own])).code).toBe(0);
+    expect(existsSync(join(own, '.linkctl-export'))).toBe(true);
+    // The first snapshot's day has no rows: an old partition of it goes, but only the export's file.
+    const empty = join(own, 'link_clicks', 'day=2025-06-01');
+    mkdirSync(empty);
+    copyFileSync(join(own, 'link_clicks', 'day=2025-06-02', 'part-0.parquet'), join(empty, 'part-0.parquet'));
+    writeFileSync(join(empty, 'keep.txt'), 'a note of mine');
+    writeFileSync(join(own, 'link_clicks', 'day=2025-06-02', 'part-3.parquet'), 'mine too');
+    const again = await history.stats(['export', '--out', own, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(empty)).toEqual(['keep.txt']);
+    expect(readdirSync(join(own, 'link_clicks', 'day=2025-06-02')).sort()).toEqual(['part-0.parquet', 'part-3.parquet']);
   });
 
   it('visits from the events table and QR scans are tables of their own; --format csv writes the same rows', async () => {
@@ -155,6 +181,8 @@ describe('stats export and rollups on SQLite', () => {
     const out = join(dir, 'planted');
     const victim = join(dir, 'victim.txt');
     writeFileSync(victim, 'keep me\n');
+    // the folder an earlier export made (an export writes only into its own), links planted in it since
+    expect((await runMain(['stats', 'export', '--out', out, '--format', 'csv', '--db', history.env.LINKCTL_DB!], { env: history.env })).code).toBe(0);
     for (const table of ['link_clicks', 'visits', 'qr_scans']) {
       for (const day of ['02', '03', '04', '05', '06']) {
         const folder = join(out, table, `day=2025-06-${day}`);
@@ -209,7 +237,7 @@ describe('stats export and rollups on SQLite', () => {
       expect(g.shared).toBe(0);
     }
     // the same numbers on PostgreSQL (stats-export-postgres.test.ts)
-    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { Unknown: 1 }]] as const) {
+    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { 'Unknown Browser': 1 }]] as const) { // the product's name (real-servers.md, fact 42)
       const g = JSON.parse((await history.stats(['top', '--group', group, '--since', '5d', '--json'])).stdout);
       expect(Object.fromEntries(g.groups.map((row: any) => [row.group, row.clicks]))).toEqual(named);
     }

@@ -239,7 +239,8 @@ describe('on a terminal', () => {
     let config: ReturnType<typeof freshConfig>;
     beforeEach(() => void (config = freshConfig()));
     afterEach(() => config.cleanup());
-    const table = /^ID {2}Name {13}Scans {2}Created {14}Image\r\n3 {3}Office wifi {6}0 .*\r\n2 {3}Greeting .*\r\n1 {3}Restaurant menu .*\r\n/;
+    // oldest first, as the product 7.7 lists codes (real-servers.md, fact 2)
+    const table = /^ID {2}Name {13}Scans {2}Created {14}Image\r\n1 {3}Restaurant menu {2}128 .*\r\n2 {3}Greeting .*\r\n3 {3}Office wifi .*\r\n/;
 
     it('prints a table under a bold header, then the footer on stderr', async () => {
       const r = await runPty(['qr', 'list'], { env: fx.env });
@@ -422,7 +423,7 @@ describe('in a pipe that closes early (EPIPE)', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!).name).toBe('Office wifi');
+    expect(JSON.parse(lines[0]!).name).toBe('Restaurant menu'); // the oldest first
   });
 
   it('a reader gone before the first byte (`| true`) is no error either', async () => {

@@ -49,6 +49,10 @@ describe('the README', () => {
     const block = /```console\n([\s\S]*?)```/.exec(firstRun)?.[1] ?? '';
     expect(block.split('\n').length).toBeLessThan(30);
     for (const command of ['link list', 'link add', 'check', 'stats']) expect(block).toContain(`$ linkctl --sandbox ${command}`);
+    // Its ports differ from command to command and its short URLs stop with the command: it says so, and where a lasting one is (issue 53).
+    expect(firstRun).toMatch(/port of its own[\s\S]*answer only meanwhile[\s\S]*`linkctl sandbox serve`/);
+    // How long the test command takes.
+    expect(README).toMatch(/^npm test .*about \d+ minutes/m);
     const intoDocs = new Set([...README.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]));
     expect(intoDocs.size).toBeGreaterThanOrEqual(5);
   });

@@ -10,6 +10,8 @@ import type { ActionInput } from '../shared/define.js';
 import { findInList, firstOf, forEachId, idList, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { campaignAssignPath, campaignBody, campaignName, campaigns as CAMPAIGN } from '../../model/campaigns.js';
 import { create, update as updateOne } from '../../model/model.js';
+import { planLinkUpdate } from '../../model/links.js';
+import { readLink } from '../../model/link-writes.js';
 
 const orNone = (value: unknown) => (value === false ? 'none' : value);
 
@@ -55,6 +57,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
 
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
   const campaignId = args[0] as number;
+  await keepsPolicy(ctx, campaignId, idList(args[1]));
   const client = await ctx.client();
   return forEachId(ctx, idList(args[1]), {
     send: (linkId) => client.request('POST', campaignAssignPath(campaignId, linkId), { about: `campaign ${campaignId}, link ${linkId}` }),
@@ -62,4 +65,21 @@ export async function assign(ctx: Context, { args }: ActionInput): Promise<Resul
     done: 'assigned',
     summary: `links not added to campaign ${campaignId}`,
   });
+}
+
+/**
+ * Rules scoped to a campaign hold for the links moved into it: each link, as it is (read: its
+ * destination and targets) and in this campaign, is checked before any is assigned. Only a policy
+ * with campaign scopes costs the reads.
+ */
+async function keepsPolicy(ctx: Context, campaignId: number, linkIds: number[]): Promise<void> {
+  const { enforcePolicy, linkSubject, scopesCampaigns } = await import('../../policy/enforce.js');
+  if (!scopesCampaigns(ctx)) return;
+  const reader = await ctx.reader();
+  const writes = [];
+  for (const id of linkIds) {
+    const { body } = planLinkUpdate(await readLink(reader, id), { campaign: campaignId }, new Set());
+    writes.push({ what: `campaign assign ${campaignId} ${id}`, subject: linkSubject(body) });
+  }
+  await enforcePolicy(ctx, writes);
 }
