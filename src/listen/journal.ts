@@ -11,7 +11,7 @@
  * sits on the same disk as the database, so nothing is less durable: an event answered 2xx is in a
  * synced file either way.
  *
- * - Files: `<database>-listen/<host>~<pid>~<token>~<n>.jsonl`, one set per process. The door
+ * - Files: `<database>-listen/<source>/<host>~<pid>~<token>~<n>.jsonl`, one set per process. The door
  *   starts a new file when the main thread says the events so far are durable in the history
  *   (`durable`, about once a second), and removes the files all of whose events are.
  * - The history's inserts need no sync of their own (synchronous=NORMAL): the journal holds each
@@ -29,8 +29,12 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ListenEvent } from './payload.js';
 
-/** The journal's folder for an SQLite history file. */
-export const journalDir = (dbFile: string) => `${dbFile}-listen`;
+/**
+ * The journal's folder for an SQLite history file and the history's source (the account): one
+ * folder per account, so that a start stores what was left only into the account it came from
+ * (two listens may share a history, each for its own account).
+ */
+export const journalDir = (dbFile: string, sourceId: number) => join(`${dbFile}-listen`, String(sourceId));
 
 const host = () => hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
 const NAME = /^([^~]+)~(\d+)~([0-9a-f]+)~(\d+)\.jsonl$/;

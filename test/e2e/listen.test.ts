@@ -268,7 +268,7 @@ describe('linkctl listen', () => {
   it('the journal a killed listen left is stored at the next start, before the door opens, and removed', async () => {
     const db = freshDb();
     const env = { ...fx.env, LINKCTL_DB: db };
-    const journal = `${db}-listen`;
+    const journal = join(`${db}-listen`, '1'); // the account's folder: the first source of a new history
     mkdirSync(journal, { recursive: true });
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((r) => dead.once('exit', r));

@@ -95,7 +95,7 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     };
     // An SQLite history: the door syncs each event to a journal beside it before its 2xx (journal.ts);
     // what a listen that stopped (kill -9) left there is stored first
-    const dir = history.db.dialect === 'sqlite' ? journalDir(history.db.where) : undefined;
+    const dir = history.db.dialect === 'sqlite' ? journalDir(history.db.where, events.sourceId) : undefined;
     if (dir) {
       makeJournalDir(dir);
       const left = await storeLeftEvents(events, dir);
