@@ -19,7 +19,7 @@
  * (both warm, as a receiver the product has posted to is), and the bench warms its own client.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
@@ -126,9 +126,13 @@ async function warmClient(template) {
 async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
   const db = join(tmp, `listen-bench-${run}.db`);
   const env = clean({ LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: join(tmp, 'listen-config'), BENCH_MAXRSS_FILE: join(tmp, `maxrss-listen-${run}`), BENCH_CPU_FILE: join(tmp, `cpu-listen-${run}`) });
-  const child = spawn(NODE, [MAXRSS, 'listen', '--port', '0', '--json', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let lines = 0;
-  child.stdout.setEncoding('utf8').on('data', (d) => (lines += d.split('\n').length - 1));
+  // its JSON lines into a file: read by this process, they would cost the client's loop (which
+  // times the answers) work the bare server's answers do not, and count against listen
+  const printed = join(tmp, `listen-out-${run}.jsonl`);
+  const out = openSync(printed, 'w');
+  const child = spawn(NODE, [MAXRSS, 'listen', '--port', '0', '--json', '--db', db], { env, stdio: ['ignore', out, 'pipe'] });
+  closeSync(out);
+  const lines = () => readFileSync(printed, 'utf8').split('\n').length - 1;
   const url = await new Promise((resolve, reject) => {
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d) => {
@@ -139,7 +143,7 @@ async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
     child.once('exit', (code) => reject(new Error(`listen exited ${code}: ${err}`)));
   });
   return {
-    url, pid: child.pid, lines: () => lines,
+    url, pid: child.pid, lines,
     stop: async () => {
       const stopped = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
