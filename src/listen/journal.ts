@@ -51,6 +51,8 @@ export class JournalWriter {
   /** The newest event (by the door's sequence) in the open file; -1: none yet. */
   private last = -1;
   private rotate = false;
+  /** A write or sync of the open file failed: it may end in part of a line, so the next batch goes to a new file. */
+  private torn = false;
   private readonly closed: Array<{ path: string; last: number }> = [];
   private waiting: Array<{ line: string; seq: number; done: (error?: Error) => void }> = [];
   private syncing = false;
@@ -96,6 +98,20 @@ export class JournalWriter {
 
   /** The file to write to now: the next one once it is ready and asked for, else the open one (the first: once made). */
   private async file(): Promise<number> {
+    if (this.torn && this.fd !== undefined) {
+      // its complete lines are read at a start as any file's; a line cut off there is never joined to the next batch's first
+      try {
+        closeSync(this.fd);
+      } catch {
+        // the file is gone with its failure: what it holds is read all the same
+      }
+      this.closed.push({ path: this.path(this.segment), last: this.last });
+      this.fd = undefined;
+      this.segment++; // the file made ahead, if one is, is this one
+      this.last = -1;
+      this.rotate = false;
+    }
+    this.torn = false;
     if (this.fd === undefined) {
       if (!this.making) this.make(this.segment);
       await this.making;
@@ -123,6 +139,7 @@ export class JournalWriter {
     this.waiting = [];
     const finish = (error?: Error | null) => {
       if (!error) for (const b of batch) this.last = Math.max(this.last, b.seq);
+      else this.torn = true;
       this.syncing = false;
       for (const b of batch) b.done(error ?? undefined);
       this.commit();
