@@ -107,7 +107,7 @@ _linkctl_spec() {
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
-    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-private --allow-override --root -h --help' vflags='--allow-private --root' ;;
+    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-admin --allow-private --allow-override --root -h --help' vflags='--allow-private --root' ;;
     'linkctl help') cmds='' flags='' vflags='' ;;
     *) cmds='' flags='' vflags='' ;;
   esac

@@ -3,7 +3,7 @@ import type { ActionInput, Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, addQrContent, formatPlan, indexState, makePlan, planData, readNotes, readState, secretLeftOut, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
+import { addDetails, addQrContent, candidatesOf, formatPlan, hasName, indexState, makePlan, planData, readNotes, readState, secretLeftOut, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
 import { applyPlan, type Applied } from './apply.js';
 import type { Journal } from '../journal/journal.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
@@ -14,6 +14,7 @@ import { VERSION } from '../version.js';
 import { safeStringify } from '../output/safe-text.js';
 import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';
+import { campaignNameIgnoredOnUpdate } from '../model/campaigns.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
 import type { RedirectFormat } from './redirects.js';
@@ -301,30 +302,31 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
   const index = indexState(state);
-  const links = index.get('links')!;
-  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
+  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => candidatesOf(index, 'links', r) ?? []);
   await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`), opts.concurrency as ConcurrencySetting | undefined);
   // QR codes' content is read from their images only for the codes the file gives content to
   // (by name: codes of one name are told apart by their content).
-  const withContent = new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).map((r) => keyMatch(keyOf('qr', r))));
-  const codes = [...withContent].flatMap((key) => index.get('qr')!.get(key) ?? []);
+  const codes = [...new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).flatMap((r) => candidatesOf(index, 'qr', r) ?? []))];
   await addQrContent(reader, codes, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
   const dangling = [
-    ...referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key))),
-    ...aliasErrors(file, where, (record) => links.has(keyMatch(keyOf('links', record)))),
+    ...referenceErrors(file, where, (kind, key) => hasName(index, kind, key)),
+    ...aliasErrors(file, where, (record) => candidatesOf(index, 'links', record) !== undefined),
   ];
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune), index);
   await markViolations(ctx, plan, index);
   // What an update would send that real servers ignore with a success answer: the plan would never be met.
-  const ignored = plan.changes.filter((c) => c.kind === 'channels' && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
-    const why = f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : undefined;
-    return why ? [`${where.of(c.record!)}: channel "${c.key}": description: ${why}`] : [];
+  const ignored = plan.changes.filter((c) => (c.kind === 'channels' || c.kind === 'campaigns') && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
+    const why = c.kind === 'channels' && f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : c.kind === 'campaigns' && f.field === 'name' ? campaignNameIgnoredOnUpdate(String(f.to ?? '')) : undefined;
+    return why ? [`${where.of(c.record!)}: ${specs()[c.kind].noun} "${c.key}": ${f.field}: ${why}`] : [];
   }));
   if (ignored.length) throw fileError(ignored);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
-  // What link updates would clear, split by what the ledger knows linkctl set (issue 44).
-  await (await import('./known.js')).nameWhatIsKnown(ctx, plan, state);
+  // Options a file states that cannot be read back are sent unless the ledger shows linkctl set them so;
+  // what link updates would clear, split by what the ledger knows linkctl set (issue 44).
+  const known = await import('./known.js');
+  await known.sendsUnlessKnown(ctx, plan, state);
+  await known.nameWhatIsKnown(ctx, plan, state);
   return { reader, state, plan };
 }
 

@@ -1,6 +1,10 @@
 /** Tracking pixels. Delete is not in the documented API but real servers have it; ids may be strings. */
 import type { Model } from './model.js';
-import { compact, type Rec } from './values.js';
+import { compact, type Rec, type StoredFields } from './values.js';
+import { cleanedText } from './rewrites.js';
+
+/** What the product keeps of a pixel's name and tag: cleaned text (fact 15). */
+export const PIXEL_STORED: StoredFields = { name: (value) => cleanedText(value), tag: (value) => cleanedText(value) };
 
 export const pixels: Model = {
   kind: 'pixels',
@@ -12,7 +16,9 @@ export const pixels: Model = {
   add: 'api/pixel/add',
   key: (item) => (typeof item.name === 'string' ? item.name : undefined),
   listFields: ['id', 'type', 'name', 'tag', 'date'],
+  stored: PIXEL_STORED,
 };
+
 
 export function pixelRecord(item: Rec): Rec {
   return compact({ name: item.name, type: item.type, tag: item.tag });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN, cleanEnv, runCli, runMain, sent, tempDir, useSandbox } from '../helpers.js';
+import { InProcessTransport } from '../mcp-transport.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 const fx = useSandbox();
@@ -175,8 +176,8 @@ describe('no key anywhere', () => {
     expectNoKey(list.stdout, list.stderr, pages.stdout);
   });
 
-  it('MCP: the admin reads are tools, writes only when allowed, `login` and `add` never; no answer carries a key', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--allow-writes', '--allow-deletes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+  it('MCP: with --allow-admin the admin reads are tools, writes only when allowed, `login` and `add` never; no answer carries a key; without it none', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--allow-writes', '--allow-deletes', '--allow-admin'], env: cleanEnv(fx.env), stderr: 'pipe' });
     const client = new Client({ name: 'linkctl-test', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -195,7 +196,7 @@ describe('no key anywhere', () => {
     } finally {
       await client.close();
     }
-    const readOnly = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const readOnly = new InProcessTransport(['--allow-admin'], fx.env);
     const reader = new Client({ name: 'linkctl-test', version: '1.0.0' });
     await reader.connect(readOnly);
     try {
@@ -203,6 +204,19 @@ describe('no key anywhere', () => {
       expect(names.sort()).toEqual(['admin_plans_list', 'admin_users_get', 'admin_users_list']);
     } finally {
       await reader.close();
+    }
+    // Without --allow-admin: no admin tool, and a call says how the user can allow them; nothing is sent.
+    const plain = new Client({ name: 'linkctl-test', version: '1.0.0' });
+    await plain.connect(new InProcessTransport(['--allow-writes', '--allow-deletes'], fx.env));
+    try {
+      expect((await plain.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith('admin_'))).toEqual([]);
+      const before = fx.sandbox.requests.length;
+      const refused = (await plain.callTool({ name: 'admin_users_list', arguments: {} })) as { isError?: boolean; content: Array<{ text?: string }> };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/linkctl mcp --allow-admin/);
+      expect(fx.sandbox.requests.length).toBe(before);
+    } finally {
+      await plain.close();
     }
   });
 

@@ -105,6 +105,22 @@ ${nones(['pixels', 'params'])}
     expect(again.stdout).toContain('No changes: the account matches the file.');
   });
 
+  it('pixels a file adds to a link are sent, though nothing readable changed: plan says so (cannot be compared), and is clean once the ledger shows them set (issue 55, item 5)', async () => {
+    const { cli, file, pixelId } = await account();
+    const f = file('pixels.yaml', 'version: 1\nlinks:\n  - alias: plain\n    url: https://example.com/plain\n    pixels: [Analytics]\n  - alias: tracked\n    url: https://example.com/tracked\n    pixels: [Analytics]\n    params: { utm_source: qr }\n');
+    const plan = await cli(['plan', '-f', f]);
+    expect(plan.code, plan.stderr).toBe(0);
+    // `tracked` has them already, as linkctl's ledger shows; `plain` was made without.
+    expect(plan.stdout).toMatch(/^~ link plain: sends pixels \(cannot be compared: linkctl's ledger shows it last set them otherwise\)\n/);
+    expect(plan.stdout).not.toContain('link tracked');
+    expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to delete.');
+    const applied = await cli(['apply', '-f', f, '--yes', '--allow-clear']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(writes().map((r) => ({ method: r.method, pixels: (r.body as Record<string, unknown>).pixels }))).toEqual([{ method: 'PUT', pixels: [pixelId] }]);
+    const again = await cli(['plan', '-f', f]);
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+  });
+
   it('none is refused where it means nothing (a link\'s url), naming the file and line', async () => {
     const { cli, file } = await account();
     const f = file('bad.yaml', 'version: 1\nlinks:\n  - alias: plain\n    url: none\n');

@@ -113,15 +113,16 @@ describe('against a real-server sandbox', () => {
   });
 });
 
-describe('against a server that refuses an unknown pixel (the product\'s 7.6 code as read; 7.7 drops it in silence: real-servers.md, fact 7)', () => {
+describe('an unknown pixel, whether the server would refuse it (7.6 as read) or drop it in silence (7.7: real-servers.md, fact 7)', () => {
   const fx = useSandbox({ quirks: false });
 
-  it('names what was asked in the API error', async () => {
+  it('is refused before anything is sent, naming it', async () => {
     const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
-    expect(p.code).toBe(4);
-    expect(p.stderr).toBe('linkctl: Pixel not found. Please try again. (--pixel 4 not found)\n');
+    // Refused before sending: the product would drop the unknown id and answer success (issue 54).
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/^linkctl: --pixel 4: the account has no pixel with this id; the product drops a pixel id that is not the account's and answers success, so nothing was sent\n/);
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/pixels']);
   });
-
 });
 
 describe('narrow terminals', () => {

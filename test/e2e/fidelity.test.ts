@@ -178,8 +178,9 @@ describe('options the account\'s plan lacks (--plan basic): the link is created,
     expect(r.stderr).toBe("linkctl: created link 3, but the server dropped geo targeting and expiry: the account's plan may not include them; pixels cannot be read back, so it may be missing too\n");
     expect(r.stdout).toMatch(/^id\t3\nshorturl\thttp:\/\/127\.0\.0\.1:\d+\/\w+\n$/);
     expect(r.code).toBe(1);
-    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/urls', 'POST /api/url/add', 'GET /api/url/3']);
-    expect(sent(fx.sandbox)[1]!.body).toEqual({ url: 'https://example.org/geo', expiry: FUTURE, geotarget: [{ location: 'Canada', link: 'https://example.ca' }], pixels: [1] });
+    // The pixel list first: an id the account lacks is refused before sending.
+    expect(methodsAndPaths(fx.sandbox)).toEqual(['GET /api/pixels', 'GET /api/urls', 'POST /api/url/add', 'GET /api/url/3']);
+    expect(sent(fx.sandbox)[2]!.body).toEqual({ url: 'https://example.org/geo', expiry: FUTURE, geotarget: [{ location: 'Canada', link: 'https://example.ca' }], pixels: [1] });
   });
 
   it('link add --alias: the alias the server gave instead is named (no read-back needed: the answer shows it)', async () => {

@@ -1,6 +1,6 @@
 /** Short links end to end: the built CLI against the sandbox, in both of its modes. */
 import { describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, runMain, sent, tempDir, useSandbox, useSixServer } from '../helpers.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
@@ -296,6 +296,19 @@ for (const quirks of [false, true]) {
 describe('link update against a server that replaces every option (quirks)', () => {
   const fx = useSandbox({ quirks: true });
 
+  it('says once what the product stores of a meta title it cleans, on add and update, as plan does (issue 54, 1)', async () => {
+    const add = await runMain(['link', 'add', 'https://example.org/fish', '--alias', 'fish', '--meta-title', 'Fish & "Chips" <i>fried</i>', '--json'], { env: fx.env });
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toBe('note: the server stores the meta title as "Fish & &quot;Chips&quot; fried" (servers clean text of HTML)\n');
+    const { id } = JSON.parse(add.stdout) as { id: number };
+    const read = await runMain(['link', 'get', String(id), '--json'], { env: fx.env });
+    expect(JSON.parse(read.stdout).details.title).toBe('Fish & &quot;Chips&quot; fried');
+    const update = await runMain(['link', 'update', String(id), '--meta-description', "it's <b>fine</b>", '--yes'], { env: fx.env });
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stderr).toContain('note: the server stores the meta description as "it&#039;s fine" (servers clean text of HTML)\n');
+    expect(update.stderr).not.toContain('meta title');
+  });
+
   it('keeps geo targeting and expiry when only the meta description changes', async () => {
     const add = await runCli(['link', 'add', 'https://example.org/geo', '--geo', 'Canada=https://example.ca', '--expiry', '2035-01-01 00:00:00', '--pixel', '1', '-q'], { env: fx.env });
     expect(add.code).toBe(0);
@@ -500,6 +513,53 @@ describe('link input validation (exit 2, nothing sent)', () => {
       expect(r.stderr).toBe(`linkctl: ${flag} "${name}": no ${flag!.slice(2)} has this name (${known})\nhint: give the id, or the name as \`linkctl ${flag!.slice(2)} list\` shows it (any case)\n`);
       expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`GET ${list}`]);
       fx.sandbox.requests.length = 0;
+    }
+  });
+
+  it('a pixel, campaign or channel id the account lacks: exit 2 naming the id, on add and update (the product would drop it and answer success); only its list is read', async () => {
+    for (const [flag, noun, list, what] of [
+      ['--pixel', 'pixel', '/api/pixels', 'drops a pixel id that is not the account\'s'],
+      ['--campaign', 'campaign', '/api/campaigns', 'drops a campaign id that is not the account\'s'],
+      ['--channel', 'channel', '/api/channels', 'adds the link to a channel id it does not check'],
+    ] as const) {
+      for (const args of [['link', 'add', url, flag, '987654'], ['link', 'update', '1', flag, '987654', '--yes']]) {
+        const r = await runMain(args, { env: fx.env });
+        expect(r.code, args.join(' ')).toBe(2);
+        // A channel's id is also checked by the rule of issue 55, 7 (another account's channel), whose words may come first.
+        if (flag === '--channel') expect(r.stderr).toMatch(/^linkctl: --channel 987654\b/);
+        else expect(r.stderr).toBe(`linkctl: ${flag} 987654: the account has no ${noun} with this id; the product ${what} and answers success, so nothing was sent\nhint: see \`linkctl ${noun} list\` for the ids (a name works too: ${flag} "NAME")\n`);
+        expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`GET ${list}`]);
+        fx.sandbox.requests.length = 0;
+      }
+    }
+    // An id the account has is sent as it is.
+    const known = await runMain(['link', 'add', url, '--campaign', '1', '--pixel', '1'], { env: fx.env });
+    expect(known.code, known.stderr).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.method === 'POST').map((q) => q.body)).toEqual([{ url, campaign: 1, pixels: [1] }]);
+  });
+
+  it('a campaign named as written finds it as the product stored it (cleaned of HTML, capitalised)', async () => {
+    const made = await runMain(['campaign', 'add', '--name', 'fish & "chips"', '--json'], { env: fx.env });
+    expect(made.code, made.stderr).toBe(0);
+    const { id } = JSON.parse(made.stdout) as { id: number };
+    fx.sandbox.requests.length = 0;
+    const r = await runMain(['link', 'add', url, '--campaign', 'fish & "chips"', '--dry-run', '--json'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).body).toMatchObject({ url, campaign: id });
+  });
+
+  it('--from: a row naming an id the account lacks fails the file before any row is sent, each list read once', async () => {
+    const dir = tempDir();
+    try {
+      const file = join(dir, 'links.csv');
+      writeFileSync(file, 'url,alias,campaign,pixel\nhttps://example.org/a,from-a,1,1\nhttps://example.org/b,from-b,987654,1\nhttps://example.org/c,from-c,1,424242\n');
+      const r = await runCli(['link', 'add', '--from', file], { env: fx.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${file}:3: --campaign 987654: the account has no campaign with this id`);
+      expect(r.stderr).toContain(`${file}:4: --pixel 424242: the account has no pixel with this id`);
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /api/campaigns', 'GET /api/pixels']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

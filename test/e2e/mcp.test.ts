@@ -142,7 +142,7 @@ describe('tools listed in each mode', () => {
 
 describe('one tool per command, its schema the command\'s flags', () => {
   it('every leaf command but the skipped ones has a tool named by its path', async () => {
-    const s = await connect(['--allow-writes', '--allow-deletes']);
+    const s = await connect(['--allow-writes', '--allow-deletes', '--allow-admin']);
     const names = (await s.names()).sort();
     // Skipped: auth, completion, sandbox and mcp, each with its reason in ACCESS (test/unit/mcp-tools.test.ts checks every command is there).
     const leaves = leafCommands().map(({ path }) => path);
@@ -367,6 +367,10 @@ describe('calling tools', () => {
       expect(text(id)).toMatch(/^linkctl: `id` must be a positive integer, got "twelve"/);
       const campaign = await s.call('link_add', { url: 'https://example.com/bf', campaign: 'Black Friday', dryRun: true });
       expect(text(campaign)).toBe('linkctl: `campaign` "Black Friday": no campaign has this name ("Spring launch")\nhint: give the id, or the name as `linkctl campaign list` shows it (any case)');
+      // An id the account lacks, which the product would drop in silence: refused before anything is sent.
+      const unknown = await s.call('link_add', { url: 'https://example.com/bf', campaign: 987654 });
+      expect(unknown.isError).toBe(true);
+      expect(text(unknown)).toMatch(/^linkctl: `campaign: 987654`: the account has no campaign with this id; the product drops a campaign id that is not the account's and answers success, so nothing was sent\n/);
       const fields = await s.call('link_list', { fields: ['id', 'nope'] });
       expect(text(fields)).toMatch(/^linkctl: `fields`: unknown field "nope"; known fields: id, /);
       expect(changes()).toEqual([]);

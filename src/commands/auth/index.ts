@@ -17,7 +17,7 @@ export function register(program: Command, bind: Bind): void {
       .option('--oauth', 'sign in through an OAuth client an admin registered, in the browser, instead of pasting a key (the token is saved as the key)')
       .option('--client-id <id>', 'with --oauth: the id of the OAuth client')
       .option('--client-secret-stdin', 'with --oauth: read the client secret from stdin (else a hidden prompt)')
-      .option('--redirect-uri <uri>', 'with --oauth: the loopback redirect URI registered with the client, e.g. http://127.0.0.1:8765/linkctl-callback; linkctl listens there once')
+      .option('--redirect-uri <uri>', 'with --oauth: the loopback redirect URI registered with the client (http://127.0.0.1:PORT/PATH); linkctl listens there once')
       .option('--no-browser', 'with --oauth: print the URL to approve at, without opening a browser')
       .option('--approve-within <seconds>', 'with --oauth: how long to wait for the approval (default 300)', (v) => seconds('--approve-within', v))
       .action(bind(load, 'login')),

@@ -11,7 +11,7 @@ import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, planLinkUpdate, shortUrlOf, updateCannot } from '../../model/links.js';
-import { addLink, checkDomain, idOfName, LINK_REFERENCES, readLink, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { addLink, checkDomain, checkReferenceIds, idOfName, LINK_REFERENCES, readLink, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
 import type { AccountReader } from '../../model/reader.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from '../../model/link-types.js';
 
@@ -182,9 +182,12 @@ export async function addPrepare(ctx: Context, rows: number): Promise<void> {
 export function addNames({ opts }: ActionInput): AccountName[] {
   const domain = opts.domain;
   const names: AccountName[] = typeof domain === 'string' && domain ? [{ flag: '--domain', value: domain, check: (reader) => checkDomain(reader, domain) }] : [];
-  // A pixel, campaign or channel by name: it must name exactly one.
+  // A pixel, campaign or channel by name: it must name exactly one; by id, one of the account's (the product drops others in silence).
   for (const ref of LINK_REFERENCES) {
-    for (const value of [opts[ref.option]].flat()) if (typeof value === 'string') names.push({ flag: ref.flag, value, check: async (reader) => void (await idOfName(reader, ref, value)) });
+    for (const value of [opts[ref.option]].flat()) {
+      if (typeof value === 'string') names.push({ flag: ref.flag, value, check: async (reader) => void (await idOfName(reader, ref, value)) });
+      else if (typeof value === 'number') names.push({ flag: ref.flag, value: String(value), check: (reader) => checkReferenceIds(reader, { [ref.field]: value }) });
+    }
   }
   return names;
 }

@@ -43,7 +43,7 @@ export function register(program: Command, bind: Bind): void {
       'linkctl sandbox serve --rate-limit 30/60 --plan basic   # pace and plan of a real server',
       'linkctl sandbox serve --qr-images png   # plain PNG QR images, not the product\'s SVG',
       'linkctl sandbox serve --latency 30ms --jitter 10ms   # as slow as a PHP server over a network',
-      'linkctl sandbox serve --api-path /v2   # an installation that serves its API at /v2 (`auth login` finds it)',
+      'linkctl sandbox serve --api-path /v2   # the API at /v2',
       'linkctl sandbox serve --port 0 --seed scenario-seed.json   # two users and nothing else, to replay a recording',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
