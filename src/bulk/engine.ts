@@ -318,7 +318,12 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             });
           for (const key of keys) lastOfKey.set(key, sent);
         };
-        const mayStart = () => !fatal && !unrecorded && !stopping && pending.length < WINDOW && running < limit();
+        // A row whose write is done and whose ledger entry is being written is no longer at the
+        // server: with several in flight, the next row may start (the client holds the requests at
+        // the server to `limit()` itself). One at a time stays one row at a time.
+        const mayStart = () => !fatal && !unrecorded && !stopping && pending.length < WINDOW && running - (limit() > 1 ? client.recording : 0) < limit();
+        client.bound = limit;
+        client.freed = () => wake();
 
         try {
           // A command may read ahead for the next row while this one is sent (`<name>Prefetch`,
@@ -381,6 +386,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         } finally {
           // Stopped early (--stop-on-error, an error, the output gone): rows in flight are seen through, so that the journal records their outcomes.
           while (running > 0) await settled();
+          client.bound = client.freed = undefined;
           void rows?.return?.(undefined)?.catch(() => undefined);
           progress.end();
           const failed = counts.get('failed') ?? 0;

@@ -125,19 +125,55 @@ export class LedgerWriter {
   private db?: Promise<Db>;
   private queue: Promise<unknown> = Promise.resolve();
   private warned = false;
+  /** Writes that ended while entries were being committed: appended together next, in one transaction. */
+  private waiting: Array<{ write: WriteSeen; how: { outcome: Outcome; detail: string | null }; done: () => void }> = [];
 
   constructor(private readonly ctx: WriterContext) {}
 
-  /** Never throws: a failure to record is said on stderr (once per run), and the write's own result stands. */
+  /**
+   * Never throws: a failure to record is said on stderr (once per run), and the write's own result
+   * stands. Resolves once the entry is committed. Writes that end while a commit runs (a `--from`
+   * run's rows in flight) share the next one: a commit syncs the database and holds the thread,
+   * and one a write throttled 8 rows in flight to one commit at a time (issue 52's profile: 46%
+   * of a 400-row `link add --from` in libsql's COMMIT). The entries are chained in the order
+   * their writes ended, as before.
+   */
   record(write: WriteSeen): Promise<void> {
     const how = outcomeOf(write.error);
     if (!how) return Promise.resolve();
-    const done = this.queue.then(() => this.append(write, how)).catch((error: unknown) => this.failed(write, error));
-    this.queue = done;
-    return done;
+    return new Promise<void>((done) => {
+      if (this.waiting.push({ write, how, done }) > 1) return; // a commit for it is queued already
+      // started after the loop's poll phase: the answers that came in meanwhile (while the last
+      // commit held the thread) end their writes first, and join this commit
+      const next = this.queue.then(() => new Promise<void>((turn) => setImmediate(turn))).then(() => this.commit());
+      this.queue = next;
+    });
   }
 
-  private async append(write: WriteSeen, how: { outcome: Outcome; detail: string | null }): Promise<void> {
+  /** Appends what waits, in one transaction; when that fails, each entry alone (one bad entry fails only itself). */
+  private async commit(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = [];
+    try {
+      const entries = batch.map((b) => this.entry(b.write, b.how));
+      const db = await this.open();
+      const { append } = await import('./ledger.js');
+      try {
+        await db.write(async () => {
+          for (const entry of entries) await append(db, entry);
+        });
+      } catch (error) {
+        if (batch.length === 1) throw error;
+        for (const [i, entry] of entries.entries()) await append(db, entry).catch((e: unknown) => this.failed(batch[i]!.write, e));
+      }
+    } catch (error) {
+      this.failed(batch[0]!.write, error);
+    } finally {
+      for (const b of batch) b.done();
+    }
+  }
+
+  private entry(write: WriteSeen, how: { outcome: Outcome; detail: string | null }): NewEntry {
     const { resource, id } = describePath(write.path);
     const sent = write.json && typeof write.json === 'object' && !Array.isArray(write.json) ? (withoutSecrets(write.json, this.ctx.secrets) as Fields) : null;
     const created = write.method === 'POST' && id === null && write.result && (typeof write.result.id === 'number' || typeof write.result.id === 'string') ? String(write.result.id) : null;
@@ -165,9 +201,7 @@ export class LedgerWriter {
       override: override ?? null,
       asUser: asUser ?? null,
     };
-    const db = await this.open();
-    const { append } = await import('./ledger.js');
-    await append(db, entry);
+    return entry;
   }
 
   private open(): Promise<Db> {

@@ -6,6 +6,7 @@ import { CliError, NotFoundError, UsageError } from '../../errors.js';
 import { choose, closeReader, serverName } from './actions.js';
 import { exportHistory, type ExportFormat } from '../../history/export.js';
 import { DeltaCache } from '../../history/series.js';
+import { firstLiveMoment } from '../../history/events.js';
 import { iso, parseSince, now } from '../../history/time.js';
 import { resolve } from 'node:path';
 import { writablePath } from '../../files/access.js';
@@ -24,8 +25,10 @@ export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<
   const { history, source } = chosen;
   try {
     const snapshots = (await history.snapshots(source.id)).filter((s) => s.origin === 'api');
-    // by default, from the first snapshot of the server
-    const since = opts.since === undefined ? (snapshots[0]?.at ?? chosen.window.since) : chosen.window.since;
+    // by default, from the history's first day: its first snapshot of the server, or listen's first run or event if earlier
+    const live = opts.since === undefined ? await firstLiveMoment(history, source.id) : undefined;
+    const firsts = [snapshots[0]?.at, live].filter((ms): ms is number => ms !== undefined);
+    const since = opts.since === undefined ? (firsts.length ? Math.min(...firsts) : chosen.window.until) : chosen.window.since;
     // the history keeps no channels: read from the server now; without it, the column is left empty and the run says so
     let channels: Map<number, string[]> | undefined;
     if (opts.channels !== false) try {
