@@ -19,6 +19,7 @@
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
 import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { ColumnValues, SchemaElement } from './parquet.js';
 import { openTempFile } from '../files/access.js';
 import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
@@ -87,8 +88,38 @@ export const TABLES = {
 } as const satisfies Record<string, readonly ColumnDef[]>;
 export type TableName = keyof typeof TABLES;
 
-type Value = string | number | boolean | null;
-type Rows = Value[][];
+/**
+ * One day's rows of a table, a column at a time, in the order of its TABLES entry (no object per
+ * row: a year is hundreds of thousands of rows). Values as parquet.ts takes them: numbers (dates
+ * as days, times as milliseconds) in a Float64Array with NaN for null, booleans 0/1 (NULL_BOOLEAN),
+ * text as UTF-8 bytes or null.
+ */
+interface DayRows {
+  length: number;
+  columns: ColumnValues[];
+}
+
+const NO_ROWS: DayRows = { length: 0, columns: [] };
+
+/** parquet.ts's null of a boolean column, tied to it by type (that module, and hyparquet-writer, load only for Parquet). */
+const NULL_BOOLEAN: typeof import('./parquet.js').NULL_BOOLEAN = 2;
+
+/**
+ * Text as UTF-8, each distinct text encoded once and shared: a link's alias and URL are encoded
+ * once for the year, not once a day, and a dictionary column finds equal names as one entry.
+ * Holds what it was given: one per export for the items' texts (bounded by the account), one per
+ * file for visits' texts.
+ */
+class Utf8 {
+  private readonly encoder = new TextEncoder();
+  private readonly known = new Map<string, Uint8Array>();
+  of(text: string | null | undefined): Uint8Array | null {
+    if (text === null || text === undefined) return null;
+    let bytes = this.known.get(text);
+    if (!bytes) this.known.set(text, (bytes = this.encoder.encode(text)));
+    return bytes;
+  }
+}
 
 export interface ExportInput {
   history: History;
@@ -137,52 +168,96 @@ export function hostOf(url: string | null): string | null {
   }
 }
 
+/** A value of a column of numbers: NaN for none. */
+const num = (v: number | null | undefined) => (v === null || v === undefined ? NaN : v);
+
 export async function exportHistory(input: ExportInput): Promise<ExportSummary> {
   const { history, sourceId, since, until } = input;
   const t = timeline(await history.snapshots(sourceId), { by: 'day', since, until });
   const writer = input.format === 'parquet' ? await parquetWriter() : csvWriter;
   const campaigns = new Map(input.items.filter((i) => i.kind === 'campaign' && i.remoteId !== null).map((i) => [i.remoteId!, i.label ?? i.alias]));
   const byId = new Map(input.items.map((i) => [i.id, i]));
-  const base = { server: input.server, account: input.account };
+  const utf8 = new Utf8();
+  const server = utf8.of(input.server);
+  const account = utf8.of(input.account);
 
   // a link's own columns, made once per link (not once per day: a year is hundreds of rows each)
-  const linkColumns = new Map<number, Value[]>();
-  const linkRow = (day: number, item: number, clicks: number, unique: number | null, estimated: boolean): Value[] => {
-    let own = linkColumns.get(item);
+  interface LinkColumns { id: number; alias: Uint8Array | null; url: Uint8Array | null; campaignId: number; campaign: Uint8Array | null; channel: Uint8Array | null; domain: Uint8Array | null }
+  const linkColumns: LinkColumns[] = []; // by item id (the history's row ids: small integers)
+  const linkOf = (item: number): LinkColumns => {
+    let own = linkColumns[item];
     if (!own) {
       const link = byId.get(item);
       const names = input.channels?.get(item);
-      own = [link?.remoteId ?? null, link?.alias ?? null, link?.url ?? null, link?.campaign ?? null, link?.campaign != null ? (campaigns.get(link.campaign) ?? null) : null,
-        names && names.length ? names.join(', ') : null, hostOf(link?.url ?? null)];
-      linkColumns.set(item, own);
+      own = {
+        id: num(link?.remoteId), alias: utf8.of(link?.alias), url: utf8.of(link?.url), campaignId: num(link?.campaign),
+        campaign: utf8.of(link?.campaign != null ? campaigns.get(link.campaign) : null), channel: utf8.of(names && names.length ? names.join(', ') : null), domain: utf8.of(hostOf(link?.url ?? null)),
+      };
+      linkColumns[item] = own;
     }
-    return [day, ...own, clicks, unique, estimated, base.server, base.account];
+    return own;
   };
-  const qrRow = (day: number, item: number, clicks: number, _unique: number | null, estimated: boolean): Value[] => {
-    const qr = byId.get(item);
-    return [day, qr?.remoteId ?? null, qr?.label ?? qr?.alias ?? null, clicks, estimated, base.server, base.account];
+  const linkDay = (w: number, c: DayCounts): DayRows => {
+    const n = c.items.length;
+    const [id, alias, url, campaignId, campaign, channel, domain] = [new Float64Array(n), new Array<Uint8Array | null>(n), new Array<Uint8Array | null>(n), new Float64Array(n), new Array<Uint8Array | null>(n), new Array<Uint8Array | null>(n), new Array<Uint8Array | null>(n)];
+    const unique = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const own = linkOf(c.items[i]!);
+      id[i] = own.id;
+      alias[i] = own.alias;
+      url[i] = own.url;
+      campaignId[i] = own.campaignId;
+      campaign[i] = own.campaign;
+      channel[i] = own.channel;
+      domain[i] = own.domain;
+      // unknown unique growth counts as none; never more than the day's clicks (see the top of this file)
+      unique[i] = Math.min(Number.isNaN(c.unique[i]!) ? 0 : c.unique[i]!, c.clicks[i]!);
+    }
+    return { length: n, columns: [dayColumn(t, w, n), id, alias, url, campaignId, campaign, channel, domain, c.clicks, unique, estimatedColumn(t, w, n), new Array(n).fill(server), new Array(n).fill(account)] };
+  };
+  const qrDay = (w: number, c: DayCounts): DayRows => {
+    const n = c.items.length;
+    const id = new Float64Array(n);
+    const name = new Array<Uint8Array | null>(n);
+    for (let i = 0; i < n; i++) {
+      const qr = byId.get(c.items[i]!);
+      id[i] = num(qr?.remoteId);
+      name[i] = utf8.of(qr?.label ?? qr?.alias);
+    }
+    return { length: n, columns: [dayColumn(t, w, n), id, name, c.clicks, estimatedColumn(t, w, n), new Array(n).fill(server), new Array(n).fill(account)] };
   };
 
   const tables: TableSummary[] = [];
   // the visits listen stored, counted on their own day (the deltas have them taken off: events.ts)
   const counted = await eventClicks(history, sourceId, until);
   const events = counted && ((w: number) => counted(t.starts[w]!, t.starts[w]! + DAY));
-  tables.push(await writeTable(input, t, 'link_clicks', writer, await dailyRows(input.cache, t, 'link', linkRow, events), 8));
-  tables.push(await writeTable(input, t, 'qr_scans', writer, await dailyRows(input.cache, t, 'qr', qrRow), 3));
+  const links = await dailyCounts(input.cache, t, 'link', events);
+  tables.push(await writeTable(input, t, 'link_clicks', writer, async (w) => linkDay(w, await links(w)), 8));
+  const qrs = await dailyCounts(input.cache, t, 'qr');
+  tables.push(await writeTable(input, t, 'qr_scans', writer, async (w) => qrDay(w, await qrs(w)), 3));
   // a history without events has no visits: no query a day for none
-  tables.push(await writeTable(input, t, 'visits', writer, counted ? visitRows(input, t) : () => [], -1));
+  tables.push(await writeTable(input, t, 'visits', writer, counted ? visitRows(input, t) : () => NO_ROWS, -1));
   return { format: input.format, out: input.out, from: t.startIso[0]!, to: iso(t.starts.at(-1)! + DAY), days: t.starts.length, tables };
 }
 
 /** Epoch days (what a Parquet DATE holds) of a period start. */
 const epochDay = (ms: number) => Math.floor(ms / DAY);
+const dayColumn = (t: Timeline, w: number, n: number) => new Float64Array(n).fill(epochDay(t.starts[w]!));
+const estimatedColumn = (t: Timeline, w: number, n: number) => new Uint8Array(n).fill(t.estimated[w] === 1 ? 1 : 0);
+
+/** One day's counts of a kind's items: item ids ascending, their clicks (never 0) and unique growth (NaN: unknown). */
+interface DayCounts {
+  items: Int32Array;
+  clicks: Float64Array;
+  unique: Float64Array;
+}
 
 /**
- * Rows of one kind's daily changes, a day at a time: the deltas of the snapshots whose spread
- * covers that day, each share as the series counts it (`share` of the same period index, turned
- * by the item's id, as `spread` and `computeSeries` do).
+ * A kind's daily counts, a day at a time: the deltas of the snapshots whose spread covers that
+ * day, each share as the series counts it (`share` of the same period index, turned by the item's
+ * id, as `spread` and `computeSeries` do), plus the day's events.
  */
-async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (day: number, item: number, clicks: number, unique: number | null, estimated: boolean) => Value[], events?: (w: number) => Promise<Map<number, number>>): Promise<(w: number) => Promise<Rows>> {
+async function dailyCounts(cache: DeltaCache, t: Timeline, kind: ItemKind, events?: (w: number) => Promise<Map<number, number>>): Promise<(w: number) => Promise<DayCounts>> {
   const deltas = await cache.get(kind);
   // the deltas in snapshot order (a counting sort of their indices): each day reads only its snapshots'
   const K = deltas.snapshots.length;
@@ -197,41 +272,88 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
   t.spreads.forEach((s, k) => {
     if (s) for (let w = s.first; w < s.first + s.count; w++) byDay[w]!.push(k);
   });
+  // each item's sums of the day, by a dense slot per item, and the slots the day touched
+  const slotOf = new Map<number, number>();
+  const itemOf: number[] = [];
+  const slot = (item: number) => {
+    let s = slotOf.get(item);
+    if (s === undefined) {
+      slotOf.set(item, (s = itemOf.length));
+      itemOf.push(item);
+    }
+    return s;
+  };
+  // each difference's slot, found once (not once for each day its share is counted)
+  const slotAt = new Int32Array(deltas.length);
+  for (let i = 0; i < deltas.length; i++) slotAt[i] = slot(deltas.item[i]!);
+  let clicks = new Float64Array(itemOf.length);
+  let unique = new Float64Array(itemOf.length).fill(NaN);
+  let touched = new Uint8Array(itemOf.length);
   return async (w: number) => {
-    const sums = new Map<number, { clicks: number; unique: number | null }>();
+    const day: number[] = [];
+    const touch = (s: number) => {
+      if (!touched[s]) {
+        touched[s] = 1;
+        day.push(s);
+      }
+    };
     for (const k of byDay[w]!) {
+      const s = t.spreads[k]!;
+      const j = s.skip + (w - s.first);
       for (let o = start[k]!; o < start[k + 1]!; o++) {
         const i = order[o]!;
         const uniqueRaw = deltas.unique[i]!;
         // most links are not clicked on most days: their zero differences make no row (issue 52's profile)
         if (deltas.clicks[i] === 0 && !(uniqueRaw > 0)) continue;
         const item = deltas.item[i]!;
+        const at = slotAt[i]!;
+        touch(at);
         // the one share of this difference that falls on day w, as `spread` gives it to that day
-        const s = t.spreads[k]!;
-        const j = s.skip + (w - s.first);
-        let sum = sums.get(item);
-        if (!sum) sums.set(item, (sum = { clicks: 0, unique: null }));
-        sum.clicks += share(deltas.clicks[i]!, s.n, j, item);
-        if (!Number.isNaN(uniqueRaw)) sum.unique = (sum.unique ?? 0) + share(uniqueRaw, s.n, j, item);
+        clicks[at] = clicks[at]! + share(deltas.clicks[i]!, s.n, j, item);
+        if (!Number.isNaN(uniqueRaw)) unique[at] = (Number.isNaN(unique[at]!) ? 0 : unique[at]!) + share(uniqueRaw, s.n, j, item);
       }
     }
-    for (const [item, clicks] of (await events?.(w)) ?? []) {
-      let sum = sums.get(item);
-      if (!sum) sums.set(item, (sum = { clicks: 0, unique: null }));
-      sum.clicks += clicks;
+    for (const [item, n] of (await events?.(w)) ?? []) {
+      const at = slot(item);
+      if (at >= touched.length) {
+        // an item only events name: room for it
+        clicks = grown(clicks, itemOf.length, 0);
+        unique = grown(unique, itemOf.length, NaN);
+        touched = grown(touched, itemOf.length, 0);
+      }
+      touch(at);
+      clicks[at] = clicks[at]! + n;
     }
-    const rows: Rows = [];
-    const day = epochDay(t.starts[w]!);
-    for (const [item, sum] of [...sums.entries()].sort((a, b) => a[0] - b[0])) {
-      if (sum.clicks === 0) continue; // (and so no unique clicks: cut to the clicks)
-      rows.push(row(day, item, sum.clicks, kind === 'link' ? Math.min(sum.unique ?? 0, sum.clicks) : null, t.estimated[w] === 1));
+    // the day's items in id order, those with clicks (and so with unique clicks: cut to the clicks)
+    const items = Int32Array.from(day, (s) => itemOf[s]!).sort();
+    const rows: DayCounts = { items, clicks: new Float64Array(items.length), unique: new Float64Array(items.length) };
+    let n = 0;
+    for (const item of items) {
+      const s = slotOf.get(item)!;
+      if (clicks[s]! !== 0) {
+        rows.items[n] = item;
+        rows.clicks[n] = clicks[s]!;
+        rows.unique[n] = unique[s]!;
+        n++;
+      }
+      clicks[s] = 0;
+      unique[s] = NaN;
+      touched[s] = 0;
     }
-    return rows;
+    return { items: rows.items.subarray(0, n), clicks: rows.clicks.subarray(0, n), unique: rows.unique.subarray(0, n) };
   };
 }
 
+/** A typed array of at least `length`, with `fill` after the old values. */
+function grown<T extends Float64Array | Uint8Array>(a: T, length: number, fill: number): T {
+  const b = new (a.constructor as new (n: number) => T)(Math.max(length, a.length * 2));
+  b.fill(fill);
+  b.set(a);
+  return b;
+}
+
 /** The visits `linkctl listen` stored (events of kind link.clicked), read a day at a time. */
-function visitRows(input: ExportInput, t: Timeline): (w: number) => Promise<Rows> {
+function visitRows(input: ExportInput, t: Timeline): (w: number) => Promise<DayRows> {
   const linkIds = new Map(input.items.filter((i) => i.kind === 'link').map((i) => [i.id, i.remoteId]));
   return async (w) => {
     const from = iso(t.starts[w]!);
@@ -240,24 +362,26 @@ function visitRows(input: ExportInput, t: Timeline): (w: number) => Promise<Rows
       "SELECT event_id, at, received_at, item_id, short_url, alias, long_url, country, city, referrer, os, browser FROM events WHERE source_id = ? AND kind = 'link.clicked' AND at >= ? AND at < ? ORDER BY at, event_id",
       [input.sourceId, from, to],
     );
-    const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-    const time = (v: unknown) => {
-      const ms = v === null || v === undefined ? NaN : Date.parse(String(v));
-      return Number.isNaN(ms) ? null : ms;
+    const n = rows.length;
+    const utf8 = new Utf8(); // the day's texts: a country or a browser once a file
+    const text = (j: number) => rows.map((r) => utf8.of(r[j] === null || r[j] === undefined ? null : String(r[j])));
+    const time = (j: number) => Float64Array.from(rows, (r) => (r[j] === null || r[j] === undefined ? NaN : Date.parse(String(r[j]))));
+    const linkId = Float64Array.from(rows, (r) => (r[3] === null || r[3] === undefined ? NaN : num(linkIds.get(Number(r[3])))));
+    return {
+      length: n,
+      columns: [dayColumn(t, w, n), text(0), time(1), time(2), linkId, text(4), text(5), text(6), text(7), text(8), text(9), text(10), text(11), new Array(n).fill(utf8.of(input.server)), new Array(n).fill(utf8.of(input.account))],
     };
-    return rows.map((r) => [epochDay(t.starts[w]!), text(r[0]), time(r[1]), time(r[2]), r[3] === null || r[3] === undefined ? null : (linkIds.get(Number(r[3])) ?? null),
-      text(r[4]), text(r[5]), text(r[6]), text(r[7]), text(r[8]), text(r[9]), text(r[10]), text(r[11]), input.server, input.account]);
   };
 }
 
 interface Writer {
   extension: string;
-  /** Writes the rows to `fd`, a temporary file's (the caller closes it). */
-  write(fd: number, columns: readonly ColumnDef[], rows: Rows): void;
+  /** Writes the day's rows to `fd`, a temporary file's (the caller closes it). */
+  write(fd: number, table: TableName, columns: readonly ColumnDef[], day: DayRows): void;
 }
 
 /** Writes a table's partitions, a day at a time; `countColumn`: the column summed (-1: rows). */
-async function writeTable(input: ExportInput, t: Timeline, table: TableName, writer: Writer, rowsOf: (w: number) => Rows | Promise<Rows>, countColumn: number): Promise<TableSummary> {
+async function writeTable(input: ExportInput, t: Timeline, table: TableName, writer: Writer, rowsOf: (w: number) => DayRows | Promise<DayRows>, countColumn: number): Promise<TableSummary> {
   const columns = TABLES[table];
   const folder = join(input.out, table);
   const summary: TableSummary = { table, partitions: 0, rows: 0, removed: 0, total: 0 };
@@ -266,8 +390,8 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
   for (let w = 0; w < t.starts.length; w++) {
     input.status?.(`${table}: ${dayText(t.starts[w]!)}`);
     const partition = join(folder, `day=${dayText(t.starts[w]!)}`);
-    const rows = await rowsOf(w);
-    if (rows.length === 0) {
+    const day = await rowsOf(w);
+    if (day.length === 0) {
       // a day of the range without rows now: an earlier export's partition would add old rows.
       // Only the export's own file goes (./export-folder.ts), and the folder if nothing else is left.
       if (existsSync(partition)) {
@@ -290,7 +414,7 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
     const temporary = openTempFile(partition, `.${name}`, 0o644);
     try {
       try {
-        writer.write(temporary.fd, columns, rows);
+        writer.write(temporary.fd, table, columns, day);
       } finally {
         closeSync(temporary.fd);
       }
@@ -300,8 +424,9 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       throw error;
     }
     summary.partitions++;
-    summary.rows += rows.length;
-    summary.total += countColumn < 0 ? rows.length : rows.reduce((a, r) => a + (r[countColumn] as number), 0);
+    summary.rows += day.length;
+    if (countColumn < 0) summary.total += day.length;
+    else for (const v of day.columns[countColumn] as Float64Array) summary.total += v;
   }
   return summary;
 }
@@ -309,68 +434,73 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
 // ---------------------------------------------------------------- writers
 
 /**
- * Parquet by hyparquet-writer (pure JavaScript, no binary to install): typed columns, Snappy
- * compression, one row group per day. See docs/warehouse.md for why this writer.
+ * Parquet (./parquet.ts, on hyparquet-writer's framing: pure JavaScript, no binary to install):
+ * typed columns, Snappy compression, one row group per day. See docs/warehouse.md for why this writer.
  */
 async function parquetWriter(): Promise<Writer> {
-  const { parquetWriteBuffer } = await import('hyparquet-writer');
-  const schemaOf = (c: ColumnDef) => {
-    if (c.type === 'DATE') return { name: c.name, type: 'INT32', converted_type: 'DATE', repetition_type: 'OPTIONAL' };
-    if (c.type === 'INT64') return { name: c.name, type: 'INT64', repetition_type: 'OPTIONAL' };
-    if (c.type === 'BOOLEAN') return { name: c.name, type: 'BOOLEAN', repetition_type: 'OPTIONAL' };
-    if (c.type === 'TIMESTAMP') return { name: c.name, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' }, repetition_type: 'OPTIONAL' };
-    return { name: c.name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' };
+  const { parquetFile } = await import('./parquet.js');
+  const elementOf = (c: ColumnDef): SchemaElement => {
+    if (c.type === 'DATE') return { name: c.name, type: 'INT32', converted_type: 'DATE' };
+    if (c.type === 'INT64') return { name: c.name, type: 'INT64' };
+    if (c.type === 'BOOLEAN') return { name: c.name, type: 'BOOLEAN' };
+    if (c.type === 'TIMESTAMP') return { name: c.name, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } };
+    return { name: c.name, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
   };
-  // Min and max of text columns cost a fifth of the encoding (each value compared as text) and
-  // serve little: readers prune days by the partition, and dates, ids and counts by their
-  // statistics, kept. A text column is a dictionary (a few names: a campaign, a domain, the
-  // server) or unique in its day (an alias, a short URL: plain), said here instead of sampled
-  // for each file (the writer's sampling and its dictionary of unique values were a fifth more).
-  const UNIQUE_TEXT = new Set(['alias', 'short_url', 'event_id', 'long_url', 'referrer']);
-  const statistics = (c: ColumnDef) => (c.type === 'STRING' ? { statistics: false, encoding: UNIQUE_TEXT.has(c.name) ? 'PLAIN' : 'RLE_DICTIONARY' } : {});
+  // Columns unique in their day (ids, an alias, a URL, a time) are plain; the others hold a few
+  // values a day (the day, counts, a campaign, a domain, the server) and are a dictionary. Min and
+  // max are written for dates, times, ids, counts and booleans: text columns have none (they serve
+  // little: readers prune days by the partition; see docs/warehouse.md).
+  const PLAIN = new Set(['link_id', 'qr_id', 'alias', 'short_url', 'event_id', 'at', 'received_at', 'long_url', 'referrer']);
+  const elements = new Map<TableName, SchemaElement[]>();
   return {
     extension: 'parquet',
-    write(fd, columns, rows) {
-      const columnData = columns.map((c, j) => ({
-        name: c.name,
-        ...statistics(c),
-        data: rows.map((r) => {
-          const v = r[j] ?? null;
-          if (v === null) return null;
-          return c.type === 'INT64' || c.type === 'TIMESTAMP' ? BigInt(v as number) : v;
-        }),
-      }));
-      const bytes = parquetWriteBuffer({
-        columnData,
-        schema: [{ name: 'root', num_children: columns.length }, ...columns.map(schemaOf)],
-        rowGroupSize: Math.max(1, rows.length),
-        createdBy: 'linkctl stats export',
-      } as never);
-      writeFileSync(fd, new Uint8Array(bytes)); // all of it (a writeSync may write part)
+    write(fd, table, columns, day) {
+      let schema = elements.get(table);
+      if (!schema) elements.set(table, (schema = columns.map(elementOf)));
+      const bytes = parquetFile(columns.map((c, j) => ({
+        element: schema[j]!,
+        values: day.columns[j]!,
+        dictionary: c.type !== 'BOOLEAN' && !PLAIN.has(c.name),
+        statistics: c.type !== 'STRING',
+      })), day.length, 'linkctl stats export');
+      writeFileSync(fd, bytes); // all of it (a writeSync may write part)
     },
   };
 }
 
 /** RFC 4180 CSV with a header row; dates as YYYY-MM-DD, times as ISO 8601 UTC, booleans as true/false, null as an empty field. */
-const csvWriter: Writer = {
-  extension: 'csv',
-  write(fd, columns, rows) {
-    const cell = (v: Value, type: ColumnType): string => {
-      if (v === null) return '';
-      if (type === 'DATE') return iso((v as number) * DAY).slice(0, 10);
-      if (type === 'TIMESTAMP') return iso(v as number);
-      const text = String(v);
+const csvWriter: Writer = (() => {
+  const decoder = new TextDecoder();
+  // texts are shared between rows (a link's, the server's): each decoded once
+  const texts = new WeakMap<Uint8Array, string>();
+  const cell = (values: ColumnValues, i: number, type: ColumnType): string => {
+    if (type === 'STRING') {
+      const bytes = (values as ReadonlyArray<Uint8Array | null>)[i];
+      if (!bytes) return '';
+      let text = texts.get(bytes);
+      if (text === undefined) texts.set(bytes, (text = decoder.decode(bytes)));
       return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-    };
-    writeFileSync(fd, `${columns.map((c) => c.name).join(',')}\r\n`);
-    let chunk = '';
-    for (const r of rows) {
-      chunk += `${r.map((v, j) => cell(v, columns[j]!.type)).join(',')}\r\n`;
-      if (chunk.length > 1 << 20) {
-        writeFileSync(fd, chunk);
-        chunk = '';
-      }
     }
-    if (chunk) writeFileSync(fd, chunk);
-  },
-};
+    const v = (values as Float64Array)[i]!;
+    if (type === 'BOOLEAN') return v === NULL_BOOLEAN ? '' : v === 1 ? 'true' : 'false';
+    if (Number.isNaN(v)) return '';
+    if (type === 'DATE') return iso(v * DAY).slice(0, 10);
+    if (type === 'TIMESTAMP') return iso(v);
+    return String(v);
+  };
+  return {
+    extension: 'csv',
+    write(fd, _table, columns, day) {
+      writeFileSync(fd, `${columns.map((c) => c.name).join(',')}\r\n`);
+      let chunk = '';
+      for (let i = 0; i < day.length; i++) {
+        chunk += `${columns.map((c, j) => cell(day.columns[j]!, i, c.type)).join(',')}\r\n`;
+        if (chunk.length > 1 << 20) {
+          writeFileSync(fd, chunk);
+          chunk = '';
+        }
+      }
+      if (chunk) writeFileSync(fd, chunk);
+    },
+  };
+})();

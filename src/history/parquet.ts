@@ -1,0 +1,289 @@
+/**
+ * Parquet files of a flat table whose columns are known in advance (`stats export`'s tables),
+ * written a column at a time from typed arrays.
+ *
+ * hyparquet-writer frames the file: its Thrift page headers and footer (`writePageHeader`,
+ * `writeMetadata`), its RLE/bit-packing of levels and dictionary indexes and its Snappy are used
+ * as they are. What is here is only the encoding of a page's values, the part its general writer
+ * (any schema, any JavaScript value) spent most of the export's time on (issue 52's profile: a
+ * BigInt made and range-checked for every INT64, every string encoded to UTF-8 for every row, a
+ * size estimated and a view made for every value, a dictionary tried and thrown away for columns
+ * of unique values, the rows turned into columns): here numbers come in a Float64Array and are
+ * written as 64-bit integers without a BigInt, text comes already UTF-8 (the caller encodes a
+ * link's once, not once a day), and the caller says which columns a dictionary suits.
+ *
+ * The files are what hyparquet-writer wrote for the same columns: one row group, for each column
+ * an optional dictionary page (PLAIN) and one DATA_PAGE_V2 (RLE definition levels, then the
+ * values: PLAIN, RLE_DICTIONARY, or RLE for booleans), Snappy, statistics (min, max, nulls) where
+ * asked. Every column is OPTIONAL.
+ */
+import { ByteWriter } from 'hyparquet-writer';
+import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
+import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
+import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+
+type FileMetaData = Parameters<typeof writeMetadata>[1];
+export type SchemaElement = FileMetaData['schema'][number];
+type ColumnChunk = FileMetaData['row_groups'][number]['columns'][number];
+type ColumnMetaData = NonNullable<ColumnChunk['meta_data']>;
+
+/** A BOOLEAN column's null. */
+export const NULL_BOOLEAN = 2;
+
+/**
+ * A column's values, one per row:
+ * - INT32 and INT64 (dates as days, times as milliseconds): integers in a Float64Array, NaN for null;
+ * - BOOLEAN: 0 or 1 in a Uint8Array, NULL_BOOLEAN for null;
+ * - BYTE_ARRAY (text): UTF-8 bytes, or null. For a dictionary, equal texts should be the same
+ *   Uint8Array (one entry each); equal texts in different arrays are still read right, as entries
+ *   of their own.
+ */
+export type ColumnValues = Float64Array | Uint8Array | ReadonlyArray<Uint8Array | null>;
+
+export interface ParquetColumn {
+  /** Its schema element: name, physical type and converted or logical type (written OPTIONAL). */
+  element: SchemaElement;
+  values: ColumnValues;
+  /** Dictionary-encode the values (columns of a few distinct values: a day, a count, a name). */
+  dictionary?: boolean;
+  /** Write min and max (and the nulls) in the footer, for readers that skip files by them. */
+  statistics?: boolean;
+}
+
+const MAGIC = 0x31524150; // "PAR1"
+const TWO_32 = 4294967296;
+
+/** One Parquet file holding `rows` rows of `columns`, as bytes. */
+export function parquetFile(columns: readonly ParquetColumn[], rows: number, createdBy: string): Uint8Array {
+  const out = new ByteWriter(1 << 16);
+  out.appendUint32(MAGIC);
+  const chunks: ColumnChunk[] = [];
+  let uncompressed = 0n;
+  for (const column of columns) {
+    if (column.values.length !== rows) throw new Error(`internal: column ${column.element.name} has ${column.values.length} values for ${rows} rows`);
+    const chunk = writeChunk(out, column, rows);
+    uncompressed += chunk.meta_data!.total_uncompressed_size;
+    chunks.push(chunk);
+  }
+  writeMetadata(out, {
+    version: 2,
+    created_by: createdBy,
+    schema: [{ name: 'root', num_children: columns.length }, ...columns.map((c) => ({ ...c.element, repetition_type: 'OPTIONAL' as const }))],
+    num_rows: BigInt(rows),
+    row_groups: [{ columns: chunks, total_byte_size: uncompressed, num_rows: BigInt(rows), total_compressed_size: BigInt(out.offset - 4) }],
+    metadata_length: 0, // not written: the footer's length follows it
+  });
+  out.appendUint32(MAGIC);
+  return out.getBytes();
+}
+
+/** Writes one column chunk: its dictionary page (if any) and its data page. */
+function writeChunk(out: ByteWriter, column: ParquetColumn, n: number): ColumnChunk {
+  const { element, values } = column;
+  const type = element.type!;
+  const start = out.offset;
+  const present = presence(type, values);
+  const nonNull = present.count;
+
+  let encoding: ColumnMetaData['encodings'][number];
+  let page: Uint8Array;
+  let dictionaryPageOffset: bigint | undefined;
+  let uncompressedSize = 0;
+  const encodingStats: NonNullable<ColumnMetaData['encoding_stats']> = [];
+  const encodings: ColumnMetaData['encodings'] = [];
+  if (type === 'BOOLEAN') {
+    // RLE, as hyparquet-writer and other writers write booleans: a length, then runs and bit-packed groups
+    const bits = new Uint8Array(nonNull);
+    const v = values as Uint8Array;
+    for (let i = 0, j = 0; i < n; i++) if (v[i] !== NULL_BOOLEAN) bits[j++] = v[i]!;
+    const rle = new ByteWriter(16 + (nonNull >> 3));
+    writeRleBitPackedHybrid(rle, bits, 1);
+    page = new Uint8Array(4 + rle.offset);
+    new DataView(page.buffer).setUint32(0, rle.offset, true);
+    page.set(rle.getBytes(), 4);
+    encoding = 'RLE';
+  } else if (column.dictionary) {
+    const { dictionary, indexes } = type === 'BYTE_ARRAY' ? textDictionary(values as ReadonlyArray<Uint8Array | null>, nonNull) : numberDictionary(values as Float64Array, nonNull);
+    dictionaryPageOffset = BigInt(out.offset);
+    const plain = type === 'BYTE_ARRAY' ? plainText(dictionary as Uint8Array[], dictionary.length) : plainNumbers(type, Float64Array.from(dictionary as number[]), dictionary.length);
+    const compressed = snappyCompress(plain);
+    const headerStart = out.offset;
+    writePageHeader(out, { type: 'DICTIONARY_PAGE', uncompressed_page_size: plain.length, compressed_page_size: compressed.length, dictionary_page_header: { num_values: dictionary.length, encoding: 'PLAIN' } });
+    uncompressedSize += out.offset - headerStart + plain.length;
+    out.appendBytes(compressed);
+    encodings.push('PLAIN');
+    encodingStats.push({ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 });
+    // the indexes: their bit width in a byte, then runs and bit-packed groups
+    const bitWidth = dictionary.length > 1 ? 32 - Math.clz32(dictionary.length - 1) : 0;
+    const rle = new ByteWriter(16 + ((nonNull * bitWidth) >> 3));
+    rle.appendUint8(bitWidth);
+    writeRleBitPackedHybrid(rle, indexes, bitWidth);
+    page = rle.getBytes();
+    encoding = 'RLE_DICTIONARY';
+  } else {
+    page = type === 'BYTE_ARRAY' ? plainText(values as ReadonlyArray<Uint8Array | null>, nonNull) : plainNumbers(type, values as Float64Array, nonNull);
+    encoding = 'PLAIN';
+  }
+  encodings.push(encoding);
+  encodingStats.push({ page_type: 'DATA_PAGE_V2', encoding, count: 1 });
+
+  // the data page: definition levels (not compressed in a v2 page), then the values, compressed
+  const levels = definitionLevels(present, n);
+  const compressed = snappyCompress(page);
+  const dataPageOffset = BigInt(out.offset);
+  const headerStart = out.offset;
+  writePageHeader(out, {
+    type: 'DATA_PAGE_V2',
+    uncompressed_page_size: levels.length + page.length,
+    compressed_page_size: levels.length + compressed.length,
+    data_page_header_v2: { num_values: n, num_nulls: n - nonNull, num_rows: n, encoding, definition_levels_byte_length: levels.length, repetition_levels_byte_length: 0, is_compressed: true },
+  });
+  uncompressedSize += out.offset - headerStart + levels.length + page.length;
+  out.appendBytes(levels);
+  out.appendBytes(compressed);
+
+  return {
+    file_offset: BigInt(start),
+    meta_data: {
+      type,
+      encodings,
+      path_in_schema: [element.name],
+      codec: 'SNAPPY',
+      num_values: BigInt(n),
+      total_uncompressed_size: BigInt(uncompressedSize),
+      total_compressed_size: BigInt(out.offset - start),
+      data_page_offset: dataPageOffset,
+      dictionary_page_offset: dictionaryPageOffset,
+      statistics: column.statistics ? statistics(type, values, n - nonNull) : undefined,
+      encoding_stats: encodingStats,
+    },
+  };
+}
+
+interface Presence {
+  /** 1 where a row has a value; undefined: every row has one. */
+  flags?: Uint8Array;
+  count: number;
+}
+
+function presence(type: string, values: ColumnValues): Presence {
+  const n = values.length;
+  let nulls = 0;
+  if (type === 'BOOLEAN') {
+    for (let i = 0; i < n; i++) if ((values as Uint8Array)[i] === NULL_BOOLEAN) nulls++;
+  } else if (type === 'BYTE_ARRAY') {
+    for (let i = 0; i < n; i++) if ((values as ReadonlyArray<Uint8Array | null>)[i] === null) nulls++;
+  } else {
+    for (let i = 0; i < n; i++) if (Number.isNaN((values as Float64Array)[i])) nulls++;
+  }
+  if (nulls === 0) return { count: n };
+  const flags = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    flags[i] = type === 'BOOLEAN' ? (v === NULL_BOOLEAN ? 0 : 1) : type === 'BYTE_ARRAY' ? (v === null ? 0 : 1) : Number.isNaN(v) ? 0 : 1;
+  }
+  return { flags, count: n - nulls };
+}
+
+/** The definition levels (0: null, 1: a value) as RLE/bit-packed runs of width 1. */
+function definitionLevels(present: Presence, n: number): Uint8Array {
+  const levels = new ByteWriter(16 + (n >> 3));
+  if (present.flags) writeRleBitPackedHybrid(levels, present.flags, 1);
+  else if (n > 0) {
+    // one run of n ones
+    levels.appendVarInt(n << 1);
+    levels.appendUint8(1);
+  }
+  return levels.getBytes();
+}
+
+/** Numbers (NaN: none) as PLAIN INT32 or INT64, little-endian, nulls left out. */
+function plainNumbers(type: string, values: Float64Array, nonNull: number): Uint8Array {
+  const size = type === 'INT32' ? 4 : 8;
+  const bytes = new Uint8Array(nonNull * size);
+  const view = new DataView(bytes.buffer);
+  let o = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (Number.isNaN(v)) continue;
+    if (!Number.isSafeInteger(v)) throw new Error(`internal: ${v} is not an integer Parquet can hold exactly`);
+    if (size === 4) view.setInt32(o, v, true);
+    else {
+      // the two 32-bit halves of a safe integer, two's complement: no BigInt per value
+      const high = Math.floor(v / TWO_32);
+      view.setUint32(o, v - high * TWO_32, true);
+      view.setInt32(o + 4, high, true);
+    }
+    o += size;
+  }
+  return bytes;
+}
+
+/** Texts as PLAIN BYTE_ARRAY: each a 4-byte length and its bytes, nulls left out. */
+function plainText(values: ReadonlyArray<Uint8Array | null>, nonNull: number): Uint8Array {
+  let size = 4 * nonNull;
+  for (const v of values) if (v) size += v.length;
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  let o = 0;
+  for (const v of values) {
+    if (!v) continue;
+    view.setUint32(o, v.length, true);
+    bytes.set(v, o + 4);
+    o += 4 + v.length;
+  }
+  return bytes;
+}
+
+function numberDictionary(values: Float64Array, nonNull: number): { dictionary: number[]; indexes: Int32Array } {
+  const dictionary: number[] = [];
+  const index = new Map<number, number>();
+  const indexes = new Int32Array(nonNull);
+  let j = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (Number.isNaN(v)) continue;
+    let k = index.get(v);
+    if (k === undefined) {
+      index.set(v, (k = dictionary.length));
+      dictionary.push(v);
+    }
+    indexes[j++] = k;
+  }
+  return { dictionary, indexes };
+}
+
+function textDictionary(values: ReadonlyArray<Uint8Array | null>, nonNull: number): { dictionary: Uint8Array[]; indexes: Int32Array } {
+  const dictionary: Uint8Array[] = [];
+  const index = new Map<Uint8Array, number>();
+  const indexes = new Int32Array(nonNull);
+  let j = 0;
+  for (const v of values) {
+    if (!v) continue;
+    let k = index.get(v);
+    if (k === undefined) {
+      index.set(v, (k = dictionary.length));
+      dictionary.push(v);
+    }
+    indexes[j++] = k;
+  }
+  return { dictionary, indexes };
+}
+
+/** Min, max and the count of nulls, as hyparquet-writer's footer takes them. */
+function statistics(type: string, values: ColumnValues, nulls: number): NonNullable<ColumnMetaData['statistics']> {
+  const result: NonNullable<ColumnMetaData['statistics']> = { null_count: BigInt(nulls) };
+  if (type === 'BYTE_ARRAY') return result; // min and max of text: not asked for (see docs/warehouse.md)
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (type === 'BOOLEAN' ? v === NULL_BOOLEAN : Number.isNaN(v)) continue;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (min > max) return result; // every value null: no bounds
+  if (type === 'BOOLEAN') return { ...result, min_value: min === 1, max_value: max === 1 };
+  return { ...result, min_value: min, max_value: max };
+}

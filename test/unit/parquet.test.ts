@@ -1,0 +1,92 @@
+/**
+ * src/history/parquet.ts, the column-at-a-time Parquet writer of `stats export`: random tables of
+ * every column type it takes (nulls, negative and large integers, text of any Unicode, a column of
+ * one value, dictionary and plain), each written to a file and read back by DuckDB (an
+ * independent reader), values and footer statistics compared.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { NULL_BOOLEAN, parquetFile, type ParquetColumn } from '../../src/history/parquet.js';
+
+interface Connection { runAndReadAll(sql: string): Promise<{ getRowObjectsJson(): Array<Record<string, unknown>> }>; closeSync(): void }
+const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as { DuckDBInstance: { create(path: string): Promise<{ connect(): Promise<Connection> }> } };
+
+const MAX = Number.MAX_SAFE_INTEGER;
+const int64 = fc.oneof(fc.integer({ min: -5, max: 40 }), fc.integer(), fc.constantFrom(-MAX, MAX, 2 ** 32, -(2 ** 32), 2 ** 32 - 1, -1, 0), fc.double({ min: -MAX, max: MAX, noNaN: true }).map(Math.trunc));
+const maybe = <T>(a: fc.Arbitrary<T>, nulls: boolean) => (nulls ? fc.option(a, { nil: null, freq: 3 }) : a);
+
+const table = fc.integer({ min: 1, max: 300 }).chain((rows) =>
+  fc.record({
+    rows: fc.constant(rows),
+    nulls: fc.boolean(),
+    dictionary: fc.boolean(),
+    oneValue: fc.boolean(),
+  }).chain(({ rows, nulls, dictionary, oneValue }) => {
+    const column = <T>(a: fc.Arbitrary<T>) => (oneValue ? a.map((v) => Array<T>(rows).fill(v)) : fc.array(a, { minLength: rows, maxLength: rows }));
+    return fc.record({
+      rows: fc.constant(rows),
+      dictionary: fc.constant(dictionary),
+      date: column(maybe(fc.integer({ min: -100_000, max: 100_000 }), nulls)),
+      n: column(maybe(int64, nulls)),
+      t: column(maybe(fc.integer({ min: -(2 ** 40), max: 2 ** 42 }), nulls)),
+      b: column(maybe(fc.boolean(), nulls)),
+      s: column(maybe(fc.oneof(fc.constantFrom('', 'a', 'Zürich', '東京', 'emoji 🎉', 'a, "quoted"\nline'), fc.string({ unit: 'binary' })), nulls)),
+    });
+  }),
+);
+
+let dir: string;
+let connection: Connection;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'linkctl-parquet-'));
+  connection = await (await duckdb.DuckDBInstance.create(':memory:')).connect();
+});
+afterAll(() => {
+  connection?.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('parquetFile', () => {
+  it('writes files DuckDB reads back value for value, with the footer statistics of the values', async () => {
+    const encoder = new TextEncoder();
+    let file = 0;
+    await fc.assert(
+      fc.asyncProperty(table, async ({ rows, dictionary, date, n, t, b, s }) => {
+        // equal texts share one Uint8Array, as the export passes them (a dictionary entry each)
+        const texts = new Map<string, Uint8Array>();
+        const utf8 = (v: string) => texts.get(v) ?? (texts.set(v, encoder.encode(v)), texts.get(v)!);
+        const numbers = (values: Array<number | null>) => Float64Array.from(values, (v) => (v === null ? NaN : v));
+        const columns: ParquetColumn[] = [
+          { element: { name: 'date', type: 'INT32', converted_type: 'DATE' }, values: numbers(date), dictionary, statistics: true },
+          { element: { name: 'n', type: 'INT64' }, values: numbers(n), dictionary: !dictionary, statistics: true },
+          { element: { name: 't', type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } }, values: numbers(t), dictionary, statistics: true },
+          { element: { name: 'b', type: 'BOOLEAN' }, values: Uint8Array.from(b, (v) => (v === null ? NULL_BOOLEAN : v ? 1 : 0)), statistics: true },
+          { element: { name: 's', type: 'BYTE_ARRAY', converted_type: 'UTF8' }, values: s.map((v) => (v === null ? null : utf8(v))), dictionary },
+        ];
+        const path = join(dir, `${file++}.parquet`);
+        writeFileSync(path, parquetFile(columns, rows, 'test'));
+        const read = (await connection.runAndReadAll(
+          `SELECT CAST(date - DATE '1970-01-01' AS VARCHAR) AS date, CAST(n AS VARCHAR) AS n, CAST(epoch_ms(t) AS VARCHAR) AS t, b, s FROM read_parquet('${path}', file_row_number = true) ORDER BY file_row_number`,
+        )).getRowObjectsJson();
+        const text = (v: number | null) => (v === null ? null : String(v));
+        // a lone surrogate is not UTF-8: TextEncoder writes U+FFFD for it, and that is what comes back
+        const decoded = (v: string | null) => (v === null ? null : new TextDecoder().decode(encoder.encode(v)));
+        expect(read).toEqual(Array.from({ length: rows }, (_, i) => ({ date: text(date[i] ?? null), n: text(n[i] ?? null), t: text(t[i] ?? null), b: b[i] ?? null, s: decoded(s[i] ?? null) })));
+
+        const stats = Object.fromEntries((await connection.runAndReadAll(`SELECT path_in_schema AS c, stats_min_value AS lo, stats_max_value AS hi, CAST(stats_null_count AS VARCHAR) AS nulls FROM parquet_metadata('${path}')`)).getRowObjectsJson().map((r) => [r.c, r]));
+        const present = n.filter((v): v is number => v !== null);
+        expect(stats.n).toEqual({ c: 'n', lo: present.length ? String(Math.min(...present)) : null, hi: present.length ? String(Math.max(...present)) : null, nulls: String(rows - present.length) });
+        expect(stats.s!.nulls).toBeNull(); // no statistics asked for text
+      }),
+      { numRuns: 40 },
+    );
+  }, 60_000);
+
+  it('says which column is short of rows', () => {
+    expect(() => parquetFile([{ element: { name: 'n', type: 'INT64' }, values: new Float64Array(2) }], 3, 'test')).toThrow(/column n has 2 values for 3 rows/);
+  });
+});
