@@ -19,7 +19,7 @@
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
 import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import type { ColumnValues, SchemaElement } from './parquet.js';
+import type { ColumnValues, SchemaElement, TextColumn, Texts } from './parquet.js';
 import { openTempFile } from '../files/access.js';
 import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
@@ -105,21 +105,44 @@ const NO_ROWS: DayRows = { length: 0, columns: [] };
 const NULL_BOOLEAN: typeof import('./parquet.js').NULL_BOOLEAN = 2;
 
 /**
- * Text as UTF-8, each distinct text encoded once and shared: a link's alias and URL are encoded
- * once for the year, not once a day, and a dictionary column finds equal names as one entry.
- * Holds what it was given: one per export for the items' texts (bounded by the account), one per
- * file for visits' texts.
+ * Texts as UTF-8 in one growing buffer (parquet.ts's `Texts`), each distinct text stored once and
+ * known by its number: a link's alias and URL are encoded once for the year, not once a day, and a
+ * dictionary column finds equal names as one entry. Holds what it was given: one per export for
+ * the items' texts (bounded by the account), one per file for visits' texts.
  */
-class Utf8 {
+class TextStore implements Texts {
+  bytes = new Uint8Array(1 << 16);
+  start = new Int32Array(1 << 10);
+  length = new Int32Array(1 << 10);
+  /** Each number's text (the CSV writer's cells). */
+  readonly text: string[] = [];
+  private used = 0;
+  private readonly known = new Map<string, number>();
   private readonly encoder = new TextEncoder();
-  private readonly known = new Map<string, Uint8Array>();
-  of(text: string | null | undefined): Uint8Array | null {
-    if (text === null || text === undefined) return null;
-    let bytes = this.known.get(text);
-    if (!bytes) this.known.set(text, (bytes = this.encoder.encode(text)));
-    return bytes;
+
+  /** The number of `text` (-1: null). */
+  id(text: string | null | undefined): number {
+    if (text === null || text === undefined) return -1;
+    let id = this.known.get(text);
+    if (id !== undefined) return id;
+    id = this.text.length;
+    if (this.used + 3 * text.length > this.bytes.length) this.bytes = grown(this.bytes, this.used + 3 * text.length, 0); // UTF-8: at most 3 bytes a UTF-16 unit
+    if (id === this.start.length) {
+      this.start = grown(this.start, id + 1, 0);
+      this.length = grown(this.length, id + 1, 0);
+    }
+    const { written } = this.encoder.encodeInto(text, this.bytes.subarray(this.used));
+    this.start[id] = this.used;
+    this.length[id] = written;
+    this.used += written;
+    this.text.push(text);
+    this.known.set(text, id);
+    return id;
   }
 }
+
+/** A column of `n` rows, each the text numbered `id` in `texts`. */
+const sameText = (texts: TextStore, id: number, n: number): TextColumn => ({ texts, ids: new Int32Array(n).fill(id) });
 
 export interface ExportInput {
   history: History;
@@ -177,54 +200,61 @@ export async function exportHistory(input: ExportInput): Promise<ExportSummary> 
   const writer = input.format === 'parquet' ? await parquetWriter() : csvWriter;
   const campaigns = new Map(input.items.filter((i) => i.kind === 'campaign' && i.remoteId !== null).map((i) => [i.remoteId!, i.label ?? i.alias]));
   const byId = new Map(input.items.map((i) => [i.id, i]));
-  const utf8 = new Utf8();
-  const server = utf8.of(input.server);
-  const account = utf8.of(input.account);
+  const texts = new TextStore();
+  const server = texts.id(input.server);
+  const account = texts.id(input.account);
 
-  // a link's own columns, made once per link (not once per day: a year is hundreds of rows each)
-  interface LinkColumns { id: number; alias: Uint8Array | null; url: Uint8Array | null; campaignId: number; campaign: Uint8Array | null; channel: Uint8Array | null; domain: Uint8Array | null }
-  const linkColumns: LinkColumns[] = []; // by item id (the history's row ids: small integers)
-  const linkOf = (item: number): LinkColumns => {
-    let own = linkColumns[item];
-    if (!own) {
-      const link = byId.get(item);
-      const names = input.channels?.get(item);
-      own = {
-        id: num(link?.remoteId), alias: utf8.of(link?.alias), url: utf8.of(link?.url), campaignId: num(link?.campaign),
-        campaign: utf8.of(link?.campaign != null ? campaigns.get(link.campaign) : null), channel: utf8.of(names && names.length ? names.join(', ') : null), domain: utf8.of(hostOf(link?.url ?? null)),
-      };
-      linkColumns[item] = own;
+  // a link's own columns, found once per link (not once per day: a year is hundreds of rows each),
+  // kept in typed arrays by the link's slot in the daily counts (contiguous, no object per link)
+  const link = { known: new Uint8Array(0), id: new Float64Array(0), alias: new Int32Array(0), url: new Int32Array(0), campaignId: new Float64Array(0), campaign: new Int32Array(0), channel: new Int32Array(0), domain: new Int32Array(0) };
+  const learnLink = (slot: number, item: number) => {
+    if (slot >= link.known.length) {
+      const n = slot + 1;
+      Object.assign(link, { known: grown(link.known, n, 0), id: grown(link.id, n, NaN), alias: grown(link.alias, n, -1), url: grown(link.url, n, -1), campaignId: grown(link.campaignId, n, NaN), campaign: grown(link.campaign, n, -1), channel: grown(link.channel, n, -1), domain: grown(link.domain, n, -1) });
     }
-    return own;
+    const it = byId.get(item);
+    const names = input.channels?.get(item);
+    link.id[slot] = num(it?.remoteId);
+    link.alias[slot] = texts.id(it?.alias);
+    link.url[slot] = texts.id(it?.url);
+    link.campaignId[slot] = num(it?.campaign);
+    link.campaign[slot] = texts.id(it?.campaign != null ? campaigns.get(it.campaign) : null);
+    link.channel[slot] = texts.id(names && names.length ? names.join(', ') : null);
+    link.domain[slot] = texts.id(hostOf(it?.url ?? null));
+    link.known[slot] = 1;
   };
   const linkDay = (w: number, c: DayCounts): DayRows => {
-    const n = c.items.length;
-    const [id, alias, url, campaignId, campaign, channel, domain] = [new Float64Array(n), new Array<Uint8Array | null>(n), new Array<Uint8Array | null>(n), new Float64Array(n), new Array<Uint8Array | null>(n), new Array<Uint8Array | null>(n), new Array<Uint8Array | null>(n)];
+    const n = c.slots.length;
+    const [id, alias, url, campaignId, campaign, channel, domain] = [new Float64Array(n), new Int32Array(n), new Int32Array(n), new Float64Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n)];
     const unique = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      const own = linkOf(c.items[i]!);
-      id[i] = own.id;
-      alias[i] = own.alias;
-      url[i] = own.url;
-      campaignId[i] = own.campaignId;
-      campaign[i] = own.campaign;
-      channel[i] = own.channel;
-      domain[i] = own.domain;
+      const slot = c.slots[i]!;
+      if (!(link.known[slot] === 1)) learnLink(slot, c.items[i]!);
+      id[i] = link.id[slot]!;
+      alias[i] = link.alias[slot]!;
+      url[i] = link.url[slot]!;
+      campaignId[i] = link.campaignId[slot]!;
+      campaign[i] = link.campaign[slot]!;
+      channel[i] = link.channel[slot]!;
+      domain[i] = link.domain[slot]!;
       // unknown unique growth counts as none; never more than the day's clicks (see the top of this file)
       unique[i] = Math.min(Number.isNaN(c.unique[i]!) ? 0 : c.unique[i]!, c.clicks[i]!);
     }
-    return { length: n, columns: [dayColumn(t, w, n), id, alias, url, campaignId, campaign, channel, domain, c.clicks, unique, estimatedColumn(t, w, n), new Array(n).fill(server), new Array(n).fill(account)] };
+    return {
+      length: n,
+      columns: [dayColumn(t, w, n), id, { texts, ids: alias }, { texts, ids: url }, campaignId, { texts, ids: campaign }, { texts, ids: channel }, { texts, ids: domain }, c.clicks, unique, estimatedColumn(t, w, n), sameText(texts, server, n), sameText(texts, account, n)],
+    };
   };
   const qrDay = (w: number, c: DayCounts): DayRows => {
     const n = c.items.length;
     const id = new Float64Array(n);
-    const name = new Array<Uint8Array | null>(n);
+    const name = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const qr = byId.get(c.items[i]!);
       id[i] = num(qr?.remoteId);
-      name[i] = utf8.of(qr?.label ?? qr?.alias);
+      name[i] = texts.id(qr?.label ?? qr?.alias);
     }
-    return { length: n, columns: [dayColumn(t, w, n), id, name, c.clicks, estimatedColumn(t, w, n), new Array(n).fill(server), new Array(n).fill(account)] };
+    return { length: n, columns: [dayColumn(t, w, n), id, { texts, ids: name }, c.clicks, estimatedColumn(t, w, n), sameText(texts, server, n), sameText(texts, account, n)] };
   };
 
   const tables: TableSummary[] = [];
@@ -245,8 +275,13 @@ const epochDay = (ms: number) => Math.floor(ms / DAY);
 const dayColumn = (t: Timeline, w: number, n: number) => new Float64Array(n).fill(epochDay(t.starts[w]!));
 const estimatedColumn = (t: Timeline, w: number, n: number) => new Uint8Array(n).fill(t.estimated[w] === 1 ? 1 : 0);
 
-/** One day's counts of a kind's items: item ids ascending, their clicks (never 0) and unique growth (NaN: unknown). */
+/**
+ * One day's counts of a kind's items, in item id order: each item's slot (a small number for the
+ * item, the same every day: the caller keeps what it knows of an item by it), its id, its clicks
+ * (never 0) and its unique growth (NaN: unknown).
+ */
 interface DayCounts {
+  slots: Int32Array;
   items: Int32Array;
   clicks: Float64Array;
   unique: Float64Array;
@@ -272,23 +307,15 @@ async function dailyCounts(cache: DeltaCache, t: Timeline, kind: ItemKind, event
   t.spreads.forEach((s, k) => {
     if (s) for (let w = s.first; w < s.first + s.count; w++) byDay[w]!.push(k);
   });
-  // each item's sums of the day, by a dense slot per item, and the slots the day touched
-  const slotOf = new Map<number, number>();
-  const itemOf: number[] = [];
-  const slot = (item: number) => {
-    let s = slotOf.get(item);
-    if (s === undefined) {
-      slotOf.set(item, (s = itemOf.length));
-      itemOf.push(item);
-    }
-    return s;
-  };
-  // each difference's slot, found once (not once for each day its share is counted)
-  const slotAt = new Int32Array(deltas.length);
-  for (let i = 0; i < deltas.length; i++) slotAt[i] = slot(deltas.item[i]!);
-  let clicks = new Float64Array(itemOf.length);
-  let unique = new Float64Array(itemOf.length).fill(NaN);
-  let touched = new Uint8Array(itemOf.length);
+  // A slot per item, in item id order for every item with a difference (so a day's slots sort as
+  // its items do); an item only events name gets the next free one.
+  const itemOf = Array.from(new Set(deltas.item.subarray(0, deltas.length))).sort((a, b) => a - b);
+  const ordered = itemOf.length;
+  const slotOf = new Map(itemOf.map((item, s) => [item, s]));
+  const slotAt = Int32Array.from(deltas.item.subarray(0, deltas.length), (item) => slotOf.get(item)!);
+  let clicks = new Float64Array(ordered);
+  let unique = new Float64Array(ordered).fill(NaN);
+  let touched = new Uint8Array(ordered);
   return async (w: number) => {
     const day: number[] = [];
     const touch = (s: number) => {
@@ -313,25 +340,32 @@ async function dailyCounts(cache: DeltaCache, t: Timeline, kind: ItemKind, event
         if (!Number.isNaN(uniqueRaw)) unique[at] = (Number.isNaN(unique[at]!) ? 0 : unique[at]!) + share(uniqueRaw, s.n, j, item);
       }
     }
+    let late = false;
     for (const [item, n] of (await events?.(w)) ?? []) {
-      const at = slot(item);
-      if (at >= touched.length) {
-        // an item only events name: room for it
+      let at = slotOf.get(item);
+      if (at === undefined) {
+        // an item only events name: the next slot, and room for it
+        slotOf.set(item, (at = itemOf.length));
+        itemOf.push(item);
         clicks = grown(clicks, itemOf.length, 0);
         unique = grown(unique, itemOf.length, NaN);
         touched = grown(touched, itemOf.length, 0);
       }
+      if (at >= ordered) late = true;
       touch(at);
       clicks[at] = clicks[at]! + n;
     }
-    // the day's items in id order, those with clicks (and so with unique clicks: cut to the clicks)
-    const items = Int32Array.from(day, (s) => itemOf[s]!).sort();
-    const rows: DayCounts = { items, clicks: new Float64Array(items.length), unique: new Float64Array(items.length) };
+    // the day's items in id order (slots sort as items do, but for those only events named)
+    const slots = Int32Array.from(day);
+    if (late) slots.sort((a, b) => itemOf[a]! - itemOf[b]!);
+    else slots.sort();
+    // those with clicks (and so with unique clicks: cut to the clicks); the sums start again at zero
+    const rows: DayCounts = { slots, items: new Int32Array(slots.length), clicks: new Float64Array(slots.length), unique: new Float64Array(slots.length) };
     let n = 0;
-    for (const item of items) {
-      const s = slotOf.get(item)!;
+    for (const s of slots) {
       if (clicks[s]! !== 0) {
-        rows.items[n] = item;
+        rows.slots[n] = s;
+        rows.items[n] = itemOf[s]!;
         rows.clicks[n] = clicks[s]!;
         rows.unique[n] = unique[s]!;
         n++;
@@ -340,12 +374,12 @@ async function dailyCounts(cache: DeltaCache, t: Timeline, kind: ItemKind, event
       unique[s] = NaN;
       touched[s] = 0;
     }
-    return { items: rows.items.subarray(0, n), clicks: rows.clicks.subarray(0, n), unique: rows.unique.subarray(0, n) };
+    return { slots: rows.slots.subarray(0, n), items: rows.items.subarray(0, n), clicks: rows.clicks.subarray(0, n), unique: rows.unique.subarray(0, n) };
   };
 }
 
 /** A typed array of at least `length`, with `fill` after the old values. */
-function grown<T extends Float64Array | Uint8Array>(a: T, length: number, fill: number): T {
+function grown<T extends Float64Array | Int32Array | Uint8Array>(a: T, length: number, fill: number): T {
   const b = new (a.constructor as new (n: number) => T)(Math.max(length, a.length * 2));
   b.fill(fill);
   b.set(a);
@@ -363,13 +397,13 @@ function visitRows(input: ExportInput, t: Timeline): (w: number) => Promise<DayR
       [input.sourceId, from, to],
     );
     const n = rows.length;
-    const utf8 = new Utf8(); // the day's texts: a country or a browser once a file
-    const text = (j: number) => rows.map((r) => utf8.of(r[j] === null || r[j] === undefined ? null : String(r[j])));
+    const texts = new TextStore(); // the day's texts: a country or a browser once a file
+    const text = (j: number): TextColumn => ({ texts, ids: Int32Array.from(rows, (r) => texts.id(r[j] === null || r[j] === undefined ? null : String(r[j]))) });
     const time = (j: number) => Float64Array.from(rows, (r) => (r[j] === null || r[j] === undefined ? NaN : Date.parse(String(r[j]))));
     const linkId = Float64Array.from(rows, (r) => (r[3] === null || r[3] === undefined ? NaN : num(linkIds.get(Number(r[3])))));
     return {
       length: n,
-      columns: [dayColumn(t, w, n), text(0), time(1), time(2), linkId, text(4), text(5), text(6), text(7), text(8), text(9), text(10), text(11), new Array(n).fill(utf8.of(input.server)), new Array(n).fill(utf8.of(input.account))],
+      columns: [dayColumn(t, w, n), text(0), time(1), time(2), linkId, text(4), text(5), text(6), text(7), text(8), text(9), text(10), text(11), sameText(texts, texts.id(input.server), n), sameText(texts, texts.id(input.account), n)],
     };
   };
 }
@@ -470,18 +504,14 @@ async function parquetWriter(): Promise<Writer> {
 
 /** RFC 4180 CSV with a header row; dates as YYYY-MM-DD, times as ISO 8601 UTC, booleans as true/false, null as an empty field. */
 const csvWriter: Writer = (() => {
-  const decoder = new TextDecoder();
-  // texts are shared between rows (a link's, the server's): each decoded once
-  const texts = new WeakMap<Uint8Array, string>();
   const cell = (values: ColumnValues, i: number, type: ColumnType): string => {
     if (type === 'STRING') {
-      const bytes = (values as ReadonlyArray<Uint8Array | null>)[i];
-      if (!bytes) return '';
-      let text = texts.get(bytes);
-      if (text === undefined) texts.set(bytes, (text = decoder.decode(bytes)));
+      const { texts, ids } = values as TextColumn;
+      if (ids[i]! < 0) return '';
+      const text = (texts as TextStore).text[ids[i]!]!;
       return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
     }
-    const v = (values as Float64Array)[i]!;
+    const v = (values as Float64Array | Uint8Array)[i]!;
     if (type === 'BOOLEAN') return v === NULL_BOOLEAN ? '' : v === 1 ? 'true' : 'false';
     if (Number.isNaN(v)) return '';
     if (type === 'DATE') return iso(v * DAY).slice(0, 10);

@@ -9,8 +9,8 @@
  * BigInt made and range-checked for every INT64, every string encoded to UTF-8 for every row, a
  * size estimated and a view made for every value, a dictionary tried and thrown away for columns
  * of unique values, the rows turned into columns): here numbers come in a Float64Array and are
- * written as 64-bit integers without a BigInt, text comes already UTF-8 (the caller encodes a
- * link's once, not once a day), and the caller says which columns a dictionary suits.
+ * written as 64-bit integers without a BigInt, text comes already UTF-8 in one buffer (the caller
+ * encodes a link's once, not once a day), and the caller says which columns a dictionary suits.
  *
  * The files are what hyparquet-writer wrote for the same columns: one row group, for each column
  * an optional dictionary page (PLAIN) and one DATA_PAGE_V2 (RLE definition levels, then the
@@ -32,14 +32,31 @@ type ColumnMetaData = NonNullable<ColumnChunk['meta_data']>;
 export const NULL_BOOLEAN = 2;
 
 /**
+ * Texts as UTF-8 in one buffer: text k is `bytes[start[k]]` for `length[k]` bytes. One buffer,
+ * not an array per text: a day's rows read their texts from a few hundred kilobytes instead of
+ * from objects spread over the heap (a cache miss each: the slowest part of a page before).
+ */
+export interface Texts {
+  readonly bytes: Uint8Array;
+  readonly start: Int32Array;
+  readonly length: Int32Array;
+}
+
+/** A text column: each row's text by its number in `texts`, -1 for null. Equal numbers are one dictionary entry. */
+export interface TextColumn {
+  texts: Texts;
+  ids: Int32Array;
+}
+
+/**
  * A column's values, one per row:
  * - INT32 and INT64 (dates as days, times as milliseconds): integers in a Float64Array, NaN for null;
  * - BOOLEAN: 0 or 1 in a Uint8Array, NULL_BOOLEAN for null;
- * - BYTE_ARRAY (text): UTF-8 bytes, or null. For a dictionary, equal texts should be the same
- *   Uint8Array (one entry each); equal texts in different arrays are still read right, as entries
- *   of their own.
+ * - BYTE_ARRAY (text): a TextColumn.
  */
-export type ColumnValues = Float64Array | Uint8Array | ReadonlyArray<Uint8Array | null>;
+export type ColumnValues = Float64Array | Uint8Array | TextColumn;
+
+const rowsOf = (values: ColumnValues) => (values instanceof Float64Array || values instanceof Uint8Array ? values.length : values.ids.length);
 
 export interface ParquetColumn {
   /** Its schema element: name, physical type and converted or logical type (written OPTIONAL). */
@@ -61,7 +78,7 @@ export function parquetFile(columns: readonly ParquetColumn[], rows: number, cre
   const chunks: ColumnChunk[] = [];
   let uncompressed = 0n;
   for (const column of columns) {
-    if (column.values.length !== rows) throw new Error(`internal: column ${column.element.name} has ${column.values.length} values for ${rows} rows`);
+    if (rowsOf(column.values) !== rows) throw new Error(`internal: column ${column.element.name} has ${rowsOf(column.values)} values for ${rows} rows`);
     const chunk = writeChunk(out, column, rows);
     uncompressed += chunk.meta_data!.total_uncompressed_size;
     chunks.push(chunk);
@@ -104,9 +121,9 @@ function writeChunk(out: ByteWriter, column: ParquetColumn, n: number): ColumnCh
     page.set(rle.getBytes(), 4);
     encoding = 'RLE';
   } else if (column.dictionary) {
-    const { dictionary, indexes } = type === 'BYTE_ARRAY' ? textDictionary(values as ReadonlyArray<Uint8Array | null>, nonNull) : numberDictionary(values as Float64Array, nonNull);
+    const { dictionary, indexes } = type === 'BYTE_ARRAY' ? textDictionary((values as TextColumn).ids, nonNull) : numberDictionary(values as Float64Array, nonNull);
     dictionaryPageOffset = BigInt(out.offset);
-    const plain = type === 'BYTE_ARRAY' ? plainText(dictionary as Uint8Array[], dictionary.length) : plainNumbers(type, Float64Array.from(dictionary as number[]), dictionary.length);
+    const plain = type === 'BYTE_ARRAY' ? plainText({ texts: (values as TextColumn).texts, ids: Int32Array.from(dictionary) }, dictionary.length) : plainNumbers(type, Float64Array.from(dictionary), dictionary.length);
     const compressed = snappyCompress(plain);
     const headerStart = out.offset;
     writePageHeader(out, { type: 'DICTIONARY_PAGE', uncompressed_page_size: plain.length, compressed_page_size: compressed.length, dictionary_page_header: { num_values: dictionary.length, encoding: 'PLAIN' } });
@@ -122,7 +139,7 @@ function writeChunk(out: ByteWriter, column: ParquetColumn, n: number): ColumnCh
     page = rle.getBytes();
     encoding = 'RLE_DICTIONARY';
   } else {
-    page = type === 'BYTE_ARRAY' ? plainText(values as ReadonlyArray<Uint8Array | null>, nonNull) : plainNumbers(type, values as Float64Array, nonNull);
+    page = type === 'BYTE_ARRAY' ? plainText(values as TextColumn, nonNull) : plainNumbers(type, values as Float64Array, nonNull);
     encoding = 'PLAIN';
   }
   encodings.push(encoding);
@@ -168,22 +185,17 @@ interface Presence {
 }
 
 function presence(type: string, values: ColumnValues): Presence {
-  const n = values.length;
-  let nulls = 0;
-  if (type === 'BOOLEAN') {
-    for (let i = 0; i < n; i++) if ((values as Uint8Array)[i] === NULL_BOOLEAN) nulls++;
-  } else if (type === 'BYTE_ARRAY') {
-    for (let i = 0; i < n; i++) if ((values as ReadonlyArray<Uint8Array | null>)[i] === null) nulls++;
-  } else {
-    for (let i = 0; i < n; i++) if (Number.isNaN((values as Float64Array)[i])) nulls++;
-  }
-  if (nulls === 0) return { count: n };
+  const n = rowsOf(values);
+  // 1 where row i has a value
+  const has = type === 'BOOLEAN' ? (i: number) => (values as Uint8Array)[i] !== NULL_BOOLEAN
+    : type === 'BYTE_ARRAY' ? (i: number) => (values as TextColumn).ids[i]! >= 0
+      : (i: number) => !Number.isNaN((values as Float64Array)[i]);
+  let count = 0;
+  for (let i = 0; i < n; i++) if (has(i)) count++;
+  if (count === n) return { count };
   const flags = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    flags[i] = type === 'BOOLEAN' ? (v === NULL_BOOLEAN ? 0 : 1) : type === 'BYTE_ARRAY' ? (v === null ? 0 : 1) : Number.isNaN(v) ? 0 : 1;
-  }
-  return { flags, count: n - nulls };
+  for (let i = 0; i < n; i++) flags[i] = has(i) ? 1 : 0;
+  return { flags, count };
 }
 
 /** The definition levels (0: null, 1: a value) as RLE/bit-packed runs of width 1. */
@@ -221,17 +233,26 @@ function plainNumbers(type: string, values: Float64Array, nonNull: number): Uint
 }
 
 /** Texts as PLAIN BYTE_ARRAY: each a 4-byte length and its bytes, nulls left out. */
-function plainText(values: ReadonlyArray<Uint8Array | null>, nonNull: number): Uint8Array {
+function plainText({ texts, ids }: TextColumn, nonNull: number): Uint8Array {
+  const { bytes: from, start, length } = texts;
   let size = 4 * nonNull;
-  for (const v of values) if (v) size += v.length;
+  for (let i = 0; i < ids.length; i++) if (ids[i]! >= 0) size += length[ids[i]!]!;
   const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
   let o = 0;
-  for (const v of values) {
-    if (!v) continue;
-    view.setUint32(o, v.length, true);
-    bytes.set(v, o + 4);
-    o += 4 + v.length;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (id < 0) continue;
+    const l = length[id]!;
+    bytes[o] = l & 0xff;
+    bytes[o + 1] = (l >>> 8) & 0xff;
+    bytes[o + 2] = (l >>> 16) & 0xff;
+    bytes[o + 3] = l >>> 24;
+    o += 4;
+    // a short text byte by byte (set() has a cost of its own per call), a long one at once
+    const s = start[id]!;
+    if (l > 64) bytes.set(from.subarray(s, s + l), o);
+    else for (let k = 0; k < l; k++) bytes[o + k] = from[s + k]!;
+    o += l;
   }
   return bytes;
 }
@@ -254,17 +275,19 @@ function numberDictionary(values: Float64Array, nonNull: number): { dictionary: 
   return { dictionary, indexes };
 }
 
-function textDictionary(values: ReadonlyArray<Uint8Array | null>, nonNull: number): { dictionary: Uint8Array[]; indexes: Int32Array } {
-  const dictionary: Uint8Array[] = [];
-  const index = new Map<Uint8Array, number>();
+/** The distinct text numbers in first-seen order, and each non-null row's index among them. */
+function textDictionary(ids: Int32Array, nonNull: number): { dictionary: number[]; indexes: Int32Array } {
+  const dictionary: number[] = [];
+  const index = new Map<number, number>();
   const indexes = new Int32Array(nonNull);
   let j = 0;
-  for (const v of values) {
-    if (!v) continue;
-    let k = index.get(v);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (id < 0) continue;
+    let k = index.get(id);
     if (k === undefined) {
-      index.set(v, (k = dictionary.length));
-      dictionary.push(v);
+      index.set(id, (k = dictionary.length));
+      dictionary.push(id);
     }
     indexes[j++] = k;
   }
@@ -275,10 +298,11 @@ function textDictionary(values: ReadonlyArray<Uint8Array | null>, nonNull: numbe
 function statistics(type: string, values: ColumnValues, nulls: number): NonNullable<ColumnMetaData['statistics']> {
   const result: NonNullable<ColumnMetaData['statistics']> = { null_count: BigInt(nulls) };
   if (type === 'BYTE_ARRAY') return result; // min and max of text: not asked for (see docs/warehouse.md)
+  const numbers = values as Float64Array | Uint8Array;
   let min = Infinity;
   let max = -Infinity;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number;
+  for (let i = 0; i < numbers.length; i++) {
+    const v = numbers[i]!;
     if (type === 'BOOLEAN' ? v === NULL_BOOLEAN : Number.isNaN(v)) continue;
     if (v < min) min = v;
     if (v > max) max = v;

@@ -56,16 +56,21 @@ describe('parquetFile', () => {
     let file = 0;
     await fc.assert(
       fc.asyncProperty(table, async ({ rows, dictionary, date, n, t, b, s }) => {
-        // equal texts share one Uint8Array, as the export passes them (a dictionary entry each)
-        const texts = new Map<string, Uint8Array>();
-        const utf8 = (v: string) => texts.get(v) ?? (texts.set(v, encoder.encode(v)), texts.get(v)!);
+        // the texts in one buffer, each distinct text once, as the export passes them (a dictionary entry each)
+        const distinct = [...new Set(s.filter((v): v is string => v !== null))].map((v) => encoder.encode(v));
+        const length = Int32Array.from(distinct, (b) => b.length);
+        const start = new Int32Array(distinct.length);
+        for (let k = 1; k < distinct.length; k++) start[k] = start[k - 1]! + length[k - 1]!;
+        const bytes = new Uint8Array(length.reduce((a, b) => a + b, 0));
+        distinct.forEach((b, k) => bytes.set(b, start[k]!));
+        const numberOf = new Map([...new Set(s.filter((v): v is string => v !== null))].map((v, k) => [v, k]));
         const numbers = (values: Array<number | null>) => Float64Array.from(values, (v) => (v === null ? NaN : v));
         const columns: ParquetColumn[] = [
           { element: { name: 'date', type: 'INT32', converted_type: 'DATE' }, values: numbers(date), dictionary, statistics: true },
           { element: { name: 'n', type: 'INT64' }, values: numbers(n), dictionary: !dictionary, statistics: true },
           { element: { name: 't', type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } }, values: numbers(t), dictionary, statistics: true },
           { element: { name: 'b', type: 'BOOLEAN' }, values: Uint8Array.from(b, (v) => (v === null ? NULL_BOOLEAN : v ? 1 : 0)), statistics: true },
-          { element: { name: 's', type: 'BYTE_ARRAY', converted_type: 'UTF8' }, values: s.map((v) => (v === null ? null : utf8(v))), dictionary },
+          { element: { name: 's', type: 'BYTE_ARRAY', converted_type: 'UTF8' }, values: { texts: { bytes, start, length }, ids: Int32Array.from(s, (v) => (v === null ? -1 : numberOf.get(v)!)) }, dictionary },
         ];
         const path = join(dir, `${file++}.parquet`);
         writeFileSync(path, parquetFile(columns, rows, 'test'));
