@@ -309,13 +309,22 @@ async function dailyCounts(cache: DeltaCache, t: Timeline, kind: ItemKind, event
   });
   // A slot per item, in item id order for every item with a difference (so a day's slots sort as
   // its items do); an item only events name gets the next free one.
-  const itemOf = Array.from(new Set(deltas.item.subarray(0, deltas.length))).sort((a, b) => a - b);
+  const items = deltas.item.subarray(0, deltas.length);
+  const runs: number[] = []; // the differences come item by item (forEachCount's order): an item a run
+  for (let i = 0, last = -1; i < items.length; i++) if (items[i] !== last) runs.push((last = items[i]!));
+  const sorted = Int32Array.from(runs).sort();
+  const itemOf = Array.from(sorted.filter((item, k) => k === 0 || item !== sorted[k - 1]));
   const ordered = itemOf.length;
   const slotOf = new Map(itemOf.map((item, s) => [item, s]));
-  const slotAt = Int32Array.from(deltas.item.subarray(0, deltas.length), (item) => slotOf.get(item)!);
+  const slotAt = new Int32Array(items.length);
+  for (let i = 0, last = -1, at = -1; i < items.length; i++) {
+    if (items[i] !== last) at = slotOf.get((last = items[i]!))!;
+    slotAt[i] = at;
+  }
   let clicks = new Float64Array(ordered);
   let unique = new Float64Array(ordered).fill(NaN);
   let touched = new Uint8Array(ordered);
+  const { clicks: deltaClicks, unique: deltaUnique, item: deltaItem } = deltas;
   return async (w: number) => {
     const day: number[] = [];
     const touch = (s: number) => {
@@ -325,19 +334,24 @@ async function dailyCounts(cache: DeltaCache, t: Timeline, kind: ItemKind, event
       }
     };
     for (const k of byDay[w]!) {
-      const s = t.spreads[k]!;
-      const j = s.skip + (w - s.first);
+      const { n, skip, first } = t.spreads[k]!;
+      const j = skip + (w - first);
       for (let o = start[k]!; o < start[k + 1]!; o++) {
         const i = order[o]!;
-        const uniqueRaw = deltas.unique[i]!;
+        const c = deltaClicks[i]!;
+        const u = deltaUnique[i]!;
         // most links are not clicked on most days: their zero differences make no row (issue 52's profile)
-        if (deltas.clicks[i] === 0 && !(uniqueRaw > 0)) continue;
-        const item = deltas.item[i]!;
+        if (c === 0 && !(u > 0)) continue;
         const at = slotAt[i]!;
-        touch(at);
+        if (!touched[at]) {
+          touched[at] = 1;
+          day.push(at);
+        }
         // the one share of this difference that falls on day w, as `spread` gives it to that day
-        clicks[at] = clicks[at]! + share(deltas.clicks[i]!, s.n, j, item);
-        if (!Number.isNaN(uniqueRaw)) unique[at] = (Number.isNaN(unique[at]!) ? 0 : unique[at]!) + share(uniqueRaw, s.n, j, item);
+        // (a snapshot a day: all of it)
+        const item = deltaItem[i]!;
+        clicks[at] = clicks[at]! + (n === 1 ? c : share(c, n, j, item));
+        if (!Number.isNaN(u)) unique[at] = (Number.isNaN(unique[at]!) ? 0 : unique[at]!) + (n === 1 ? u : share(u, n, j, item));
       }
     }
     let late = false;

@@ -3,8 +3,9 @@
  * written a column at a time from typed arrays.
  *
  * hyparquet-writer frames the file: its Thrift page headers and footer (`writePageHeader`,
- * `writeMetadata`), its RLE/bit-packing of levels and dictionary indexes and its Snappy are used
- * as they are. What is here is only the encoding of a page's values, the part its general writer
+ * `writeMetadata`) and its RLE/bit-packing of levels and dictionary indexes are used as they are;
+ * Snappy is ./snappy.ts (its algorithm, written into a buffer kept from page to page). What is
+ * here is the encoding of a page's values, the part its general writer
  * (any schema, any JavaScript value) spent most of the export's time on (issue 52's profile: a
  * BigInt made and range-checked for every INT64, every string encoded to UTF-8 for every row, a
  * size estimated and a view made for every value, a dictionary tried and thrown away for columns
@@ -21,7 +22,7 @@ import { ByteWriter } from 'hyparquet-writer';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+import { maxCompressedLength, snappyInto } from './snappy.js';
 
 type FileMetaData = Parameters<typeof writeMetadata>[1];
 export type SchemaElement = FileMetaData['schema'][number];
@@ -71,15 +72,28 @@ export interface ParquetColumn {
 const MAGIC = 0x31524150; // "PAR1"
 const TWO_32 = 4294967296;
 
-/** One Parquet file holding `rows` rows of `columns`, as bytes. */
+// Kept from file to file (one export writes hundreds): the file being written, and a page's
+// compressed bytes. A file's bytes are valid until the next file is written.
+const out = new ByteWriter(1 << 16);
+let compressed = new Uint8Array(1 << 16);
+
+/** `page` compressed, in the buffer kept for it (valid until the next page). */
+function compress(page: Uint8Array): Uint8Array {
+  const room = maxCompressedLength(page.length);
+  if (room > compressed.length) compressed = new Uint8Array(Math.max(room, 2 * compressed.length));
+  return compressed.subarray(0, snappyInto(page, compressed, 0));
+}
+
+/** One Parquet file holding `rows` rows of `columns`, as bytes: valid until the next call (the buffer is reused). */
 export function parquetFile(columns: readonly ParquetColumn[], rows: number, createdBy: string): Uint8Array {
-  const out = new ByteWriter(1 << 16);
+  out.index = 0;
+  out.offset = 0;
   out.appendUint32(MAGIC);
   const chunks: ColumnChunk[] = [];
   let uncompressed = 0n;
   for (const column of columns) {
     if (rowsOf(column.values) !== rows) throw new Error(`internal: column ${column.element.name} has ${rowsOf(column.values)} values for ${rows} rows`);
-    const chunk = writeChunk(out, column, rows);
+    const chunk = writeChunk(column, rows);
     uncompressed += chunk.meta_data!.total_uncompressed_size;
     chunks.push(chunk);
   }
@@ -96,7 +110,7 @@ export function parquetFile(columns: readonly ParquetColumn[], rows: number, cre
 }
 
 /** Writes one column chunk: its dictionary page (if any) and its data page. */
-function writeChunk(out: ByteWriter, column: ParquetColumn, n: number): ColumnChunk {
+function writeChunk(column: ParquetColumn, n: number): ColumnChunk {
   const { element, values } = column;
   const type = element.type!;
   const start = out.offset;
@@ -124,11 +138,11 @@ function writeChunk(out: ByteWriter, column: ParquetColumn, n: number): ColumnCh
     const { dictionary, indexes } = type === 'BYTE_ARRAY' ? textDictionary((values as TextColumn).ids, nonNull) : numberDictionary(values as Float64Array, nonNull);
     dictionaryPageOffset = BigInt(out.offset);
     const plain = type === 'BYTE_ARRAY' ? plainText({ texts: (values as TextColumn).texts, ids: Int32Array.from(dictionary) }, dictionary.length) : plainNumbers(type, Float64Array.from(dictionary), dictionary.length);
-    const compressed = snappyCompress(plain);
+    const packed = compress(plain);
     const headerStart = out.offset;
-    writePageHeader(out, { type: 'DICTIONARY_PAGE', uncompressed_page_size: plain.length, compressed_page_size: compressed.length, dictionary_page_header: { num_values: dictionary.length, encoding: 'PLAIN' } });
+    writePageHeader(out, { type: 'DICTIONARY_PAGE', uncompressed_page_size: plain.length, compressed_page_size: packed.length, dictionary_page_header: { num_values: dictionary.length, encoding: 'PLAIN' } });
     uncompressedSize += out.offset - headerStart + plain.length;
-    out.appendBytes(compressed);
+    out.appendBytes(packed);
     encodings.push('PLAIN');
     encodingStats.push({ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 });
     // the indexes: their bit width in a byte, then runs and bit-packed groups
@@ -147,18 +161,18 @@ function writeChunk(out: ByteWriter, column: ParquetColumn, n: number): ColumnCh
 
   // the data page: definition levels (not compressed in a v2 page), then the values, compressed
   const levels = definitionLevels(present, n);
-  const compressed = snappyCompress(page);
+  const packed = compress(page);
   const dataPageOffset = BigInt(out.offset);
   const headerStart = out.offset;
   writePageHeader(out, {
     type: 'DATA_PAGE_V2',
     uncompressed_page_size: levels.length + page.length,
-    compressed_page_size: levels.length + compressed.length,
+    compressed_page_size: levels.length + packed.length,
     data_page_header_v2: { num_values: n, num_nulls: n - nonNull, num_rows: n, encoding, definition_levels_byte_length: levels.length, repetition_levels_byte_length: 0, is_compressed: true },
   });
   uncompressedSize += out.offset - headerStart + levels.length + page.length;
   out.appendBytes(levels);
-  out.appendBytes(compressed);
+  out.appendBytes(packed);
 
   return {
     file_offset: BigInt(start),

@@ -2,7 +2,8 @@
  * src/history/parquet.ts, the column-at-a-time Parquet writer of `stats export`: random tables of
  * every column type it takes (nulls, negative and large integers, text of any Unicode, a column of
  * one value, dictionary and plain), each written to a file and read back by DuckDB (an
- * independent reader), values and footer statistics compared.
+ * independent reader), values and footer statistics compared. And its Snappy (src/history/snappy.ts)
+ * against hyparquet's decompressor, on data of every shape.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,8 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { NULL_BOOLEAN, parquetFile, type ParquetColumn } from '../../src/history/parquet.js';
+import { maxCompressedLength, snappyInto } from '../../src/history/snappy.js';
+import { snappyUncompress } from 'hyparquet';
 
 interface Connection { runAndReadAll(sql: string): Promise<{ getRowObjectsJson(): Array<Record<string, unknown>> }>; closeSync(): void }
 const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as { DuckDBInstance: { create(path: string): Promise<{ connect(): Promise<Connection> }> } };
@@ -93,5 +96,45 @@ describe('parquetFile', () => {
 
   it('says which column is short of rows', () => {
     expect(() => parquetFile([{ element: { name: 'n', type: 'INT64' }, values: new Float64Array(2) }], 3, 'test')).toThrow(/column n has 2 values for 3 rows/);
+  });
+});
+
+describe('snappyInto', () => {
+  // bytes of every shape: random, runs, repeated phrases (matches near and 60 KB back), across 64 KB blocks
+  const noise = (seed: number, n: number) => {
+    let x = seed | 1;
+    return Uint8Array.from({ length: n }, () => ((x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 24));
+  };
+  const data = fc.oneof(
+    fc.uint8Array({ maxLength: 3000 }),
+    // noise, then a piece of it again: a copy from up to 60 KB back in the same block
+    fc.tuple(fc.integer(), fc.integer({ min: 8, max: 60_000 }), fc.integer({ min: 4, max: 5000 })).map(([seed, distance, again]) => {
+      const first = noise(seed, distance);
+      return Uint8Array.from([...first, ...first.subarray(0, Math.min(again, distance))]);
+    }),
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 300 })), { maxLength: 60 }).map((runs) => Uint8Array.from(runs.flatMap(([b, n]) => Array<number>(n).fill(b)))),
+    fc.tuple(fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 200_000 })).map(([words, size]) => {
+      const text = new TextEncoder().encode(Array.from({ length: Math.ceil(size / 8) }, (_, i) => words[(i * 7919) % words.length]).join(' '));
+      return text.subarray(0, size);
+    }),
+  );
+  it('compresses what a Snappy decompressor gives back byte for byte, within Snappy\'s bound, from any offset of its output', () => {
+    fc.assert(
+      fc.property(data, fc.integer({ min: 0, max: 9 }), (input, at) => {
+        const out = new Uint8Array(at + maxCompressedLength(input.length));
+        const end = snappyInto(input, out, at);
+        expect(end).toBeLessThanOrEqual(out.length);
+        const back = new Uint8Array(input.length);
+        snappyUncompress(out.subarray(at, end), back);
+        expect(Buffer.from(back).equals(Buffer.from(input))).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('compresses repeated text (as a day of short URLs is) to a fraction of it', () => {
+    const input = new TextEncoder().encode(Array.from({ length: 2000 }, (_, i) => `https://go.example.invalid/link-${i}`).join(''));
+    const out = new Uint8Array(maxCompressedLength(input.length));
+    expect(snappyInto(input, out, 0)).toBeLessThan(input.length / 2);
   });
 });
