@@ -19,7 +19,7 @@
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
 import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import type { ColumnValues, SchemaElement, TextColumn, Texts } from './parquet.js';
+import type { ColumnValues, FileSchema, SchemaColumn, TextColumn, Texts } from './parquet.js';
 import { openTempFile } from '../files/access.js';
 import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
@@ -486,8 +486,8 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
  * typed columns, Snappy compression, one row group per day. See docs/warehouse.md for why this writer.
  */
 async function parquetWriter(): Promise<Writer> {
-  const { parquetFile } = await import('./parquet.js');
-  const elementOf = (c: ColumnDef): SchemaElement => {
+  const { parquetFile, FileSchema } = await import('./parquet.js');
+  const columnOf = (c: ColumnDef): SchemaColumn => {
     if (c.type === 'DATE') return { name: c.name, type: 'INT32', converted_type: 'DATE' };
     if (c.type === 'INT64') return { name: c.name, type: 'INT64' };
     if (c.type === 'BOOLEAN') return { name: c.name, type: 'BOOLEAN' };
@@ -499,18 +499,17 @@ async function parquetWriter(): Promise<Writer> {
   // max are written for dates, times, ids, counts and booleans: text columns have none (they serve
   // little: readers prune days by the partition; see docs/warehouse.md).
   const PLAIN = new Set(['link_id', 'qr_id', 'alias', 'short_url', 'event_id', 'at', 'received_at', 'long_url', 'referrer']);
-  const elements = new Map<TableName, SchemaElement[]>();
+  const schemas = new Map<TableName, FileSchema>();
   return {
     extension: 'parquet',
     write(fd, table, columns, day) {
-      let schema = elements.get(table);
-      if (!schema) elements.set(table, (schema = columns.map(elementOf)));
-      const bytes = parquetFile(columns.map((c, j) => ({
-        element: schema[j]!,
+      let schema = schemas.get(table);
+      if (!schema) schemas.set(table, (schema = new FileSchema(columns.map(columnOf), 'linkctl stats export')));
+      const bytes = parquetFile(schema, columns.map((c, j) => ({
         values: day.columns[j]!,
         dictionary: c.type !== 'BOOLEAN' && !PLAIN.has(c.name),
         statistics: c.type !== 'STRING',
-      })), day.length, 'linkctl stats export');
+      })), day.length);
       writeFileSync(fd, bytes); // all of it (a writeSync may write part)
     },
   };

@@ -2,16 +2,19 @@
  * Parquet files of a flat table whose columns are known in advance (`stats export`'s tables),
  * written a column at a time from typed arrays.
  *
- * hyparquet-writer frames the file: its Thrift page headers and footer (`writePageHeader`,
- * `writeMetadata`) and its RLE/bit-packing of levels and dictionary indexes are used as they are;
- * Snappy is ./snappy.ts (its algorithm, written into a buffer kept from page to page). What is
- * here is the encoding of a page's values, the part its general writer
- * (any schema, any JavaScript value) spent most of the export's time on (issue 52's profile: a
- * BigInt made and range-checked for every INT64, every string encoded to UTF-8 for every row, a
- * size estimated and a view made for every value, a dictionary tried and thrown away for columns
- * of unique values, the rows turned into columns): here numbers come in a Float64Array and are
- * written as 64-bit integers without a BigInt, text comes already UTF-8 in one buffer (the caller
- * encodes a link's once, not once a day), and the caller says which columns a dictionary suits.
+ * Written here because hyparquet-writer, a general writer (any schema, any JavaScript value), spent
+ * 1.3 s of the export's 2.7 s on it (issue 52's profile; its best settings measured: text already
+ * UTF-8, required columns, pages unlimited, dictionaries forced, statistics off: 0.6-0.85 s for the
+ * encoding alone, where the target left about 0.4 s for building and encoding the rows): a BigInt
+ * made and range-checked for every INT64, a string encoded to UTF-8 for every row, a size
+ * estimated and a view made for every value, a dictionary tried and thrown away for columns of
+ * unique values, Snappy and Thrift through a writer growing a byte at a time. Here numbers come in
+ * a Float64Array and are written as 64-bit integers without a BigInt, text comes UTF-8 in one
+ * buffer (the caller encodes a link's once, not once a day), the caller says which columns a
+ * dictionary suits, and the page headers and footer of this one shape of file are written field by
+ * field (./parquet-thrift.ts), Snappy into a buffer kept from page to page (./snappy.ts).
+ * hyparquet-writer's RLE/bit-packing (levels, dictionary indexes) and its byte writer are used as
+ * they are.
  *
  * The files are what hyparquet-writer wrote for the same columns: one row group, for each column
  * an optional dictionary page (PLAIN) and one DATA_PAGE_V2 (RLE definition levels, then the
@@ -19,15 +22,11 @@
  * asked. Every column is OPTIONAL.
  */
 import { ByteWriter } from 'hyparquet-writer';
-import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import { ENCODING, TYPE, dataPageHeader, dictionaryPageHeader, footer, FileSchema, type ChunkMeta, type SchemaColumn } from './parquet-thrift.js';
 import { maxCompressedLength, snappyInto } from './snappy.js';
 
-type FileMetaData = Parameters<typeof writeMetadata>[1];
-export type SchemaElement = FileMetaData['schema'][number];
-type ColumnChunk = FileMetaData['row_groups'][number]['columns'][number];
-type ColumnMetaData = NonNullable<ColumnChunk['meta_data']>;
+export { FileSchema, type SchemaColumn };
 
 /** A BOOLEAN column's null. */
 export const NULL_BOOLEAN = 2;
@@ -60,8 +59,6 @@ export type ColumnValues = Float64Array | Uint8Array | TextColumn;
 const rowsOf = (values: ColumnValues) => (values instanceof Float64Array || values instanceof Uint8Array ? values.length : values.ids.length);
 
 export interface ParquetColumn {
-  /** Its schema element: name, physical type and converted or logical type (written OPTIONAL). */
-  element: SchemaElement;
   values: ColumnValues;
   /** Dictionary-encode the values (columns of a few distinct values: a day, a count, a name). */
   dictionary?: boolean;
@@ -84,45 +81,39 @@ function compress(page: Uint8Array): Uint8Array {
   return compressed.subarray(0, snappyInto(page, compressed, 0));
 }
 
-/** One Parquet file holding `rows` rows of `columns`, as bytes: valid until the next call (the buffer is reused). */
-export function parquetFile(columns: readonly ParquetColumn[], rows: number, createdBy: string): Uint8Array {
+/**
+ * One Parquet file of `schema` holding `rows` rows of `columns` (in the schema's order), as bytes:
+ * valid until the next call (the buffer is reused).
+ */
+export function parquetFile(schema: FileSchema, columns: readonly ParquetColumn[], rows: number): Uint8Array {
+  if (columns.length !== schema.columns.length) throw new Error(`internal: ${columns.length} columns for a schema of ${schema.columns.length}`);
   out.index = 0;
   out.offset = 0;
   out.appendUint32(MAGIC);
-  const chunks: ColumnChunk[] = [];
-  let uncompressed = 0n;
-  for (const column of columns) {
-    if (rowsOf(column.values) !== rows) throw new Error(`internal: column ${column.element.name} has ${rowsOf(column.values)} values for ${rows} rows`);
-    const chunk = writeChunk(column, rows);
-    uncompressed += chunk.meta_data!.total_uncompressed_size;
-    chunks.push(chunk);
-  }
-  writeMetadata(out, {
-    version: 2,
-    created_by: createdBy,
-    schema: [{ name: 'root', num_children: columns.length }, ...columns.map((c) => ({ ...c.element, repetition_type: 'OPTIONAL' as const }))],
-    num_rows: BigInt(rows),
-    row_groups: [{ columns: chunks, total_byte_size: uncompressed, num_rows: BigInt(rows), total_compressed_size: BigInt(out.offset - 4) }],
-    metadata_length: 0, // not written: the footer's length follows it
+  const chunks = columns.map((column, j) => {
+    if (rowsOf(column.values) !== rows) throw new Error(`internal: column ${schema.columns[j]!.name} has ${rowsOf(column.values)} values for ${rows} rows`);
+    return writeChunk(schema.columns[j]!.type, column, rows);
   });
+  const start = out.offset;
+  footer(out, schema, rows, chunks);
+  out.appendUint32(out.offset - start);
   out.appendUint32(MAGIC);
   return out.getBytes();
 }
 
 /** Writes one column chunk: its dictionary page (if any) and its data page. */
-function writeChunk(column: ParquetColumn, n: number): ColumnChunk {
-  const { element, values } = column;
-  const type = element.type!;
+function writeChunk(type: SchemaColumn['type'], column: ParquetColumn, n: number): ChunkMeta {
+  const { values } = column;
   const start = out.offset;
   const present = presence(type, values);
   const nonNull = present.count;
 
-  let encoding: ColumnMetaData['encodings'][number];
+  let encoding: number;
   let page: Uint8Array;
-  let dictionaryPageOffset: bigint | undefined;
-  let uncompressedSize = 0;
-  const encodingStats: NonNullable<ColumnMetaData['encoding_stats']> = [];
-  const encodings: ColumnMetaData['encodings'] = [];
+  let dictionaryPageOffset: number | undefined;
+  let uncompressed = 0;
+  const pages: ChunkMeta['pages'] = [];
+  const encodings: number[] = [];
   if (type === 'BOOLEAN') {
     // RLE, as hyparquet-writer and other writers write booleans: a length, then runs and bit-packed groups
     const bits = new Uint8Array(nonNull);
@@ -133,62 +124,53 @@ function writeChunk(column: ParquetColumn, n: number): ColumnChunk {
     page = new Uint8Array(4 + rle.offset);
     new DataView(page.buffer).setUint32(0, rle.offset, true);
     page.set(rle.getBytes(), 4);
-    encoding = 'RLE';
+    encoding = ENCODING.RLE;
   } else if (column.dictionary) {
     const { dictionary, indexes } = type === 'BYTE_ARRAY' ? textDictionary((values as TextColumn).ids, nonNull) : numberDictionary(values as Float64Array, nonNull);
-    dictionaryPageOffset = BigInt(out.offset);
+    dictionaryPageOffset = out.offset;
     const plain = type === 'BYTE_ARRAY' ? plainText({ texts: (values as TextColumn).texts, ids: Int32Array.from(dictionary) }, dictionary.length) : plainNumbers(type, Float64Array.from(dictionary), dictionary.length);
     const packed = compress(plain);
     const headerStart = out.offset;
-    writePageHeader(out, { type: 'DICTIONARY_PAGE', uncompressed_page_size: plain.length, compressed_page_size: packed.length, dictionary_page_header: { num_values: dictionary.length, encoding: 'PLAIN' } });
-    uncompressedSize += out.offset - headerStart + plain.length;
+    dictionaryPageHeader(out, plain.length, packed.length, dictionary.length);
+    uncompressed += out.offset - headerStart + plain.length;
     out.appendBytes(packed);
-    encodings.push('PLAIN');
-    encodingStats.push({ page_type: 'DICTIONARY_PAGE', encoding: 'PLAIN', count: 1 });
+    encodings.push(ENCODING.PLAIN);
+    pages.push([2, ENCODING.PLAIN]);
     // the indexes: their bit width in a byte, then runs and bit-packed groups
     const bitWidth = dictionary.length > 1 ? 32 - Math.clz32(dictionary.length - 1) : 0;
     const rle = new ByteWriter(16 + ((nonNull * bitWidth) >> 3));
     rle.appendUint8(bitWidth);
     writeRleBitPackedHybrid(rle, indexes, bitWidth);
     page = rle.getBytes();
-    encoding = 'RLE_DICTIONARY';
+    encoding = ENCODING.RLE_DICTIONARY;
   } else {
     page = type === 'BYTE_ARRAY' ? plainText(values as TextColumn, nonNull) : plainNumbers(type, values as Float64Array, nonNull);
-    encoding = 'PLAIN';
+    encoding = ENCODING.PLAIN;
   }
   encodings.push(encoding);
-  encodingStats.push({ page_type: 'DATA_PAGE_V2', encoding, count: 1 });
+  pages.push([3, encoding]);
 
   // the data page: definition levels (not compressed in a v2 page), then the values, compressed
   const levels = definitionLevels(present, n);
   const packed = compress(page);
-  const dataPageOffset = BigInt(out.offset);
+  const dataPageOffset = out.offset;
   const headerStart = out.offset;
-  writePageHeader(out, {
-    type: 'DATA_PAGE_V2',
-    uncompressed_page_size: levels.length + page.length,
-    compressed_page_size: levels.length + packed.length,
-    data_page_header_v2: { num_values: n, num_nulls: n - nonNull, num_rows: n, encoding, definition_levels_byte_length: levels.length, repetition_levels_byte_length: 0, is_compressed: true },
-  });
-  uncompressedSize += out.offset - headerStart + levels.length + page.length;
+  dataPageHeader(out, levels.length + page.length, levels.length + packed.length, { values: n, nulls: n - nonNull, rows: n, encoding, levelsLength: levels.length });
+  uncompressed += out.offset - headerStart + levels.length + page.length;
   out.appendBytes(levels);
   out.appendBytes(packed);
 
   return {
-    file_offset: BigInt(start),
-    meta_data: {
-      type,
-      encodings,
-      path_in_schema: [element.name],
-      codec: 'SNAPPY',
-      num_values: BigInt(n),
-      total_uncompressed_size: BigInt(uncompressedSize),
-      total_compressed_size: BigInt(out.offset - start),
-      data_page_offset: dataPageOffset,
-      dictionary_page_offset: dictionaryPageOffset,
-      statistics: column.statistics ? statistics(type, values, n - nonNull) : undefined,
-      encoding_stats: encodingStats,
-    },
+    type: TYPE[type],
+    encodings,
+    numValues: n,
+    uncompressed,
+    compressed: out.offset - start,
+    fileOffset: start,
+    dataPageOffset,
+    dictionaryPageOffset,
+    statistics: column.statistics ? statistics(type, values, n - nonNull) : undefined,
+    pages,
   };
 }
 
@@ -225,7 +207,7 @@ function definitionLevels(present: Presence, n: number): Uint8Array {
 }
 
 /** Numbers (NaN: none) as PLAIN INT32 or INT64, little-endian, nulls left out. */
-function plainNumbers(type: string, values: Float64Array, nonNull: number): Uint8Array {
+function plainNumbers(type: SchemaColumn['type'], values: Float64Array, nonNull: number): Uint8Array {
   const size = type === 'INT32' ? 4 : 8;
   const bytes = new Uint8Array(nonNull * size);
   const view = new DataView(bytes.buffer);
@@ -308,10 +290,9 @@ function textDictionary(ids: Int32Array, nonNull: number): { dictionary: number[
   return { dictionary, indexes };
 }
 
-/** Min, max and the count of nulls, as hyparquet-writer's footer takes them. */
-function statistics(type: string, values: ColumnValues, nulls: number): NonNullable<ColumnMetaData['statistics']> {
-  const result: NonNullable<ColumnMetaData['statistics']> = { null_count: BigInt(nulls) };
-  if (type === 'BYTE_ARRAY') return result; // min and max of text: not asked for (see docs/warehouse.md)
+/** Min, max (little-endian, as the column's type) and the count of nulls. */
+function statistics(type: SchemaColumn['type'], values: ColumnValues, nulls: number): NonNullable<ChunkMeta['statistics']> {
+  if (type === 'BYTE_ARRAY') return { nulls }; // min and max of text: not asked for (see docs/warehouse.md)
   const numbers = values as Float64Array | Uint8Array;
   let min = Infinity;
   let max = -Infinity;
@@ -321,7 +302,7 @@ function statistics(type: string, values: ColumnValues, nulls: number): NonNulla
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  if (min > max) return result; // every value null: no bounds
-  if (type === 'BOOLEAN') return { ...result, min_value: min === 1, max_value: max === 1 };
-  return { ...result, min_value: min, max_value: max };
+  if (min > max) return { nulls }; // every value null: no bounds
+  if (type === 'BOOLEAN') return { nulls, min: Uint8Array.of(min), max: Uint8Array.of(max) };
+  return { nulls, min: plainNumbers(type, Float64Array.of(min), 1), max: plainNumbers(type, Float64Array.of(max), 1) };
 }

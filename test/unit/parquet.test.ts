@@ -2,7 +2,8 @@
  * src/history/parquet.ts, the column-at-a-time Parquet writer of `stats export`: random tables of
  * every column type it takes (nulls, negative and large integers, text of any Unicode, a column of
  * one value, dictionary and plain), each written to a file and read back by DuckDB (an
- * independent reader), values and footer statistics compared. And its Snappy (src/history/snappy.ts)
+ * independent reader), values and footer statistics compared, the footer byte for byte the one
+ * hyparquet-writer writes for the same metadata. And its Snappy (src/history/snappy.ts)
  * against hyparquet's decompressor, on data of every shape.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,9 +12,11 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { NULL_BOOLEAN, parquetFile, type ParquetColumn } from '../../src/history/parquet.js';
+import { FileSchema, NULL_BOOLEAN, parquetFile, type ParquetColumn } from '../../src/history/parquet.js';
 import { maxCompressedLength, snappyInto } from '../../src/history/snappy.js';
-import { snappyUncompress } from 'hyparquet';
+import { parquetMetadata, snappyUncompress } from 'hyparquet';
+import { ByteWriter } from 'hyparquet-writer';
+import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 
 interface Connection { runAndReadAll(sql: string): Promise<{ getRowObjectsJson(): Array<Record<string, unknown>> }>; closeSync(): void }
 const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as { DuckDBInstance: { create(path: string): Promise<{ connect(): Promise<Connection> }> } };
@@ -68,15 +71,30 @@ describe('parquetFile', () => {
         distinct.forEach((b, k) => bytes.set(b, start[k]!));
         const numberOf = new Map([...new Set(s.filter((v): v is string => v !== null))].map((v, k) => [v, k]));
         const numbers = (values: Array<number | null>) => Float64Array.from(values, (v) => (v === null ? NaN : v));
+        const schema = new FileSchema([
+          { name: 'date', type: 'INT32', converted_type: 'DATE' },
+          { name: 'n', type: 'INT64' },
+          { name: 't', type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } },
+          { name: 'b', type: 'BOOLEAN' },
+          { name: 's', type: 'BYTE_ARRAY', converted_type: 'UTF8' },
+        ], 'test');
         const columns: ParquetColumn[] = [
-          { element: { name: 'date', type: 'INT32', converted_type: 'DATE' }, values: numbers(date), dictionary, statistics: true },
-          { element: { name: 'n', type: 'INT64' }, values: numbers(n), dictionary: !dictionary, statistics: true },
-          { element: { name: 't', type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } }, values: numbers(t), dictionary, statistics: true },
-          { element: { name: 'b', type: 'BOOLEAN' }, values: Uint8Array.from(b, (v) => (v === null ? NULL_BOOLEAN : v ? 1 : 0)), statistics: true },
-          { element: { name: 's', type: 'BYTE_ARRAY', converted_type: 'UTF8' }, values: { texts: { bytes, start, length }, ids: Int32Array.from(s, (v) => (v === null ? -1 : numberOf.get(v)!)) }, dictionary },
+          { values: numbers(date), dictionary, statistics: true },
+          { values: numbers(n), dictionary: !dictionary, statistics: true },
+          { values: numbers(t), dictionary, statistics: true },
+          { values: Uint8Array.from(b, (v) => (v === null ? NULL_BOOLEAN : v ? 1 : 0)), statistics: true },
+          { values: { texts: { bytes, start, length }, ids: Int32Array.from(s, (v) => (v === null ? -1 : numberOf.get(v)!)) }, dictionary },
         ];
         const path = join(dir, `${file++}.parquet`);
-        writeFileSync(path, parquetFile(columns, rows, 'test'));
+        const written = parquetFile(schema, columns, rows);
+        writeFileSync(path, written);
+        // the footer is the one hyparquet-writer writes for the same metadata (as hyparquet reads it back)
+        const footerLength = new DataView(written.buffer, written.byteOffset).getUint32(written.length - 8, true);
+        const meta: Partial<ReturnType<typeof parquetMetadata>> = parquetMetadata(written.slice().buffer);
+        delete meta.metadata_length;
+        const theirs = new ByteWriter();
+        writeMetadata(theirs, meta as ReturnType<typeof parquetMetadata>);
+        expect(Buffer.from(written.subarray(written.length - 8 - footerLength, written.length)).equals(Buffer.concat([theirs.getBytes(), Buffer.from('PAR1')]))).toBe(true); // (writeMetadata writes the footer's length after it)
         const read = (await connection.runAndReadAll(
           `SELECT CAST(date - DATE '1970-01-01' AS VARCHAR) AS date, CAST(n AS VARCHAR) AS n, CAST(epoch_ms(t) AS VARCHAR) AS t, b, s FROM read_parquet('${path}', file_row_number = true) ORDER BY file_row_number`,
         )).getRowObjectsJson();
@@ -95,7 +113,7 @@ describe('parquetFile', () => {
   }, 60_000);
 
   it('says which column is short of rows', () => {
-    expect(() => parquetFile([{ element: { name: 'n', type: 'INT64' }, values: new Float64Array(2) }], 3, 'test')).toThrow(/column n has 2 values for 3 rows/);
+    expect(() => parquetFile(new FileSchema([{ name: 'n', type: 'INT64' }], 'test'), [{ values: new Float64Array(2) }], 3)).toThrow(/column n has 2 values for 3 rows/);
   });
 });
 
