@@ -69,10 +69,27 @@ export interface ParquetColumn {
 const MAGIC = 0x31524150; // "PAR1"
 const TWO_32 = 4294967296;
 
-// Kept from file to file (one export writes hundreds): the file being written, and a page's
-// compressed bytes. A file's bytes are valid until the next file is written.
+// Kept from file to file (one export writes hundreds, each a few pages a column): the file being
+// written, a page's values, its runs (levels, indexes, booleans) and its compressed bytes. A
+// file's bytes are valid until the next file is written.
 const out = new ByteWriter(1 << 16);
+const runs = new ByteWriter(1 << 12);
+const levelRuns = new ByteWriter(1 << 10);
+let pageValues = new Uint8Array(1 << 16);
 let compressed = new Uint8Array(1 << 16);
+
+/** The buffer kept for a page's values, `size` bytes of it (valid until the next page). */
+function valuesBuffer(size: number): Uint8Array {
+  if (size > pageValues.length) pageValues = new Uint8Array(Math.max(size, 2 * pageValues.length));
+  return pageValues.subarray(0, size);
+}
+
+/** A kept ByteWriter, emptied. */
+function emptied(writer: ByteWriter): ByteWriter {
+  writer.index = 0;
+  writer.offset = 0;
+  return writer;
+}
 
 /** `page` compressed, in the buffer kept for it (valid until the next page). */
 function compress(page: Uint8Array): Uint8Array {
@@ -119,11 +136,11 @@ function writeChunk(type: SchemaColumn['type'], column: ParquetColumn, n: number
     const bits = new Uint8Array(nonNull);
     const v = values as Uint8Array;
     for (let i = 0, j = 0; i < n; i++) if (v[i] !== NULL_BOOLEAN) bits[j++] = v[i]!;
-    const rle = new ByteWriter(16 + (nonNull >> 3));
+    const rle = emptied(runs);
+    rle.appendUint32(0); // the runs' length, once known
     writeRleBitPackedHybrid(rle, bits, 1);
-    page = new Uint8Array(4 + rle.offset);
-    new DataView(page.buffer).setUint32(0, rle.offset, true);
-    page.set(rle.getBytes(), 4);
+    rle.view.setUint32(0, rle.offset - 4, true);
+    page = rle.getBytes();
     encoding = ENCODING.RLE;
   } else if (column.dictionary) {
     const { dictionary, indexes } = type === 'BYTE_ARRAY' ? textDictionary((values as TextColumn).ids, nonNull) : numberDictionary(values as Float64Array, nonNull);
@@ -138,7 +155,7 @@ function writeChunk(type: SchemaColumn['type'], column: ParquetColumn, n: number
     pages.push([2, ENCODING.PLAIN]);
     // the indexes: their bit width in a byte, then runs and bit-packed groups
     const bitWidth = dictionary.length > 1 ? 32 - Math.clz32(dictionary.length - 1) : 0;
-    const rle = new ByteWriter(16 + ((nonNull * bitWidth) >> 3));
+    const rle = emptied(runs);
     rle.appendUint8(bitWidth);
     writeRleBitPackedHybrid(rle, indexes, bitWidth);
     page = rle.getBytes();
@@ -196,7 +213,7 @@ function presence(type: string, values: ColumnValues): Presence {
 
 /** The definition levels (0: null, 1: a value) as RLE/bit-packed runs of width 1. */
 function definitionLevels(present: Presence, n: number): Uint8Array {
-  const levels = new ByteWriter(16 + (n >> 3));
+  const levels = emptied(levelRuns);
   if (present.flags) writeRleBitPackedHybrid(levels, present.flags, 1);
   else if (n > 0) {
     // one run of n ones
@@ -207,10 +224,9 @@ function definitionLevels(present: Presence, n: number): Uint8Array {
 }
 
 /** Numbers (NaN: none) as PLAIN INT32 or INT64, little-endian, nulls left out. */
-function plainNumbers(type: SchemaColumn['type'], values: Float64Array, nonNull: number): Uint8Array {
+function plainNumbers(type: SchemaColumn['type'], values: Float64Array, nonNull: number, bytes = valuesBuffer(nonNull * (type === 'INT32' ? 4 : 8))): Uint8Array {
   const size = type === 'INT32' ? 4 : 8;
-  const bytes = new Uint8Array(nonNull * size);
-  const view = new DataView(bytes.buffer);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   let o = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
@@ -233,7 +249,7 @@ function plainText({ texts, ids }: TextColumn, nonNull: number): Uint8Array {
   const { bytes: from, start, length } = texts;
   let size = 4 * nonNull;
   for (let i = 0; i < ids.length; i++) if (ids[i]! >= 0) size += length[ids[i]!]!;
-  const bytes = new Uint8Array(size);
+  const bytes = valuesBuffer(size);
   let o = 0;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
@@ -304,5 +320,6 @@ function statistics(type: SchemaColumn['type'], values: ColumnValues, nulls: num
   }
   if (min > max) return { nulls }; // every value null: no bounds
   if (type === 'BOOLEAN') return { nulls, min: Uint8Array.of(min), max: Uint8Array.of(max) };
-  return { nulls, min: plainNumbers(type, Float64Array.of(min), 1), max: plainNumbers(type, Float64Array.of(max), 1) };
+  const bound = (v: number) => plainNumbers(type, Float64Array.of(v), 1, new Uint8Array(type === 'INT32' ? 4 : 8));
+  return { nulls, min: bound(min), max: bound(max) };
 }
