@@ -84,6 +84,18 @@ function valuesBuffer(size: number): Uint8Array {
   return pageValues.subarray(0, size);
 }
 
+/** A typed array of `n` elements from a buffer kept for it (valid until its next use). */
+function kept<T extends Int32Array | Uint8Array>(type: new (n: number) => T): (n: number) => T {
+  let buffer = new type(1 << 10);
+  return (n) => {
+    if (n > buffer.length) buffer = new type(Math.max(n, 2 * buffer.length));
+    return buffer.subarray(0, n) as T;
+  };
+}
+const flagsBuffer = kept(Uint8Array);
+const bitsBuffer = kept(Uint8Array);
+const indexesBuffer = kept(Int32Array);
+
 /** A kept ByteWriter, emptied. */
 function emptied(writer: ByteWriter): ByteWriter {
   writer.index = 0;
@@ -133,7 +145,7 @@ function writeChunk(type: SchemaColumn['type'], column: ParquetColumn, n: number
   const encodings: number[] = [];
   if (type === 'BOOLEAN') {
     // RLE, as hyparquet-writer and other writers write booleans: a length, then runs and bit-packed groups
-    const bits = new Uint8Array(nonNull);
+    const bits = bitsBuffer(nonNull);
     const v = values as Uint8Array;
     for (let i = 0, j = 0; i < n; i++) if (v[i] !== NULL_BOOLEAN) bits[j++] = v[i]!;
     const rle = emptied(runs);
@@ -206,7 +218,7 @@ function presence(type: string, values: ColumnValues): Presence {
   let count = 0;
   for (let i = 0; i < n; i++) if (has(i)) count++;
   if (count === n) return { count };
-  const flags = new Uint8Array(n);
+  const flags = flagsBuffer(n);
   for (let i = 0; i < n; i++) flags[i] = has(i) ? 1 : 0;
   return { flags, count };
 }
@@ -272,7 +284,7 @@ function plainText({ texts, ids }: TextColumn, nonNull: number): Uint8Array {
 function numberDictionary(values: Float64Array, nonNull: number): { dictionary: number[]; indexes: Int32Array } {
   const dictionary: number[] = [];
   const index = new Map<number, number>();
-  const indexes = new Int32Array(nonNull);
+  const indexes = indexesBuffer(nonNull);
   let j = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
@@ -291,7 +303,7 @@ function numberDictionary(values: Float64Array, nonNull: number): { dictionary: 
 function textDictionary(ids: Int32Array, nonNull: number): { dictionary: number[]; indexes: Int32Array } {
   const dictionary: number[] = [];
   const index = new Map<number, number>();
-  const indexes = new Int32Array(nonNull);
+  const indexes = indexesBuffer(nonNull);
   let j = 0;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
