@@ -111,14 +111,13 @@ const NULL_BOOLEAN: typeof import('./parquet.js').NULL_BOOLEAN = 2;
  * the items' texts (bounded by the account), one per file for visits' texts.
  */
 class TextStore implements Texts {
-  bytes = new Uint8Array(1 << 16);
+  bytes = Buffer.alloc(1 << 16);
   start = new Int32Array(1 << 10);
   length = new Int32Array(1 << 10);
   /** Each number's text (the CSV writer's cells). */
   readonly text: string[] = [];
   private used = 0;
   private readonly known = new Map<string, number>();
-  private readonly encoder = new TextEncoder();
 
   /** The number of `text` (-1: null). */
   id(text: string | null | undefined): number {
@@ -126,12 +125,17 @@ class TextStore implements Texts {
     let id = this.known.get(text);
     if (id !== undefined) return id;
     id = this.text.length;
-    if (this.used + 3 * text.length > this.bytes.length) this.bytes = grown(this.bytes, this.used + 3 * text.length, 0); // UTF-8: at most 3 bytes a UTF-16 unit
+    if (this.used + 3 * text.length > this.bytes.length) {
+      // UTF-8: at most 3 bytes a UTF-16 unit
+      const bytes = Buffer.alloc(Math.max(this.used + 3 * text.length, 2 * this.bytes.length));
+      this.bytes.copy(bytes, 0, 0, this.used);
+      this.bytes = bytes;
+    }
     if (id === this.start.length) {
       this.start = grown(this.start, id + 1, 0);
       this.length = grown(this.length, id + 1, 0);
     }
-    const { written } = this.encoder.encodeInto(text, this.bytes.subarray(this.used));
+    const written = this.bytes.write(text, this.used); // UTF-8, a lone surrogate as U+FFFD (as TextEncoder)
     this.start[id] = this.used;
     this.length[id] = written;
     this.used += written;
