@@ -4,11 +4,13 @@
  *
  * - one at a time while the server shows a rate limit (X-RateLimit-* headers, or an over-limit
  *   answer: the policy's `limited`, which stays true for the run), and before any answer at all;
- * - otherwise more after each round of answers (as many answers as are allowed in flight, at
- *   least 4) whose median came back no slower than twice their kind's usual time (the median of its
- *   first answers: what it takes when the server is not queueing, whatever its jitter): twice as
- *   many until the first sign of load (as TCP's slow start), one more after it, up to
- *   AUTO_MAX_IN_FLIGHT;
+ * - otherwise AUTO_START from the first answer that shows no limit (as TCP starts from an initial
+ *   window of several segments), then more as answers come back no slower than twice their kind's
+ *   usual time (the median of its first answers: what it takes when the server is not queueing,
+ *   whatever its jitter): until the first sign of load, one more for each such answer (the median
+ *   of the latest 4), so that what is allowed doubles each round trip, as in TCP's slow start; after
+ *   it, one more after each round of answers (as many answers as are allowed in flight, at least 4)
+ *   whose median was no slower; up to AUTO_MAX_IN_FLIGHT;
  * - one fewer after a round that came back slower than that (the server is queueing: latency rising
  *   under load); a server that got slower for good is followed at one in flight, whose latest
  *   answers become the usual times;
@@ -24,6 +26,8 @@ export type ConcurrencySetting = number | 'auto';
 
 /** The most `auto` keeps in flight: a few PHP workers' worth, never a load test. */
 export const AUTO_MAX_IN_FLIGHT = 8;
+/** What `auto` starts from once an answer showed no rate limit (half the most: a round trip from it). */
+export const AUTO_START = 4;
 /** A round whose answers took (their median) this many times their kind's usual time is "slower". */
 const SLOWER = 2;
 /** The fewest answers a round has, and a kind's usual time is made of: a median of a few, so one slow or fast answer (jitter) decides nothing. */
@@ -48,7 +52,7 @@ export class InFlightControl {
   private readonly usual = new Map<string, { level: number; times: number[] }>();
   /** This round's answers, each as a multiple of its kind's usual time. */
   private round: number[] = [];
-  /** Until the first sign of load (a slower round, a failure, an over-limit answer), each quick round doubles what is allowed. */
+  /** Until the first sign of load (slower answers, a failure, an over-limit answer), each quick answer allows one more: twice as many each round trip. */
   private rising = true;
 
   constructor(private readonly policy: Pick<RateLimitPolicy, 'limited'>) {}
@@ -62,6 +66,7 @@ export class InFlightControl {
 
   /** An answer (not over the limit, not a server failure) to a request of `kind`, after `ms`. */
   answer(kind: string, ms: number): void {
+    const first = !this.answered;
     this.answered = true;
     const time = Math.max(ms, LATENCY_FLOOR_MS);
     let usual = this.usual.get(kind);
@@ -76,13 +81,28 @@ export class InFlightControl {
     }
     // Against the kind's usual time (while it is being learned, what was learned so far, this answer included).
     this.round.push(time / median(usual.times));
+    if (this.rising) {
+      // Slow start: one more for each quick answer, judged with the latest few (one slow answer
+      // decides nothing; slower ones end the climb once there are enough of them to tell).
+      const latest = this.round.slice(-ROUND_ANSWERS);
+      this.round = latest;
+      if (first) this.current = AUTO_START;
+      else if (median(latest) <= SLOWER) this.current = Math.min(AUTO_MAX_IN_FLIGHT, this.current + 1);
+      else if (latest.length === ROUND_ANSWERS) this.slowed();
+      return;
+    }
     if (this.round.length < Math.max(this.current, ROUND_ANSWERS)) return;
     const slower = median(this.round) > SLOWER;
     this.round = [];
-    if (slower) {
-      this.rising = false;
-      if (this.current > 1) this.current--;
-    } else this.current = Math.min(AUTO_MAX_IN_FLIGHT, this.rising ? this.current * 2 : this.current + 1);
+    if (slower) this.slowed();
+    else this.current = Math.min(AUTO_MAX_IN_FLIGHT, this.current + 1);
+  }
+
+  /** Answers slower than usual: the server queues ours. One fewer, and from now on one more at a time. */
+  private slowed(): void {
+    this.rising = false;
+    this.round = [];
+    if (this.current > 1) this.current--;
   }
 
   /** A 5xx answer, a reset connection or a timeout: half as many in flight. */

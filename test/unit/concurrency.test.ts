@@ -4,7 +4,7 @@
  * end-to-end tests (test/e2e/pipeline.test.ts) check what the sandbox sees.
  */
 import { describe, expect, it } from 'vitest';
-import { AUTO_MAX_IN_FLIGHT, InFlightControl, inOrder, requestKind } from '../../src/http/concurrency.js';
+import { AUTO_MAX_IN_FLIGHT, AUTO_START, InFlightControl, inOrder, requestKind } from '../../src/http/concurrency.js';
 
 /** A control over a policy whose `limited` the test sets. */
 function control() {
@@ -26,19 +26,32 @@ describe('--concurrency auto', () => {
     expect(AUTO_MAX_IN_FLIGHT).toBe(8);
   });
 
-  it('doubles after each quick round until the first sign of load, then one more a round', () => {
+  it('from 4 once an answer shows no limit, doubles each round trip until the first sign of load (one more a quick answer, as TCP\'s slow start), then one more a round', () => {
     const { control: c } = control();
     const seen: number[] = [];
-    for (let i = 0; i < 16; i++) {
-      c.answer('POST api/url/add', 30);
+    // a round trip at a time: as many answers as are in flight, each as quick as the first
+    for (let trip = 0; trip < 4; trip++) {
+      answers(c, c.limit('auto'), 30);
       seen.push(c.limit('auto'));
     }
-    // A round of 4 at one in flight (which also learns the usual time): 2; a round of 4: 4; a round of 4: 8.
-    expect(seen).toEqual([1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8, 8]);
+    expect(seen).toEqual([AUTO_START, 8, 8, 8]);
+    expect(AUTO_START).toBe(4);
     c.failure();
     expect(c.limit('auto')).toBe(4);
     answers(c, 4, 30);
     expect(c.limit('auto')).toBe(5); // after a sign of load, one more a round
+  });
+
+  it('answers slowing down while it climbs end the climb: one slow answer among the latest four decides nothing, two do', () => {
+    const { control: c } = control();
+    answers(c, 3, 30);
+    expect(c.limit('auto')).toBe(6);
+    answers(c, 1, 200); // the server starts queueing ours
+    expect(c.limit('auto')).toBe(7);
+    answers(c, 1, 200);
+    expect(c.limit('auto')).toBe(6);
+    answers(c, 6, 200); // and goes on: one fewer a round
+    expect(c.limit('auto')).toBe(5);
   });
 
   it('a kind first seen with several in flight (apply\'s links after its campaigns) is timed by its first answers: queueing later is seen', () => {
