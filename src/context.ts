@@ -19,6 +19,7 @@ import { allowanceOf } from './config/allow-private.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 import type { LedgerWriter } from './history/ledger-writer.js';
+import type { Policy } from './policy/policy.js';
 
 export interface GlobalOptions {
   profile?: string;
@@ -105,6 +106,12 @@ export class Context {
    * account reader, so every lookup of the run is answered from one read of each collection.
    */
   private readonly run: { reader?: Promise<AccountReader>; ledger?: Promise<LedgerWriter> } = {};
+  /**
+   * The policy of the run, once read (src/policy/enforce.ts): held in an object the row contexts
+   * of `--from` inherit, so that the run reads it once, not once a row (the config file looked
+   * for again for each of them).
+   */
+  readonly policyRead: { policy?: Policy; read?: true } = {};
   /** The command being run (`link add`), set by main(): the ledger records it with each write. */
   command?: string;
   /** `--as-user`: the user this run acts as (`7 <jane@example.com>`), once their key has been read; the ledger records it. */
@@ -423,6 +430,7 @@ export class Context {
         requestEnd: () => this.requestEnded(),
         changed: () => this.io.onChange?.(),
         written: async (write) => (await ledger()).record(write),
+        writing: () => void ledger().then((writer) => writer.prepare(), () => undefined),
       },
     });
     return client;

@@ -223,6 +223,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
 
       // ------------------------------------------------ 2. run, --concurrency rows at a time, journaled
       const client = await ctx.client();
+      client.prepareWrites(); // the ledger opens while the run's first request is out
       const reader = await ctx.reader();
       const journal = Journal.open({
         dir: join(state, 'bulk'),
@@ -330,7 +331,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           // e.g. link update's read of the next link) when it cannot start yet: the same requests,
           // in half the time one at a time against a server without a limit; a rate limit paces them all the same.
           const prefetch = module[`${name}Prefetch`] as ((ctx: Context, input: ActionInput) => void) | undefined;
-          rows = readRows(input, known, bare)[Symbol.asyncIterator]();
+          rows = readRows(input, known, bare, true)[Symbol.asyncIterator]();
           let next: IteratorResult<RawRow> | undefined;
           const readNext = async () => {
             try {

@@ -37,8 +37,8 @@ function profilePolicy(ctx: Context): { path: string; from: string } | undefined
 
 /** The policy of this run (undefined when none is set), read once: a missing or bad file is exit 2 naming it. */
 export function loadPolicy(ctx: Context): Policy | undefined {
-  const cache = ctx as unknown as { policyCache?: { policy?: Policy } };
-  if (cache.policyCache) return cache.policyCache.policy;
+  const cache = ctx.policyRead;
+  if (cache.read) return cache.policy;
   const found = policyPath(ctx);
   let policy: Policy | undefined;
   if (found) {
@@ -50,7 +50,8 @@ export function loadPolicy(ctx: Context): Policy | undefined {
     }
     policy = parsePolicy(text, found.path);
   }
-  cache.policyCache = { policy };
+  cache.policy = policy;
+  cache.read = true;
   return policy;
 }
 
