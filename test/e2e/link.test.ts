@@ -502,6 +502,16 @@ describe('link input validation (exit 2, nothing sent)', () => {
     }
   });
 
+  it('two pixel names in one command: both found from one read of the pixels (issue 55, 3: the second lookup took a read in flight for one done)', async () => {
+    expect((await runCli(['pixel', 'add', '--type', 'gtmpixel', '--name', 'GTM container', '--tag', 'GTM-ABC12'], { env: fx.env })).code).toBe(0);
+    fx.sandbox.requests.length = 0;
+    const r = await runCli(['link', 'add', 'https://example.org/two-pixels', '--pixel', 'GTM container', '--pixel', 'main ANALYTICS', '-q'], { env: fx.env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.path === '/api/pixels')).toHaveLength(1);
+    expect(fx.sandbox.requests.find((q) => q.path === '/api/url/add')?.body).toMatchObject({ pixels: [2, 1] });
+  });
+
   it('has examples in the help of every command', async () => {
     for (const command of ['list', 'get', 'add', 'update', 'delete']) {
       const r = await runCli(['link', command, '--help']);
