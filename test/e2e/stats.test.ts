@@ -380,6 +380,26 @@ describe('outside linkctl', () => {
     expect(r.stdout).toBe('2025-06-01T06:00:00.000Z|docs|57|\n2025-06-02T06:00:00.000Z|docs|60|3\n2025-06-05T06:00:00.000Z|docs|64|4\n');
   });
 
+  it('XDG_STATE_HOME: the history lives there, and a state folder kept in the config folder before is moved there whole (issue 53, 8)', async () => {
+    const home = tempDir();
+    try {
+      const env = { HOME: home, LINKCTL_NOW: day(1) };
+      expect((await runCli(['--sandbox', 'stats', 'snapshot', '-q'], { env })).code).toBe(0);
+      const old = join(home, '.config', 'linkctl', 'state');
+      expect(existsSync(join(old, 'history.db'))).toBe(true);
+      const xdg = { ...env, XDG_STATE_HOME: join(home, 'xdg-state'), LINKCTL_NOW: day(2) };
+      const second = await runCli(['--sandbox', 'stats', 'snapshot', '-q'], { env: xdg });
+      expect(second.code, second.stderr).toBe(0);
+      expect(existsSync(join(home, 'xdg-state', 'linkctl', 'history.db'))).toBe(true);
+      expect(existsSync(old)).toBe(false);
+      // Both snapshots are in the one history: the first was moved, not left behind.
+      const shown = JSON.parse((await runCli(['--sandbox', 'stats', 'show', '--json'], { env: xdg })).stdout);
+      expect(shown).toMatchObject({ snapshots: 2, newestSnapshot: '2025-06-02T06:00:00.000Z' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('sandbox visits: counted as real visits (clicks, unique visitors, countries) in the state --sandbox uses', async () => {
     const config = tempDir();
     const env = { LINKCTL_CONFIG_DIR: config };
