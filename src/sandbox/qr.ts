@@ -3,7 +3,9 @@ import {
   deleteRoute, fail, Halt, htmlPage, Raw, isHttpUrl, isObject, list, MESSAGES, must, num, ok, optString, qrStats, route, unassign,
   type Ctx, type Json,
 } from './kit.js';
-import { insert, slugFor, timestamp, type Qr } from './state.js';
+import { randomBytes } from 'node:crypto';
+import { insert, timestamp, type Qr } from './state.js';
+import { hasShortLink } from '../model/qr.js';
 
 export const QR_TYPES = ['text', 'vcard', 'link', 'email', 'phone', 'sms', 'wifi'];
 export const qrUrl = (ctx: Ctx, q: Qr) => `${ctx.base}/qr/${q.slug}`;
@@ -28,21 +30,43 @@ function qrStyle(body: Json) {
   return style;
 }
 
+/**
+ * A code's `scans` in the list. The product 7.7 joins a code without a short link (text, sms, wifi,
+ * staticvcard) to the installation's first link (lowest id, any user), so its list `scans` are that
+ * link's clicks (real-servers.md, 19).
+ */
+/**
+ * A new code's slug (the end of its `link`): random, as the product's six hex digits are, so a
+ * code made after a reset at an id another code had is not taken for it by what linkctl remembers
+ * of codes (src/qr/scans.ts). Seeded codes keep `slugFor(id)`.
+ */
+function newSlug(ctx: Ctx): string {
+  for (;;) {
+    const slug = randomBytes(3).toString('hex');
+    if (!ctx.state.qrs.some((q) => q.slug === slug)) return slug;
+  }
+}
+
+function listedScans(ctx: Ctx, q: Qr): number {
+  if (!ctx.quirks || hasShortLink(q.type)) return q.scans;
+  return ctx.state.links.reduce<{ id: number; clicks: number } | undefined>((first, l) => (!first || l.id < first.id ? l : first), undefined)?.clicks ?? 0;
+}
+
 export const qrRoutes = [
   route('GET /api/qr', (ctx) => list(ctx, 'qrs', ctx.state.qrs, (q) =>
-    ({ id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, q.scans), name: q.name, date: q.date }))),
+    ({ id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, listedScans(ctx, q)), name: q.name, date: q.date }))),
   route('GET /api/qr/:id', (ctx) => {
     const q = must(ctx, ctx.state.qrs, MESSAGES.qrNotFound);
     // 7.6 sends details.id and details.scans as stored: strings on most databases
     const details = { id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, q.scans), name: q.name, [ctx.quirks ? 'data' : 'date']: q.date };
-    const noStats = ctx.quirks && ['text', 'sms', 'wifi'].includes(q.type);
+    const noStats = ctx.quirks && !hasShortLink(q.type);
     return noStats ? { error: 0, details } : { error: 0, details, data: qrStats(ctx, q.stats) };
   }),
   route('POST /api/qr/add', (ctx) => {
     const type = qrType(ctx.body.type);
     const data = qrData(ctx, type, ctx.body.data);
     const name = optString(ctx.body.name, 'name') || MESSAGES.qrUnnamed;
-    const q = insert(ctx.state, 'qrs', (id) => ({ id, type, data, name, slug: slugFor(id), scans: 0, date: timestamp(), ...qrStyle(ctx.body) }));
+    const q = insert(ctx.state, 'qrs', (id) => ({ id, type, data, name, slug: newSlug(ctx), scans: 0, date: timestamp(), ...qrStyle(ctx.body) }));
     // the product keeps link, phone and email codes' short links as hidden rows of the links table: link ids have gaps
     if (ctx.quirks && ['link', 'phone', 'email'].includes(type)) ctx.state.next.links++;
     return { error: 0, id: q.id, link: qrUrl(ctx, q) };

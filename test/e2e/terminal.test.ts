@@ -239,26 +239,29 @@ describe('on a terminal', () => {
     let config: ReturnType<typeof freshConfig>;
     beforeEach(() => void (config = freshConfig()));
     afterEach(() => config.cleanup());
-    const table = /^ID {2}Name {13}Scans {2}Created {14}Image\r\n3 {3}Office wifi {6}0 .*\r\n2 {3}Greeting .*\r\n1 {3}Restaurant menu .*\r\n/;
+    // The wifi and text codes count no scans: unknown, and a note says why (issue 55, 4).
+    const table = /^ID {2}Name {13}Scans {4}Created {14}Image\r\n3 {3}Office wifi {6}unknown .*\r\n2 {3}Greeting {9}unknown .*\r\n1 {3}Restaurant menu  128 .*\r\n/;
+    const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const note = 'Note: text, sms and wifi codes count no scans (their image holds the content, not a short link), so their scans are unknown; servers answer another link\'s clicks for them.';
 
     it('prints a table under a bold header, then the footer on stderr', async () => {
       const r = await runPty(['qr', 'list'], { env: fx.env });
       expect(r.code).toBe(0);
       expect(r.output).toMatch(/^\u001b\[1mID\u001b\[22m {2}\u001b\[1mName\u001b\[22m/);
-      expect(plain(r.output)).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n$`));
+      expect(plain(r.output)).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n${escaped(note)}\\r\\n$`));
       // stderr to a file: the footer goes there, the table stays on the terminal.
       const errFile = join(config.dir, 'stderr.txt');
       const apart = await runPty(['qr', 'list'], { env: fx.env, redirect: `2>${quote(errFile)}` });
       expect(apart.code).toBe(0);
       expect(plain(apart.output)).toMatch(new RegExp(`${table.source}$`));
-      expect(readFileSync(errFile, 'utf8')).toBe('page 1 of 1, 3 results\n');
+      expect(readFileSync(errFile, 'utf8')).toBe(`page 1 of 1, 3 results\n${note}\n`);
     });
 
     it('prints no ANSI codes with NO_COLOR', async () => {
       const r = await runPty(['qr', 'list'], { env: { ...fx.env, NO_COLOR: '1' } });
       expect(r.code).toBe(0);
       expect(r.output).not.toMatch(ANSI);
-      expect(r.output).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n$`));
+      expect(r.output).toMatch(new RegExp(`${table.source}page 1 of 1, 3 results\\r\\n${escaped(note)}\\r\\n$`));
     });
   });
 });

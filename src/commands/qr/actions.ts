@@ -12,7 +12,7 @@ import { QR_TYPES } from './types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { create, readOne, update as updateOne } from '../../model/model.js';
-import { qr as QR, qrBody } from '../../model/qr.js';
+import { hasShortLink, qr as QR, qrBody } from '../../model/qr.js';
 import { statsResult } from '../shared/stats.js';
 import type { QrType } from './types.js';
 import { readUserFile } from '../../files/access.js';
@@ -20,13 +20,33 @@ import { readUserFile } from '../../files/access.js';
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name' },
-  { key: 'scans', header: 'Scans' },
+  // null (shown "unknown") for codes that count no scans: servers answer another link's clicks for them (src/qr/scans.ts)
+  { key: 'scans', header: 'Scans', show: (r) => (r.scans === null ? 'unknown' : r.scans) },
   // Real servers put the creation time of a single code under `data` (sic).
   { key: 'date', header: 'Created', value: (r) => (typeof r.date === 'string' ? r.date : typeof r.data === 'string' ? r.data : undefined) },
   { key: 'link', header: 'Image' },
 ];
 
-export const list = listAction('qr', COLUMNS);
+const listPages = listAction('qr', COLUMNS);
+
+/** `qr list`: the server's list, with the scans of codes that count none (text, sms, wifi) as unknown. */
+export async function list(ctx: Context, input: ActionInput): Promise<Result> {
+  const result = await listPages(ctx, input);
+  if (result.kind !== 'list') return result;
+  const { unknownScans, unknownScansNote } = await import('../../qr/scans.js');
+  const unknown = { none: 0, unread: 0, why: undefined as string | undefined };
+  const pages = async function* (): AsyncGenerator<Rec[]> {
+    for await (const page of result.pages) {
+      const { none, unread, why } = await unknownScans(ctx, page);
+      unknown.none += none.size;
+      unknown.unread += unread.size;
+      unknown.why ??= why;
+      yield page.map((code) => (none.has(Number(code.id)) || unread.has(Number(code.id)) ? { ...code, scans: null } : code));
+    }
+  };
+  // Read after the pages (the output layer prints notes last): said only when a code was one of them.
+  return { ...result, pages: pages(), get note() { return unknownScansNote(unknown); } };
+}
 export const remove = removeAction('qr');
 
 /** Flags that carry data for each type; any other data flag given with this type is a mistake. */
@@ -135,6 +155,8 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
   if (type === 'link') await qrKeepsPolicy(ctx, 'qr add', data);
   const client = await ctx.client();
   const body = await create(client, QR, json);
+  // Its type is known now: a later `qr list` or snapshot needs no read to know whether it counts scans.
+  await (await import('../../qr/scans.js')).remember(ctx, body, hasShortLink(type));
   return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
 }
 
@@ -225,12 +247,10 @@ async function readCodeOf(ctx: Context, client: Awaited<ReturnType<Context['clie
 /** A code's type, as its image gave it. */
 const typeOfRead = (read: CodeRead): { type: QrType } | { unreadable: string } => (read.content ? { type: read.content.type } : { unreadable: read.unreadable! });
 
-/** Types whose image holds the code's own short link (real-servers.md, 7.7): a new code has a new one. */
-const PRINTS_SHORT_LINK: ReadonlySet<QrType> = new Set(['link', 'email', 'phone', 'vcard'] as QrType[]);
 
 /** Why colours are not sent to a code made without them, and what re-creating it would break. */
 function colourRefusal(id: number, type: QrType): UsageError {
-  const breaks = PRINTS_SHORT_LINK.has(type)
+  const breaks = hasShortLink(type)
     ? `a ${type} code's image holds its own short link, and a new code gets a new one: every printed copy of the old code would stop working, and its scans are counted apart`
     : `a ${type} code's image holds its content itself, so a new code scans the same (only its id, image URL and scan count change)`;
   return new UsageError(`QR code ${id} was made without colours (its image is black on a transparent background): the server cannot add colours to it (the product answers an empty HTTP 500 and changes nothing); nothing was sent`,
@@ -252,8 +272,12 @@ export async function get(ctx: Context, { args }: ActionInput): Promise<Result> 
   ctx.status('reading the code\'s image');
   const read = await readCode(client, { id, name: typeof details.name === 'string' ? details.name : null, link: typeof details.link === 'string' ? details.link : null });
   const content = contentJson(read);
+  const scans = await import('../../qr/scans.js');
+  await scans.remember(ctx, details, scans.countsScans(body));
   const result = statsResult(body, [...COLUMNS, ...CONTENT_COLUMNS], 'No statistics for this code (servers keep none for text, sms and wifi codes).');
   if (result.kind !== 'record') return result;
+  // Without a statistics block the code counts no scans (text, sms, wifi): the server's `scans` is another link's clicks.
+  if (!scans.countsScans(body)) result.record.scans = null;
   // Real servers put the creation time under `data` (sic): it is the date, and `data` the code's content.
   if (result.record.date === undefined && typeof result.record.data === 'string') result.record.date = result.record.data;
   Object.assign(result.record, { type: content.type, data: dataLine(content.data), foreground: content.foreground, background: content.background });

@@ -27,7 +27,11 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
     ctx.status('Reading the account');
     const source = await readAccount(ctx);
     const lists = await readCollections(ctx, ['links', 'qr', 'campaigns']);
-    const { records, skipped } = toRecords(lists);
+    const { unknownScans, unknownScansNote } = await import('../../qr/scans.js');
+    const unknown = await unknownScans(ctx, lists.qr);
+    const { records, skipped } = toRecords(lists, new Set([...unknown.none, ...unknown.unread]));
+    // Said only when a code's kind could not be read: codes that count no scans are no news to a cron job.
+    if (unknown.unread.size) ctx.warn(unknownScansNote({ none: 0, unread: unknown.unread.size, why: unknown.why })!.replace(/^Note/, 'note'));
     const detailed = await readDetails(ctx, records, opts.details ?? 0, opts.concurrency);
     // The totals are the server's as of now, when the reads finished: the snapshot's time,
     // whenever it gets the writers' lock. Checked against the server's own clock.
