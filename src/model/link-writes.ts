@@ -284,6 +284,7 @@ export const LINK_REFERENCES = [
  */
 export async function referencesByName(readerOf: () => Promise<AccountReader>, opts: Rec): Promise<Rec> {
   const named = LINK_REFERENCES.filter((r) => [opts[r.option]].flat().some((v) => typeof v === 'string'));
+  if (opts.channel !== undefined && typeof opts.channel !== 'string') await ownChannel(await readerOf(), opts.channel);
   if (!named.length) return opts; // ids only: nothing to read
   const reader = await readerOf();
   const out = { ...opts };
@@ -293,6 +294,20 @@ export async function referencesByName(readerOf: () => Promise<AccountReader>, o
     out[ref.option] = Array.isArray(value) ? ids : ids[0];
   }
   return out;
+}
+
+/**
+ * A channel given by id must be one of the account's: the product stores a link's assignment to
+ * any user's channel (a plain user's `link update ID --channel 1` put the link in the admin's
+ * channel). Checked from the account's channels, read once a run.
+ */
+export async function ownChannel(reader: AccountReader, id: unknown, flag = '--channel'): Promise<void> {
+  if (await reader.byId('channels', id as number)) return;
+  const mine = (await reader.all('channels')).map((c) => `${String(c.id)} (${JSON.stringify(String(channels.key(c) ?? ''))})`);
+  throw new UsageError(
+    `${flag} ${String(id)} is not one of the account's channels (${mine.length ? mine.slice(0, 10).join(', ') + (mine.length > 10 ? ', ...' : '') : 'it has none'}); servers would put the link in another account's channel`,
+    'give one of its channels by id or by name (`linkctl channel list`), or add one with `linkctl channel add`',
+  );
 }
 
 /** The id of the one record of `ref`'s kind named `name`. */

@@ -502,6 +502,19 @@ describe('link input validation (exit 2, nothing sent)', () => {
     }
   });
 
+  it('a channel id that is not the account\'s: exit 2 naming it and the account\'s channels, before anything is changed (issue 55, 7)', async () => {
+    for (const args of [['link', 'update', '1', '--channel', '7', '--yes'], ['link', 'add', url, '--channel', '7']]) {
+      const r = await runCli(args, { env: fx.env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe('linkctl: --channel 7 is not one of the account\'s channels (1 ("Marketing")); servers would put the link in another account\'s channel\nhint: give one of its channels by id or by name (`linkctl channel list`), or add one with `linkctl channel add`\n');
+      expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/channels']);
+      fx.sandbox.requests.length = 0;
+    }
+    const own = await runCli(['link', 'update', '1', '--channel', '1', '--yes', '-q'], { env: fx.env });
+    expect(own.code, own.stderr).toBe(0);
+    expect(fx.sandbox.requests.find((q) => q.method === 'PUT')?.body).toMatchObject({ channel: 1 });
+  });
+
   it('two pixel names in one command: both found from one read of the pixels (issue 55, 3: the second lookup took a read in flight for one done)', async () => {
     expect((await runCli(['pixel', 'add', '--type', 'gtmpixel', '--name', 'GTM container', '--tag', 'GTM-ABC12'], { env: fx.env })).code).toBe(0);
     fx.sandbox.requests.length = 0;
