@@ -23,7 +23,7 @@ import { create, update } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
 import { keyMatch, noSlash, type Rec } from './values.js';
-import { serverAlias, shortAliasRefusal } from './aliases.js';
+import { aliasRefusal, serverAlias } from './aliases.js';
 
 /** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
 export interface Ui {
@@ -143,13 +143,14 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   };
 
   // Look before sending when it costs nothing (the run read every link), when --if-exists skip
-  // promises to send nothing, or when the alias is too short to send (it can only name a link).
-  const short = alias !== undefined ? shortAliasRefusal(alias) : undefined;
-  if (ifExists === 'skip' || reader.isComplete('links') || short) {
+  // promises to send nothing, or when servers refuse the alias (too short, a filtered word,
+  // reserved): then it can only name a link that exists.
+  const refused = alias !== undefined ? aliasRefusal(alias) : undefined;
+  if (ifExists === 'skip' || reader.isComplete('links') || refused) {
     const [existing] = alias !== undefined ? await withAlias(reader, alias, body.domain) : await withDestination(reader, url, body.domain);
     if (existing) return met(existing, alias !== undefined ? 'alias' : 'destination', 'no');
   }
-  if (short) throw new UsageError(`${short.message} to create a link: no link has it; nothing was sent`, short.hint);
+  if (refused) throw new UsageError(`${refused.message} to create a link: no link has it; nothing was sent`, refused.hint);
   // Without an alias the server may answer with an existing link: its id tells (see the top of this file).
   const newest = alias === undefined ? await reader.newestLinkId() : undefined;
   let answer: Body;
@@ -158,7 +159,8 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   } catch (error) {
     if (alias === undefined || !(error instanceof ApiError) || !ALIAS_TAKEN.test(error.message)) throw error;
     const [existing] = await withAlias(reader, alias, body.domain);
-    if (!existing) throw error;
+    // Not this account's: aliases are unique across every user of an installation (real-servers.md, 39).
+    if (!existing) throw new ApiError(`alias "${alias}": ${error.message} No link of this account has it: another user of this server holds it (aliases are unique across all its users); nothing was created`, 'choose another alias');
     return met(existing, 'alias', 'refused');
   }
   const id = toInt(answer.id);

@@ -4,7 +4,7 @@ import {
   deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, MESSAGES, must, num, optString, route, unassign, withFloatMaxpage, bareHost,
   type Ctx, type Json,
 } from './kit.js';
-import { refusedAsShort, serverAlias } from '../model/aliases.js';
+import { filteredWord, isReserved, refusedAsShort, serverAlias } from '../model/aliases.js';
 import { addToChannel, inChannel, insert, slugFor, timestamp, type Link, type LinkOptions } from './state.js';
 
 export const shortUrl = (ctx: Ctx, l: Link) => `${l.domain ?? ctx.base}/${l.alias}`;
@@ -85,12 +85,6 @@ function withinPlan(ctx: Ctx): Json {
 }
 
 /**
- * A few words of the product's list of words an alias may not hold, matched as substrings as the
- * product does (so `analytics` is refused for `anal`; `newone` was refused on a running 7.7).
- */
-export const REFUSED_ALIAS_WORDS = ['anal', 'porn', 'sex', 'newone'];
-
-/**
  * The alias a link gets for `custom`, by the product's rule (src/model/aliases.ts): 3 bytes at
  * least as sent, then rewritten; `café` and `日本語` are kept, `with space` becomes `with-space`,
  * and one that the rewrite empties (`???`) is stored empty, as the product stores it.
@@ -99,11 +93,14 @@ function claimAlias(ctx: Ctx, v: unknown, domain: string | undefined, self?: num
   const raw = optString(v, 'custom') ?? '';
   if (!raw) return undefined;
   if (refusedAsShort(raw)) fail(MESSAGES.aliasShort);
-  if (REFUSED_ALIAS_WORDS.some((word) => raw.toLowerCase().includes(word))) fail(MESSAGES.aliasInappropriate);
+  // the product's word filter, matched anywhere in any case (`dickens-books` for "dick"; `newone`)
+  if (filteredWord(raw) !== undefined) fail(MESSAGES.aliasInappropriate);
   const alias = serverAlias(raw);
   // an alias is unique on its domain
   const lower = alias.toLowerCase();
   if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower && l.domain === domain)) fail(MESSAGES.aliasTaken);
+  // the first path segment of the product's own pages, in any case (real-servers.md, 9), checked after "taken"
+  if (isReserved(raw)) fail(MESSAGES.aliasReserved);
   return alias;
 }
 function freeAlias(ctx: Ctx, id: number): string {

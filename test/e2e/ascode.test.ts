@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
-import { runCli, runMain, tempDir } from '../helpers.js';
+import { runCli, runMain, tempDir, useSandbox } from '../helpers.js';
 
 /** The version the built CLI reports (from package.json). */
 
@@ -288,5 +288,32 @@ describe('a file is data: ${env:NAME} only in secret fields', () => {
     expect(post!.body).toMatchObject({ password, description: '${env:LINK_PASSWORD} is not a reference' });
     expect(r.stderr).toContain('[debug]');
     expect(r.stdout + r.stderr).not.toContain(password);
+  });
+});
+
+describe('aliases the product refuses (issue 55, 6)', () => {
+  const fx = useSandbox();
+
+  it('plan names every reserved or filtered alias the file would create, any letter case, and sends nothing', async () => {
+    const file = join(dir, 'reserved.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: FAQ\n    url: https://example.com/faq\n  - alias: pricing\n    url: https://example.com/pricing\n  - alias: dickens-books\n    url: https://example.com/books\n  - alias: fine-one\n    url: https://example.com/fine\n');
+    for (const command of ['plan', 'apply']) {
+      const r = await runCli([command, '-f', file, ...(command === 'apply' ? ['--yes'] : [])], { env: fx.env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('reserved.yaml:3:12: links[0].alias "FAQ" is reserved: the product keeps it for a page of its own ("That alias is reserved. Please choose another one."); choose another alias for a link to be created\n');
+      expect(r.stderr).toContain('reserved.yaml:5:12: links[1].alias "pricing" is reserved');
+      expect(r.stderr).toContain('reserved.yaml:7:12: links[2].alias "dickens-books" holds "dick", a word of the product\'s alias filter: servers refuse it ("Inappropriate aliases are not allowed.")');
+      expect(r.stderr).not.toContain('fine-one');
+      expect(fx.sandbox.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+    }
+  });
+
+  it('an apply step the server refuses names its record: an alias another user holds', async () => {
+    const file = join(dir, 'taken.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: held-elsewhere\n    url: https://example.com/held\n');
+    fx.sandbox.injectFault({ kind: 'error', method: 'POST', message: 'That alias is taken. Please choose another one.' });
+    const r = await runCli(['apply', '-f', file, '--yes'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^linkctl: link "held-elsewhere": That alias is taken\. Please choose another one\.\nhint: aliases are unique across all the accounts of a server/m);
   });
 });

@@ -484,6 +484,11 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--if-exists', 'ignore'], /--if-exists must be one of fail, return, update, skip; got "ignore"/],
     [['link', 'get', '--short', 'ftp://go.sandbox.localhost/x'], /--short must start with http:\/\/ or https:\/\//],
     [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],
+    // what the product refuses, named before anything is sent (issue 55, 6)
+    [['link', 'add', url, '--alias', 'FAQ'], /^linkctl: --alias "FAQ" is reserved: the product keeps it for a page of its own \("That alias is reserved\. Please choose another one\."\)\n/],
+    [['link', 'add', url, '--alias', 'sitemap.xml'], /--alias "sitemap\.xml" is reserved/],
+    [['link', 'update', '1', '--alias', 'Pricing', '--yes'], /--alias "Pricing" is reserved/],
+    [['link', 'add', url, '--alias', 'Dickens-Books'], /^linkctl: --alias "Dickens-Books" holds "dick", a word of the product's alias filter: servers refuse it \("Inappropriate aliases are not allowed\."\)\n/],
   ])('%j exits 2', async (args, message) => {
     const r = await runCli(args, { env: fx.env });
     expect(r.stderr).toMatch(message);
@@ -513,6 +518,13 @@ describe('link input validation (exit 2, nothing sent)', () => {
     const own = await runCli(['link', 'update', '1', '--channel', '1', '--yes', '-q'], { env: fx.env });
     expect(own.code, own.stderr).toBe(0);
     expect(fx.sandbox.requests.find((q) => q.method === 'PUT')?.body).toMatchObject({ channel: 1 });
+  });
+
+  it('an alias another user holds: the error names the alias and says so (issue 55, 6)', async () => {
+    fx.sandbox.injectFault({ kind: 'error', method: 'POST', message: 'That alias is taken. Please choose another one.' });
+    const r = await runCli(['link', 'add', url, '--alias', 'held-by-user-2'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('linkctl: alias "held-by-user-2": That alias is taken. Please choose another one. No link of this account has it: another user of this server holds it (aliases are unique across all its users); nothing was created\nhint: choose another alias\n');
   });
 
   it('two pixel names in one command: both found from one read of the pixels (issue 55, 3: the second lookup took a read in flight for one done)', async () => {

@@ -163,22 +163,18 @@ describe('what the server would ignore or break is caught before sending', () =>
     expect(writes(sb)).toEqual([]);
   });
 
-  it('an alias the product\'s word list refuses is that command\'s or row\'s clear error, sent once, never retried', async () => {
+  it('an alias the product\'s word list refuses is that command\'s or row\'s clear error, before anything is sent (issue 55, 6)', async () => {
     const { sb, env } = await server();
     const one = await runCli(['link', 'add', 'https://example.com/w', '--alias', 'newone'], { env });
-    expect(one.code).toBe(1);
-    expect(one.stderr).toBe('linkctl: Inappropriate aliases are not allowed.\n');
-    expect(writes(sb)).toHaveLength(1);
-    sb.requests.length = 0;
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/^linkctl: --alias "newone" holds "newone", a word of the product's alias filter: servers refuse it \("Inappropriate aliases are not allowed\."\)\n/);
+    expect(writes(sb)).toHaveLength(0);
     const csv = join(dir, 'words.csv');
     writeFileSync(csv, 'url,alias\nhttps://example.com/a,newone\nhttps://example.com/b,good-one\n');
     const rows = await runCli(['link', 'add', '--from', csv, '--json'], { env });
-    expect(rows.code).toBe(1);
-    expect(JSON.parse(rows.stdout).map((r: { status: string; error?: string }) => [r.status, r.error ?? null])).toEqual([
-      ['failed', 'Inappropriate aliases are not allowed.'],
-      ['created', null],
-    ]);
-    expect(writes(sb).map((r) => (r.body as { custom: string }).custom)).toEqual(['newone', 'good-one']);
+    expect(rows.code).toBe(2);
+    expect(rows.stderr).toContain(`${csv}:2: --alias "newone" holds "newone"`);
+    expect(writes(sb)).toHaveLength(0);
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, ConfirmationNeeded, NetworkError, NotFoundError, UsageError } from '../../errors.js';
-import { shortAliasRefusal } from '../../model/aliases.js';
+import { aliasRefusal } from '../../model/aliases.js';
 import { toInt, type Body } from '../../http/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
@@ -130,9 +130,9 @@ async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec):
   await enforcePolicy(ctx, [{ what, subject: { url: str(url), alias: str(opts.alias), domain: str(opts.domain), campaign: str(opts.campaign) ?? (typeof opts.campaign === 'number' ? opts.campaign : undefined) } }]);
 }
 
-/** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it as short. */
+/** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it (short, a filtered word, reserved). */
 function refuseShortAlias(alias: unknown): void {
-  const refusal = typeof alias === 'string' ? shortAliasRefusal(alias) : undefined;
+  const refusal = typeof alias === 'string' ? aliasRefusal(alias) : undefined;
   if (refusal) throw new UsageError(refusal.message, refusal.hint);
 }
 

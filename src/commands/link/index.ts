@@ -16,7 +16,7 @@ const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) 
 /**
  * A custom alias: servers store one their rewrite empties (`???`) as no alias at all, the domain's
  * root. One shorter than MIN_ALIAS_LENGTH is refused where it would be sent (./actions.ts,
- * `shortAliasRefusal`): a row of `link add --from --if-exists skip|update` may name an existing
+ * `aliasRefusal`): a row of `link add --from --if-exists skip|update` may name an existing
  * link by a short alias, which older installations have.
  */
 export function alias(raw: string): string {
