@@ -13,6 +13,7 @@ import type { ActionInput } from '../shared/define.js';
 import { compact, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { create, readOne, update as updateOne } from '../../model/model.js';
 import { hasShortLink, qr as QR, qrBody } from '../../model/qr.js';
+import { corruptedFields } from '../../qr/content.js';
 import { statsResult } from '../shared/stats.js';
 import type { QrType } from './types.js';
 import { readUserFile } from '../../files/access.js';
@@ -146,18 +147,66 @@ function styleFields(opts: Rec): Rec {
 
 const CREATED_COLUMNS: Column[] = [{ key: 'id', header: 'ID' }, { key: 'link', header: 'Image' }, { key: 'message', header: 'Message', optional: true }];
 
+/** The flag that gives a data key of a type (`pass` → `--wifi-password`, `lname` → `--last-name`). */
+function flagOfKey(type: QrType, key: string, opts: Rec): string {
+  if (opts.dataJson !== undefined) return `--data-json's ${key === 'data' ? 'string' : `"${key}"`}`;
+  const named: Record<string, string> = { pass: 'wifiPassword', fname: 'firstName', lname: 'lastName', data: type === 'email' && opts.email !== undefined ? 'email' : 'data' };
+  const flag = named[key] ?? key;
+  return DATA_FLAGS[type].includes(flag) ? flagName(flag) : `"${key}"`;
+}
+
+/**
+ * Data the product would not put in the code as given is refused before anything is sent: it writes
+ * a wifi code's fields without escaping and HTML-escapes quotes in every field (real-servers.md,
+ * 23b), so `s3cr;t,pw"` would make a code a phone reads as the password `s3cr`, and `O'Neil` a
+ * vCard of `O&#039;Neil` (src/qr/content.ts `corruptedFields`).
+ */
+function refuseCorrupted(type: QrType, data: unknown, opts: Rec): void {
+  const bad = corruptedFields(type, data);
+  if (!bad.length) return;
+  const said = bad.map((b) => `${flagOfKey(type, b.field, opts)} ${JSON.stringify(b.asked)} would read as ${b.read === undefined || b.read === '' ? 'nothing' : JSON.stringify(b.read)}`);
+  const why = type === 'wifi'
+    ? 'the product writes a wifi code\'s fields without escaping ; , : or " and turns " and \' into HTML entities (&quot;, &#039;), so a phone reads them cut short'
+    : 'the product turns " and \' into HTML entities (&quot;, &#039;) and removes <...> in a code\'s fields before it makes the code';
+  const chars = [...new Set(bad.flatMap((b) => b.chars))];
+  throw new UsageError(`the code would not hold what was given${chars.length ? ` (the product mangles ${chars.join(' ')})` : ''}: ${said.join('; ')}; nothing was sent`,
+    `${why}: leave out ${chars.join(' ') || 'those characters'}${type === 'wifi' ? ' (a network whose password has them needs a code made elsewhere)' : ''}`);
+}
+
+/**
+ * What a code the server made or changed holds, read back from its image (as `qr get` reads it,
+ * no API request, no scan counted): a note when it is what was asked, a problem when it is not.
+ */
+async function confirmContent(ctx: Context, client: Awaited<ReturnType<Context['client']>>, code: { id: number; link: unknown }, type: QrType, data: unknown): Promise<{ problem?: string; note?: string }> {
+  const { readCode, dataLine } = await import('../../qr/read.js');
+  const { contentText, sameData } = await import('../../qr/content.js');
+  ctx.status('reading the code\'s image back');
+  const read = await readCode(client, { id: code.id, name: null, link: typeof code.link === 'string' ? code.link : null });
+  if (!read.content) return { note: `The code's content could not be read back from its image to confirm it: ${read.unreadable}.` };
+  if (read.content.type === type && sameData(read.content.data, data)) return {};
+  // A text code holds its text whatever it looks like (a URL reads as a link): the text is what counts.
+  if (type === 'text' && typeof data === 'string' && contentText(read.content.type, read.content.data) === data) return {};
+  return { problem: `QR code ${code.id}'s image holds ${read.content.type} ${JSON.stringify(dataLine(read.content.data))}, not the ${type} data that was sent (${JSON.stringify(dataLine(data))}): a phone scanning it gets the former` };
+}
+
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const type = opts.type as QrType;
   const data = buildData(ctx, type, opts);
   if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
+  refuseCorrupted(type, data, opts);
   const json = qrBody({ type, data, name: opts.name, ...styleFields(opts) });
   if (type === 'link') await qrKeepsPolicy(ctx, 'qr add', data);
   const client = await ctx.client();
   const body = await create(client, QR, json);
   // Its type is known now: a later `qr list` or snapshot needs no read to know whether it counts scans.
   await (await import('../../qr/scans.js')).remember(ctx, body, hasShortLink(type));
-  return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
+  const record = withoutError(body);
+  const id = Number(body.id);
+  if (ctx.globals.dryRun || !Number.isInteger(id)) return { kind: 'record', record, columns: CREATED_COLUMNS };
+  const { problem, note } = await confirmContent(ctx, client, { id, link: body.link }, type, data);
+  if (problem) ctx.warn(`linkctl: ${problem}`);
+  return { kind: 'record', record, columns: CREATED_COLUMNS, ...(note ? { note } : {}), exitCode: problem ? 1 : undefined };
 }
 
 /** A link-type code's destination keeps the policy's destination rules (src/policy/enforce.ts) before anything is sent. */
@@ -210,7 +259,8 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const client = await ctx.client();
   // Servers check the data against the code's stored type and fail with an HTTP 500 on another
   // shape; the API cannot change the type. The type is read from the code's image first.
-  const real = typeOfRead(known ?? await readCodeOf(ctx, client, id));
+  known ??= await readCodeOf(ctx, client, id);
+  const real = typeOfRead(known);
   if ('type' in real && opts.type !== undefined && real.type !== opts.type) {
     throw new UsageError(`QR code ${id} is a ${real.type} code (read from its image), not ${String(opts.type)}: the API cannot change a code's type, and nothing was sent`,
       `give its ${real.type} data (\`linkctl qr update ${id} --type ${real.type} ...\`), or delete it and create a ${String(opts.type)} code (\`linkctl qr delete ${id}\` then \`linkctl qr add --type ${String(opts.type)} ...\`)`);
@@ -221,6 +271,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   }
   const type = (opts.type as QrType | undefined) ?? (real as { type: QrType }).type;
   const data = buildData(ctx, type, opts);
+  refuseCorrupted(type, data, opts);
   const json = compact({ type, data, ...style });
   if (type === 'link') await qrKeepsPolicy(ctx, `qr update ${id}`, data);
   let body;
@@ -233,7 +284,14 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
     }
     throw error;
   }
-  return messageResult(body, `QR code ${id} updated.`);
+  const result = messageResult(body, `QR code ${id} updated.`);
+  if (ctx.globals.dryRun) return result;
+  // What the code holds now, read back from its image (its link: from the read before the update).
+  const link = known.link;
+  const { problem, note } = await confirmContent(ctx, client, { id, link }, type, data);
+  if (problem) ctx.warn(`linkctl: ${problem}`);
+  if (note) ctx.warn(`note: ${note}`);
+  return { ...result, exitCode: problem ? 1 : undefined };
 }
 
 /** A code read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
