@@ -8,6 +8,7 @@ import { blockItem } from './block-yaml.js';
 import { CliError, UsageError } from '../errors.js';
 import { collectGarbage } from '../memory.js';
 import { linkBody } from './apply.js';
+import { passFromEnv } from './env-refs.js';
 import { aliasRefusal, MIN_ALIAS_LENGTH } from '../model/aliases.js';
 import { identity, isNone, KINDS, keyMatch, keyOf, NONE, NONE_FIELDS, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
@@ -435,7 +436,23 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
         if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literal(x)]));
         return v;
       };
-      return literal(node.toJSON());
+      const raw = node.toJSON() as unknown;
+      const data = literal(raw);
+      // A wifi code's password is a secret: given as `${env:NAME}` (as export writes it), read from the
+      // environment by apply, kept as the reference by plan, never compared (the file holds none).
+      const pass = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Rec).pass : undefined;
+      const env = typeof pass === 'string' ? ENV_REF.exec(pass) : null;
+      if (env) {
+        const at = isMap(node) ? (node.items.find((p) => isScalar(p.key) && p.key.value === 'pass')?.value as Node | undefined) ?? node : node;
+        if (options.env) {
+          const found = options.env[env[1]!];
+          if (found === undefined || found === '') return fail(at, `${path}.pass`, `the environment variable ${env[1]} is not set (the wifi password is given as \${env:${env[1]}}); set it, or write the password with \`linkctl export --include-secrets\``);
+          options.secrets?.push(found);
+          (data as Rec).pass = found;
+        } else (data as Rec).pass = pass;
+        passFromEnv.set(data as object, env[1]!);
+      }
+      return data;
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Which QR codes keep scans of their own. Codes of the types without a short link (text, sms,
  * wifi, staticvcard: src/model/qr.ts) hold their content in the image, so nothing counts their
- * scans; in `GET /api/qr` the product 7.7 still answers a `scans` for them, the clicks of the
+ * scans; in the list of QR codes the product 7.7 still answers a `scans` for them, the clicks of the
  * installation's first link (real-servers.md, 19). Those are no scans: every place that reads a
  * code's scans (`qr list`, `stats snapshot` and so `stats top --qr` and the report, MCP) takes
  * them as unknown.

@@ -95,9 +95,11 @@ describe('export, plan, apply', () => {
       expect(r.stdout).toMatch(/^links:\n {2}# Not read back from the server [^\n]*\n {2}# Not read: expiry, geo, device \(`linkctl export --details` reads them, one request per link\)\.\n {2}- alias: /m);
       expect(r.stdout.match(/# Not read: /g)).toHaveLength(1);
       expect(r.stdout.match(/^ {2}- alias: /gm)).toHaveLength(32);
-      expect(r.stderr).toBe("Targeting and expiry of the 32 links were not read: `export --details` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n1 QR code holds a secret and is written by name only (--include-secrets writes it): \"Office wifi\" (its content holds a wifi password).\n");
+      const wifiNote = 'note: 1 wifi QR code\'s password is written as a reference to the environment (--include-secrets writes it); apply reads it from: WIFI_PASSWORD_OFFICE_WIFI ("Office wifi").\n';
+      expect(r.stderr).toBe(`Targeting and expiry of the 32 links were not read: \`export --details\` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n${wifiNote}`);
       const unlimited = await runMain(['export'], { env: envOf(a) });
-      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n1 QR code holds a secret and is written by name only \(--include-secrets writes it\): "Office wifi" \(its content holds a wifi password\)\.\n$/);
+      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n/);
+      expect(unlimited.stderr).toContain(wifiNote);
     } finally {
       await limited.close();
     }
@@ -257,7 +259,8 @@ describe('a file is data: ${env:NAME} only in secret fields', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('metaDescription: "$${env:SECRET_TOKEN}"'); // escaped: a literal, not a reference
 
-    const env = { ...envOf(b), SECRET_TOKEN: token };
+    // (the wifi code's password travels as ${env:WIFI_PASSWORD_OFFICE_WIFI}: apply reads it)
+    const env = { ...envOf(b), SECRET_TOKEN: token, WIFI_PASSWORD_OFFICE_WIFI: 'wifi-pw-1' };
     const plan = await runMain(['plan', '-f', file], { env });
     expect(plan.code, plan.stderr).toBe(0);
     const r = await runMain(['apply', '-f', file, '--yes', '--allow-clear', '--debug'], { env });
@@ -315,5 +318,46 @@ describe('aliases the product refuses (issue 55, 6)', () => {
     const r = await runCli(['apply', '-f', file, '--yes'], { env: fx.env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^linkctl: link "held-elsewhere": That alias is taken\. Please choose another one\.\nhint: aliases are unique across all the accounts of a server/m);
+  });
+});
+
+describe('a wifi code exported without its password (issue 53, 3)', () => {
+  const fx = useSandbox();
+
+  it('travels whole with its password as ${env:NAME}: plan is clean, apply reads the variable, a missing one is named', async () => {
+    const exported = await runCli(['export'], { env: fx.env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/- name: Office wifi\n {4}type: wifi\n {4}data:\n {6}ssid: Guest\n {6}pass: "\$\{env:WIFI_PASSWORD_OFFICE_WIFI\}"\n {6}encryption: WPA\n/);
+    expect(exported.stdout + exported.stderr).not.toContain('welcome123');
+    expect((await runCli(['plan', '-f', '-'], { env: fx.env, stdin: exported.stdout })).stdout).toBe('No changes: the account matches the file.\n');
+
+    const target = await startSandbox({ port: 0, rateLimit: null, seed: { empty: true } });
+    try {
+      const env = { LINKCTL_BASE_URL: target.url, LINKCTL_API_KEY: target.key, LINKCTL_CONFIG_DIR: fx.configDir };
+      const missing = await runCli(['apply', '-f', '-', '--yes'], { env, stdin: exported.stdout });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/^  <stdin>:\d+:\d+: qr\[\d\]\.data\.pass: the environment variable WIFI_PASSWORD_OFFICE_WIFI is not set \(the wifi password is given as \$\{env:WIFI_PASSWORD_OFFICE_WIFI\}\)/m);
+      expect(target.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+      const applied = await runCli(['apply', '-f', '-', '--yes', '--json'], { env: { ...env, WIFI_PASSWORD_OFFICE_WIFI: 'from-the-env-1' }, stdin: exported.stdout });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(target.requests.find((q) => q.path === '/api/qr/add' && (q.body as { name: string }).name === 'Office wifi')!.body).toMatchObject({ type: 'wifi', data: { ssid: 'Guest', pass: 'from-the-env-1', encryption: 'WPA' } });
+      expect(applied.stdout + applied.stderr).not.toContain('from-the-env-1');
+      // A change of the network shows the reference, never a password (neither the file's nor the code's).
+      const edited = exported.stdout.replace('ssid: Guest', 'ssid: Guest-2');
+      const plan = await runCli(['plan', '-f', '-'], { env: { ...env, WIFI_PASSWORD_OFFICE_WIFI: 'from-the-env-1' }, stdin: edited });
+      expect(plan.stdout).toContain('~ QR code Office wifi: data {"ssid":"Guest","pass":"(not shown)","encryption":"WPA"} → {"ssid":"Guest-2","pass":"${env:WIFI_PASSWORD_OFFICE_WIFI}","encryption":"WPA"}');
+      expect(plan.stdout + plan.stderr).not.toContain('from-the-env-1');
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('a code that holds what the product made of its data (made elsewhere) is said on stderr and beside it, not carried on in silence (issue 55, 1)', async () => {
+    // Made by another client: the product writes the password unescaped and HTML-cleaned.
+    await fetch(`${fx.sandbox.url}/api/qr/add`, { method: 'POST', headers: { Authorization: `Bearer ${fx.sandbox.key}` }, body: JSON.stringify({ type: 'wifi', name: 'Cafe', data: { ssid: 'Cafe Guest', pass: 's3cr;t,pw"', encryption: 'WPA' } }) });
+    const r = await runCli(['export', '--include-secrets'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning: 1 QR code holds what the product made of its data, not what was given (the file says how beside it; apply would make it again as it is): "Cafe".');
+    expect(r.stdout).toContain('# read from its image: the code\'s text has parts that are no field ("t,pw&quot"): the product writes wifi fields without escaping');
   });
 });
