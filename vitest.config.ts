@@ -16,5 +16,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // End-to-end files spawn the CLI; two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // The built CLI (dist/) is loaded by Node as bin/linkctl.js loads it, not transformed by vitest:
+    // tests that run it in-process (test/helpers.ts, runCli) run exactly the code users run.
+    server: { deps: { external: [/\/dist\//] } },
   },
 });

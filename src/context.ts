@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { ApiClient } from './http/client.js';
+import type { Traffic } from './http/rate-limit.js';
+export type { Traffic } from './http/rate-limit.js';
 import type { AccountReader } from './model/reader.js';
 import { InterruptedError, AuthError, ConfigError, ConfirmationNeeded, UsageError } from './errors.js';
 import type { FilePolicy, IO } from './io.js';
@@ -12,8 +14,8 @@ import { chooseColumns, type OutputOptions } from './output/render.js';
 import { safeText } from './output/safe-text.js';
 import { wrapMessage } from './output/wrap.js';
 import { redact, redactSecrets } from './redact.js';
-import type { AllowPrivate } from './check/networks.js';
-import { allowanceOf } from './commands/check/allow-private.js';
+import type { AllowPrivate } from './http/networks.js';
+import { allowanceOf } from './config/allow-private.js';
 import type { Column } from './output/types.js';
 import { keyLooksValid, resolveSettings, type Settings } from './config/settings.js';
 import type { LedgerWriter } from './history/ledger-writer.js';
@@ -42,26 +44,16 @@ export interface GlobalOptions {
 }
 
 const SPINNER_DELAY_MS = 150;
+/** What an action receives besides its context: commander's parsed arguments and options. */
+export interface ActionInput {
+  /** Positional arguments after commander's parsing (validators applied). */
+  args: unknown[];
+  /** The command's own options. */
+  opts: Record<string, any>;
+}
+
 /** How often a shown spinner's text is computed again (a wait's countdown, bulk progress). */
 const SPINNER_REFRESH_MS = 250;
-
-/** What the API client reported during this run: the requests, the waits, the rate limit as announced. */
-export interface Traffic {
-  /** Requests started (attempts: a retry counts again). */
-  requests: number;
-  /** Rate-limit waits so far, and their time in all. */
-  waits: number;
-  waitedMs: number;
-  /** The wait under way: when it ends and why. */
-  wait?: { endsAtMs: number; reason: string };
-  /** The X-RateLimit-* headers of the last answer that had them (`limit` when announced). */
-  rate?: { limit?: number; remaining: number; resetAtMs: number };
-  /** The window's length, measured at the first answer of a window (remaining = limit - 1). */
-  windowMs?: number;
-  /** When the current window's first answer came, and the time between two windows' first answers (progress.ts's ETA). */
-  windowStartedAt?: number;
-  cycleMs?: number;
-}
 
 export function truthy(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';

@@ -1,6 +1,6 @@
 /** The streams and environment a command runs with; `main()` receives them so tests can run in-process. */
 import type { ListSummary } from './output/types.js';
-import type { AllowPrivate } from './check/networks.js';
+import type { AllowPrivate } from './http/networks.js';
 
 export interface OutStream {
   write(chunk: string): unknown;

@@ -3,6 +3,9 @@ import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { main } from './cli.js';
 
+// The built entry's main(), for the tests that run the CLI in-process through the bundle bin/linkctl.js loads.
+export { main };
+
 export async function run(argv: string[]): Promise<void> {
   if (argv.includes('--debug')) process.setSourceMapsEnabled?.(true);
   const controller = new AbortController();

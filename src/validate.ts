@@ -172,3 +172,11 @@ export function concurrencySetting(flag: string, raw: string): number | 'auto' {
   }
   return n;
 }
+
+/** A domain is a scheme and a host: `https://go.example.com`. `flag` names it in messages. */
+export function domainUrl(flag: string, raw: string): string {
+  const value = httpUrl(flag, raw.replace(/\/+$/, ''));
+  const url = new URL(value);
+  if (url.pathname !== '/' || url.search || url.hash) throw new UsageError(`${flag} must be a scheme and a host only, such as https://go.example.com; got "${raw}"`, 'e.g. linkctl domain add https://go.example.com');
+  return value;
+}

@@ -12,9 +12,9 @@ import { BIN, cleanEnv, runCli, runMain, tempDir } from './helpers.js';
 import { script } from '../src/completion/index.js';
 import { SHELLS, type Shell } from '../src/completion/shells.js';
 import { enumArgument, enumOption } from '../src/commands/shared/define.js';
-import { QR_TYPES } from '../src/commands/qr/types.js';
+import { QR_TYPES } from '../src/model/qr-types.js';
 import { CHANNEL_ITEM_TYPES } from '../src/commands/channel/types.js';
-import { PIXEL_TYPES } from '../src/commands/pixel/types.js';
+import { PIXEL_TYPES } from '../src/model/pixel-types.js';
 import { DOCUMENT_FORMATS, FORMATS } from '../src/output/types.js';
 import { FAIL_ON_NAMES } from '../src/check/statuses.js';
 

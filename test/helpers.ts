@@ -43,14 +43,10 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 
 /**
  * Spawns `node bin/linkctl.js ...args` as a process of its own, with no terminal: for what only a
- * process shows (signals, exit codes on a crash, pipes closed early, the packaged bin's fast paths).
+ * process shows (signals, exit codes on a crash, pipes closed early, the packaged bin's fast paths,
+ * a server that runs until stopped).
  */
 export function spawnCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
-  return runCli(args, options);
-}
-
-/** Spawns `node bin/linkctl.js ...args` with no terminal, and collects everything. */
-export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -66,6 +62,48 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<RunRes
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** The built CLI's entry (what bin/linkctl.js loads), imported by Node itself, not through vitest's transform. */
+const DIST_ENTRY = new URL('../dist/linkctl.js', import.meta.url).href;
+// vitest.config.ts marks dist/ external: Node loads the bundle itself, as bin does, untransformed.
+const nativeImport = (specifier: string) => import(/* @vite-ignore */ specifier) as Promise<{ main: typeof main }>;
+let built: Promise<{ main: typeof main }> | undefined;
+/** Runs in flight in this process, and whether one of them changed the working folder. */
+let inProcess = 0;
+let cwdChanged = false;
+
+/**
+ * Runs the built CLI as a user would (`linkctl ...args` with no terminal, a clean environment and
+ * the given stdin) but in this process: the bundle bin/linkctl.js loads, through its main(), with
+ * stdout and stderr collected. Starting a Node process for each command cost the suite most of its
+ * time, and adds nothing to what these tests check; spawnCli keeps a real process where one matters.
+ * A run in another folder (`cwd`) changes this process's folder for its time, so it runs alone: one
+ * that would overlap another run goes to a process of its own.
+ */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  if (options.cwd ? inProcess > 0 : cwdChanged) return spawnCli(args, options);
+  const { main: builtMain } = await (built ??= nativeImport(DIST_ENTRY));
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const collect = (into: Buffer[]) => ({ write: (chunk: string | Uint8Array) => (into.push(Buffer.from(chunk)), true), isTTY: false });
+  const stdin = Readable.from(options.stdin ? [Buffer.from(options.stdin)] : []) as unknown as IO['stdin'];
+  const before = process.cwd();
+  inProcess++;
+  if (options.cwd) {
+    process.chdir(options.cwd);
+    cwdChanged = true;
+  }
+  try {
+    const code = await builtMain(args, { stdout: collect(out), stderr: collect(err), stdin, env: cleanEnv(options.env) });
+    return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+  } finally {
+    inProcess--;
+    if (options.cwd) {
+      process.chdir(before);
+      cwdChanged = false;
+    }
+  }
 }
 
 export interface MainOptions {

@@ -21,7 +21,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // node_modules anywhere in the path: a linked or hoisted node_modules resolves outside the repository.
 // The MCP SDK (and zod, which it uses) load only for `linkctl mcp`; the keychain only when a profile's key is in it.
 // The click-history database drivers (libsql, pg) and its code load only for `stats` and `check` (src/history/kinds.ts: names the definitions show); the QR readers (resvg, zxing-wasm) only for commands that read QR images.
-const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod|libsql|@libsql\/[^/]+|pg|jsqr|@resvg\/[^/]+|zxing-wasm|yaml|csv-parse|hyparquet[^/]*)\//, /^src\/sandbox\//, /^src\/mcp\//, /^src\/history\/(?!kinds\.ts$)/];
+// The sandbox's enumerations (src/sandbox/types.ts: plans, QR image forms) are data its help shows, not sandbox code.
+const FORBIDDEN = [/(^|\/)node_modules\/(ky|conf|ora|cli-table3|chalk|@napi-rs\/keyring|@modelcontextprotocol\/sdk|zod|libsql|@libsql\/[^/]+|pg|jsqr|@resvg\/[^/]+|zxing-wasm|yaml|csv-parse|hyparquet[^/]*)\//, /^src\/sandbox\/(?!types\.ts$)/, /^src\/mcp\//, /^src\/history\/(?!kinds\.ts$)/];
 const fromPackage = (files: string[], name: string) => files.some((f) => f.includes(`node_modules/${name}/`));
 
 // The hook runs off the main thread (Node 20), so it appends to a file rather than sharing memory.

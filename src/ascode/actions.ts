@@ -1,13 +1,12 @@
 /** `export`, `plan` and `apply`: the actions. The format is in ./model.ts, reading it in ./file.ts, the diff in ./engine.ts. */
-import type { Context } from '../context.js';
+import type { ActionInput, Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
-import type { ActionInput } from '../commands/shared/define.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
 import { envReference } from './env-refs.js';
 import { addDetails, addQrContent, formatPlan, indexState, makePlan, passReference, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
 import { applyPlan, type Applied } from './apply.js';
-import type { Journal } from '../bulk/journal.js';
+import type { Journal } from '../journal/journal.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
 import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
@@ -419,7 +418,7 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
 }
 
 /**
- * Apply's journal (the bulk engine's, src/bulk/journal.ts), one per account: its lock keeps two
+ * Apply's journal (the bulk engine's, src/journal/journal.ts), one per account: its lock keeps two
  * applies from planning against the same account at once, and its lines record each step before
  * it is sent and its outcome after. An apply that finds one left by a run that stopped (a kill,
  * a crash, a full disk) says so; it needs nothing else from it, since it reads the account again
@@ -427,7 +426,7 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
  */
 async function openApplyJournal(ctx: Context, file: string): Promise<Journal | undefined> {
   if (ctx.globals.dryRun) return undefined; // a dry run writes nothing, and sends no change
-  const { Journal, journalAccount } = await import('../bulk/journal.js');
+  const { Journal, journalAccount } = await import('../journal/journal.js');
   const { stateDir } = await import('../config/paths.js');
   const client = await ctx.client();
   const journal = Journal.open({

@@ -16,7 +16,7 @@ import { qrBody } from '../model/qr.js';
 import { bodyFromOptions, shortUrlOf } from '../model/links.js';
 import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/link-writes.js';
 import type { AccountReader } from '../model/reader.js';
-import type { Journal } from '../bulk/journal.js';
+import type { Journal } from '../journal/journal.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
 import { keyMatch, noSlash } from '../model/values.js';
 import { isNone, linkFlags, keyOf, specs, KINDS, type Field, type Kind, type Rec } from './model.js';
@@ -24,7 +24,7 @@ import { same, SYMBOL, type Change, type Plan, type State } from './engine.js';
 
 /**
  * Where apply records each step before it is sent and its outcome after (the bulk journal,
- * src/bulk/journal.ts): a kill leaves the proof of what was done and what was in flight.
+ * src/journal/journal.ts): a kill leaves the proof of what was done and what was in flight.
  */
 export type StepLog = Pick<Journal, 'record' | 'sending'>;
 

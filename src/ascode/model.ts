@@ -1,15 +1,14 @@
 /**
  * The "links as code" file format, in one place: the kinds of record, their natural keys, their
  * fields and which of them a server gives back. A link's fields are derived from the options of
- * `link add` (src/commands/link/index.ts), so a flag added there appears in the file, the schema
+ * `link add` (src/model/link-options.ts), so a flag added there appears in the file, the schema
  * and the validation at once; test/unit/ascode.test.ts fails when a flag has no field.
  */
 import { Command, type Option } from 'commander';
-import { linkOptions } from '../commands/link/index.js';
-import { domainUrl } from '../commands/domain/index.js';
-import { PIXEL_TYPES } from '../commands/pixel/types.js';
-import { QR_TYPES } from '../commands/qr/types.js';
-import { hexColor, httpUrl, nonEmpty, rgbColor } from '../validate.js';
+import { linkOptions } from '../model/link-options.js';
+import { PIXEL_TYPES } from '../model/pixel-types.js';
+import { QR_TYPES } from '../model/qr-types.js';
+import { domainUrl, hexColor, httpUrl, nonEmpty, rgbColor } from '../validate.js';
 import { keyMatch } from '../model/values.js';
 import { linkFieldOf, LINK_FIELDS, type LinkField } from '../model/link-fields.js';
 import { slugAsStored } from '../model/campaigns.js';
@@ -177,7 +176,7 @@ export function specs(): Record<Kind, KindSpec> {
   cache ??= {
     domains: {
       kind: 'domains', noun: 'domain', key: ['domain'], readable: ['redirectRoot', 'redirect404'],
-      fields: { domain: str('the branded domain, scheme and host', domainUrl, { required: true }), redirectRoot: str('where the domain root goes', (v) => httpUrl('redirectRoot', v)), redirect404: str('where a missing page goes', (v) => httpUrl('redirect404', v)) },
+      fields: { domain: str('the branded domain, scheme and host', (v) => domainUrl('domain', v), { required: true }), redirectRoot: str('where the domain root goes', (v) => httpUrl('redirectRoot', v)), redirect404: str('where a missing page goes', (v) => httpUrl('redirect404', v)) },
     },
     pixels: {
       kind: 'pixels', noun: 'pixel', key: ['name'], readable: ['type', 'tag'],

@@ -10,7 +10,7 @@
  *    out over-limit answers), as many at a time as --concurrency allows (auto: one at a time while
  *    the server shows a rate limit, src/http/concurrency.ts), rows that share a key (a link's
  *    alias or destination, an id) one after the other; each is recorded in the journal before it
- *    is sent and with its outcome after (src/bulk/journal.ts), and the results are streamed to the
+ *    is sent and with its outcome after (src/journal/journal.ts), and the results are streamed to the
  *    output in the file's order, whatever order the rows finish in.
  */
 import type { Command } from 'commander';
@@ -26,7 +26,7 @@ import type { ApiClient } from '../http/client.js';
 import { stateDir } from '../config/paths.js';
 import { hashFile, openInput, readRows, spoolStdin, type InputFile, type RawRow } from './input.js';
 import { rowInput } from './rows.js';
-import { FINISHED, Journal, JournalWriteError, journalAccount, type Entry, type RowStatus } from './journal.js';
+import { FINISHED, Journal, JournalWriteError, journalAccount, type Entry, type RowStatus } from '../journal/journal.js';
 import { canLookUp, lookUp, rowKeys } from './lookup.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
 import { Progress } from '../output/progress.js';

@@ -15,7 +15,7 @@
 import type { LookupAddress } from 'node:dns';
 import { InterruptedError } from '../errors.js';
 import { proxyAgent, proxyConfigured, proxyOnly, specialUseLookup, viaProxy, type Dispatcher, type Lookup, type Undici } from '../http/transport.js';
-import { addressBytes, blockedAmong, type AllowPrivate } from './networks.js';
+import { addressBytes, blockedAmong, type AllowPrivate } from '../http/networks.js';
 import { SLOW_MS, type Flag, type Status } from './statuses.js';
 
 export const MAX_REDIRECTS = 10;

@@ -5,14 +5,14 @@
  * up in every shell's script at the next `linkctl completion <shell>`.
  */
 import type { Argument, Command, Help, Option } from 'commander';
-import { pathKind } from '../commands/shared/define.js';
+import { pathKind } from '../flags.js';
 
 /** Where the values of a flag or argument come from. */
 export type Values =
   | { kind: 'choices'; choices: readonly string[] }
   /** Profile names from the config file, at TAB time (`linkctl __complete profiles`). */
   | { kind: 'profiles' }
-  /** File names, for an option made with `pathOption` (src/commands/shared/define.ts). */
+  /** File names, for an option made with `pathOption` (src/flags.ts). */
   | { kind: 'files' }
   /** Folder names, for a `pathOption(..., 'dir')`. */
   | { kind: 'dirs' };

@@ -13,7 +13,7 @@ import { InFlightControl, requestKind } from './concurrency.js';
 import { fetchFor, isLoopback } from './transport.js';
 import type { GuardedFetch } from './outbound.js';
 import { withLikelyScheme } from './loopback.js';
-import type { AllowPrivate } from '../check/networks.js';
+import type { AllowPrivate } from './networks.js';
 import { PROXY_AUTH_HINT, RETRY_STATUSES, classify, describe, isRecord, looksJson, nestingDepth, nonJsonError, readCapped, readCappedBytes, redirectError, safeParse, statusText, tlsHint, untilAborted, type Failure } from './answers.js';
 
 export type { RateState } from './rate-limit.js';

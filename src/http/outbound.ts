@@ -3,7 +3,7 @@
  * server: a QR code's image on another origin (`qr get`, `qr update`, `qr download`, `export`,
  * `check --qr`, MCP `check`). A server names such a URL, so it must not become a way to reach the
  * networks behind the machine linkctl runs on: the host is resolved and every address checked
- * against `check`'s private-network rules (src/check/networks.ts) before connecting, and the
+ * against the one network guard's rules (src/http/networks.ts) before connecting, and the
  * connection goes to the addresses that were checked (a name that resolves elsewhere a second
  * later is not asked again). A name NO_PROXY sends directly is resolved and checked like any
  * other; a name sent to the proxy is resolved by the proxy (as in `check`), an address never is.
@@ -12,7 +12,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { NetworkError } from '../errors.js';
-import { addressBytes, blockedAmong, type AllowPrivate } from '../check/networks.js';
+import { addressBytes, blockedAmong, type AllowPrivate } from './networks.js';
 import { proxyAgent, proxyOnly, specialUseLookup, undiciFetch, viaProxy, type Lookup } from './transport.js';
 
 type Env = Record<string, string | undefined>;

@@ -145,3 +145,21 @@ export class RateLimitPolicy {
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 const seconds = (ms: number) => +(ms / 1000).toFixed(1);
+
+/** What the API client reported during this run: the requests, the waits, the rate limit as announced. */
+export interface Traffic {
+  /** Requests started (attempts: a retry counts again). */
+  requests: number;
+  /** Rate-limit waits so far, and their time in all. */
+  waits: number;
+  waitedMs: number;
+  /** The wait under way: when it ends and why. */
+  wait?: { endsAtMs: number; reason: string };
+  /** The X-RateLimit-* headers of the last answer that had them (`limit` when announced). */
+  rate?: { limit?: number; remaining: number; resetAtMs: number };
+  /** The window's length, measured at the first answer of a window (remaining = limit - 1). */
+  windowMs?: number;
+  /** When the current window's first answer came, and the time between two windows' first answers (progress.ts's ETA). */
+  windowStartedAt?: number;
+  cycleMs?: number;
+}

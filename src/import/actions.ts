@@ -3,11 +3,10 @@ import { closeSync, createReadStream, openSync, readFileSync, renameSync, statSy
 import { tmpdir } from 'node:os';
 import { parseDocument } from 'yaml';
 import { basename, dirname } from 'node:path';
-import type { Context } from '../context.js';
+import type { ActionInput, Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { checkWrite, moveIntoPlace, prepareWrite, privateTempPath, readablePath, writeError } from '../files/access.js';
 import { toInt } from '../http/envelope.js';
-import type { ActionInput } from '../commands/shared/define.js';
 import type { Result } from '../output/types.js';
 import { schemaUrl } from '../ascode/actions.js';
 import type { HistoryRecord } from '../history/store.js';

@@ -5,7 +5,7 @@
  * and the JSON shapes are exactly the CLI's. Calls run one at a time. Nothing but protocol
  * messages goes to stdout; a line per call goes to stderr.
  */
-import type { Allowance } from '../check/networks.js';
+import type { Allowance } from '../http/networks.js';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';

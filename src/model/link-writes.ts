@@ -14,7 +14,7 @@
  */
 import type { Body } from '../http/envelope.js';
 import { toInt } from '../http/envelope.js';
-import type { Clearable, IfExists } from '../commands/link/types.js';
+import type { Clearable, IfExists } from './link-types.js';
 import { ApiError, CliError, NotFoundError, UsageError } from '../errors.js';
 import { campaigns } from './campaigns.js';
 import { channels } from './channels.js';

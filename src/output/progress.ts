@@ -10,9 +10,20 @@
  * has taken, spread over the windows of the announced limit (X-RateLimit-Limit, as the API
  * client reports it), the window's length as measured, else the documented 60 s.
  */
-import type { Context } from '../context.js';
 import { safeText } from './safe-text.js';
-import { windowOpensAt } from '../http/rate-limit.js';
+import { windowOpensAt, type Traffic } from '../http/rate-limit.js';
+
+/**
+ * What a progress line reads from the run it reports on (the Context has these): the requests and
+ * waits so far, the status line of a terminal, and warnings. Written out here, so that the output
+ * layer does not import the context above it.
+ */
+export interface ProgressHost {
+  readonly traffic: Traffic;
+  lastingStatus(text: (() => string) | undefined): boolean;
+  waitNote(): string | undefined;
+  warn(message: string): void;
+}
 
 const LINE_EVERY_MS = 10_000;
 /** The documented window (30 requests per minute by default), until one has been measured. */
@@ -37,7 +48,7 @@ export class Progress {
   private readonly noun: string;
 
   constructor(
-    private readonly ctx: Context,
+    private readonly ctx: ProgressHost,
     /** All there is to do; it may grow (apply learns of channel assignments as it goes). */
     public total: number,
     options: ProgressOptions = {},

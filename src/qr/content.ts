@@ -5,7 +5,7 @@
  * with `contentText`; `readContent` is how linkctl recovers a code from the text in its image (or
  * behind the code's own short link). Pure: no I/O.
  */
-import type { QrType } from '../commands/qr/types.js';
+import type { QrType } from '../model/qr-types.js';
 import { cleanedText } from '../model/rewrites.js';
 
 export type Data = string | Record<string, string>;

@@ -5,7 +5,7 @@
  * scans are still counted), its error-correction level, its plain colours and a quiet zone.
  */
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from './render.js';
-import { MAX_PRINT_PIXELS } from '../commands/qr/types.js';
+import { MAX_PRINT_PIXELS } from '../model/qr-types.js';
 import { PNG } from 'pngjs';
 import { onPaper, pngPixels, readImage, safeSvg, svgPixelsAsync, svgSize, type ImageKind } from './image.js';
 

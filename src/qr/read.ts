@@ -13,7 +13,7 @@ import { CliError, InterruptedError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { readContent, type Data } from './content.js';
 import type { ImageKind } from './image.js';
-import type { QrType } from '../commands/qr/types.js';
+import type { QrType } from '../model/qr-types.js';
 
 /**
  * Recognised by CrawlerDetect's generic rule (a word ending in `bot` or `reader`), as the

@@ -2,7 +2,7 @@
 // product's messages, small parsers of request fields, the list envelope and the routing helpers.
 // Each resource's routes are in a file of their own beside its model (links.ts is the twin of
 // src/model/links.ts); routes.ts only dispatches.
-import type { Plan } from '../commands/sandbox/types.js';
+import type { Plan } from './types.js';
 import { indexOfId, zeroStats, type ChannelItem, type Collection, type State, type Stats } from './state.js';
 
 /** A non-JSON answer (HTML page, empty body), or JSON text that JSON.stringify cannot write (`1.0`). */

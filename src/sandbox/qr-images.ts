@@ -18,7 +18,7 @@ import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from '../qr/render.j
 import { logoPng } from '../qr/styled.js';
 import { slugFor, zeroStats, type Qr, type State } from './state.js';
 import type { PageAnswer, Visit } from './visits.js';
-import type { QrImages } from '../commands/sandbox/types.js';
+import type { QrImages } from './types.js';
 
 export type { QrImages };
 

@@ -7,7 +7,7 @@ import { dispatch, htmlPage, JSON_TYPE, Raw, type Plan, type Reply, type ServerV
 import { publicPage, type Visit } from './visits.js';
 import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js';
 import { qrPage, type QrImages } from './qr-images.js';
-import { DEFAULT_QR_IMAGES } from '../commands/sandbox/types.js';
+import { DEFAULT_QR_IMAGES } from './types.js';
 import { SANDBOX_OWN_ORIGINS, SANDBOX_PAGES_PATH, sandboxPagesAt } from './own-origin.js';
 import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
 import { ConfigError } from '../errors.js';

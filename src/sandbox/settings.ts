@@ -1,7 +1,7 @@
 // How `sandbox serve` flags and the LINKCTL_SANDBOX_* environment values become sandbox
 // options. Loaded only with the sandbox (`sandbox` commands, `--sandbox`).
 import { UsageError } from '../errors.js';
-import { DEFAULT_QR_IMAGES, PLAN_NOTES, PLANS, QR_IMAGES, QR_IMAGES_NOTES, type Plan, type QrImages } from '../commands/sandbox/types.js';
+import { DEFAULT_QR_IMAGES, PLAN_NOTES, PLANS, QR_IMAGES, QR_IMAGES_NOTES, type Plan, type QrImages } from './types.js';
 export type RateLimit = { limit: number; windowSeconds: number } | null;
 
 /** `N/SECONDS` or `off`; `name` is the flag or environment variable, for the message. */

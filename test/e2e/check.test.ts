@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox, type RunResult } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, spawnCli, tempDir, useSandbox, type RunResult } from '../helpers.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState, timestamp } from '../../src/sandbox/state.js';
 import { hasOpenssl, makeCertificates, newLoad, refusedPort, startHttp, startHttps, type Certificates, type Destinations } from './check-servers.js';
@@ -126,7 +126,7 @@ describe.skipIf(!hasOpenssl)('one check over every kind of destination (needs op
     requestsBefore = sb.requests.length;
     // --timeout 10: long enough for a TLS handshake on a loaded machine; the server that never answers takes that long.
     // --allow-private 127.0.0.1: the test's servers are on this machine; 127.0.0.2 stays out of bounds.
-    run = await runCli(['check', '--json', '--timeout', '10', '--fail-on', 'broken', '--allow-private', '127.0.0.1'], { env: { ...fx.env, NODE_EXTRA_CA_CERTS: certs.caFile }, timeoutMs: 60_000 });
+    run = await spawnCli(['check', '--json', '--timeout', '10', '--fail-on', 'broken', '--allow-private', '127.0.0.1'], { env: { ...fx.env, NODE_EXTRA_CA_CERTS: certs.caFile }, timeoutMs: 60_000 });
     records = byAlias(parse(run));
     apiSeen = apiRequests(sb, requestsBefore);
     ownSeen = sb.requests.slice(requestsBefore).filter((r) => !r.path.startsWith('/api/'));

@@ -1,6 +1,9 @@
 /**
- * Every example in every `--help` runs: each is executed by a shell against the embedded sandbox
- * in real-server mode, with a throwaway config folder (so the seed data), `--sandbox` and `--yes`.
+ * Every example in every `--help` runs against the embedded sandbox in real-server mode, with a
+ * throwaway config folder (so the seed data), `--sandbox` and `--yes`. An example that is one
+ * `linkctl` command with plain words runs in-process through the built CLI (runCli), its words split
+ * as a shell splits them; one that needs a shell (a pipe, a redirection, a variable, a glob, a
+ * comment) is run by a shell, with linkctl a process of its own.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +11,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import { BIN, cleanEnv, tempDir } from '../helpers.js';
+import { BIN, cleanEnv, runCli, tempDir } from '../helpers.js';
 import { browser, noBrowser } from '../browser.js';
 
 function all(command: Command): Command[] {
@@ -31,6 +34,29 @@ function examples(command: Command): string[] {
 /** An example on one line, for the NOT_RUN patterns. */
 const oneLine = (example: string) => example.replace(/ \\\n */g, ' ');
 
+/** One `linkctl` command of plain words and quotes: nothing a shell would expand, redirect or run besides. */
+const plainCommand = (line: string) => /^linkctl [^|;&<>$`()*?[\]~#{}!\\]*$/.test(line);
+
+/** The words of a plain command as a shell splits them: spaces apart, quotes taken off. */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === ' ') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'" || c === '"') {
+      const end = line.indexOf(c, i + 1);
+      if (end < 0) throw new Error(`an unclosed quote in: ${line}`);
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else word = (word ?? '') + c;
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
 /** Examples that cannot run to an end here, and why. */
 const NOT_RUN: Array<[RegExp, string]> = [
   [/^linkctl sandbox serve\b/, 'serves until stopped'],
@@ -49,10 +75,10 @@ const NOT_RUN: Array<[RegExp, string]> = [
 /** A click history of the seed (two snapshots), for the `stats` examples: copied for each example. */
 const history = tempDir();
 afterAll(() => rmSync(history, { recursive: true, force: true }));
-beforeAll(() => {
+beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
-    const r = spawnSync(process.execPath, [BIN, '--sandbox', 'stats', 'snapshot', '-q'], { env: cleanEnv({ LINKCTL_CONFIG_DIR: history }), encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`stats snapshot for the examples: ${r.stderr}`);
+    const r = await runCli(['--sandbox', 'stats', 'snapshot', '-q'], { env: { LINKCTL_CONFIG_DIR: history } });
+    if (r.code !== 0) throw new Error(`stats snapshot for the examples: ${r.stderr}`);
   }
 });
 
@@ -68,7 +94,13 @@ describe('help examples', () => {
     expect(lines.filter((l) => l.includes(' \\\n')).length).toBeGreaterThan(3);
   });
 
-  it.each(lines.filter((l) => !NOT_RUN.some(([re]) => re.test(oneLine(l)))).map((l) => [l]))('%s', (line) => {
+  it('splits a plain command into words as a shell does, and sends the rest to a shell', () => {
+    expect(shellWords(`linkctl qr add --type text --data 'Hello "world"' --name "Menu card"  -q`)).toEqual(['linkctl', 'qr', 'add', '--type', 'text', '--data', 'Hello "world"', '--name', 'Menu card', '-q']);
+    expect(plainCommand('linkctl link list --search docs')).toBe(true);
+    for (const shell of ['linkctl export > a.yaml', 'linkctl qr list -q | linkctl qr download --from -', 'linkctl link add "$URL"', 'linkctl domain add --from d.csv   # url', 'linkctl link list --search doc*']) expect(plainCommand(shell)).toBe(false);
+  });
+
+  it.each(lines.filter((l) => !NOT_RUN.some(([re]) => re.test(oneLine(l)))).map((l) => [l]))('%s', async (line) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'email.json'), '{"email":"someone@example.com","subject":"Hi","body":"Hello"}');
     writeFileSync(join(dir, 'message.txt'), 'Hello');
@@ -81,15 +113,17 @@ describe('help examples', () => {
     }
     mkdirSync(join(dir, 'state'));
     copyFileSync(join(history, 'state', 'history.db'), join(dir, 'state', 'history.db'));
+    const env = { LINKCTL_CONFIG_DIR: dir, LINKCTL_SANDBOX_QUIRKS: '1', PASS: 'example password', NEW_PASSWORD: 'a new password', LINKCTL_API_KEY: undefined };
     try {
+      const joined = oneLine(line);
+      if (plainCommand(joined)) {
+        const r = await runCli(['--sandbox', '--yes', ...shellWords(joined).slice(1)], { env, cwd: dir });
+        expect(r.stderr).not.toMatch(/^linkctl: /m);
+        expect(r.code).toBe(0);
+        return;
+      }
       const script = `linkctl() { "${process.execPath}" "${BIN}" --sandbox --yes "$@"; }\n${line}`;
-      const r = spawnSync('sh', ['-c', script], {
-        env: cleanEnv({ LINKCTL_CONFIG_DIR: dir, LINKCTL_SANDBOX_QUIRKS: '1', PASS: 'example password', NEW_PASSWORD: 'a new password', LINKCTL_API_KEY: undefined }),
-        cwd: dir,
-        encoding: 'utf8',
-        timeout: 20_000,
-        input: '',
-      });
+      const r = spawnSync('sh', ['-c', script], { env: cleanEnv(env), cwd: dir, encoding: 'utf8', timeout: 20_000, input: '' });
       expect(r.stderr).not.toMatch(/^linkctl: /m);
       expect(r.status).toBe(0);
     } finally {

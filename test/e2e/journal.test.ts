@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, spawnCli, tempDir, useSandbox } from '../helpers.js';
 
 const fx = useSandbox();
 const files = tempDir('linkctl-journal-');
@@ -116,7 +116,7 @@ describe('two runs of the same file at once', () => {
     const reusedLock = again.journals()[0]!.replace(/\.jsonl$/, '.lock');
     const host = (await import('node:os')).hostname();
     writeFileSync(reusedLock, JSON.stringify({ pid: process.pid, host, started: '2020-01-01T00:00:00.000Z', procStart: '1', what: 'qr add', token: 'y' }));
-    expect((await runCli(['qr', 'add', '--from', again.path], { env: again.env })).code).toBe(0);
+    expect((await spawnCli(['qr', 'add', '--from', again.path], { env: again.env })).code).toBe(0);
     expect(await onServer('reused')).toEqual(['reused']);
 
     // A lock naming a live process (this test's own, with its true start time) is respected: nothing is sent.
@@ -127,7 +127,7 @@ describe('two runs of the same file at once', () => {
     const stat = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
     writeFileSync(liveLock, JSON.stringify({ pid: process.pid, host, started: '2020-01-01T00:00:00.000Z', procStart: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19], what: 'qr add --from q.csv', token: 'z' }));
     const before = fx.sandbox.requests.length;
-    const refused = await runCli(['qr', 'add', '--from', live.path], { env: live.env });
+    const refused = await spawnCli(['qr', 'add', '--from', live.path], { env: live.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`(pid ${process.pid}, started 2020-01-01T00:00:00.000Z: qr add --from q.csv)`);
     expect(fx.sandbox.requests.length).toBe(before);

@@ -1,7 +1,7 @@
 /** Tracking pixels end to end: the built CLI against the sandbox, in both of its modes. */
 import { describe, expect, it } from 'vitest';
 import { runCli, sent, useSandbox } from '../helpers.js';
-import { PIXEL_TYPES } from '../../src/commands/pixel/types.js';
+import { PIXEL_TYPES } from '../../src/model/pixel-types.js';
 
 const MAIN = { id: 1, type: 'gapixel', name: 'Main analytics', tag: 'G-ABC123XYZ', date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) };
 

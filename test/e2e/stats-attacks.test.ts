@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { History, openHistory } from '../../src/history/store.js';
 import { openSqlite } from '../../src/history/sqlite.js';
 import { MIGRATIONS, migrate } from '../../src/history/schema.js';
-import { BIN, cleanEnv, runCli, tempDir, type RunResult } from '../helpers.js';
+import { BIN, cleanEnv, runCli, spawnCli, tempDir, type RunResult } from '../helpers.js';
 import { copyForAnotherUser } from '../other-user.js';
 import { plainState, startHistoryServer, type HistoryServer } from '../history-server.js';
 import { freePort, pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
@@ -55,8 +55,9 @@ async function server(): Promise<HistoryServer> {
 }
 
 function stats(s: HistoryServer, db: string) {
+  // pg reads PGPASSWORD from the process's own environment: a run that gives one is a process of its own.
   return (args: string[], now?: string, env: Record<string, string> = {}) =>
-    runCli(['stats', ...args], { env: { ...s.env, LINKCTL_DB: db, ...(now ? { LINKCTL_NOW: now } : {}), ...env }, timeoutMs: 60_000 });
+    (env.PGPASSWORD ? spawnCli : runCli)(['stats', ...args], { env: { ...s.env, LINKCTL_DB: db, ...(now ? { LINKCTL_NOW: now } : {}), ...env }, timeoutMs: 60_000 });
 }
 
 const ok = (r: RunResult) => {
@@ -123,7 +124,7 @@ describe('time is the read\'s time', () => {
     try {
       await writer.db.write(async () => {
         // B holds the writers' lock: A reads the server, then waits for the lock
-        a = runCli(['stats', 'snapshot', '--json'], { env, timeoutMs: 90_000 });
+        a = spawnCli(['stats', 'snapshot', '--json'], { env, timeoutMs: 90_000 }); // process A: another process than this test's writer B
         while (reads() < 2) await sleep(20);
         await sleep(3000); // A's reads are done: its snapshot's time is before B's
         // B read later (the link has 12 by then) and writes first

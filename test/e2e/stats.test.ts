@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, spawnCli, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
 import { loadState, saveState } from '../../src/sandbox/state.js';
 
 const dir = tempDir('linkctl-stats-');
@@ -347,7 +347,7 @@ describe('processes at once', () => {
     const db = freshDb();
     const env = { ...fx.env, LINKCTL_DB: db, LINKCTL_NOW: day(1) };
     // six Node processes on a small machine: a generous bound on each (the lock waits are short)
-    const cli = (args: string[]) => runCli(args, { env, timeoutMs: 90_000 });
+    const cli = (args: string[]) => spawnCli(args, { env, timeoutMs: 90_000 }); // processes of their own: what is tested
     const parsed = (r: Awaited<ReturnType<typeof cli>>) => {
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout);

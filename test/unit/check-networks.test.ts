@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAllowed, parseAllowPrivate, parseNetworks, specialRange } from '../../src/check/networks.js';
+import { isAllowed, parseAllowPrivate, parseNetworks, specialRange } from '../../src/http/networks.js';
 import { Prober, type Probe } from '../../src/check/probe.js';
 import type { Lookup } from '../../src/http/transport.js';
 

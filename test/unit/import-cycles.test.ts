@@ -12,16 +12,32 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
+/** Edges of circles known and being broken elsewhere (none now): any other circle fails. */
+const KNOWN: Array<[from: string, to: string]> = [];
+
 /**
- * Edges of circles that other branches of issue 42 break (the `hostile` branch: formats move to
- * the layer that writes them; the `sandbox` branch: links and channels share the sandbox's
- * state). Known and expected to be fixed: once merged, these edges are gone and this list is
- * to be emptied (the test says so). Any other circle fails.
+ * The layers (issue 53; docs/architecture.md draws them). The command layer uses everything and
+ * nothing else imports it. The foundation (HTTP, the model, output, settings) stands only on
+ * itself and the base files, never on a capability (ascode, check, history, import, listen,
+ * policy, qr, sandbox, journal, files, completion) or the context above it.
  */
-const KNOWN: Array<[from: string, to: string]> = [
-  ['ascode/redirects.ts', 'commands/ascode/index.ts'],
-  ['sandbox/channels.ts', 'sandbox/links.ts'],
-];
+const COMMAND_LAYER = ['commands/', 'mcp/', 'bulk/', 'cli.ts', 'run.ts', 'help-templates.ts'];
+const FOUNDATION = ['http/', 'model/', 'output/', 'config/'];
+const BASE = ['errors.ts', 'io.ts', 'validate.ts', 'redact.ts', 'distance.ts', 'memory.ts', 'version.ts', 'prompt.ts', 'flags.ts'];
+const within = (file: string, layer: string[]) => layer.some((part) => (part.endsWith('/') ? file.startsWith(part) : file === part));
+
+/** Every import that points up a layer, as `from → to`. */
+export function upward(edges: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [from, tos] of edges) {
+    for (const to of tos) {
+      const intoCommands = !within(from, COMMAND_LAYER) && within(to, COMMAND_LAYER);
+      const foundationUp = within(from, FOUNDATION) && !within(to, FOUNDATION) && !within(to, BASE);
+      if (intoCommands || foundationUp) found.push(`${from} → ${to}`);
+    }
+  }
+  return found.sort();
+}
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.ts$/.test(e.name) && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []));
@@ -140,6 +156,23 @@ describe('the import graph of src/', () => {
     };
     expect(reach('mcp/server.ts').has('cli.ts')).toBe(false);
     expect(reach('commands/mcp/actions.ts').has('cli.ts')).toBe(false);
+  });
+
+  it('has no import that points up a layer', () => {
+    const up = upward(edges);
+    expect(up, `imports that point up a layer (move what they need down, beside its model, or into the layer both stand on):\n${up.join('\n')}`).toEqual([]);
+  });
+
+  it('finds an upward import when there is one (the rule itself)', () => {
+    const sample = new Map([
+      ['model/links.ts', ['commands/link/types.ts', 'errors.ts', 'http/client.ts']],
+      ['qr/read.ts', ['commands/qr/types.ts', 'model/qr.ts']],
+      ['http/client.ts', ['check/networks.ts', 'redact.ts']],
+      ['output/progress.ts', ['context.ts']],
+      ['commands/link/index.ts', ['model/links.ts', 'qr/read.ts']],
+      ['bulk/engine.ts', ['commands/shared/define.ts']],
+    ]);
+    expect(upward(sample)).toEqual(['http/client.ts → check/networks.ts', 'model/links.ts → commands/link/types.ts', 'output/progress.ts → context.ts', 'qr/read.ts → commands/qr/types.ts']);
   });
 
   it('finds a circle when there is one (the finder itself)', () => {

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { Journal } from '../../src/bulk/journal.js';
+import { Journal } from '../../src/journal/journal.js';
 import { tempDir } from '../helpers.js';
 
 vi.mock('node:fs', async (importOriginal) => {

@@ -49,6 +49,11 @@ const validators: Record<string, (raw: string) => void> = {
     expect(parts).not.toBeNull();
     for (const p of parts!.slice(1)) expect(Number(p)).toBeLessThanOrEqual(255);
   }),
+  domainUrl: (raw) => valueOrUsageError(() => validate.domainUrl('--flag', raw), (v) => {
+    const url = new URL(v);
+    expect(url.protocol).toMatch(/^https?:$/);
+    expect(url.pathname === '/' && !url.search && !url.hash && !v.endsWith('/')).toBe(true);
+  }),
   hexColor: (raw) => valueOrUsageError(() => validate.hexColor('--flag', raw), (v) => expect(v).toMatch(/^#[0-9a-f]{6}$/i)),
   nonEmpty: (raw) => valueOrUsageError(() => validate.nonEmpty('--flag', raw, 2), (v) => expect(v.trim().length).toBeGreaterThanOrEqual(2)),
   keyValue: (raw) => valueOrUsageError(() => validate.keyValue('--flag', raw), (v) => {

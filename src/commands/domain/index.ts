@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { bulkOptions, deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
-import { httpUrl, positiveInt } from '../../validate.js';
+import { domainUrl, httpUrl, positiveInt } from '../../validate.js';
 
 const FIXED = 'the domain itself cannot change: delete it and add the new one (`linkctl domain delete ID`, `linkctl domain add URL`)';
 
@@ -24,7 +24,7 @@ export function register(program: Command, bind: Bind): void {
       domain
         .command('add')
         .description('Add a branded domain (its DNS must already point to the server)')
-        .argument('<url>', 'the domain with its scheme, e.g. https://go.example.com', (v) => domainUrl(v)),
+        .argument('<url>', 'the domain with its scheme, e.g. https://go.example.com', (v) => domainUrl('the domain', v)),
     ).action(bind(load, 'add')), ['linkctl domain add --from domains.csv   # url,redirect-root']),
     ['linkctl domain add https://links.example.org', 'linkctl domain add https://links.example.org --redirect-root https://example.com --redirect-404 https://example.com/404'],
   );
@@ -49,12 +49,4 @@ export function register(program: Command, bind: Bind): void {
   );
 
   deleteCommand(domain, bind, load, 'branded domain');
-}
-
-/** A domain is a scheme and a host: `https://go.example.com`. */
-export function domainUrl(raw: string): string {
-  const value = httpUrl('the domain', raw.replace(/\/+$/, ''));
-  const url = new URL(value);
-  if (url.pathname !== '/' || url.search || url.hash) throw new UsageError(`the domain must be a scheme and a host only, such as https://go.example.com; got "${raw}"`, 'e.g. linkctl domain add https://go.example.com');
-  return value;
 }

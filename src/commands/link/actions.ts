@@ -12,7 +12,7 @@ import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf, updateCannot } from '../../model/links.js';
 import { addLink, checkDomain, idOfName, LINK_REFERENCES, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
-import { oneLink, type Clearable, type IfExists, type LinkOrder } from './types.js';
+import { oneLink, type Clearable, type IfExists, type LinkOrder } from '../../model/link-types.js';
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },

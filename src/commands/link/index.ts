@@ -4,74 +4,14 @@ import { UsageError } from '../../errors.js'; // already loaded by validate.js: 
 import { bulkOptions, deleteCommand, enumOption, forAgents, forceOption, listCommand, many, optionsForAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { httpUrl, idOrName, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
-import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from './types.js';
-import { serverAlias } from '../../model/aliases.js';
+import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from '../../model/link-types.js';
+import { linkOptions } from '../../model/link-options.js';
 
 /** `--verify` of the commands that write links: single commands always check; rows and files only when asked. */
 const VERIFY_HELP = 'with --from: read each link back after writing it and report options the server dropped (the account\'s plan may lack them): one more request a row; a single command always checks';
 
 /** A short URL, with or without its scheme (real servers accept both). */
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
-
-/**
- * A custom alias: servers store one their rewrite empties (`???`) as no alias at all, the domain's
- * root. One shorter than MIN_ALIAS_LENGTH is refused where it would be sent (./actions.ts,
- * `aliasRefusal`): a row of `link add --from --if-exists skip|update` may name an existing
- * link by a short alias, which older installations have.
- */
-export function alias(raw: string): string {
-  if (!serverAlias(raw)) throw new UsageError(`--alias "${raw}" is nothing once servers rewrite it (they turn spaces and most punctuation into - and trim them): the link would have no alias`, 'give letters or digits, or leave --alias out to get a generated one');
-  return raw;
-}
-
-/** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
-const target = (flag: string, sample: string) => (raw: string) => {
-  const { key, value } = keyValue(flag, raw, sample);
-  return { key: nonEmpty(flag, key.trim()), value: httpUrl(flag, value) };
-};
-
-/** `YYYY-MM-DD HH:MM:SS`, a real calendar date, in the future (servers refuse anything else). Read as UTC: the server's zone is unknown. */
-export function expiry(raw: string): string {
-  const value = raw.trim();
-  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(value);
-  const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
-  if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 19).replace('T', ' ') !== value) {
-    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`, 'e.g. --expiry "2027-06-30 23:59:59" (quoted: it has a space)');
-  }
-  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`, 'give a later date and time, or leave the link without --expiry');
-  return value;
-}
-
-/** The options of a link's create (the model's `bodyFromOptions`), shared by `link add` and `link update`. */
-export function linkOptions(command: Command): Command {
-  const id = (flag: string) => (v: string) => positiveInt(flag, v);
-  const named = (flag: string) => (v: string) => idOrName(flag, v);
-  return command
-    .option('--alias <alias>', 'custom alias, at least 3 characters (servers rewrite invalid characters: "a b!" becomes "a-b")', alias)
-    .option('--domain <url>', 'branded domain to use, e.g. https://go.example.com', (v) => httpUrl('--domain', v))
-    .addOption(enumOption('--redirect <type>', 'redirect type', REDIRECT_TYPES))
-    .option('--splash <id>', 'show this custom splash page before redirecting', id('--splash'))
-    .option('--overlay <id>', 'show this CTA overlay on the page', id('--overlay'))
-    .option('--password', 'protect the link with a password, asked for on the terminal')
-    .option('--password-stdin', 'read the password from stdin')
-    .option('--expiry <datetime>', 'expiry, "YYYY-MM-DD HH:MM:SS" in the future', expiry)
-    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo', 'Canada=https://example.ca')))
-    .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device', 'iPhone=https://apps.apple.com/app/x')))
-    .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language', 'fr=https://example.com/fr')))
-    .option('--meta-title <text>', 'title shown in link previews')
-    .option('--meta-description <text>', 'description shown in link previews')
-    .option('--meta-image <url>', 'image shown in link previews', (v) => httpUrl('--meta-image', v))
-    .option('--description <text>', 'a private note about the link, stored on create only (no answer returns it; updates ignore it)')
-    .option('--pixel <id|name>', 'tracking pixel, by id or name (repeatable)', many(named('--pixel')))
-    .option('--channel <id|name>', 'add the link to this channel, by id or name', named('--channel'))
-    .option('--campaign <id|name>', 'add the link to this campaign, by id or name', named('--campaign'))
-    .option('--public', 'show the link on public pages (a create only: real servers make a link private on every update)')
-    .option('--private', 'keep the link private')
-    .option('--param <name=value>', 'query parameter added on redirect (repeatable)', many((v) => keyValue('--param', v, 'utm_source=newsletter')))
-    .option('--deeplink-apple <url>', 'App Store deep link', (v) => httpUrl('--deeplink-apple', v))
-    .option('--deeplink-google <url>', 'Google Play deep link', (v) => httpUrl('--deeplink-google', v))
-    .option('--deeplink-auto', 'open the app automatically when it is installed; the product 7.7 on Linux fails on it with HTTP 500 and creates nothing');
-}
 
 /** A quiet zone in modules, 0-99. */
 function margin(raw: string): number {

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { NetworkError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { oneLink } from './types.js';
+import { oneLink } from '../../model/link-types.js';
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg, qrTerminal, type Ecc } from '../../qr/render.js';
 import { prepareWrite } from '../../files/access.js';
 

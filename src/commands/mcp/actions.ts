@@ -1,5 +1,5 @@
-import { allowanceOf, type Allowance } from '../check/allow-private.js';
-import type { AllowPrivate } from '../../check/networks.js';
+import { allowanceOf, type Allowance } from '../../config/allow-private.js';
+import type { AllowPrivate } from '../../http/networks.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { bulkOptions, deleteCommand, enumOption, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
-import { PIXEL_TYPES } from './types.js';
+import { PIXEL_TYPES } from '../../model/pixel-types.js';
 
 const tag = (v: string) => nonEmpty('--tag', v, 3);
 const name = (v: string) => nonEmpty('--name', v);

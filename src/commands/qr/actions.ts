@@ -8,14 +8,14 @@ import type { Context } from '../../context.js';
 import { ApiError, NetworkError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { email, httpUrl, phone, rgbColor } from '../../validate.js';
-import { QR_TYPES } from './types.js';
+import { QR_TYPES } from '../../model/qr-types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { create, readOne, update as updateOne } from '../../model/model.js';
 import { hasShortLink, qr as QR, qrBody } from '../../model/qr.js';
 import { corruptedFields } from '../../qr/content.js';
 import { statsResult } from '../shared/stats.js';
-import type { QrType } from './types.js';
+import type { QrType } from '../../model/qr-types.js';
 import { readUserFile } from '../../files/access.js';
 
 const COLUMNS: Column[] = [

@@ -7,7 +7,7 @@ import type { ActionInput } from '../shared/define.js';
 import { prepareWrite, userFolder, type PreparedWrite } from '../../files/access.js';
 import { imageKind as sniff, type ImageKind } from '../../qr/image.js';
 import { printPixels, type PrintRequest } from '../../qr/print.js';
-import { MAX_PRINT_PIXELS } from './types.js';
+import { MAX_PRINT_PIXELS } from '../../model/qr-types.js';
 import { inOrder, type ConcurrencySetting } from '../../http/concurrency.js';
 
 type Kind = ImageKind;

@@ -4,7 +4,7 @@ import { bulkOptions, concurrencyOption, deleteCommand, enumOption, forceOption,
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
-import { MAX_PRINT_PIXELS, PRINT_FORMATS, QR_TYPES, WIFI_ENCRYPTIONS } from './types.js';
+import { MAX_PRINT_PIXELS, PRINT_FORMATS, QR_TYPES, WIFI_ENCRYPTIONS } from '../../model/qr-types.js';
 
 function boundedInt(flag: string, raw: string, min: number, max: number): number {
   const n = positiveInt(flag, raw);

@@ -13,7 +13,7 @@ import { simulateVisits, type Visit } from '../../sandbox/visits.js';
 import { postVisits } from '../../sandbox/webhooks.js';
 import type { Link, State } from '../../sandbox/state.js';
 import { parseRateLimit, sandboxPlan, sandboxQrImages, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
-import type { Plan, QrImages } from './types.js';
+import type { Plan, QrImages } from '../../sandbox/types.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;

@@ -1,7 +1,7 @@
 /** `sandbox`: the local emulator of the API, for trying linkctl without an account and for tests. */
 import type { Command } from 'commander';
 import { enumOption, pathOption, withExamples, type Bind } from '../shared/define.js';
-import { DEFAULT_QR_IMAGES, PLAN_NOTES, PLANS, QR_IMAGES, QR_IMAGES_NOTES } from './types.js';
+import { DEFAULT_QR_IMAGES, PLAN_NOTES, PLANS, QR_IMAGES, QR_IMAGES_NOTES } from '../../sandbox/types.js';
 import { httpUrl, milliseconds, positiveInt } from '../../validate.js';
 import { UsageError } from '../../errors.js';
 

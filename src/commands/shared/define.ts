@@ -5,17 +5,14 @@
 import { Argument, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { DocumentFormat, Result } from '../../output/types.js';
-import { concurrencySetting, MAX_IN_FLIGHT, oneOf, positiveInt } from '../../validate.js';
+import { concurrencySetting, MAX_IN_FLIGHT, positiveInt } from '../../validate.js';
 import { AUTO_MAX_IN_FLIGHT } from '../../http/concurrency.js';
 import { wrapped } from './help-text.js';
+import type { ActionInput } from '../../context.js';
+export type { ActionInput } from '../../context.js';
+export { enumArgument, enumOption, isRepeatable, many, pathArgument, pathKind, pathOption, type PathKind } from '../../flags.js';
+import { enumOption, isRepeatable, pathOption } from '../../flags.js';
 import type { AccountReader } from '../../model/reader.js';
-
-export interface ActionInput {
-  /** Positional arguments after commander's parsing (validators applied). */
-  args: unknown[];
-  /** The command's own options. */
-  opts: Record<string, any>;
-}
 
 export type Action = (ctx: Context, input: ActionInput) => Promise<Result>;
 export type ActionModule = Record<string, Action | unknown>;
@@ -129,28 +126,6 @@ export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: s
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);
 }
 
-/** Marks an option whose value is a path on this machine; completion offers files (or folders) there. */
-const PATH_VALUE = Symbol('path value');
-export type PathKind = 'file' | 'dir';
-
-/**
- * An option whose value is a file (or, with 'dir', a folder) on this machine: the one mark the
- * shell completions read (src/completion/model.ts), whatever the placeholder says.
- */
-export function pathOption(flags: string, description: string, kind: PathKind = 'file'): Option {
-  return Object.assign(new Option(flags, description), { [PATH_VALUE]: kind });
-}
-
-/** A positional argument that is a file (or a folder) on this machine: marked as `pathOption` marks options. */
-export function pathArgument(name: string, description: string, kind: PathKind = 'file'): Argument {
-  return Object.assign(new Argument(name, description), { [PATH_VALUE]: kind });
-}
-
-/** What kind of path an option or argument takes, if it was made with `pathOption` or `pathArgument`. */
-export function pathKind(item: Option | Argument): PathKind | undefined {
-  return (item as (Option | Argument) & { [PATH_VALUE]?: PathKind })[PATH_VALUE];
-}
-
 const DOCUMENTS = Symbol('document formats');
 
 /** Lets `command` print `-o FORMAT` documents (plan: markdown); its action reads `ctx.document`. */
@@ -161,20 +136,6 @@ export function printsDocuments(command: Command, formats: readonly DocumentForm
 /** The `-o` documents a command prints (none unless it says so with `printsDocuments`). */
 export function documentFormats(command: Command): readonly DocumentFormat[] {
   return (command as { [DOCUMENTS]?: readonly DocumentFormat[] })[DOCUMENTS] ?? [];
-}
-
-/** Marks a repeatable option's parser, so that bulk input and the MCP tools know the option takes a list. */
-const REPEATABLE = Symbol('repeatable');
-
-/** A repeatable flag: each occurrence is parsed and appended. */
-export function many<T>(parse: (raw: string) => T): (raw: string, previous?: T[]) => T[] {
-  const parser = (raw: string, previous: T[] = []): T[] => [...previous, parse(raw)];
-  return Object.assign(parser, { [REPEATABLE]: true });
-}
-
-/** Whether an option may be given several times (its values collected in a list). */
-export function isRepeatable(option: Option): boolean {
-  return option.variadic || Boolean((option.parseArg as { [REPEATABLE]?: boolean } | undefined)?.[REPEATABLE]);
 }
 
 /** Options of the command itself that are not columns of a bulk input. */
@@ -259,22 +220,8 @@ export function isBulk(command: Command): boolean {
 export const BULK_FORMATS = ['csv', 'ndjson', 'json'] as const;
 export type BulkFormat = (typeof BULK_FORMATS)[number];
 
-/**
- * An option whose value is one of a list. The list is validated by `oneOf` (exit 2 naming the
- * allowed values) and kept on the option as `argChoices`, where help and completion read it.
- */
 /** `--force` of every command that writes a file: the one definition (the rule is in src/files/access.ts). */
 export function forceOption(): Option {
   return new Option('--force', 'replace the file if it exists (without it: a question on a terminal, a refusal elsewhere)');
 }
 
-export function enumOption(flags: string, description: string, values: readonly string[]): Option {
-  const flag = flags.split(/[ ,]+/).find((f) => f.startsWith('--')) ?? flags;
-  return new Option(flags, description).choices(values).argParser((v: string) => oneOf(flag, v, values));
-}
-
-/** A positional argument whose value is one of a list: validated like `enumOption`, choices kept for help and completion. */
-export function enumArgument(name: string, description: string, values: readonly string[]): Argument {
-  const label = name.replace(/[<>[\]]/g, '').toUpperCase();
-  return new Argument(name, description).choices(values).argParser((v: string) => oneOf(label, v, values));
-}

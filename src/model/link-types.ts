@@ -1,5 +1,5 @@
 /** Enumerations of short links, shared by the definitions (help, validation) and the completions. */
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../errors.js';
 export const LINK_ORDERS = ['date', 'clicks'] as const;
 export type LinkOrder = (typeof LINK_ORDERS)[number];
 /** `--redirect`: the plain redirect types; a splash page or an overlay has its own flag. */
@@ -9,7 +9,7 @@ export const REDIRECT_TYPES = ['direct', 'frame', 'splash'] as const;
  * linkctl reads back it would otherwise send again; the rest it cannot read back, and naming them
  * says "clearing is what I want", so the update needs no confirmation for them.
  */
-export { CLEARABLE, type Clearable } from '../../model/link-fields.js';
+export { CLEARABLE, type Clearable } from './link-fields.js';
 
 /**
  * `link add --if-exists`: what to do when the server answers a create with a link that already

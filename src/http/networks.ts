@@ -198,5 +198,5 @@ export function parseNetworks(raw: string): Array<{ bytes: Bytes; prefix: number
   });
 }
 
-/** Private addresses a check may request, and where the user said so (flag, environment or profile: src/commands/check/allow-private.ts). */
+/** Private addresses a check may request, and where the user said so (flag, environment or profile: src/config/allow-private.ts). */
 export interface Allowance { allow: AllowPrivate; from: string }
