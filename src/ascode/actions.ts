@@ -429,9 +429,12 @@ async function openApplyJournal(ctx: Context, file: string): Promise<Journal | u
   const { Journal, journalAccount } = await import('../journal/journal.js');
   const { stateDir } = await import('../config/paths.js');
   const client = await ctx.client();
+  // Per account, not per profile: the same profile and base URL with another user's key is another
+  // account (its journal and lock are its own), and two profiles of one key are one account.
+  const { baseUrl } = journalAccount(ctx, client);
   const journal = Journal.open({
     dir: join(stateDir(ctx.env), 'apply'),
-    key: { ...journalAccount(ctx, client), command: 'apply' },
+    key: { baseUrl, account: ctx.sandboxMode ? 'sandbox' : client.keyFingerprint, command: 'apply' },
     settings: {},
     restart: false,
     label: `apply -f ${file}`,

@@ -440,6 +440,7 @@ function linkText(link: SourceLink, alias: string, domain: string | undefined, n
     ['url', link.url],
     ['title', keyOnly ? undefined : link.title],
     ['description', keyOnly ? undefined : link.description],
+    ['expiry', keyOnly ? undefined : link.expiry],
     ['campaign', options.tagsTo === 'campaign' ? names[0] : undefined],
     ['channels', options.tagsTo === 'channel' && names.length ? names : undefined],
   ];

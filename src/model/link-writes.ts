@@ -19,7 +19,7 @@ import { ApiError, CliError, NotFoundError, UsageError } from '../errors.js';
 import { campaigns } from './campaigns.js';
 import { channels } from './channels.js';
 import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DEPENDENT, planLinkUpdate, shortUrlOf, updateCannot, type LinkRead } from './links.js';
-import { create, update } from './model.js';
+import { create, update, type Model } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
 import { keyMatch, noSlash, type Rec } from './values.js';
@@ -74,10 +74,13 @@ export async function checkDomain(reader: AccountReader, domain: unknown, flag =
   );
 }
 
-/** Links of the account with this alias on this domain (or on any domain when none is asked). */
+/**
+ * Links of the account with this alias on this domain (or on any domain when none is asked): the
+ * alias as servers store it (`Docs_V3` is `Docs-V3`), which is what a link has.
+ */
 async function withAlias(reader: AccountReader, alias: string, domain: unknown): Promise<Rec[]> {
   const host = typeof domain === 'string' && domain ? hostOf(domain) : undefined;
-  return (await reader.byKey('links', alias)).filter((l) => host === undefined || hostOf(shortUrlOf(l)) === host);
+  return (await reader.byKey('links', serverAlias(alias) || alias)).filter((l) => host === undefined || hostOf(shortUrlOf(l)) === host);
 }
 
 /** Links of the account with this destination (on this domain when one is asked). */
@@ -123,8 +126,11 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
       );
     }
     const byAlias = how === 'alias';
+    // The alias as the server stores it (`Docs-V3` for `Docs_V3`): what the link has, and what people find it by.
+    const stored = typeof existing.alias === 'string' && existing.alias ? existing.alias : aliasOf(shortUrlOf(existing)) ?? alias;
+    const hasAlias = stored !== alias ? `the alias "${stored}" ("${alias}" as servers store it)` : `the alias "${alias}"`;
     if (ifExists === 'fail') {
-      const what = byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as ${named(existing)}`;
+      const what = byAlias ? `${named(existing)} already has ${hasAlias} and this destination` : `${url} is already shortened as ${named(existing)}`;
       // Found before sending, it can be skipped: what makes a --from file safe to run again.
       const hint = sent === 'no'
         ? 'pass --if-exists skip to leave it as it is and send nothing (a --from file run again), --if-exists update to apply the options to it, or --if-exists return to take it as it is'
@@ -132,12 +138,12 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
       throw new ApiError(`${what}; ${{ no: 'nothing was sent', returned: 'the server returned it unchanged', refused: 'the server refused the alias' }[sent]}, so the options were not applied`, hint);
     }
     if (ifExists === 'skip' && sent === 'no') {
-      deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);
+      deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has ${hasAlias} and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);
       return { status: 'skipped', record: brief(existing), json, problems: [] };
     }
     const unapplied = Object.keys(options).filter((o) => o !== 'custom').length ? '; the options were not applied' : '';
     deps.ui.warn(byAlias
-      ? `note: ${named(existing)} already has the alias "${alias}" and this destination: this is it, unchanged${unapplied}.`
+      ? `note: ${named(existing)} already has ${hasAlias} and this destination: this is it, unchanged${unapplied}.`
       : `note: ${url} was already shortened: this is the existing ${named(existing)}, unchanged${unapplied}.`);
     return { status: 'exists', record: brief(existing), json, problems: [] };
   };
@@ -160,7 +166,10 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
     if (alias === undefined || !(error instanceof ApiError) || !ALIAS_TAKEN.test(error.message)) throw error;
     const [existing] = await withAlias(reader, alias, body.domain);
     // Not this account's: aliases are unique across every user of an installation (real-servers.md, 39).
-    if (!existing) throw new ApiError(`alias "${alias}": ${error.message} No link of this account has it: another user of this server holds it (aliases are unique across all its users); nothing was created`, 'choose another alias');
+    if (!existing) {
+      error.message = `alias "${alias}": ${error.message} No link of this account has it: another account of this server holds it; nothing was created`;
+      throw error;
+    }
     return met(existing, 'alias', 'refused');
   }
   const id = toInt(answer.id);
@@ -170,11 +179,16 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   }
   reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
   const problems = await notAsAsked(deps, id, body, answer, 'created');
+  rewriteNote(deps, alias, answer);
+  return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
+}
+
+/** Says so when the server stored the alias rewritten (`Docs_V3` as `Docs-V3`), on create and on update alike. */
+function rewriteNote(deps: LinkDeps, alias: unknown, answer: Rec): void {
   const got = aliasOf(shortUrlOf(answer));
-  if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(serverAlias(alias))) {
+  if (typeof alias === 'string' && got !== undefined && got !== alias && keyMatch(got) === keyMatch(serverAlias(alias))) {
     deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (servers turn spaces, most punctuation and _ into -)`);
   }
-  return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
 }
 
 /** The alias of a short URL: its last path segment. */
@@ -266,6 +280,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
     channel: [...new Set([...((before.channel as unknown[] | undefined) ?? []).map(String), ...(plan.body.channel ? [String(plan.body.channel)] : [])])],
   });
   const problems = await notAsAsked(deps, id, given, answer, 'updated');
+  rewriteNote(deps, given.custom, answer);
   return { status: 'updated', record: { id, shorturl: shortUrlOf(answer) ?? shortUrlOf(read.details) }, json: withoutError(answer), problems };
 }
 
@@ -313,7 +328,7 @@ export async function ownChannel(reader: AccountReader, id: unknown, flag = '--c
 }
 
 /** The id of the one record of `ref`'s kind named `name`. */
-export async function idOfName(reader: AccountReader, ref: (typeof LINK_REFERENCES)[number], name: string): Promise<number> {
+export async function idOfName(reader: AccountReader, ref: { model: Model; flag: string }, name: string): Promise<number> {
   const { kind, noun, command, key } = ref.model;
   const ids = (await reader.byKey(kind, name)).map((r) => toInt(r.id)).filter((id): id is number => id !== undefined);
   if (ids.length === 1) return ids[0]!;

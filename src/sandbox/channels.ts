@@ -3,6 +3,7 @@ import { deleteRoute, fail, list, MESSAGES, minLength, must, ok, optBool, optStr
 import { shortUrl } from './links.js';
 import { qrUrl } from './qr.js';
 import { addToChannel, indexOfId, inChannel, insert, type Channel, type ChannelItem } from './state.js';
+import { channelColor } from '../model/rewrites.js';
 
 const ITEM_TYPES = ['links', 'bio', 'qr'];
 function channelFields(ctx: Ctx, requireName: boolean, checkName = true) {
@@ -13,7 +14,8 @@ function channelFields(ctx: Ctx, requireName: boolean, checkName = true) {
   const description = optString(b.description, 'description');
   if (description !== undefined) fields.description = description;
   const color = optString(b.color, 'color');
-  if (color !== undefined) fields.color = /^#[0-9a-f]{3}([0-9a-f]{3})?$/i.test(color) ? color : fail('Color must be a HEX color such as #1e88e5.');
+  // The product keeps any colour text, cleaned and cut to 7 bytes (real-servers.md, 33: `light blue` → `light`).
+  if (color !== undefined) fields.color = ctx.quirks ? channelColor(color) : /^#[0-9a-f]{3}([0-9a-f]{3})?$/i.test(color) ? color : fail('Color must be a HEX color such as #1e88e5.');
   const starred = optBool(b.starred);
   if (starred !== undefined) fields.starred = starred;
   return fields;

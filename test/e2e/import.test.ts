@@ -290,6 +290,26 @@ hint: nothing was written; --on-collision suffix renames them`);
   });
 });
 
+describe('csv as people write it (issue 55, low)', () => {
+  it('a header naming the parts needs no --map; an expiry part; a column no part takes is said, not dropped in silence', async () => {
+    const input = join(dir, 'plain.csv');
+    writeFileSync(input, 'url,alias,title,Expires,Owner\nhttps://example.com/a,plain-a,A,2031-01-02,ann\nhttps://example.com/b,plain-b,B,,bob\n');
+    const r = await runMain(['import', 'csv', input], { env: empty.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`note: ${input}: not imported, as no part of the map takes them: "Expires", "Owner"; the parts are url, alias, short, domain, title, description, tags, id, created, clicks, expiry (--map "url=...,alias=...,expiry=Expires").`);
+    expect(parse(r.stdout).links).toEqual([{ alias: 'plain-a', url: 'https://example.com/a', title: 'A' }, { alias: 'plain-b', url: 'https://example.com/b', title: 'B' }]);
+    const mapped = await runMain(['import', 'csv', input, '--map', 'url=url,alias=alias,title=title,expiry=Expires'], { env: empty.env });
+    expect(mapped.code, mapped.stderr).toBe(0);
+    expect(mapped.stderr).toContain('"Owner"');
+    expect(parse(mapped.stdout).links[0]).toEqual({ alias: 'plain-a', url: 'https://example.com/a', title: 'A', expiry: '2031-01-02 00:00:00' });
+    const bad = join(dir, 'bad-expiry.csv');
+    writeFileSync(bad, 'url,alias,expiry\nhttps://example.com/c,plain-c,next week\n');
+    const refused = await runMain(['import', 'csv', bad], { env: empty.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${bad}:2: the expiry "next week" is not a date: give YYYY-MM-DD HH:MM:SS (or YYYY-MM-DD)`);
+  });
+});
+
 describe('bad input: file:line, exit 2, nothing written, nothing sent', () => {
   const attempt = async (args: string[], stdin?: string) => {
     const file = join(dir, 'bad.yaml');

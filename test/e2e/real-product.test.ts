@@ -27,7 +27,8 @@ async function server(options: { empty?: boolean; stringIds?: boolean; state?: R
   }
   const sb = await startSandbox({ port: 0, rateLimit: null, stateFile, stringIds: options.stringIds });
   open.push(sb);
-  const env = { LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: dir };
+  // The seeded wifi code's password travels in an export as ${env:WIFI_PASSWORD_OFFICE_WIFI}: apply reads it (issue 53, 3).
+  const env = { LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: dir, WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' };
   const stored = (alias: string) => (JSON.parse(readFileSync(stateFile, 'utf8')) as { links: Array<Record<string, unknown>> }).links.find((l) => l.alias === alias)!;
   return { sb, env, stored, stateFile };
 }
@@ -301,7 +302,8 @@ describe('aliases are unique across the accounts of a server', () => {
     const env = { LINKCTL_BASE_URL: `http://127.0.0.1:${(other.address() as { port: number }).port}`, LINKCTL_API_KEY: 'k-0123456789', LINKCTL_CONFIG_DIR: dir };
     const r = await runCli(['link', 'add', 'https://example.com/spring', '--alias', 'promo'], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('linkctl: That alias is taken. Please choose another one.\nhint: aliases are unique across all the accounts of a server, not per account: a link of this account (`linkctl link list --search ALIAS` finds it) or of another one holds it; choose another alias, or, after a move between two accounts, delete the old link first\n');
+    // the alias named, and whose it is once this account was looked up (issue 55, 6)
+    expect(r.stderr).toBe('linkctl: alias "promo": That alias is taken. Please choose another one. No link of this account has it: another account of this server holds it; nothing was created\nhint: aliases are unique across all the accounts of a server, not per account: a link of this account (`linkctl link list --search ALIAS` finds it) or of another one holds it; choose another alias, or, after a move between two accounts, delete the old link first\n');
     expect(seen.filter((s) => s.startsWith('POST'))).toEqual(['POST /api/url/add']);
     expect(seen.filter((s) => s.startsWith('GET /api/urls')).length).toBeGreaterThan(0); // the account read for the alias
   });

@@ -466,7 +466,7 @@ describe('check on a terminal, as people read it (a pseudo-terminal of 80 and of
     for (let i = 0; i < 6; i++) await call('url/add', 'POST', { url: `${http.origin}/ok?n=${i}`, custom: `healthy-${i}` });
     await call('url/add', 'POST', { url: `${http.origin}${LONG}`, custom: 'spring-newsletter-hero' });
     await call('url/add', 'POST', { url: `http://127.0.0.2:${http.port}/admin`, custom: 'intranet' });
-    await call('url/add', 'POST', { url: `${http.origin}/fail`, custom: 'checkout' });
+    await call('url/add', 'POST', { url: `${http.origin}/fail`, custom: 'checkout-flow' });
   }
 
   it.each([80, 120])('at %i columns: a summary, then the problems worst first with their destinations whole; no line wider than the terminal', async (columns) => {
@@ -487,7 +487,7 @@ describe('check on a terminal, as people read it (a pseudo-terminal of 80 and of
     const arrow = (b: string[]) => b.findIndex((l) => l.startsWith('  → '));
     expect(blocks.map((b) => b.slice(0, arrow(b)).map((l) => l.trim()).join(' ').replace(/link \d+/, 'link N').replace(/\s+/g, ' '))).toEqual([
       `client-error link N spring-newsletter-hero ${fx.sandbox.url}/spring-newsletter-hero`,
-      `server-error link N checkout ${fx.sandbox.url}/checkout`,
+      `server-error link N checkout-flow ${fx.sandbox.url}/checkout-flow`,
       `blocked link N intranet ${fx.sandbox.url}/intranet`,
     ]);
     // Then the destination after an arrow, wrapped over as many lines as it needs, then one line of detail.

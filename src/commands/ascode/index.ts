@@ -35,7 +35,7 @@ export function register(program: Command, bind: Bind): void {
       '--schema': 'print the file\'s JSON Schema instead',
       '--redirects': 'write a redirect map for this web server instead',
     }),
-    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --no-qr-content --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
+    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --no-qr-content --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old --include-secrets | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
   );
 
   withExamples(
@@ -65,6 +65,6 @@ export function register(program: Command, bind: Bind): void {
       .option('--allow-clear', 'let link updates clear what the file does not state and cannot be read back (pixels, parameters, password, deep links, redirect type, language targeting, public status): with --yes or off a terminal, a plan that would do so is refused without it')
       .addHelpText('after', wrapped('\nSecrets are given as ${env:NAME} (password: ${env:PROMO_PASSWORD}). Asks first on a terminal; --yes in scripts.\nReal servers replace every option of a link on update and make it private: the plan names what each update would clear.\nChanges are sent kind by kind, each kind once the kinds it names are done (domains, pixels, campaigns and channels before links; channel assignments last), up to --concurrency of one kind at a time.'))
       .action(bind(load, 'apply')),
-    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old --include-secrets | linkctl apply -p new -f - --yes'],
   );
 }
