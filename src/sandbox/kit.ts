@@ -32,7 +32,11 @@ export type ServerVersion = '7' | '6';
  * `quirks`: real-server shapes (else the documented ones); `stringIds`: ids and counts as strings
  * and `maxpage` as `1.0`, as servers on PHP before 8.1 send them (PHP 8.1+ sends integers).
  */
-export interface Env { state: State; quirks: boolean; stringIds: boolean; base: string; plan: Plan; version: ServerVersion }
+export interface Env {
+  state: State; quirks: boolean; stringIds: boolean; base: string; plan: Plan; version: ServerVersion;
+  /** false: the key is a plain (non-admin) user's, who may not shorten a URL on the site's own host (real-servers.md, 39). */
+  admin?: boolean;
+}
 export interface Ctx extends Env {
   params: Record<string, string>;
   ids: Record<string, number>;
@@ -69,6 +73,7 @@ export const MESSAGES = {
   aliasTaken: 'That alias is taken. Please choose another one.',
   aliasInappropriate: 'Inappropriate aliases are not allowed.',
   aliasReserved: 'That alias is reserved. Please choose another one.',
+  ownSite: 'You cannot shorten URLs of this website.',
   qrInvalid: 'Invalid QR format or missing data.',
   qrUnnamed: 'Via API',
   shortInvalid: 'Invalid short url. Please try again.',

@@ -123,6 +123,17 @@ function duplicateOf(ctx: Ctx, url: string, domain: string | undefined, alias: s
 const channelOf = (ctx: Ctx, body: Json) =>
   (body.channel === undefined || body.channel === null || body.channel === ''
     ? undefined : must(ctx, ctx.state.channels, MESSAGES.channelNotFound, Number(body.channel)));
+/** A plain user's URL on the site's own host, whatever its port, is refused; an admin's is taken (real-servers.md, 39). */
+function ownSiteRefused(ctx: Ctx, url: string): string {
+  if (ctx.admin !== false) return url;
+  let host: string | undefined;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return url;
+  }
+  return host === new URL(ctx.base).hostname.toLowerCase() ? fail(MESSAGES.ownSite) : url;
+}
 const longUrl = (v: unknown) => (isHttpUrl(v) ? v : fail(v === undefined || v === null || v === '' ? MESSAGES.missingUrl : MESSAGES.invalidUrl));
 
 /**
@@ -205,7 +216,7 @@ export const linkRoutes = [
   route('POST /api/url/add', (ctx) => {
     const body = withinPlan(ctx);
     // the product's order: URL, expiry, domain, alias, then the duplicate check
-    const url = longUrl(body.url);
+    const url = ownSiteRefused(ctx, longUrl(body.url));
     const early = linkOptions(ctx, body, EARLY_KEYS);
     const domain = early.domain as string | undefined;
     const alias = claimAlias(ctx, body.custom, domain);
@@ -224,7 +235,7 @@ export const linkRoutes = [
   route('PUT /api/url/:id/update', (ctx) => {
     const l = must(ctx, ctx.state.links, MESSAGES.linkNotFound);
     const body = withinPlan(ctx);
-    const url = body.url === undefined ? undefined : longUrl(body.url);
+    const url = body.url === undefined ? undefined : ownSiteRefused(ctx, longUrl(body.url));
     const early = linkOptions(ctx, body, EARLY_KEYS);
     // real servers replace: without `domain` the link goes to the default domain
     const domain = 'domain' in early || ctx.quirks ? early.domain as string | undefined : l.domain;

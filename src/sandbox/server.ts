@@ -31,6 +31,8 @@ export interface SandboxOptions {
   hosts?: string[];
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7 (the product 7.6 and 7.7). */
   version?: ServerVersion;
+  /** false: the key is a plain user's, not an admin's (a plain user may not shorten a URL on the site's own host); default true. */
+  admin?: boolean;
   seed?: ExtraSeed;
   /** QR images: `svg` as the product 7.7 serves them (default: the image at the first ask, then a 302 to the stored file), or `png` at the code's link. */
   qrImages?: QrImages;
@@ -274,7 +276,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
     const mutates = method !== 'GET' && method !== 'HEAD';
     const run = () => {
-      const reply = dispatch({ state, quirks, stringIds, base, plan, version }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+      const reply = dispatch({ state, quirks, stringIds, base, plan, version, admin: options.admin ?? true }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
       if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
       return reply;
     };

@@ -478,6 +478,8 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', 'ftp://example.org/x'], /URL must start with http:\/\/ or https:\/\//],
     [['link', 'add', url, '--geo', 'Canada'], /--geo must be KEY=VALUE, got "Canada"/],
     [['link', 'add', url, '--geo', 'Canada=example.ca'], /--geo must be a URL starting with http/],
+    // the product matches English country names: a code it would store as `xx` never fires (issue 55, low)
+    [['link', 'add', url, '--geo', 'XX=https://example.com/x'], /^linkctl: --geo XX: not a country code, and the product matches countries by their English name\nhint: give the country's name/],
     [['link', 'add', url, '--redirect', 'direct', '--splash', '1'], /--redirect and --splash each set the redirect type; give one of them/],
     [['link', 'add', url, '--splash', '1', '--overlay', '2'], /--splash and --overlay each set the redirect type/],
     [['link', 'add', url, '--public', '--private'], /--public and --private contradict each other/],
@@ -538,6 +540,12 @@ describe('link input validation (exit 2, nothing sent)', () => {
     expect(r.stderr).toMatch(/^linkctl: alias "held-by-user-2": That alias is taken\. Please choose another one\. No link of this account has it: another account of this server holds it; nothing was created\nhint: aliases are unique across all the accounts of a server/);
   });
 
+  it('--geo takes a two-letter country code and sends the country\'s name, as the product matches it (issue 55, low)', async () => {
+    const r = await runCli(['link', 'add', 'https://example.org/fr', '--geo', 'FR=https://example.fr', '--geo', 'us=https://example.com/us', '-q'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fx.sandbox.requests.find((q) => q.path === '/api/url/add')?.body).toMatchObject({ geotarget: [{ location: 'France', link: 'https://example.fr' }, { location: 'United States', link: 'https://example.com/us' }] });
+  });
+
   it('two pixel names in one command: both found from one read of the pixels (issue 55, 3: the second lookup took a read in flight for one done)', async () => {
     expect((await runCli(['pixel', 'add', '--type', 'gtmpixel', '--name', 'GTM container', '--tag', 'GTM-ABC12'], { env: fx.env })).code).toBe(0);
     fx.sandbox.requests.length = 0;
@@ -554,5 +562,19 @@ describe('link input validation (exit 2, nothing sent)', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`Examples:\\n {2}\\$ linkctl link ${command}\\b`));
     }
+  });
+});
+
+describe('a plain (non-admin) user on the product 7.7 (real-servers.md, 39)', () => {
+  const fx = useSandbox({ admin: false });
+
+  it('cannot shorten a URL on the server\'s own host, whatever its port: the server\'s words and a hint saying why (issue 55, low)', async () => {
+    const own = `${fx.sandbox.url.replace(/:\d+$/, ':8099')}/pricing-page`;
+    const r = await runCli(['link', 'add', own], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('linkctl: You cannot shorten URLs of this website.\nhint: only an admin of the server can shorten a URL on the server\'s own host\n');
+    expect(fx.sandbox.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
+    const elsewhere = await runCli(['link', 'add', 'https://example.org/fine', '-q'], { env: fx.env });
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
   });
 });
