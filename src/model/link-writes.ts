@@ -75,6 +75,26 @@ export async function checkDomain(reader: AccountReader, domain: unknown, flag =
 }
 
 /**
+ * The link a command names by its id, its alias (`spring-sale`) or its short URL
+ * (`go.example.com/spring-sale`, scheme optional): an id as it is, else one lookup of the alias
+ * (src/model/reader.ts `byKey`: a search, or the list already read). Aliases keep their letter
+ * case on the product, so an exact match wins over one in another case.
+ */
+export async function linkIdOf(reader: AccountReader, ref: number | string): Promise<number> {
+  if (typeof ref === 'number') return ref;
+  const short = /^[a-z][a-z0-9+.-]*:\/\//i.test(ref) || /^[^/\s]+\.[^/\s]+\/[^/]+\/?$/.test(ref);
+  const alias = short ? ref.replace(/\/+$/, '').split('/').pop()! : ref;
+  const found = await withAlias(reader, alias, short ? ref : undefined);
+  const exact = found.filter((l) => l.alias === alias || aliasOf(shortUrlOf(l)) === alias);
+  const matches = exact.length ? exact : found;
+  const ids = [...new Set(matches.map((l) => toInt(l.id)).filter((id): id is number => id !== undefined))];
+  if (ids.length === 1) return ids[0]!;
+  const what = short ? `short URL ${ref}` : `alias "${alias}"`;
+  if (!ids.length) throw new NotFoundError(`no link of this account has the ${what}`, `see \`linkctl link list --search ${alias}\`; an id works too`);
+  throw new UsageError(`${ids.length} links have the ${what} (ids ${ids.join(', ')}), on different domains or in another letter case`, `give the id, or the whole short URL (go.example.com/${alias})`);
+}
+
+/**
  * Links of the account with this alias on this domain (or on any domain when none is asked): the
  * alias as servers store it (`Docs_V3` is `Docs-V3`), which is what a link has.
  */

@@ -488,9 +488,9 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--param', '=x'], /--param must be KEY=VALUE/],
     [['link', 'add', url, '--alias', 'ab'], /--alias must have at least 3 characters, got "ab"\nhint: servers refuse shorter aliases/],
     [['link', 'update', '1', '--alias', ' x '], /--alias must have at least 3 characters/],
-    [['link', 'get'], /give a link id or --short URL: got neither/],
-    [['link', 'get', '1', '--short', 'https://go.sandbox.localhost/x'], /give a link id or --short, not both: got the id 1 and --short https:\/\/go\.sandbox\.localhost\/x/],
-    [['link', 'get', 'abc'], /ID must be a positive integer/],
+    [['link', 'get'], /give a link \(id, alias or short URL\) or --short URL: got neither/],
+    [['link', 'get', '1', '--short', 'https://go.sandbox.localhost/x'], /give a link \(id, alias or short URL\) or --short, not both: got 1 and --short https:\/\/go\.sandbox\.localhost\/x/],
+    [['link', 'get', '0'], /ID must be a positive integer/],
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
     [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, meta-description, domain, campaign, channel, password, pixels/],
@@ -544,6 +544,27 @@ describe('link input validation (exit 2, nothing sent)', () => {
     const r = await runCli(['link', 'add', 'https://example.org/fr', '--geo', 'FR=https://example.fr', '--geo', 'us=https://example.com/us', '-q'], { env: fx.env });
     expect(r.code, r.stderr).toBe(0);
     expect(fx.sandbox.requests.find((q) => q.path === '/api/url/add')?.body).toMatchObject({ geotarget: [{ location: 'France', link: 'https://example.fr' }, { location: 'United States', link: 'https://example.com/us' }] });
+  });
+
+  it('a link by its alias or short URL wherever an id is taken, by one lookup (issue 53, 8)', async () => {
+    const get = await runCli(['link', 'get', 'spring-sale', '--json'], { env: fx.env });
+    expect(get.code, get.stderr).toBe(0);
+    expect(JSON.parse(get.stdout).details).toMatchObject({ id: 2, alias: 'spring-sale' });
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/urls', 'GET /api/url/2']);
+    const short = `${fx.sandbox.url.replace(/^http:\/\//, '')}/spring-sale`;
+    expect(JSON.parse((await runCli(['link', 'get', short, '--json'], { env: fx.env })).stdout).details.id).toBe(2);
+    const qr = await runCli(['link', 'qr', `${fx.sandbox.url}/docs`, '--file', join(tempDir(), 'docs.svg')], { env: fx.env });
+    expect(qr.code, qr.stderr).toBe(0);
+    fx.sandbox.requests.length = 0;
+    const update = await runCli(['link', 'update', 'spring-sale', '--meta-title', 'Spring', '--yes', '-q'], { env: fx.env });
+    expect(update.code, update.stderr).toBe(0);
+    expect(fx.sandbox.requests.find((q) => q.method === 'PUT')?.path).toBe('/api/url/2/update');
+    const removed = await runCli(['link', 'delete', 'spring-sale', '--yes'], { env: fx.env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.method === 'DELETE').map((q) => q.path)).toEqual(['/api/url/2/delete']);
+    const missing = await runCli(['link', 'get', 'no-such-alias'], { env: fx.env });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toBe('linkctl: no link of this account has the alias "no-such-alias"\nhint: see `linkctl link list --search no-such-alias`; an id works too\n');
   });
 
   it('two pixel names in one command: both found from one read of the pixels (issue 55, 3: the second lookup took a read in flight for one done)', async () => {

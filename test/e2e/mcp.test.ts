@@ -351,7 +351,8 @@ describe('calling tools', () => {
       expect(cli.stderr).toBe(`linkctl: -f: cannot read ${join(dir, 'missing.yaml')} (ENOENT)\n`); // the same message, in the CLI's terms
       const outside = await s.call('plan', { file: '/etc/linkctl-nothing.yaml' });
       expect(text(outside)).toMatch(/^linkctl: `file` \/etc\/linkctl-nothing\.yaml: outside the folder this MCP server may read/);
-      const id = await s.call('link_get', { id: 'twelve' });
+      // (a link's id may be its alias too: an id that is no integer is one only for other resources)
+      const id = await s.call('qr_get', { id: 'twelve' });
       expect(text(id)).toMatch(/^linkctl: `id` must be a positive integer, got "twelve"/);
       const campaign = await s.call('link_add', { url: 'https://example.com/bf', campaign: 'Black Friday', dryRun: true });
       expect(text(campaign)).toBe('linkctl: `campaign` "Black Friday": no campaign has this name ("Spring launch")\nhint: give the id, or the name as `linkctl campaign list` shows it (any case)');

@@ -11,7 +11,7 @@ import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf, updateCannot } from '../../model/links.js';
-import { addLink, checkDomain, idOfName, LINK_REFERENCES, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { addLink, checkDomain, idOfName, LINK_REFERENCES, linkIdOf, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from '../../model/link-types.js';
 
 const COLUMNS: Column[] = [
@@ -31,7 +31,17 @@ const COLUMNS: Column[] = [
 
 // The API's name for the click order is `click`; the servers do not check it, so a typo would sort by date silently.
 export const list = listAction('links', COLUMNS, (opts) => ({ q: opts.search, order: opts.order === undefined ? undefined : ({ date: 'date', clicks: 'click' } as Record<LinkOrder, string>)[opts.order as LinkOrder] }));
-export const remove = removeAction('links');
+const removeLinks = removeAction('links');
+
+/** `link delete`: links by id, alias or short URL (each alias looked up once), then deleted by id. */
+export async function remove(ctx: Context, input: ActionInput): Promise<Result> {
+  const refs = [input.args[0]].flat() as Array<number | string>;
+  if (refs.every((r) => typeof r === 'number')) return removeLinks(ctx, input);
+  const reader = await ctx.reader();
+  const ids: number[] = [];
+  for (const ref of refs) ids.push(await linkIdOf(reader, ref));
+  return removeLinks(ctx, { ...input, args: [ids, ...input.args.slice(1)] });
+}
 
 /** `canada=https://example.ca, germany/bavaria=https://...` for people. */
 function showTargets(value: unknown): string {
@@ -55,10 +65,11 @@ const DETAIL_COLUMNS: Column[] = [
 ];
 
 export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  const id = args[0] as number | undefined;
+  const ref = args[0] as number | string | undefined;
   const short = opts.short as string | undefined;
-  oneLink(id, short, 'get');
-  const body = short !== undefined ? await getByShortUrl(ctx, short) : await (await ctx.reader()).readOne('links', id!);
+  oneLink(ref, short, 'get');
+  const reader = short === undefined ? await ctx.reader() : undefined;
+  const body = short !== undefined ? await getByShortUrl(ctx, short) : await reader!.readOne('links', await linkIdOf(reader!, ref!));
   return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
 }
 
@@ -199,7 +210,8 @@ export async function updateRow(ctx: Context, { args, opts }: ActionInput): Prom
   refuseShortAlias(opts.alias); // a new alias is sent
   await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
-  return updateLink(await deps(ctx, opts), args[0] as number, given, clear);
+  const id = await linkIdOf(await ctx.reader(), args[0] as number | string);
+  return updateLink(await deps(ctx, opts), id, given, clear);
 }
 
 /**
@@ -219,10 +231,11 @@ export async function updatePrepare(ctx: Context, rows: number): Promise<void> {
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
-  const id = args[0] as number;
   refuseShortAlias(opts.alias); // a new alias is sent
-  await keepsPolicy(ctx, `link update ${id}`, opts.url, opts);
+  await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
+  // An alias or short URL is looked up (one request); an id is taken as it is.
+  const id = await linkIdOf(await ctx.reader(), args[0] as number | string);
   // What the update would clear whatever the link holds is known now: without a terminal or --yes, refuse before any request.
   const regardless = clearedRegardless(given, clear);
   if (regardless.length && !ctx.globals.yes && !ctx.globals.dryRun && !ctx.interactive) {
