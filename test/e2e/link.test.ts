@@ -599,3 +599,23 @@ describe('a plain (non-admin) user on the product 7.7 (real-servers.md, 39)', ()
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
   });
 });
+
+describe('a country breakdown that does not add up to the clicks (issue 53, 8)', () => {
+  it('gets an (unknown) row for the visits no country was known for, on a terminal and in a pipe', async ({ onTestFinished }) => {
+    // A server of the test's own: the product counts only visits with a known country in topCountries.
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ error: 0, id: 1, details: { id: 1, alias: 'promo', shorturl: 'https://go.example.invalid/promo' }, data: { clicks: 10, uniqueClicks: 9, topCountries: { Canada: 6 }, topBrowsers: { Firefox: 10 } } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const env = { LINKCTL_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, LINKCTL_API_KEY: 'k-0123456789', LINKCTL_CONFIG_DIR: tempDir() };
+    const piped = await runCli(['link', 'get', '1'], { env });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toContain('topCountries.Canada\t6\ntopCountries.(unknown)\t4\n');
+    expect(piped.stdout).toContain('topBrowsers.Firefox\t10\n'); // only countries: a browser is always known
+    const tty = await runMain(['link', 'get', '1', '--no-color'], { env, tty: true });
+    expect(tty.stdout).toMatch(/Top countries\n {2}Canada +█+ +6\n {2}\(unknown\) +█+ +4\n/);
+  });
+});

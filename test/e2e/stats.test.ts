@@ -153,7 +153,7 @@ describe('stats show, top and report against the sandbox', () => {
     const r = await stats(fx, db, NOW)(['show', '--since', '4d', '--top', '2', '--no-color'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^SERIES +CLICKS +NEW UNIQUES\* +PER DAY +LAST +TOTAL NOW +NOTES$/);
+    expect(lines[0]).toMatch(/^SERIES +CLICKS +NEW UNIQUES\* +PER DAY +LAST +LATEST TOTAL +NOTES$/);
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(/^All links +13 +13 +\s█▒▒█ +4 +82 +1 gap; 2 estimated$/),
       expect.stringMatching(/^docs +7 +7 +\s▆░░█ +4 +64 +1 gap; 2 estimated$/),
@@ -283,7 +283,9 @@ describe('bad input and the wrong database', () => {
     expect((await stats(fx, db, day(1))(['snapshot', '-q'])).code).toBe(0);
     const first = await stats(fx, db, day(1, 7))(['show', '--no-color'], { tty: true });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^SERIES +TOTAL NOW$/), expect.stringMatching(/^All links +69$/), expect.stringMatching(/^All QR codes +128$/)]);
+    // the newest snapshot's totals, said so with when it was taken (issue 53, 8: not "TOTAL NOW")
+    expect(first.stderr.replace(/\s+/g, ' ')).toContain('LATEST TOTAL: the total the newest snapshot read (2025-06-01 06:00 UTC), not a count of now: `linkctl stats snapshot` reads one');
+    expect(first.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^SERIES +LATEST TOTAL$/), expect.stringMatching(/^All links +69$/), expect.stringMatching(/^All QR codes +128$/)]);
     // On a terminal (100 columns here) the note wraps at word boundaries; the cron line stays whole.
     const words = (text: string) => text.replace(/\s+/g, ' ');
     expect(words(first.stderr)).toContain(words('one snapshot so far (2025-06-01 06:00 UTC): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  15 6 * * *  linkctl stats snapshot -q\n'));
@@ -411,6 +413,9 @@ describe('outside linkctl', () => {
       const r = await runCli(['sandbox', 'visits', '--link', 'spring-sale', '--count', '5', '--visitors', '2', '--country', 'CA'], { env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('Link 2 (spring-sale): 5 visits from CA; now 17 clicks, 13 unique.\n');
+      // one click is one click (issue 53, 8)
+      expect((await runCli(['--sandbox', 'link', 'add', 'https://sandbox.localhost/one', '--alias', 'one-visit', '-q'], { env })).code).toBe(0);
+      expect((await runCli(['sandbox', 'visits', '--link', 'one-visit', '--count', '1'], { env })).stdout).toBe('Link 3 (one-visit): 1 visit; now 1 click, 1 unique.\n');
       const link = JSON.parse((await runCli(['--sandbox', 'link', 'get', '2', '--json'], { env })).stdout);
       expect(link.data).toMatchObject({ clicks: 17, uniqueClicks: 13, topCountries: { Canada: 10, 'United States': 7 } });
       const missing = await runCli(['sandbox', 'visits', '--link', 'nope'], { env });

@@ -131,7 +131,7 @@ export async function visits(ctx: Context, { opts }: ActionInput): Promise<Resul
   const from = [opts.country && `from ${opts.country}`, opts.referrer && `via ${opts.referrer}`].filter(Boolean).join(' ');
   return {
     kind: 'message',
-    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${link.clicks} clicks, ${link.uniqueclicks} unique.`,
+    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${link.clicks.toLocaleString('en')} click${link.clicks === 1 ? '' : 's'}, ${link.uniqueclicks.toLocaleString('en')} unique.`,
     json: { link: link.id, alias: link.alias, visits: opts.count, clicks: link.clicks, uniqueClicks: link.uniqueclicks, stateFile: file },
   };
 }
