@@ -324,7 +324,7 @@ export class Context {
       } else {
         const { sandboxEnvironment } = await import('./sandbox/settings.js');
         // no rate limit and every feature unless LINKCTL_SANDBOX_RATE_LIMIT / LINKCTL_SANDBOX_PLAN ask otherwise
-        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), ...sandboxEnvironment(this.env) });
+        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), seed: { demo: true }, ...sandboxEnvironment(this.env) });
         this.cleanups.push(() => sandbox.close());
         baseUrl = sandbox.url;
         apiKey = sandbox.key;

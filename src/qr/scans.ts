@@ -12,15 +12,14 @@
  * `link` ends in its own random slug): each code is read once, ever, and a code made by
  * `qr add` needs no read at all.
  */
-import { readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { stateDir } from '../config/paths.js';
 import { CliError, InterruptedError } from '../errors.js';
 import { inOrder } from '../http/concurrency.js';
 import { toInt } from '../http/envelope.js';
 import type { Rec } from '../model/values.js';
-import { sourceBaseUrl } from '../history/read.js';
 
 /** What is known of one code: its slug (the end of its image URL, which names it with its id) and whether it counts scans. */
 interface Known { slug: string; own: boolean }
@@ -41,9 +40,13 @@ function load(path: string): File {
   return { version: 1, servers: {} };
 }
 
-/** Adds what was learned to the file as it is now (another run may have written since), atomically. */
+/**
+ * Adds what was learned to the file as it is now (another run may have written since), atomically.
+ * Only where linkctl keeps state already (its config folder, or the state folder's parent exists):
+ * a read with a key from the environment and no config creates no folder for a cache.
+ */
 function save(path: string, server: string, learned: Record<string, Known>): void {
-  if (!Object.keys(learned).length) return;
+  if (!Object.keys(learned).length || !existsSync(dirname(dirname(path)))) return;
   try {
     const file = load(path);
     file.servers[server] = { ...(file.servers[server] ?? {}), ...learned };
@@ -56,9 +59,8 @@ function save(path: string, server: string, learned: Record<string, Known>): voi
   }
 }
 
-async function serverOf(ctx: Context): Promise<string> {
-  return sourceBaseUrl(ctx) ?? (await ctx.ledgerServer());
-}
+/** The server as the ledger names it: `sandbox` for the sandbox, whatever its port today. */
+const serverOf = (ctx: Context): Promise<string> => ctx.ledgerServer();
 
 /** Whether a code's single read says it counts scans: the product leaves the statistics block out for one that does not (real-servers.md, 19). */
 export const countsScans = (detail: Rec): boolean => Boolean(detail.data && typeof detail.data === 'object');

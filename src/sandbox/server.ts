@@ -486,6 +486,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 /** Replaces the state file with the seed, without reading it (so it also mends a corrupt one). */
-export async function resetStateFile(stateFile: string): Promise<void> {
-  await withStateLock(stateFile, () => saveState(stateFile, seedState()));
+export async function resetStateFile(stateFile: string, seed: ExtraSeed = {}): Promise<void> {
+  await withStateLock(stateFile, () => saveState(stateFile, seedState(seed)));
 }

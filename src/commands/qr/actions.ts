@@ -36,6 +36,9 @@ export async function list(ctx: Context, input: ActionInput): Promise<Result> {
   if (result.kind !== 'list') return result;
   const { unknownScans, unknownScansNote } = await import('../../qr/scans.js');
   const unknown = { none: 0, unread: 0, why: undefined as string | undefined };
+  // Only where scans are shown: `-q` (ids) and --fields without scans need no code read.
+  const fields = ctx.globals.fields as string[] | undefined;
+  if (ctx.globals.quiet || (fields && !fields.includes('scans'))) return result;
   const pages = async function* (): AsyncGenerator<Rec[]> {
     for await (const page of result.pages) {
       const { none, unread, why } = await unknownScans(ctx, page);

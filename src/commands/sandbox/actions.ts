@@ -48,6 +48,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       qrImages,
       latencyMs: opts.latency as number | undefined,
       jitterMs: opts.jitter as number | undefined,
+      seed: { demo: true },
       webhooks: opts.webhookCreated || opts.webhookVisits ? { created: opts.webhookCreated, visits: opts.webhookVisits } : undefined,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });
@@ -107,7 +108,7 @@ export async function status(ctx: Context): Promise<Result> {
 
 export async function reset(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const file = stateFile(ctx, opts.state);
-  await resetStateFile(file);
+  await resetStateFile(file, { demo: true });
   return { kind: 'message', message: `Sandbox state reset (${file}).`, json: { reset: true, stateFile: file } };
 }
 
