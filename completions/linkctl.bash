@@ -7,9 +7,9 @@
 # flags (its own flags) and vflags (those of its flags that take a value).
 _linkctl_spec() {
   case $1 in
-    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats listen check lint log api completion sandbox mcp help' flags='-h --help' vflags='' ;;
+    'linkctl') cmds='auth account qr link domain campaign channel pixel overlay splash export plan apply import stats listen check lint log admin api completion sandbox mcp help' flags='-h --help' vflags='' ;;
     'linkctl auth') cmds='login status token logout switch help' flags='-h --help' vflags='' ;;
-    'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage -h --help' vflags='' ;;
+    'linkctl auth login') cmds='' flags='--with-token --no-verify --insecure-storage --oauth --client-id --client-secret-stdin --redirect-uri --no-browser --approve-within -h --help' vflags='--client-id --redirect-uri --approve-within' ;;
     'linkctl auth status') cmds='' flags='--no-verify -h --help' vflags='' ;;
     'linkctl auth token') cmds='' flags='-h --help' vflags='' ;;
     'linkctl auth logout') cmds='' flags='-h --help' vflags='' ;;
@@ -85,16 +85,29 @@ _linkctl_spec() {
     'linkctl check') cmds='' flags='--db --qr --details --expiring --concurrency --deadline --fail-on --since-last --problems-only --all --allow-private -h --help' vflags='--db --expiring --concurrency --deadline --fail-on --allow-private' ;;
     'linkctl lint') cmds='' flags='-f --file --expiring-days --stale-days --db -h --help' vflags='-f --file --expiring-days --stale-days --db' ;;
     'linkctl log') cmds='verify' flags='--db --since --resource --link -h --help' vflags='--db --since --resource --link' ;;
-    'linkctl log verify') cmds='' flags='--db -h --help' vflags='--db' ;;
+    'linkctl log verify') cmds='' flags='--db --expect-head -h --help' vflags='--db --expect-head' ;;
+    'linkctl admin') cmds='users plans help' flags='-h --help' vflags='' ;;
+    'linkctl admin users') cmds='list ls=list get add delete rm=delete login help' flags='-h --help' vflags='' ;;
+    'linkctl admin users list') cmds='' flags='--filter --email -h --help' vflags='--filter --email' ;;
+    'linkctl admin users get') cmds='' flags='-h --help' vflags='' ;;
+    'linkctl admin users add') cmds='' flags='--username --email --password --password-stdin --plan --expiration -h --help' vflags='--username --email --plan --expiration' ;;
+    'linkctl admin users delete') cmds='' flags='-h --help' vflags='' ;;
+    'linkctl admin users login') cmds='' flags='-h --help' vflags='' ;;
+    'linkctl admin users help') cmds='' flags='' vflags='' ;;
+    'linkctl admin plans') cmds='list ls=list subscribe help' flags='-h --help' vflags='' ;;
+    'linkctl admin plans list') cmds='' flags='-h --help' vflags='' ;;
+    'linkctl admin plans subscribe') cmds='' flags='--type --expiration -h --help' vflags='--type --expiration' ;;
+    'linkctl admin plans help') cmds='' flags='' vflags='' ;;
+    'linkctl admin help') cmds='' flags='' vflags='' ;;
     'linkctl api') cmds='' flags='-F --field -f --raw-field --input --paginate -h --help' vflags='-F --field -f --raw-field --input' ;;
     'linkctl completion') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox') cmds='serve status visits reset help' flags='-h --help' vflags='' ;;
-    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --webhook-created --webhook-visits --qr-images -h --help' vflags='--port --host --state --key --rate-limit --plan --latency --jitter --webhook-created --webhook-visits --qr-images' ;;
+    'linkctl sandbox serve') cmds='' flags='--port --host --state --key --user-key --seed --rate-limit --no-rate-limit-headers --documented --quirks --string-ids --plan --latency --jitter --webhook-created --webhook-visits --qr-images -h --help' vflags='--port --host --state --key --user-key --seed --rate-limit --plan --latency --jitter --webhook-created --webhook-visits --qr-images' ;;
     'linkctl sandbox status') cmds='' flags='-h --help' vflags='' ;;
     'linkctl sandbox visits') cmds='' flags='--link --count --visitors --country --referrer --user-agent --state -h --help' vflags='--link --count --visitors --country --referrer --user-agent --state' ;;
     'linkctl sandbox reset') cmds='' flags='--state -h --help' vflags='--state' ;;
     'linkctl sandbox help') cmds='' flags='' vflags='' ;;
-    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-private --allow-override --root -h --help' vflags='--allow-private --root' ;;
+    'linkctl mcp') cmds='' flags='--allow-writes --allow-deletes --allow-admin --allow-private --allow-override --root -h --help' vflags='--allow-private --root' ;;
     'linkctl help') cmds='' flags='' vflags='' ;;
     *) cmds='' flags='' vflags='' ;;
   esac
@@ -186,10 +199,13 @@ _linkctl_values() {
     'linkctl lint --db') vals=@files ;;
     'linkctl log --db') vals=@files ;;
     'linkctl log verify --db') vals=@files ;;
+    'linkctl admin users list --filter') vals='admin free pro' ;;
+    'linkctl admin plans subscribe --type') vals='monthly yearly lifetime' ;;
     'linkctl api --input') vals=@files ;;
     'linkctl api #0') vals='GET POST PUT DELETE' ;;
     'linkctl completion #0') vals='bash zsh fish powershell' ;;
     'linkctl sandbox serve --state') vals=@files ;;
+    'linkctl sandbox serve --seed') vals=@files ;;
     'linkctl sandbox serve --plan') vals='pro basic no-api' ;;
     'linkctl sandbox serve --qr-images') vals='png svg' ;;
     'linkctl sandbox visits --state') vals=@files ;;
@@ -205,7 +221,7 @@ _linkctl_values() {
 
 _linkctl() {
   local IFS=$' \t\n' cur=${COMP_WORDS[COMP_CWORD]} key=linkctl cmds flags vflags vals w c i n=0 flag='' ddash='' pre=''
-  local gflags='-V --version -p --profile --base-url --json -o --output --fields --no-header --csv-raw -q --quiet --no-color --debug --timeout --max-wait -y --yes --dry-run --sandbox --insecure-http --policy --override' gvflags='-p --profile --base-url -o --output --fields --timeout --max-wait --policy --override'
+  local gflags='-V --version -p --profile --base-url --api-path --as-user --json -o --output --fields --no-header --csv-raw -q --quiet --no-color --debug --timeout --max-wait -y --yes --dry-run --sandbox --insecure-http --policy --override' gvflags='-p --profile --base-url --api-path --as-user -o --output --fields --timeout --max-wait --policy --override'
   COMPREPLY=()
   _linkctl_spec "$key"
   # Walk the words before the cursor: sub-commands extend the path, flags taking a value

@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen,ledger] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen,ledger] [--listen-runs N] [--listen-sustained N] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -44,7 +44,8 @@ const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const CHECK_RUNS = Number(opt('--check-runs', 3));
 const PIPELINE_RUNS = Number(opt('--pipeline-runs', 3));
 // Several requests in flight (issue 33): sandboxes that take 30 ms a request, as a PHP server does.
-const PIPELINE = { latencyMs: 30, inFlight: 8, addRows: 2_000, migrationLinks: 5_000, addTarget: 1.25, migrationTarget: 1.3 };
+// link add --from (issue 52): 400 rows, held to a bare fetch loop with 8 in flight in the same run.
+const PIPELINE = { latencyMs: 30, inFlight: 8, addRows: 400, migrationLinks: 5_000, addTarget: 1.15, migrationTarget: 1.3 };
 // The same jobs at a real server's default limit, 30 a minute: an hour for 2,000 rows, so by default sizes of three windows (--limited-rows, --limited-links).
 const LIMITED = { limit: 30, windowSeconds: 60, rows: Number(opt('--limited-rows', 89)), links: Number(opt('--limited-links', 50)), runs: Number(opt('--limited-runs', 1)), target: 1.02 };
 const BIN = resolve(opt('--bin', join(ROOT, 'bin/linkctl.js')));
@@ -518,7 +519,7 @@ if (ONLY.includes('warehouse')) {
 // ---------------------------------------------------------------- linkctl listen (scripts/bench/listen.mjs)
 if (ONLY.includes('listen')) {
   const { benchListen } = await import('./bench/listen.mjs');
-  await benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean });
+  await benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv });
 }
 
 // ---------------------------------------------------------------- the ledger (scripts/bench/ledger.ts)

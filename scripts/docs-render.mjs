@@ -108,7 +108,7 @@ function man(page, program, exitRows, version) {
     out.push('.SH COMMANDS');
     for (const c of page.commands) out.push('.TP', `.B ${roff(c.name)}`, `${roff(c.description)} See \\fB${name}-${roff(c.name)}\\fR(1).`);
   }
-  if (page.more) out.push('.SH NOTES AND EXAMPLES', '.nf', ...page.more.split('\n').map(roffLine), '.fi');
+  if (page.moreForMan) out.push('.SH NOTES AND EXAMPLES', '.nf', ...page.moreForMan.split('\n').map(roffLine), '.fi');
   out.push('.SH EXIT STATUS');
   for (const [code, text] of exitRows) out.push('.TP', `.B ${code}`, roff(text));
   const also = [...(page.path.length ? [pageName(page.path.slice(0, -1))] : []), ...page.commands.map((c) => `${name}-${c.name}`)];

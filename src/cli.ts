@@ -113,6 +113,8 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .configureHelp({ showGlobalOptions: false, sortSubcommands: false, minWidthToWrap: 20, ...NARROW_HELP })
     .option('-p, --profile <name>', 'profile to use (env LINKCTL_PROFILE)')
     .option('--base-url <url>', 'API base URL, the site root (env LINKCTL_BASE_URL)')
+    .option('--api-path <path>', "where the installation serves its API under the base URL (env LINKCTL_API_PATH; default /api, or the profile's)")
+    .option('--as-user <id|email>', "run the command as another user of the installation, with their key read through the admin API (an admin's key only; never stored or shown)")
     .option('--json', 'print JSON (same as -o json)')
     .addOption(enumOption('-o, --output <format>', 'output format (markdown: plan only)', [...FORMATS, ...DOCUMENT_FORMATS]))
     .option('--fields <list>', 'columns to show, comma-separated, in order', (v) => v.split(',').map((f) => f.trim()).filter(Boolean))
@@ -131,7 +133,7 @@ export function buildProgram(io: IO, bind: Bind): Command {
     .option('--override <reason>', 'let a write through that breaks the policy, saying why (recorded)', (v) => overrideReason('--override', v))
     .addHelpText(
       'after',
-      wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
+      wrapped(`\nEnvironment:\n  LINKCTL_API_KEY, LINKCTL_BASE_URL, LINKCTL_API_PATH, LINKCTL_PROFILE, LINKCTL_CONFIG_DIR, LINKCTL_SANDBOX, NO_COLOR, HTTPS_PROXY, HTTP_PROXY, NO_PROXY\n\n${EXIT_CODE_HELP}\n`),
     );
   registerCommands(program, bind);
   program.addHelpText('afterAll', ({ error, command }) => (command === program || globalsShown.has(command) ? '' : wrapText(command, error, globalsFooter(program, command))));
@@ -179,8 +181,19 @@ function helpAll(program: Command, argv: string[]): string[] {
   return argv.map((arg) => (arg === '--help-all' ? '--help' : arg));
 }
 
+/**
+ * A terminal that does not say how wide it is (0 columns: some pseudo-terminals and CI runners) is
+ * as wide as COLUMNS says, as curses and coreutils take it; every width below reads `columns`.
+ */
+function sizeUnsizedTerminals(io: IO): void {
+  const columns = Number(io.env.COLUMNS);
+  if (!Number.isInteger(columns) || columns < 1 || columns > 10_000) return;
+  for (const stream of [io.stdout, io.stderr]) if (stream.isTTY && !((stream.columns ?? 0) > 0)) stream.columns = columns;
+}
+
 /** Runs linkctl with `argv` (without node and script) and returns the exit code. Never calls process.exit. */
 export async function main(argv: string[], io: IO): Promise<number> {
+  sizeUnsizedTerminals(io);
   let context: Context | undefined;
   let exitCode: number = ExitCode.ok;
   const bind: Bind = (load, name) => async (...args) => {

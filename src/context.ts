@@ -23,6 +23,10 @@ import type { LedgerWriter } from './history/ledger-writer.js';
 export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
+  /** --api-path: where the installation serves its API (src/http/api-path.ts). */
+  apiPath?: string;
+  /** --as-user ID|EMAIL: run as that user, with their key read through the admin API (src/model/users.ts). */
+  asUser?: string;
   json?: boolean;
   output?: Format | DocumentFormat;
   color: boolean;
@@ -103,6 +107,8 @@ export class Context {
   private readonly run: { reader?: Promise<AccountReader>; ledger?: Promise<LedgerWriter> } = {};
   /** The command being run (`link add`), set by main(): the ledger records it with each write. */
   command?: string;
+  /** `--as-user`: the user this run acts as (`7 <jane@example.com>`), once their key has been read; the ledger records it. */
+  actingAs?: string;
   /** Where the client sends: 'sandbox' for the built-in one, else its base URL (the ledger's `server`). */
   private server?: string;
   /** The built-in sandbox's origin once its client exists (`--sandbox`): `check` may request it, and only it, on loopback. */
@@ -310,6 +316,7 @@ export class Context {
     let baseUrl: string;
     let baseUrlName: string | undefined;
     let apiKey: string;
+    let apiPath: string | undefined;
     if (this.sandboxMode) {
       const { startSandbox, SANDBOX_KEY } = await import('./sandbox/server.js');
       const { defaultStateFile, findRunning } = await import('./sandbox/running.js');
@@ -321,13 +328,18 @@ export class Context {
       if (running) {
         baseUrl = running.url;
         apiKey = SANDBOX_KEY;
+        apiPath = running.apiPath;
       } else {
         const { sandboxEnvironment } = await import('./sandbox/settings.js');
+        // --api-path (or LINKCTL_API_PATH) serves the embedded sandbox's API there, as `sandbox serve --api-path` does
+        const { normaliseApiPath } = await import('./http/api-path.js');
+        const asked = this.globals.apiPath ? normaliseApiPath(this.globals.apiPath) : this.env.LINKCTL_API_PATH ? normaliseApiPath(this.env.LINKCTL_API_PATH, 'LINKCTL_API_PATH') : undefined;
         // no rate limit and every feature unless LINKCTL_SANDBOX_RATE_LIMIT / LINKCTL_SANDBOX_PLAN ask otherwise
-        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), seed: { demo: true }, ...sandboxEnvironment(this.env) });
+        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), apiPath: asked, seed: { demo: true }, ...sandboxEnvironment(this.env) });
         this.cleanups.push(() => sandbox.close());
         baseUrl = sandbox.url;
         apiKey = sandbox.key;
+        apiPath = sandbox.apiPath;
       }
       // Its port changes from run to run: the ledger knows one sandbox, the one in this state folder.
       this.server = 'sandbox';
@@ -349,28 +361,38 @@ export class Context {
       baseUrl = settings.baseUrl.value;
       baseUrlName = { flag: '--base-url', environment: 'LINKCTL_BASE_URL' }[settings.baseUrl.source as string] ?? `the base URL of profile "${settings.profile.value}"`;
       apiKey = settings.apiKey.value;
+      apiPath = settings.apiPath.value;
       if (!keyLooksValid(apiKey)) {
         const where = settings.apiKey.source === 'environment' ? 'LINKCTL_API_KEY' : `the key of profile "${settings.profile.value}"`;
         throw new AuthError(`${where} contains white space or control characters, which no API key has`, 'copy the key again, without line breaks');
       }
     }
-    return this.clientFor(baseUrl, apiKey, baseUrlName);
+    const own = await this.clientFor(baseUrl, apiKey, { baseUrlName, apiPath });
+    if (this.globals.asUser === undefined) return own;
+    // --as-user: the user's key, read through the admin API with the profile's key, held here
+    // only (in the client made for it and among the run's secrets, which are redacted from
+    // everything printed or written); the ledger records the user with each write.
+    const { actAs } = await import('./model/users.js');
+    const user = await actAs(own, this.globals.asUser);
+    this.actingAs = user.label;
+    return this.clientFor(baseUrl, user.key, { baseUrlName, apiPath });
   }
 
   /**
    * A client for an explicit base URL and key (`auth login` checks a key before saving it).
-   * `baseUrlName` is where the URL came from, for the message if it is not a URL.
+   * `baseUrlName` is where the URL came from, for the message if it is not a URL; `apiPath`
+   * where the installation serves its API (default /api).
    */
-  async clientFor(baseUrl: string, apiKey: string, baseUrlName?: string): Promise<ApiClient> {
+  async clientFor(baseUrl: string, apiKey: string, options: { baseUrlName?: string; apiPath?: string } = {}): Promise<ApiClient> {
     // The key joins the run's secrets: removed from everything printed or written (outputStreams, prepareWrite).
-    if (!this.secrets.includes(apiKey)) this.secrets.push(apiKey);
+    if (apiKey && !this.secrets.includes(apiKey)) this.secrets.push(apiKey);
     const { ApiClient } = await import('./http/client.js');
     // The ledger (and the history database behind it) loads at the run's first write only: a
     // command that only reads loads none of it (test/startup.test.ts).
     const ledger = () => (this.run.ledger ??= import('./history/ledger-writer.js').then(({ LedgerWriter }) => {
       const writer = new LedgerWriter({
         env: this.env,
-        where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? client.base.href.replace(/\/+$/, '') }),
+        where: () => ({ profile: this.sandboxMode ? null : this.settingsOrUndefined()?.profile.value ?? null, server: this.server ?? client.base.href.replace(/\/+$/, ''), asUser: this.actingAs ?? null }),
         command: () => this.command ?? 'linkctl',
         via: () => (this.io.agent ? 'mcp' : truthy(this.env.GITHUB_ACTIONS) ? 'action' : 'cli'),
         override: () => this.override,
@@ -382,7 +404,8 @@ export class Context {
     }));
     const client: ApiClient = new ApiClient({
       baseUrl,
-      baseUrlName,
+      baseUrlName: options.baseUrlName,
+      apiPath: options.apiPath,
       apiKey,
       timeoutMs: this.globals.timeout * 1000,
       maxWaitMs: this.globals.maxWait * 1000,

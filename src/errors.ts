@@ -91,6 +91,12 @@ export class NetworkError extends CliError {
    * linkctl reads, or did not arrive within --timeout. Full reads then ask for smaller pages.
    */
   reason?: 'too-large' | 'timeout';
+  /**
+   * The HTTP status of an answer that was not the API's JSON (an HTML page, a redirect): a 3xx or
+   * 4xx one says the request was not carried out (no route, wrong method, refused before the API),
+   * which the ledger records as failed, not unknown.
+   */
+  status?: number;
   constructor(message: string, hint?: string, reason?: 'too-large' | 'timeout') {
     super(message, ExitCode.network, hint);
     if (reason) this.reason = reason;
@@ -111,7 +117,10 @@ export class NoHistoryError extends CliError {
 }
 
 export class InterruptedError extends CliError {
-  constructor(message = 'interrupted', hint?: string) {
+  /** The write was sent before the interruption and its answer not read: the server may have carried it out. */
+  readonly sent: boolean;
+  constructor(message = 'interrupted', hint?: string, sent = false) {
     super(message, ExitCode.interrupted, hint);
+    this.sent = sent;
   }
 }

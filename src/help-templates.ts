@@ -57,6 +57,8 @@ export interface CommandPage {
   commands: Array<{ name: string; description: string }>;
   /** The help text after the options and commands (bulk columns, notes, examples), at 80 columns. */
   more: string;
+  /** The same at 73 columns: a man page indents its sections by 7, so that they fit MANWIDTH=80. */
+  moreForMan: string;
   /** `$ linkctl ...` lines of the help, each whole (continuation lines joined). */
   examples: string[];
 }
@@ -65,23 +67,32 @@ export interface CommandPage {
  * Every visible command's reference, from the command tree itself: what `--help` prints at 80
  * columns, with its parts apart. The global options are the program's own options.
  */
+/** A man page's text width at MANWIDTH=80: its sections are indented by 7 columns. */
+const MAN_TEXT_WIDTH = 73;
+
 export function commandPages(): CommandPage[] {
   let out = '';
   const io = { stdout: { write: (s: string) => ((out += s), true), isTTY: false }, stderr: { write: () => true }, stdin: [] as never, env: {} };
   const program = buildProgram(io, () => async () => undefined);
   const pages: CommandPage[] = [];
   const visible = (command: Command) => command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
-  const visit = (command: Command, path: string[]) => {
+  /** The help text after the last of the help's own sections (what addHelpText('after') added), at `width` columns (80: the default off a terminal). */
+  const moreOf = (command: Command, width?: number): string => {
+    const configured = command.configureHelp();
+    if (width) command.configureHelp({ ...configured, helpWidth: width });
     out = '';
     command.outputHelp();
+    if (width) command.configureHelp(configured);
     const help = out;
-    const helper = command.createHelp();
-    const options = helper.visibleOptions(command).filter((o) => o.long !== '--help');
-    // The text after the last of the help's own sections: what addHelpText('after') added.
     const lastSection = help.lastIndexOf('\nCommands:\n') > 0 ? help.lastIndexOf('\nCommands:\n') : help.lastIndexOf('\nOptions:\n');
     const end = help.indexOf('\n\n', lastSection + 1);
     // The line naming the global options (src/cli.ts) is left out: the reference links to them.
-    const more = end < 0 ? '' : help.slice(end).split(/\n+Global options, anywhere on the line: /)[0]!.replace(/^\n+/, '').replace(/\n+$/, '').replace(/\n{3,}/g, '\n\n');
+    return end < 0 ? '' : help.slice(end).split(/\n+Global options, anywhere on the line: /)[0]!.replace(/^\n+/, '').replace(/\n+$/, '').replace(/\n{3,}/g, '\n\n');
+  };
+  const visit = (command: Command, path: string[]) => {
+    const helper = command.createHelp();
+    const options = helper.visibleOptions(command).filter((o) => o.long !== '--help');
+    const more = moreOf(command);
     const examples: string[] = [];
     for (const line of more.split('\n')) {
       const previous = examples.at(-1);
@@ -97,6 +108,7 @@ export function commandPages(): CommandPage[] {
       options: options.map((o) => ({ flags: o.flags, description: helper.optionDescription(o) })),
       commands: visible(command).map((c) => ({ name: c.name(), description: c.summary() || c.description() })),
       more,
+      moreForMan: moreOf(command, MAN_TEXT_WIDTH),
       examples,
     });
     for (const sub of visible(command)) visit(sub, [...path, sub.name()]);

@@ -62,4 +62,10 @@ export interface IO {
    * long-running command that never reads the terminal (`sandbox serve`), often run with `&`.
    */
   releaseTerminal?: () => void;
+  /**
+   * For a long-running command whose stdout is a stream (`listen --json | head -1`): `stopped` is
+   * called when stdout's reader went away (EPIPE), so the command stops and says so. Without
+   * one, the process ends quietly then (a list cut short by `head` is no failure).
+   */
+  onStdoutClosed?: (stopped: (code: string) => void) => void;
 }

@@ -98,6 +98,23 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
 let cachedKey: string | undefined;
 let cachedPattern: RegExp | undefined;
 
+/**
+ * The field of the product's user records (the admin API's list of users and its single read) that
+ * holds each user's API key. The model drops it when it reads a user (src/model/users.ts); what
+ * prints a server's answer as it is (the raw `api` command and its MCP tool) passes it through
+ * `withoutUserKeys`.
+ */
+export const USER_KEY_FIELD = 'apikey';
+
+/** `value` with the value of every `apikey` field, at any depth, replaced by [REDACTED]: it says one exists, never what it is. */
+export function withoutUserKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUserKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k.toLowerCase() === USER_KEY_FIELD && v !== null && v !== '' ? REDACTED : withoutUserKeys(v)]));
+  }
+  return value;
+}
+
 /** Shows only the last 4 characters of a key: `****abcd`. */
 export function maskKey(key: string | undefined): string {
   if (!key) return '(none)';

@@ -31,7 +31,15 @@ export async function run(argv: string[]): Promise<void> {
       // stderr is gone too: the exit code says it.
     }
   };
+  // a command that streams (listen) stops and says why when its reader goes away
+  const closedListeners: Array<(code: string) => void> = [];
+  let toldClosed = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' && closedListeners.length) {
+      if (!toldClosed) for (const stopped of closedListeners) stopped(error.code);
+      toldClosed = true;
+      return;
+    }
     // `linkctl qr list | head -1` closes the pipe early: that is not a failure of ours.
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     fail('stdout', error);
@@ -45,6 +53,7 @@ export async function run(argv: string[]): Promise<void> {
     signal: controller.signal,
     onChange: () => (changed = true),
     releaseTerminal,
+    onStdoutClosed: (stopped) => closedListeners.push(stopped),
   });
   // Never process.exit() after writing to stdout: a pipe would lose what is still buffered.
   process.exitCode = lost ? code || 1 : code;

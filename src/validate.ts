@@ -173,6 +173,21 @@ export function concurrencySetting(flag: string, raw: string): number | 'auto' {
   return n;
 }
 
+/**
+ * `YYYY-MM-DD HH:MM:SS`, a real calendar date, in the future (servers refuse anything else: a link's
+ * expiry, a subscription's). Read as UTC: the server's zone is unknown.
+ */
+export function futureDateTime(flag: string, raw: string, otherwise = ''): string {
+  const value = raw.trim();
+  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(value);
+  const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
+  if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 19).replace('T', ' ') !== value) {
+    throw new UsageError(`${flag} must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`, `e.g. ${flag} "2027-06-30 23:59:59" (quoted: it has a space)`);
+  }
+  if (t <= Date.now()) throw new UsageError(`${flag} must be in the future, got "${raw}"`, `give a later date and time${otherwise ? `, ${otherwise}` : ''}`);
+  return value;
+}
+
 /** A domain is a scheme and a host: `https://go.example.com`. `flag` names it in messages. */
 export function domainUrl(flag: string, raw: string): string {
   const value = httpUrl(flag, raw.replace(/\/+$/, ''));

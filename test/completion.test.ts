@@ -20,7 +20,7 @@ import { FAIL_ON_NAMES } from '../src/check/statuses.js';
 
 const FILES: Record<Shell, string> = { bash: 'linkctl.bash', zsh: '_linkctl', fish: 'linkctl.fish', powershell: 'linkctl.ps1' };
 const committed = (shell: Shell) => readFileSync(new URL(`../completions/${FILES[shell]}`, import.meta.url), 'utf8');
-const TOP_LEVEL = ['auth', 'account', 'qr', 'link', 'domain', 'campaign', 'channel', 'pixel', 'overlay', 'splash', 'export', 'plan', 'apply', 'import', 'stats', 'listen', 'check', 'lint', 'log', 'api', 'completion', 'sandbox', 'mcp'];
+const TOP_LEVEL = ['auth', 'account', 'qr', 'link', 'domain', 'campaign', 'channel', 'pixel', 'overlay', 'splash', 'export', 'plan', 'apply', 'import', 'stats', 'listen', 'check', 'lint', 'log', 'admin', 'api', 'completion', 'sandbox', 'mcp'];
 
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
 

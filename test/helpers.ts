@@ -83,11 +83,10 @@ let cwdChanged = false;
  */
 export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   if (options.cwd ? inProcess > 0 : cwdChanged) return spawnCli(args, options);
-  const { main: builtMain } = await (built ??= nativeImport(DIST_ENTRY));
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const collect = (into: Buffer[]) => ({ write: (chunk: string | Uint8Array) => (into.push(Buffer.from(chunk)), true), isTTY: false });
-  const stdin = Readable.from(options.stdin ? [Buffer.from(options.stdin)] : []) as unknown as IO['stdin'];
+  const stdin = Readable.from(options.stdin ? [Buffer.from(options.stdin)] : []);
   const before = process.cwd();
   inProcess++;
   if (options.cwd) {
@@ -95,7 +94,7 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
     cwdChanged = true;
   }
   try {
-    const code = await builtMain(args, { stdout: collect(out), stderr: collect(err), stdin, env: cleanEnv(options.env) });
+    const code = await startCli(args, { env: options.env, stdin, stdout: collect(out), stderr: collect(err) });
     return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
   } finally {
     inProcess--;
@@ -104,6 +103,16 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
       cwdChanged = false;
     }
   }
+}
+
+/**
+ * The built CLI's main() in this process with streams of the caller's (a command that keeps
+ * reading its stdin and writing its stdout, such as `linkctl mcp`), none a terminal, the
+ * environment clean: the exit code when it ends.
+ */
+export async function startCli(args: string[], streams: { env?: Record<string, string | undefined>; stdin: Readable; stdout: IO['stdout']; stderr: IO['stderr'] }): Promise<number> {
+  const { main: builtMain } = await (built ??= nativeImport(DIST_ENTRY));
+  return builtMain(args, { stdout: streams.stdout, stderr: streams.stderr, stdin: streams.stdin as unknown as IO['stdin'], env: cleanEnv(streams.env) });
 }
 
 export interface MainOptions {

@@ -1,21 +1,31 @@
 /**
- * The `linkctl listen` row of `npm run bench` (`--only listen`), called by scripts/bench.mjs with
- * its helpers: a burst of 2,000 visit posts (the product's body, test/fixtures/product-7.7) from
- * 50 senders at once, each on its own kept-alive connection, against the built CLI storing into
- * an SQLite history file. Targets (issue 40): every post answered 2xx (each after its event was
- * committed), p99 of the answer time under 50 ms, listen's peak memory under 200 MB, and all
- * 2,000 events in the database afterwards. The door answers on a thread of its own, warmed up
- * before it is announced (src/listen/door-thread.ts); the bench warms its own client too.
+ * The `linkctl listen` rows of `npm run bench` (`--only listen`; issue 52), called by
+ * scripts/bench.mjs with its helpers. The product posts its visit webhook while the visitor waits
+ * for the redirect, so every millisecond listen takes is the visitor's. Each row sets listen (the
+ * built CLI storing into an SQLite history file, each event committed before its 2xx) beside the
+ * least a durable receiver does (scripts/bench/durable-server.mjs: append each post to a file and
+ * sync it before answering, posts that arrive during a sync waiting for the next), on the same
+ * load in the same run:
+ *
+ * - a burst of 2,000 visit posts from 50 senders, a new connection each, `Content-Type:
+ *   application/json`, as the product sends them (a fresh curl handle per post);
+ * - the same burst from kept-alive senders (a reverse proxy in front);
+ * - a sustained 15,000 posts at about 500 a second, new connections, with listen's memory
+ *   sampled through the run (flat: the last third's no more than the first third's + 10%).
+ *
+ * The figure is the p99 of the answer time; the ratio is listen's over the bare server's, per
+ * run, and the row prints the median of --listen-runs runs (3), the two sides alternating which
+ * goes first. Before its measured loads, each server gets the same unmeasured burst of 200 posts
+ * (both warm, as a receiver the product has posted to is), and the bench warms its own client.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 
-const POSTS = 2_000;
-const SENDERS = 50;
-const P99_MS = 50;
+const BURST = { posts: 2_000, senders: 50 };
+const TARGET = 1.1;
 const MEMORY_MB = 200;
 
 const percentile = (xs, p) => {
@@ -35,91 +45,194 @@ function post(agent, url, body) {
   });
 }
 
-/** Sends POSTS visit bodies from SENDERS senders (kept-alive connections) to `url`; each answer's status and time. */
-async function burst(url, body) {
-  const agent = new Agent({ keepAlive: true, maxSockets: SENDERS });
+const date = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+let serial = 0;
+const visit = (template) => template.replace('"Firefox"', `"Firefox ${serial++}"`).replace(/"date":"[^"]+"/, `"date":"${date()}"`);
+
+/** `posts` posts from `senders` senders, each waiting for its answer before the next; `keepAlive` or a new connection each (agent false). */
+async function burst(url, template, { posts = BURST.posts, senders = BURST.senders, keepAlive = false } = {}) {
+  const agent = keepAlive ? new Agent({ keepAlive: true, maxSockets: senders }) : false;
   const results = [];
   let next = 0;
-  const date = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
   const sender = async () => {
-    while (next < POSTS) {
-      const i = next++;
-      results.push(await post(agent, url, body.replace('"Firefox"', `"Firefox ${i}"`).replace(/"date":"[^"]+"/, `"date":"${date()}"`)));
+    while (next < posts) {
+      next++;
+      results.push(await post(agent, url, visit(template)));
     }
   };
+  await Promise.all(Array.from({ length: senders }, sender));
+  if (agent) agent.destroy();
+  return results;
+}
+
+/** VmRSS of a process, in MB (Linux); undefined elsewhere. */
+function rssMb(pid) {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `count` posts at `perSecond`, each on a new connection, sent on schedule whatever the answers (open loop); the server's memory sampled every 250 ms. */
+async function sustained(url, template, pid, { count, perSecond }) {
+  const results = [];
+  const memory = [];
+  const sampler = setInterval(() => memory.push(rssMb(pid)), 250);
   const started = performance.now();
-  await Promise.all(Array.from({ length: SENDERS }, sender));
-  const wall = performance.now() - started;
-  agent.destroy();
-  return { results, wall };
+  const pending = [];
+  let sent = 0;
+  await new Promise((resolve) => {
+    const tick = () => {
+      const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * perSecond) + 1);
+      while (sent < due) {
+        sent++;
+        pending.push(post(false, url, visit(template)).then((r) => results.push(r)));
+      }
+      if (sent < count) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  clearInterval(sampler);
+  const seconds = (performance.now() - started) / 1000;
+  const known = memory.filter((m) => m !== undefined);
+  const third = Math.max(1, Math.floor(known.length / 3));
+  return { results, seconds, first: median(known.slice(0, third)), last: median(known.slice(-third)), peak: Math.max(...known) };
 }
 
-/**
- * The same burst against a bare Node HTTP server that stores nothing and answers at once, in a
- * process of its own, not warmed up: a receiver that does nothing but is cold (libuv takes
- * one new connection per turn of a loop, and the client's fifty connections open at once).
- */
-async function bareServer(NODE, body) {
-  const code = "const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.end('{\"ok\":true}')); }); s.listen(0, '127.0.0.1', () => console.log(s.address().port));";
-  const child = spawn(NODE, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
-  const { results } = await burst(`http://127.0.0.1:${port}/`, body);
-  child.kill();
-  return percentile(results.map((r) => r.ms), 99);
-}
+const median = (xs) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
-/**
- * The bench's client is one Node process: its first requests compile its own HTTP code, and that
- * time would count as listen's. It sends a burst to a throwaway server of its own first.
- */
-async function warmClient(body) {
+/** The bench's client is one Node process: its first requests compile its own HTTP code. It sends a burst to a throwaway server of its own first. */
+async function warmClient(template) {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.end('{"ok":true}'));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  await burst(`http://127.0.0.1:${server.address().port}/`, body);
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  await burst(url, template, { posts: 500 });
+  await burst(url, template, { posts: 500, keepAlive: true });
   await new Promise((resolve) => server.close(resolve));
 }
 
-export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean }) {
-  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
-  const db = join(tmp, 'listen-bench.db');
-  const rssFile = join(tmp, 'maxrss-listen');
-  const cpuFile = join(tmp, 'cpu-listen');
-  const env = clean({ LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: join(tmp, 'listen-config'), BENCH_MAXRSS_FILE: rssFile, BENCH_CPU_FILE: cpuFile });
-  const child = spawn(NODE, [MAXRSS, 'listen', '--port', '0', '--json', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let lines = 0;
-  child.stdout.setEncoding('utf8').on('data', (d) => (lines += d.split('\n').length - 1));
-  const visits = await new Promise((resolve, reject) => {
+async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
+  const db = join(tmp, `listen-bench-${run}.db`);
+  const env = clean({ LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: join(tmp, 'listen-config'), BENCH_MAXRSS_FILE: join(tmp, `maxrss-listen-${run}`), BENCH_CPU_FILE: join(tmp, `cpu-listen-${run}`) });
+  // its JSON lines into a file: read by this process, they would cost the client's loop (which
+  // times the answers) work the bare server's answers do not, and count against listen
+  const printed = join(tmp, `listen-out-${run}.jsonl`);
+  const out = openSync(printed, 'w');
+  const child = spawn(NODE, [MAXRSS, 'listen', '--port', '0', '--json', '--db', db], { env, stdio: ['ignore', out, 'pipe'] });
+  closeSync(out);
+  const lines = () => readFileSync(printed, 'utf8').split('\n').length - 1;
+  const url = await new Promise((resolve, reject) => {
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d) => {
       err += d;
-      const m = /visits: +(\S+)/.exec(err);
+      const m = /^ {2}(http\S+\/visits)$/m.exec(err);
       if (m) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`listen exited ${code}: ${err}`)));
   });
+  return {
+    url, pid: child.pid, lines,
+    stop: async () => {
+      const stopped = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await stopped;
+      return { peakMb: Number(readFileSync(join(tmp, `maxrss-listen-${run}`), 'utf8')) / 1024, cpuMs: Number(readFileSync(join(tmp, `cpu-listen-${run}`), 'utf8')) };
+    },
+  };
+}
+
+async function startBare({ NODE, tmp, run }) {
+  const child = spawn(NODE, [new URL('./durable-server.mjs', import.meta.url).pathname, join(tmp, `durable-${run}.log`)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
+  const lines = () => readFileSync(join(tmp, `durable-${run}.log`), 'utf8').split('\n').length - 1;
+  return {
+    url: `http://127.0.0.1:${port}/`, pid: child.pid, lines,
+    stop: async () => {
+      const stopped = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await stopped;
+    },
+  };
+}
+
+/** The three loads against one server: burst (new connections), burst (keep-alive), sustained. */
+async function loads(server, template, sustain) {
+  await burst(server.url, template, { posts: 200 }); // warm, unmeasured
+  const fresh = await burst(server.url, template);
+  const kept = await burst(server.url, template, { keepAlive: true });
+  const steady = await sustained(server.url, template, server.pid, sustain);
+  return { fresh, kept, steady };
+}
+
+export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv = [] }) {
+  const opt = (name, fallback) => {
+    const i = argv.indexOf(name);
+    return i < 0 ? fallback : Number(argv[i + 1]);
+  };
+  const runs = opt('--listen-runs', 3);
+  const sustain = { count: opt('--listen-sustained', 15_000), perSecond: 500 };
+  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
   const fixture = JSON.parse(readFileSync(new URL('../../test/fixtures/product-7.7/webhooks.json', import.meta.url), 'utf8'));
   const template = fixture.received.find((r) => r.path === '/clicked').body.replace('{BASE}', 'https:\\/\\/s.invalid');
   await warmClient(template);
-  const { results, wall } = await burst(visits, template);
-  const stopped = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await stopped;
-  const bareP99 = await bareServer(NODE, template);
-  const rssMb = Number(readFileSync(rssFile, 'utf8')) / 1024;
-  const cpuMs = Number(readFileSync(cpuFile, 'utf8'));
-  const ok = results.filter((r) => r.status >= 200 && r.status < 300).length;
-  const ms = results.map((r) => r.ms);
-  const p99 = percentile(ms, 99);
-  report(`listen: a burst of ${POSTS.toLocaleString('en')} visit posts from ${SENDERS} senders, each stored before its 2xx (p99 / ${P99_MS} ms)`, [['answer time', ms, 'ms']], p99 / P99_MS, 1, [
-    { ok: ok === POSTS, text: `${ok.toLocaleString('en')} of ${POSTS.toLocaleString('en')} answered 2xx; ${lines.toLocaleString('en')} events printed; ${Math.round(wall)} ms for the burst (${Math.round((POSTS / wall) * 1000)} posts/s)` },
-    { text: `p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms` },
-    { text: `for comparison, the same burst to a bare Node server (stores nothing, not warmed up): p99 ${bareP99.toFixed(1)} ms` },
-    // CPU time is less sensitive than wall time to other work on a shared machine: what listen itself spent
-    { text: `listen's CPU time ${Math.round(cpuMs)} ms for its whole run (start-up included): ${(cpuMs / POSTS).toFixed(2)} ms a post; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores` },
-    { ok: lines === POSTS, text: `every acknowledged event printed once (${lines})` },
-    { ok: rssMb < MEMORY_MB, text: `listen's peak memory ${rssMb.toFixed(0)} MB (at most ${MEMORY_MB})` },
-  ]);
+
+  const rows = { fresh: [], kept: [], steady: [] };
+  const checks = [];
+  for (let run = 0; run < runs; run++) {
+    const one = { listen: undefined, bare: undefined };
+    for (const side of run % 2 ? ['bare', 'listen'] : ['listen', 'bare']) {
+      const server = side === 'listen' ? await startListen({ MAXRSS, NODE, tmp, clean, sb, run }) : await startBare({ NODE, tmp, run });
+      const measured = await loads(server, template, sustain);
+      await new Promise((r) => setTimeout(r, 300)); // the last lines printed
+      const lines = server.lines();
+      const usage = await server.stop();
+      one[side] = { ...measured, lines, usage };
+    }
+    for (const load of ['fresh', 'kept']) {
+      const p99 = (side) => percentile(one[side][load].map((r) => r.ms), 99);
+      rows[load].push({ listen: p99('listen'), bare: p99('bare') });
+    }
+    const steadyP99 = (side) => percentile(one[side].steady.results.map((r) => r.ms), 99);
+    rows.steady.push({ listen: steadyP99('listen'), bare: steadyP99('bare'), memory: one.listen.steady, seconds: one.listen.steady.seconds });
+    const all = ['fresh', 'kept', 'steady'].flatMap((load) => (load === 'steady' ? one.listen.steady.results : one.listen[load]));
+    const ok = all.filter((r) => r.status >= 200 && r.status < 300).length;
+    const bareOk = ['fresh', 'kept', 'steady'].flatMap((load) => (load === 'steady' ? one.bare.steady.results : one.bare[load])).filter((r) => r.status === 200).length;
+    checks.push({ ok, sent: all.length + 200, printed: one.listen.lines, bareOk, bareLines: one.bare.lines, peakMb: one.listen.usage.peakMb, cpuMs: one.listen.usage.cpuMs });
+  }
+
+  const title = {
+    fresh: `listen: ${BURST.posts.toLocaleString('en')} visit posts from ${BURST.senders} senders, a new connection each (as the product), p99  vs  a bare durable server`,
+    kept: `listen: the same burst from kept-alive senders (a reverse proxy in front), p99  vs  a bare durable server`,
+    steady: `listen: sustained, ${sustain.count.toLocaleString('en')} posts at ${sustain.perSecond} a second, new connections, p99  vs  a bare durable server`,
+  };
+  const stored = checks.every((c) => c.ok === c.sent - 200 && c.printed === c.sent);
+  for (const load of ['fresh', 'kept', 'steady']) {
+    const ratios = rows[load].map((r) => r.listen / r.bare);
+    const extra = [
+      { text: `ratio per run: ${ratios.map((r) => r.toFixed(3)).join(', ')} (the row's ratio is their median)` },
+    ];
+    if (load === 'fresh') {
+      extra.push({ ok: stored, text: `every post answered 2xx and every event stored (printed after its commit): ${checks.map((c) => `${c.ok.toLocaleString('en')} + 200 warm-up answered, ${c.printed.toLocaleString('en')} printed`).join('; ')}` });
+      extra.push({ ok: checks.every((c) => c.bareOk === c.sent - 200 && c.bareLines === c.sent), text: `the bare server: ${checks.map((c) => `${c.bareOk.toLocaleString('en')} answered, ${c.bareLines.toLocaleString('en')} lines synced`).join('; ')}` });
+      extra.push({ text: `listen's CPU time per post (whole run, start-up included): ${checks.map((c) => (c.cpuMs / c.sent).toFixed(2)).join(', ')} ms; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores` });
+    }
+    if (load === 'steady') {
+      const flat = rows.steady.every((r) => r.memory.last <= r.memory.first * 1.1);
+      extra.push({ ok: flat, text: `listen's memory through the run (first third, last third, peak): ${rows.steady.map((r) => `${r.memory.first.toFixed(0)}, ${r.memory.last.toFixed(0)}, ${r.memory.peak.toFixed(0)} MB`).join('; ')} (flat: the last third within 10% of the first)` });
+      extra.push({ ok: checks.every((c) => c.peakMb < MEMORY_MB), text: `listen's peak memory ${checks.map((c) => c.peakMb.toFixed(0)).join(', ')} MB (at most ${MEMORY_MB}); ${rows.steady.map((r) => `${(sustain.count / r.seconds).toFixed(0)}/s`).join(', ')} sent` });
+    }
+    report(title[load], [['linkctl listen p99', rows[load].map((r) => r.listen), 'ms'], ['bare durable server p99', rows[load].map((r) => r.bare), 'ms']], median(ratios), TARGET, extra);
+  }
 }

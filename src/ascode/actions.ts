@@ -4,17 +4,18 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
 import { envReference } from './env-refs.js';
-import { addDetails, addQrContent, formatPlan, indexState, makePlan, passReference, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
+import { addDetails, addQrContent, candidatesOf, formatPlan, hasName, indexState, makePlan, passReference, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
 import { applyPlan, type Applied } from './apply.js';
 import type { Journal } from '../journal/journal.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
 import { join } from 'node:path';
-import { KINDS, keyMatch, keyOf, MANAGED, specs, type Kind, type Rec } from './model.js';
+import { KINDS, keyMatch, keyOf, linkUpdateStatements, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
 import { VERSION } from '../version.js';
 import { safeStringify } from '../output/safe-text.js';
 import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';
+import { campaignNameIgnoredOnUpdate } from '../model/campaigns.js';
 import { planMarkdown } from './markdown.js';
 import { prepareWrite, readUserFile } from '../files/access.js';
 import type { RedirectFormat } from './redirects.js';
@@ -61,7 +62,7 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
     const damaged = state.qr.filter((c) => (readNotes.get(c.record) ?? []).some((n) => /does not hold what was given/.test(n)));
     if (damaged.length) ctx.warn(`warning: ${damaged.length} QR code${damaged.length === 1 ? '' : 's'} hold${damaged.length === 1 ? 's' : ''} what the product made of ${damaged.length === 1 ? 'its' : 'their'} data, not what was given (the file says how beside ${damaged.length === 1 ? 'it' : 'each'}; apply would make ${damaged.length === 1 ? 'it' : 'them'} again as ${damaged.length === 1 ? 'it is' : 'they are'}): ${damaged.map((c) => `"${String(c.record.name)}"`).join(', ')}.`);
   }
-  if (opts.stateUnreadable) await addKnownOptions(ctx, state);
+  if (opts.stateUnreadable) await addKnownOptions(ctx, state, format);
   const text = format === 'json' ? `${safeStringify({ $schema: schemaUrl(), ...toFile(state) }, 2)}\n` : yamlText(toFile(state), Boolean(opts.details), qrContent);
   if (out) {
     const count = MANAGED.reduce((n, k) => n + state[k].length, 0);
@@ -74,19 +75,25 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
 
 /**
  * `export --state-unreadable` (issue 44): each link's options that cannot be read back, as linkctl
- * last set them (its ledger), `none` for those it knows are unset; what it cannot know is said in a
- * comment on the link (`unknowableOn`).
+ * last set them (its ledger), `none` for those it set none of, written under the link as
+ * commented-out fields (`ledgerOn`), never stated (issue 50): linkctl knows what it sent, not what
+ * another writer set since, so it cannot prove a setting absent, and apply must not clear one
+ * unasked. What it cannot know at all is said in a comment above the link (`unknowableOn`).
  */
-async function addKnownOptions(ctx: Context, state: State): Promise<void> {
+async function addKnownOptions(ctx: Context, state: State, format: 'yaml' | 'json'): Promise<void> {
   const { knownLinks, fileOptions } = await import('./known.js');
   const known = await knownLinks(ctx, state.links.map((c) => c.id));
   if (!known) ctx.warn('note: the ledger (the history database) could not be read: no link\'s unreadable options are known');
+  else if (format === 'json') ctx.warn('note: --state-unreadable writes what linkctl last set as comments under each link, which JSON has not: export YAML to see them');
   for (const link of state.links) {
     const { options, unknowable } = fileOptions(known?.get(link.id), state.pixels ?? []);
-    Object.assign(link.record, options);
+    if (Object.keys(options).length) ledgerOn.set(link.record, options);
     if (unknowable.length) unknowableOn.set(link.record, unknowable);
   }
 }
+
+/** What the ledger says linkctl last set of a link's unreadable options: written commented out under it. */
+const ledgerOn = new WeakMap<Rec, Rec>();
 
 /** Options of a link `export --state-unreadable` cannot know: written as a comment above it. */
 const unknowableOn = new WeakMap<Rec, string[]>();
@@ -127,6 +134,8 @@ function literalRecord(record: Rec, id?: unknown, key: readonly string[] = []): 
   if (variable && copy.data && typeof copy.data === 'object') copy.data = { ...(copy.data as Rec), pass: envReference(variable) };
   const unknowable = unknowableOn.get(record);
   if (unknowable) unknowableOn.set(copy, unknowable);
+  const known = ledgerOn.get(record);
+  if (known) ledgerOn.set(copy, literal(known) as Rec);
   return copy;
 }
 
@@ -217,6 +226,8 @@ function yamlText(file: Rec, details: boolean, qrContent: boolean): string {
       const unknowable = unknowableOn.get(record);
       if (unknowable) parts.push(`  # linkctl cannot know (not set by it, or set in the web interface): ${unknowable.join(', ')}; apply clears them unless stated`);
       parts.push(recordYaml(record));
+      const known = ledgerOn.get(record);
+      if (known && Object.keys(known).length) parts.push(...ledgerYaml(known));
     }
   }
   return `${parts.join('\n')}\n`;
@@ -243,13 +254,38 @@ const UNSAFE_IN_FILE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2
 /** One record as an item of a list under a top-level key. */
 function recordYaml(record: Rec): string {
   const lines: string[] = [];
-  for (const [key, value] of Object.entries(record)) {
-    const prefix = lines.length ? '    ' : '  - ';
-    if (Array.isArray(value)) lines.push(`${prefix}${key}:`, ...value.map((v) => `      - ${yamlScalar(v)}`));
-    else if (value && typeof value === 'object') lines.push(`${prefix}${key}:`, ...Object.entries(value).map(([k, v]) => `      ${yamlScalar(k)}: ${yamlScalar(v)}`));
-    else lines.push(`${prefix}${key}: ${yamlScalar(value)}`);
-  }
+  for (const [key, value] of Object.entries(record)) lines.push(...fieldYaml(key, value, lines.length ? '    ' : '  - '));
   return lines.join('\n');
+}
+
+/** One field of a record, its first line after `prefix` (`    `, or `  - ` for the record's first). */
+function fieldYaml(key: string, value: unknown, prefix: string): string[] {
+  if (Array.isArray(value)) return [`${prefix}${key}:`, ...value.map((v) => `      - ${yamlScalar(v)}`)];
+  if (value && typeof value === 'object') return [`${prefix}${key}:`, ...Object.entries(value).map(([k, v]) => `      ${yamlScalar(k)}: ${yamlScalar(v)}`)];
+  return [`${prefix}${key}: ${yamlScalar(value)}`];
+}
+
+/**
+ * What `export --state-unreadable` knows of a link from the ledger, under it as commented-out
+ * fields: one `#` to remove for each the person vouches for. Not stated, since another writer (a
+ * teammate's linkctl with its own ledger, the web interface) may have changed them since, and a
+ * stated value or `none` would make apply clear that unasked.
+ */
+function ledgerYaml(options: Rec): string[] {
+  return [
+    '    # As linkctl last set them (its ledger). Not stated: another writer may have changed',
+    '    # them since. Uncomment what you know to be so; apply clears the rest only when asked.',
+    // Flow style (`pixels: [Analytics]`): one line each, one `#` to remove.
+    ...Object.entries(options).map(([key, value]) => `    # ${key}: ${flowYaml(value)}`),
+  ];
+}
+
+function flowYaml(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(flowYaml).join(', ')}]`;
+  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${yamlScalar(k)}: ${flowYaml(v)}`).join(', ')}}`;
+  // Plain only where a flow collection reads it as this string too.
+  const text = yamlScalar(value);
+  return /[,[\]{}]/.test(text) && !text.startsWith('"') ? safeStringify(value) : text;
 }
 
 // ---------------------------------------------------------------- plan and apply
@@ -272,46 +308,57 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
   // Targeting and expiry are read one link at a time, so only for the links whose file record sets them.
   const detailed = specs().links.detailed!;
   const index = indexState(state);
-  const links = index.get('links')!;
-  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => links.get(keyMatch(keyOf('links', r))) ?? []);
+  const needed = (file.links ?? []).filter((r) => detailed.some((f) => r[f] !== undefined)).flatMap((r) => candidatesOf(index, 'links', r) ?? []);
   await addDetails(reader, needed, (what) => ctx.status(`reading: ${what}`), opts.concurrency as ConcurrencySetting | undefined);
   // QR codes' content is read from their images only for the codes the file gives content to
   // (by name: codes of one name are told apart by their content).
-  const withContent = new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).map((r) => keyMatch(keyOf('qr', r))));
-  const codes = [...withContent].flatMap((key) => index.get('qr')!.get(key) ?? []);
+  const codes = [...new Set((file.qr ?? []).filter((r) => specs().qr.readable.some((f) => r[f] !== undefined)).flatMap((r) => candidatesOf(index, 'qr', r) ?? []))];
   await addQrContent(reader, codes, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links));
   const dangling = [
-    ...referenceErrors(file, where, (kind, key) => index.get(kind)!.has(keyMatch(key))),
-    ...aliasErrors(file, where, (record) => links.has(keyMatch(keyOf('links', record)))),
+    ...referenceErrors(file, where, (kind, key) => hasName(index, kind, key)),
+    ...aliasErrors(file, where, (record) => candidatesOf(index, 'links', record) !== undefined),
   ];
   if (dangling.length) throw fileError(dangling);
   const plan = makePlan(file, state, Boolean(opts.prune), index);
-  await markViolations(ctx, plan);
+  await markViolations(ctx, plan, index);
   // What an update would send that real servers ignore with a success answer: the plan would never be met.
-  const ignored = plan.changes.filter((c) => c.kind === 'channels' && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
-    const why = f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : undefined;
-    return why ? [`${where.of(c.record!)}: channel "${c.key}": description: ${why}`] : [];
+  const ignored = plan.changes.filter((c) => (c.kind === 'channels' || c.kind === 'campaigns') && c.action === 'update').flatMap((c) => c.fields!.flatMap((f) => {
+    const why = c.kind === 'channels' && f.field === 'description' ? ignoredOnUpdate('description', String(f.to ?? '')) : c.kind === 'campaigns' && f.field === 'name' ? campaignNameIgnoredOnUpdate(String(f.to ?? '')) : undefined;
+    return why ? [`${where.of(c.record!)}: ${specs()[c.kind].noun} "${c.key}": ${f.field}: ${why}`] : [];
   }));
   if (ignored.length) throw fileError(ignored);
   for (const note of plan.notes) ctx.warn(`note: ${note}.`);
-  // What link updates would clear, split by what the ledger knows linkctl set (issue 44).
-  await (await import('./known.js')).nameWhatIsKnown(ctx, plan, state);
+  // Options a file states that cannot be read back are sent unless the ledger shows linkctl set them so;
+  // what link updates would clear, split by what the ledger knows linkctl set (issue 44).
+  const known = await import('./known.js');
+  await known.sendsUnlessKnown(ctx, plan, state);
+  await known.nameWhatIsKnown(ctx, plan, state);
   return { reader, state, plan };
 }
 
 /**
  * Each change that would break the policy (src/policy/) says so: plan shows it beside the change,
- * apply refuses the plan. A link's destination, alias, domain and campaign as the change would
- * make them (an update only when it changes the destination), and a link-type QR code's data.
+ * apply refuses the plan. A link as the change leaves it: its destination, every target and deep
+ * link, its domain and the campaign it will be in (an update keeps what the file does not state of
+ * what can be read back: the campaign, the domain, geo and device targets), for every create and
+ * update, whatever it changes; a new alias only. A link-type QR code's data.
  */
-async function markViolations(ctx: Context, plan: Plan): Promise<void> {
-  const { policyViolations } = await import('../policy/enforce.js');
+async function markViolations(ctx: Context, plan: Plan, index: ReturnType<typeof indexState>): Promise<void> {
+  const [{ policyViolations, linkSubject, loadPolicy }, { linkBody }] = await Promise.all([import('../policy/enforce.js'), import('./apply.js')]);
+  if (!loadPolicy(ctx)) return;
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  // Names stand for ids here: the policy matches a campaign by its name.
+  const byName = (_kind: Kind, name: string) => name as unknown as number;
+  const kept = ['campaign', 'domain', 'geo', 'device'];
   const checked = plan.changes.flatMap((c) => {
     const r = c.record;
     if (!r || c.action === 'delete') return [];
-    if (c.kind === 'links' && (c.action === 'create' || c.fields?.some((f) => f.field === 'url'))) {
-      return [{ change: c, what: `link ${c.key}`, subject: { url: str(r.url), alias: c.action === 'create' ? str(r.alias) : undefined, domain: str(r.domain), campaign: str(r.campaign) } }];
+    if (c.kind === 'links') {
+      const current = c.action === 'update' ? index.get('links')!.get(keyMatch(keyOf('links', r)))?.find((l) => l.id === c.id)?.record : undefined;
+      const after: Rec = { ...Object.fromEntries(kept.filter((k) => current?.[k] !== undefined && r[k] === undefined).map((k) => [k, current![k]])), ...r };
+      const { custom, ...body } = linkBody(after, byName);
+      const subject = linkSubject({ ...body, url: r.url, custom: c.action === 'create' || c.fields?.some((f) => f.field === 'alias') ? custom : undefined });
+      return [{ change: c, what: `link ${c.key}`, subject }];
     }
     if (c.kind === 'qr' && r.type === 'link' && (c.action === 'create' || c.fields?.some((f) => f.field === 'data'))) return [{ change: c, what: `QR code ${c.key}`, subject: { url: str(r.data) } }];
     return [];
@@ -321,6 +368,9 @@ async function markViolations(ctx: Context, plan: Plan): Promise<void> {
     if (found[i]!.length) w.change.violations = found[i]!.map((v) => `${v.rule}: ${v.message}`);
   });
 }
+
+/** Where a plan is printed: a terminal's width, 80 off one (a CI log, a file). */
+const widthOf = (stream: { isTTY?: boolean; columns?: number }) => (stream.isTTY && stream.columns) || 80;
 
 /** Apply refuses a plan that breaks the policy (exit 2, nothing sent) unless a person passed --override. */
 function refuseViolations(ctx: Context, plan: Plan, file: string): void {
@@ -349,7 +399,7 @@ export async function plan(ctx: Context, { opts }: ActionInput): Promise<Result>
   const pending = plan.changes.length > 0;
   const exitCode = opts.detailedExitcode && pending ? 2 : ExitCode.ok; // like terraform: 2 = changes pending
   if (ctx.document === 'markdown') return { kind: 'text', text: planMarkdown(plan), exitCode };
-  return { kind: 'message', message: formatPlan(plan), json: planData(plan), exitCode };
+  return { kind: 'message', message: formatPlan(plan, widthOf(ctx.io.stdout)), json: planData(plan), exitCode };
 }
 
 export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -364,9 +414,9 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
     });
     if (!plan.changes.length) {
       finished = true;
-      return { kind: 'message', message: formatPlan(plan), json: { ...planData(plan), applied: { ...applied, steps: [] }, problems: [] } };
+      return { kind: 'message', message: formatPlan(plan, widthOf(ctx.io.stdout)), json: { ...planData(plan), applied: { ...applied, steps: [] }, problems: [] } };
     }
-    ctx.warn(formatPlan(plan));
+    ctx.warn(formatPlan(plan, widthOf(ctx.io.stderr)));
     refuseViolations(ctx, plan, String(opts.file));
     const deletes = plan.changes.filter((c) => c.action === 'delete').length;
     if (opts.maxDeletes !== undefined && deletes > opts.maxDeletes) {
@@ -375,9 +425,10 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
     const clearing = plan.changes.filter((c) => c.clears?.length);
     // What an update would clear or change unasked is never done on a --yes nobody read: a person at a terminal is asked, a script says --allow-clear.
     if (clearing.length && !opts.allowClear && !ctx.globals.dryRun && (ctx.globals.yes || !ctx.interactive)) {
+      const first = clearing[0]!;
       throw new UsageError(
-        `the plan updates ${clearing.length} link${clearing.length === 1 ? '' : 's'} (${clearing.slice(0, 5).map((c) => c.key).join(', ')}${clearing.length > 5 ? ', ...' : ''}) and each update would clear what the file does not state: ${clearing[0]!.clears!.join('; ')}; nothing was changed`,
-        'real servers replace every option of a link on update, and these cannot be read back: state them in the file (e.g. `pixels: [...]`, `params: {...}`, `public: false`), or pass --allow-clear to apply the plan as shown',
+        `the plan updates ${clearing.length} link${clearing.length === 1 ? '' : 's'} (${clearing.slice(0, 5).map((c) => c.key).join(', ')}${clearing.length > 5 ? ', ...' : ''}) and each update would clear what the file does not state: ${first.clears!.join('; ')}; nothing was changed`,
+        `real servers replace every option of a link on update, and these cannot be read back. State each in the file, as a value or as none when the link has none; for link ${first.key}: ${linkUpdateStatements(first.record ?? {}).join(', ')}. \`linkctl export --state-unreadable\` writes what linkctl last set, for you to confirm. Or pass --allow-clear to apply the plan as shown`,
       );
     }
     const question = deletes ? `Apply these changes, deleting ${deletes} record${deletes === 1 ? '' : 's'}` : 'Apply these changes';
@@ -392,7 +443,12 @@ export async function apply(ctx: Context, { opts }: ActionInput): Promise<Result
       progress.tick(finished, what);
     };
     try {
-      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems, concurrency: opts.concurrency });
+      // Each link update is judged again as it is sent (what the plan could not read, such as targets the file does not state); an override covers the whole plan.
+      const check = ctx.override === undefined ? async (key: string, body: Rec) => {
+        const { enforcePolicy, linkSubject } = await import('../policy/enforce.js');
+        await enforcePolicy(ctx, [{ what: `link ${key}`, subject: linkSubject(body) }]);
+      } : undefined;
+      await applyPlan(reader, ctx, plan, state, onStep, applied, journal, { verify: Boolean(opts.verify), problems, concurrency: opts.concurrency, check });
     } catch (error) {
       // A partial result says so: what was done stays done, and plan shows what is left.
       if (applied.created + applied.updated + applied.deleted > 0) ctx.warn(`partial: ${applied.created} added, ${applied.updated} changed, ${applied.deleted} deleted before this error; \`linkctl plan -f ${String(opts.file)}\` shows what is left, and apply again goes on from there.`);

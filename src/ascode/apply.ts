@@ -8,8 +8,8 @@ import { toInt } from '../http/envelope.js';
 import { ApiError, CliError, NetworkError, UsageError } from '../errors.js';
 import { MODELS } from '../model/index.js';
 import { create, remove, update } from '../model/model.js';
-import { campaignBody } from '../model/campaigns.js';
-import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody } from '../model/channels.js';
+import { campaignBody, campaignRecord, withoutOwnSlug } from '../model/campaigns.js';
+import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody, channelRecord } from '../model/channels.js';
 import { domainBody } from '../model/domains.js';
 import { pixelBody } from '../model/pixels.js';
 import { qrBody } from '../model/qr.js';
@@ -18,8 +18,8 @@ import { notAsAsked, updateLink, withNamedReferences, type Ui } from '../model/l
 import type { AccountReader } from '../model/reader.js';
 import type { Journal } from '../journal/journal.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
-import { keyMatch, noSlash } from '../model/values.js';
-import { isNone, linkFlags, keyOf, specs, KINDS, type Field, type Kind, type Rec } from './model.js';
+import { keyMatch, noSlash, storedAs } from '../model/values.js';
+import { isNone, linkFlags, keyOf, nameKeysOf, specs, KINDS, type Field, type Kind, type Rec } from './model.js';
 import { same, SYMBOL, type Change, type Plan, type State } from './engine.js';
 
 /**
@@ -51,6 +51,8 @@ export interface ApplyOptions {
   problems?: string[];
   /** --concurrency: changes of one phase in flight at once (default auto, src/http/concurrency.ts). */
   concurrency?: ConcurrencySetting;
+  /** The policy's check of a link update as it will be sent (its link read: targets the file does not state included); throws to refuse it. */
+  check?: (key: string, body: Rec) => Promise<void>;
 }
 
 /**
@@ -68,8 +70,11 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   const ids = new Map<string, number>();
   const idKey = (kind: Kind, key: string) => `${kind}\u0000${keyMatch(key)}`;
   for (const kind of KINDS) for (const c of state[kind]) ids.set(idKey(kind, keyOf(kind, c.record)), c.id);
+  // A record the plan changes is the file's record from now on: by its name in the file too (a campaign renamed in place).
+  for (const change of plan.changes) if (change.action === 'update' && change.id !== undefined) ids.set(idKey(change.kind, change.key), change.id);
   const idOf = (kind: Kind, name: string): number => {
-    const id = ids.get(idKey(kind, name));
+    // As the file writes the name, else as the product stores it (`autumn deals` is `Autumn deals` there).
+    const id = nameKeysOf(kind, name).map((key) => ids.get(idKey(kind, key))).find((found) => found !== undefined);
     if (id === undefined) throw new UsageError(`${specs()[kind].noun} "${name}" does not exist on the server`, kind === 'overlays' || kind === 'splash' ? 'overlays and splash pages are made in the web interface; make it there first' : undefined);
     return id;
   };
@@ -105,7 +110,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
   // What the server did not do as asked, by change: listed in the plan's order, whatever order the changes finish in.
   const found = new Map<string, string[]>();
   const problems = (key: string, more: string[]) => {
-    if (more.length) found.set(key, [...(found.get(key) ?? []), ...more.map((p) => `link ${key}: ${p}`)]);
+    if (more.length) found.set(`links\u0000${key}`, [...(found.get(`links\u0000${key}`) ?? []), ...more.map((p) => `link ${key}: ${p}`)]);
   };
   const assigns: Array<() => Promise<void>> = [];
   const linksById = new Map(state.links.map((c) => [c.id, c]));
@@ -141,14 +146,17 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
         });
         // A create found by lookup after a lost answer has no answer to check.
         if (answer) problems(change.key, await notAsAsked(deps, id, json, answer, 'created'));
-      } else if ([...changed].some((f) => f !== 'channels')) {
+      } else if (change.sends?.length || [...changed].some((f) => f !== 'channels')) {
         // The safe update of `link update`: what can be read back is sent again; the file's fields over it. An update adds one channel too.
         // The note and `public` are left out: an update never stores either (the plan said so, and apply was allowed to clear).
-        const { description: _note, ...rest } = body;
+        // So is the alias: the link was matched by it, and servers check an alias an update sends as a new one (an
+        // update without `custom` keeps the alias), as they refuse a campaign's own slug.
+        const { description: _note, custom: _alias, ...rest } = body;
         if (rest.status === 'public') delete rest.status;
         const given: Rec = { url: record.url, ...rest, ...(missing.length ? { channel: missing.shift() } : {}) };
         await step('update', 'links', change.key, 'updated', async () => {
-          problems(change.key, (await updateLink(deps, id!, given, new Set(), true, current?.item)).problems);
+          const check = options.check && ((sent: Rec) => options.check!(change.key, sent));
+          problems(change.key, (await updateLink({ ...deps, check }, id!, given, new Set(), true, current?.item)).problems);
           return id;
         });
       }
@@ -163,18 +171,24 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       });
     } else {
       const body = resourceBody(change.kind, record);
+      let answer: Rec | undefined;
       if (change.action === 'create') {
         await step('create', change.kind, change.key, 'created', async () => {
-          const id = await createOnce(() => create(client, model, body), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
+          const id = await createOnce(async () => (answer = await create(client, model, body)), async () => (await reader.fresh(change.kind, { key: change.key }))[0]);
           ids.set(idKey(change.kind, change.key), id);
           return id;
         });
       } else {
+        const current = state[change.kind].find((c) => c.id === change.id);
         await step('update', change.kind, change.key, 'updated', async () => {
-          await update(client, model, change.id!, body);
+          answer = await update(client, model, change.id!, updateBody(change, body, current?.record ?? {}));
           return change.id;
         });
       }
+      // What the answer says was stored, against what was predicted (a create lost and found by lookup has none).
+      const stored = answer ? asStored(change, answer) : undefined;
+      for (const note of stored?.notes ?? []) ui.warn(`note: ${note}.`);
+      if (stored?.problems.length) found.set(`${change.kind}\u0000${change.key}`, [...(found.get(`${change.kind}\u0000${change.key}`) ?? []), ...stored.problems]);
     }
     if (change.action === 'create') done.created++;
     else done.updated++;
@@ -196,7 +210,7 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
     for (const phase of phases) await inOrder(phase, limit, carry, (change) => keyMatch(change.key));
     await inOrder(assigns, limit, (assign) => assign());
   } finally {
-    for (const change of plan.changes) options.problems?.push(...(found.get(change.key) ?? []));
+    for (const change of plan.changes) options.problems?.push(...(found.get(`${change.kind}\u0000${change.key}`) ?? []));
   }
   return done;
 }
@@ -274,6 +288,51 @@ function linkFieldFlags() {
     return !entry || flag === 'channel' ? [] : [{ flag, attribute: option.attributeName(), name: entry[0], field: entry[1] }];
   });
   return fieldFlags;
+}
+
+/**
+ * The body of an update of a record other than a link: what the product would refuse as a repeat
+ * or rewrite unasked is left out. A campaign's own slug is refused ("This slug is currently not
+ * available"); a channel is matched by its name, which an update would capitalise (fact 29).
+ */
+function updateBody(change: Change, body: Rec, current: Rec): Rec {
+  if (change.kind === 'campaigns') return withoutOwnSlug(body, current.slug);
+  if (change.kind === 'channels') {
+    const { name: _name, ...rest } = body;
+    return rest;
+  }
+  return body;
+}
+
+/** A create's or update's answer as a record of the file, for the kinds whose answers carry the record (real servers' campaigns and channels). */
+const ANSWERED: Partial<Record<Kind, (answer: Rec) => Rec>> = { campaigns: campaignRecord, channels: channelRecord };
+
+/**
+ * What the server says it stored, against what the file asked and linkctl predicted: a value the
+ * product rewrites in a way linkctl cannot predict is said (`note`), and one it stored otherwise
+ * than sent and predicted is a problem (the run fails: done, but not as asked). Fields the answer
+ * does not carry are not judged.
+ */
+function asStored(change: Change, answer: Rec): { notes: string[]; problems: string[] } {
+  const out = { notes: [] as string[], problems: [] as string[] };
+  const read = ANSWERED[change.kind];
+  if (!read || answer.id === undefined) return out; // a message only (documented update answers)
+  const got = read(answer);
+  const noun = specs()[change.kind].noun;
+  const record = change.record!;
+  // The answer carries the whole record: a field it lacks was stored empty (a campaign without slug).
+  const shown = (v: unknown) => (v === undefined || v === null || v === '' ? 'none' : JSON.stringify(v));
+  for (const [field, value] of Object.entries(record)) {
+    if (value === undefined) continue;
+    const sent = change.action === 'update' && change.kind === 'channels' && field === 'name' ? undefined : value; // not sent: see updateBody
+    if (sent === undefined || (change.action === 'update' && field === 'slug' && !change.fields?.some((f) => f.field === 'slug'))) continue;
+    const predicted = storedAs(specs()[change.kind].stored, field, sent, change.action === 'create' ? 'create' : 'update');
+    if (predicted === undefined) out.notes.push(`${noun} "${change.key}": the server stored ${field} ${JSON.stringify(sent)} as ${shown(got[field])}`);
+    else if (!same(got[field], predicted) && !same(got[field], sent)) {
+      out.problems.push(`${noun} ${change.key}: the server stored ${field} as ${shown(got[field])}, not ${JSON.stringify(predicted)} as sent${predicted === sent ? '' : ' and predicted'}`);
+    }
+  }
+  return out;
 }
 
 function resourceBody(kind: Kind, r: Rec): Rec {

@@ -4,6 +4,7 @@
  * fields, and carry out the changes in dependency order, remapping names to the target's ids.
  * Paths, keys and bodies come from the resources' models (src/model/).
  */
+import { wrapProse } from '../output/wrap.js';
 import { toInt } from '../http/envelope.js';
 import { UsageError } from '../errors.js';
 import { create, update } from '../model/model.js';
@@ -16,11 +17,11 @@ import { sameData } from '../qr/content.js';
 import { envReference, passFromEnv } from './env-refs.js';
 import { madeWithoutColours } from '../qr/read.js';
 import { rgbColor } from '../validate.js';
-import { readTargets } from '../model/links.js';
+import { destinationKey, readTargets } from '../model/links.js';
 import type { AccountReader } from '../model/reader.js';
 import { inOrder, type ConcurrencySetting } from '../http/concurrency.js';
-import { keyMatch, noSlash, refIds, text } from '../model/values.js';
-import { isNone, keyOf, linkUpdateClears, MANAGED, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
+import { keyMatch, noSlash, refIds, storedAs, text } from '../model/values.js';
+import { isNone, keyOf, keysOf, linkFileFields, linkUpdateClears, MANAGED, nameKeysOf, specs, KINDS, type AccountFile, type Kind, type Rec } from './model.js';
 
 export interface Current {
   record: Rec;
@@ -227,8 +228,23 @@ export interface Change {
   clearsKnown?: string[];
   /** Of what it clears: what no one can know (set in the web interface, or before the ledger). */
   clearsUnknowable?: string[];
+  /** Of what it clears: what linkctl's last write left unset (its ledger), which another writer may have set since. */
+  clearsUnset?: string[];
+  /**
+   * A link update for options the file states that cannot be read back (pixels, parameters...):
+   * nothing readable differs, so these are what the update is for. Plan keeps it unless linkctl's
+   * ledger shows it last set them so (./known.ts, sendsUnlessKnown); `sendsWhy` says why it could not tell.
+   */
+  sends?: string[];
+  sendsWhy?: string;
   /** The file's record (create, update). */
   record?: Rec;
+  /**
+   * Fields the product will store otherwise than the file writes them (a name capitalised, a slug
+   * lowercased, quotes as entities): said once, by the change that sends them. `as` null: the
+   * product rewrites it in a way linkctl cannot predict (a slug romanised from another script).
+   */
+  storedAs?: Array<{ field: string; as: string | null }>;
   /** What the change breaks of the policy (src/policy/), `rule: message`: apply refuses the plan without --override. */
   violations?: string[];
 }
@@ -239,8 +255,7 @@ export interface Plan {
   notes: string[];
 }
 
-export function same(a: unknown, b: unknown, asStored: (v: unknown) => unknown = (v) => v): boolean {
-  [a, b] = [asStored(a), asStored(b)];
+export function same(a: unknown, b: unknown): boolean {
   const norm = (v: unknown): unknown =>
     v === undefined || v === null
       ? ''
@@ -250,6 +265,30 @@ export function same(a: unknown, b: unknown, asStored: (v: unknown) => unknown =
           ? Object.entries(v).map(([k, x]) => `${k.toLowerCase()}=${String(x)}`).sort() // targets: servers give countries back in lower case
           : v;
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+}
+
+/**
+ * Whether the server's value stands for the file's (Terraform's DiffSuppressFunc beside its
+ * StateFunc): the same text (what export wrote), or what the product makes of the file's text
+ * (`autumn deals` read back as `Autumn deals`). undefined when the product rewrites the file's
+ * value in a way linkctl cannot predict: then it cannot be compared.
+ */
+export function storedSame(kind: Kind, field: string, server: unknown, file: unknown, write: 'create' | 'update' = 'update'): boolean | undefined {
+  if (same(server, file)) return true;
+  const predicted = storedAs(specs()[kind].stored, field, file, write);
+  return predicted === undefined ? undefined : same(server, predicted);
+}
+
+/** What the product will store otherwise than the file writes it, of these fields of a record (see Change.storedAs). */
+function rewritten(kind: Kind, record: Rec, fields: readonly string[], write: 'create' | 'update'): Change['storedAs'] {
+  const out: NonNullable<Change['storedAs']> = [];
+  for (const field of fields) {
+    const value = record[field];
+    if (typeof value !== 'string' || !specs()[kind].stored?.[field]) continue;
+    const as = storedAs(specs()[kind].stored, field, value, write) as string | undefined;
+    if (as !== value) out.push({ field, as: as ?? null });
+  }
+  return out.length ? out : undefined;
 }
 
 /** Two colours as the server keeps them: `#112233` and `rgb(17,34,51)` are one colour. */
@@ -266,6 +305,19 @@ function sameColour(a: unknown, b: unknown): boolean {
 
 /** The server's records of each kind by natural key (a key may name several: two QR codes named "Menu"). */
 export type StateIndex = Map<Kind, Map<string, Current[]>>;
+
+/** The server's records a file record's key names: as written, else as the product would have stored it. */
+export function candidatesOf(index: StateIndex, kind: Kind, record: Rec): Current[] | undefined {
+  const byKey = index.get(kind)!;
+  for (const key of keysOf(kind, record)) {
+    const found = byKey.get(key);
+    if (found?.length) return found;
+  }
+  return undefined;
+}
+
+/** Whether the server has a record of `kind` by this name (a link's reference), as written or as stored. */
+export const hasName = (index: StateIndex, kind: Kind, name: string): boolean => nameKeysOf(kind, name).some((k) => index.get(kind)!.has(k));
 
 export function indexState(state: State): StateIndex {
   const index: StateIndex = new Map();
@@ -314,8 +366,9 @@ function match(kind: Kind, record: Rec, candidates: Current[] | undefined, match
  * The readable fields of a file record that differ from the server's record it stands for (what
  * the file leaves out is left as it is); what cannot be changed that way goes to `notes`.
  */
-function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]): FieldChange[] {
+function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[], renamed?: Renamed): FieldChange[] {
   const key = keyOf(kind, record);
+  const fileFields = specs()[kind].fields;
   const fields: FieldChange[] = [];
   const cannot = unreadableOn.get(found.record) ?? [];
   for (const field of specs()[kind].readable) {
@@ -323,9 +376,11 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]):
     // `device: none`: the link has no device targets, compared as nothing.
     let to = kind === 'links' && isNone(field, record[field]) ? undefined : record[field];
     if (field === 'channels') {
-      const have = new Set(((found.record.channels as string[] | undefined) ?? []).map(keyMatch));
-      const missing = (to as string[]).filter((c) => !have.has(keyMatch(c)));
-      const extra = ((found.record.channels as string[] | undefined) ?? []).filter((c) => !(to as string[]).some((t) => keyMatch(t) === keyMatch(c)));
+      // Channel names as the product matches them: without case, and as it stores them (cleaned).
+      const names = ((found.record.channels as string[] | undefined) ?? []).map((c) => renamed?.get('channels')?.get(keyMatch(c)) ?? c);
+      const have = new Set(names.map(keyMatch));
+      const missing = (to as string[]).filter((c) => !nameKeysOf('channels', c).some((k) => have.has(k)));
+      const extra = names.filter((c) => !(to as string[]).some((t) => nameKeysOf('channels', t).includes(keyMatch(c))));
       if (extra.length) notes.push(`link "${key}" is also in channel(s) ${extra.join(', ')}, which the API cannot take it out of`);
       if (!missing.length) continue;
       to = [...new Set([...((found.record.channels as string[] | undefined) ?? []), ...missing])].sort();
@@ -341,9 +396,36 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]):
       notes.push(`pixel "${key}" is of type ${String(found.record.type)} on the server; a pixel's type cannot change (delete it and apply again)`);
       continue;
     }
-    if (!same(found.record[field], to, specs()[kind].normalised?.[field])) fields.push({ field, from: found.record[field], to });
+    const ref = fileFields[field]?.ref;
+    if (ref && typeof to === 'string') {
+      // A record named by a link (its campaign) is the same one in any letter case and as the product
+      // stores its name, which is how apply finds its id: `SPRING SALE 2027` is `Spring Sale 2027`.
+      const server = typeof found.record[field] === 'string' ? (renamed?.get(ref)?.get(keyMatch(found.record[field] as string)) ?? (found.record[field] as string)) : undefined;
+      if (server === undefined || !nameKeysOf(ref, to).includes(keyMatch(server))) fields.push({ field, from: found.record[field], to });
+      continue;
+    }
+    const unchanged = storedSame(kind, field, found.record[field], to);
+    if (unchanged === undefined) {
+      notes.push(`${specs()[kind].noun} "${key}": the product rewrites ${field} ${JSON.stringify(to)} in a way linkctl cannot predict, so it is not compared (the server holds ${found.record[field] === undefined || found.record[field] === null ? 'none' : JSON.stringify(found.record[field])})`);
+      continue;
+    }
+    if (!unchanged) fields.push({ field, from: found.record[field], to });
   }
   return fields;
+}
+
+/** Records the plan renames (a campaign matched by its slug), by kind: the server's name, without case, to the file's. */
+type Renamed = Map<Kind, Map<string, string>>;
+
+/**
+ * A campaign of the file that no campaign of the server has by name, but one has by slug: the same
+ * campaign renamed (slugs are unique on the installation), so plan changes its name in place, and
+ * its links stay in it. Only a campaign that no record of the file names otherwise.
+ */
+function renamedCampaign(record: Rec, candidates: readonly Current[], matched: ReadonlySet<Current>, namedInFile: ReadonlySet<string>): Current | undefined {
+  if (typeof record.slug !== 'string' || record.slug === '') return undefined;
+  const open = candidates.filter((c) => !matched.has(c) && typeof c.record.slug === 'string' && !namedInFile.has(keyMatch(String(c.record.name))));
+  return open.find((c) => storedSame('campaigns', 'slug', c.record.slug, record.slug) === true);
 }
 
 /**
@@ -356,8 +438,8 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[]):
 export function unchangedAsFileRecord(fileLinks: readonly Rec[]): (link: Current) => Current {
   const byKey = new Map<string, Rec | null>(); // null: the file has several records of that key (told apart by id)
   for (const r of fileLinks) {
-    const key = keyMatch(keyOf('links', r));
-    byKey.set(key, byKey.has(key) ? null : r);
+    // Under its key as written and as the product stores it (an alias `Summer_Sale` is `Summer-Sale` there).
+    for (const key of keysOf('links', r)) byKey.set(key, byKey.has(key) && byKey.get(key) !== r ? null : r);
   }
   const detailed = specs().links.detailed ?? [];
   return (link) => {
@@ -372,15 +454,30 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
   const changes: Change[] = [];
   const deletes: Change[] = [];
   const notes: string[] = [];
+  const renamed: Renamed = new Map();
+  const matchedLinks = new Set<Current>();
+  const matchedCampaigns = new Set<Current>();
   for (const kind of MANAGED) {
     const wanted = file[kind];
     if (wanted === undefined) continue;
     const spec = specs()[kind];
-    const current = index.get(kind)!;
-    const matched = new Set<Current>();
+    const matched = kind === 'links' ? matchedLinks : kind === 'campaigns' ? matchedCampaigns : new Set<Current>();
+    // What the file's campaigns are named: a campaign of the server named so is not one the file renamed.
+    const namedInFile = new Set(kind === 'campaigns' ? wanted.flatMap((r) => keysOf(kind, r)) : []);
     for (const record of wanted) {
       const key = keyOf(kind, record);
-      const found = match(kind, record, current.get(keyMatch(key)), matched);
+      let found = match(kind, record, candidatesOf(index, kind, record), matched);
+      let rename: FieldChange | undefined;
+      if (!found && kind === 'campaigns') {
+        found = renamedCampaign(record, state.campaigns, matched, namedInFile);
+        if (found) {
+          rename = { field: 'name', from: found.record.name, to: record.name };
+          notes.push(`campaign "${key}" is campaign "${String(found.record.name)}" renamed (its slug, ${String(found.record.slug)}, is the same): apply renames it in place, and its links stay in it`);
+          const names = renamed.get(kind) ?? new Map<string, string>();
+          names.set(keyMatch(String(found.record.name)), String(record.name));
+          renamed.set(kind, names);
+        }
+      }
       // A stated `none` sends nothing (the update clears it, as the file says): not "also sent".
       const unreadable = Object.keys(record).filter((f) => !spec.readable.includes(f) && !spec.key.includes(f) && f !== 'id' && !(kind === 'links' && isNone(f, record[f])));
       if (kind === 'qr' && (record.type === undefined || record.data === undefined)) {
@@ -389,7 +486,7 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
         continue;
       }
       if (!found) {
-        changes.push({ action: 'create', kind, key, record, unreadable: unreadable.length ? unreadable : undefined });
+        changes.push({ action: 'create', kind, key, record, unreadable: unreadable.length ? unreadable : undefined, storedAs: rewritten(kind, record, Object.keys(record), 'create') });
         continue;
       }
       matched.add(found);
@@ -401,13 +498,18 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
           continue;
         }
       }
-      const fields = fieldChanges(kind, record, found, notes);
-      if (!fields.length) continue;
+      const fields = fieldChanges(kind, record, found, notes, renamed);
+      if (rename) fields.unshift(rename);
+      // A link whose readable fields match but whose file states options that cannot be read back:
+      // an update that sends them, unless the ledger shows linkctl set them so (sendsUnlessKnown).
+      const sends = kind === 'links' && !fields.length ? sentUnread(record, found) : [];
+      if (!fields.length && !sends.length) continue;
       const cannot = unreadableOn.get(found.record) ?? [];
       // An update never stores the note, nor keeps a link public: neither is sent (linkUpdateClears names the status).
       const sent = [...unreadable, ...cannot.filter((f) => record[f] !== undefined)].filter((f) => kind !== 'links' || !notSentByUpdate(f, record));
-      const change: Change = { action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined };
-      if (kind === 'links' && fields.some((f) => f.field !== 'channels')) {
+      const change: Change = { action: 'update', kind, key, id: found.id, record, fields, unreadable: sent.length ? sent : undefined, storedAs: rewritten(kind, record, fields.map((f) => f.field), 'update') };
+      if (sends.length) change.sends = sends;
+      if (kind === 'links' && (sends.length || fields.some((f) => f.field !== 'channels'))) {
         change.clears = linkUpdateClears(record);
         if (record.description !== undefined) notes.push(`link "${key}": its note (description) is stored on create only; the update leaves the note it has`);
       }
@@ -417,10 +519,66 @@ export function makePlan(file: AccountFile, state: State, prune: boolean, index 
       for (const c of state[kind]) if (!matched.has(c)) deletes.push({ action: 'delete', kind, key: keyOf(kind, c.record), id: c.id });
     }
   }
+  if (file.links !== undefined) notes.push(...renamedAliases(changes, state.links.filter((l) => !matchedLinks.has(l)), prune));
+  if (file.campaigns !== undefined) notes.push(...renamedWithoutSlug(changes, state.campaigns.filter((c) => !matchedCampaigns.has(c)), prune));
   // Deletes first, dependents (links, QR codes) before what they use.
   deletes.sort((a, b) => MANAGED.indexOf(b.kind) - MANAGED.indexOf(a.kind));
   return { changes: [...deletes, ...changes], notes };
 }
+
+/**
+ * One campaign the file creates without a slug while one campaign of the account is no longer in
+ * the file: most likely a rename. Without the slug plan cannot tell (names are the key), so it
+ * would make a second campaign (and delete the first with --prune, whose links keep its id): the
+ * slug in the file makes it a rename in place.
+ */
+function renamedWithoutSlug(changes: readonly Change[], unmatched: readonly Current[], prune: boolean): string[] {
+  const creates = changes.filter((c) => c.kind === 'campaigns' && c.action === 'create' && c.record?.slug === undefined);
+  if (creates.length !== 1 || unmatched.length !== 1) return [];
+  const [created, old] = [creates[0]!, unmatched[0]!];
+  if (typeof old.record.slug !== 'string') return [];
+  return [`campaign "${created.key}" is new to the server while campaign "${String(old.record.name)}" is not in the file${prune ? ' (apply deletes it; its links keep its id)' : ''}: if the file renames it, give it \`slug: ${String(old.record.slug)}\`, and apply renames it in place, keeping its links`];
+}
+
+/**
+ * Links the file creates where a link of the account that the file no longer has goes to the same
+ * destination on the same domain: most likely an alias renamed in the file. A delete and a create
+ * is not a rename: the old short URL (printed on flyers, say) stops working and its clicks go with
+ * the deleted link, while `link update --alias` renames the link in place and keeps them.
+ */
+function renamedAliases(changes: readonly Change[], unmatched: readonly Current[], prune: boolean): string[] {
+  const creates = changes.filter((c) => c.kind === 'links' && c.action === 'create' && typeof c.record?.url === 'string');
+  if (!creates.length) return [];
+  const place = (url: unknown, domain: unknown) => `${keyMatch(noSlash(String(domain ?? '')))}\u0000${destinationKey(String(url))}`;
+  const old = new Map<string, Current>();
+  for (const link of unmatched) if (typeof link.record.url === 'string') old.set(place(link.record.url, link.record.domain), link);
+  return creates.flatMap((c) => {
+    const was = old.get(place(c.record!.url, c.record!.domain));
+    if (!was) return [];
+    const short = text(was.item?.shorturl) ?? keyOf('links', was.record);
+    const rename = `\`linkctl link update ${was.id} --alias ${String(c.record!.alias)}\` renames it in place and keeps its clicks`;
+    return [prune
+      ? `link "${keyOf('links', was.record)}" → "${c.key}": the file renames the alias of a link to the same destination, which apply does as a delete and a create: ${short} stops working (a short URL already printed or shared) and its clicks go with it; ${rename}, then plan again`
+      : `link "${c.key}" goes where link "${keyOf('links', was.record)}" (${short}) goes: if the file renames its alias, apply creates a second link instead; ${rename}`];
+  });
+}
+
+/**
+ * The options a link's file record states that an update replaces and no answer gives back
+ * (pixels, parameters, password, deep links, redirect type, language targeting, meta image;
+ * device targeting where the server answers it null): what only an update can make true.
+ */
+function sentUnread(record: Rec, found: Current): string[] {
+  sendable ??= linkFileFields().filter(({ field }) => (field.update ?? 'replaced') === 'replaced' && (!field.read || field.answeredNull));
+  let out: string[] | undefined;
+  for (const { name, field } of sendable) {
+    if (record[name] === undefined || (field.read && !unreadableOn.get(found.record)?.includes(name))) continue;
+    (out ??= []).push(name);
+  }
+  return out ?? NONE_SENT;
+}
+let sendable: ReturnType<typeof linkFileFields> | undefined;
+const NONE_SENT: string[] = [];
 
 /** File fields of a link that an update does not send: the note (never stored by an update) and `public: true` (an update makes the link private). */
 function notSentByUpdate(field: string, record: Rec): boolean {
@@ -440,21 +598,29 @@ export function planData(plan: Plan): Rec {
 const show = (v: unknown) => (v === undefined || v === null ? '(none)' : JSON.stringify(v));
 export const SYMBOL = { create: '+', update: '~', delete: '-' } as const;
 
-/** The plan as people read it, like `terraform plan`. */
-export function formatPlan(plan: Plan): string {
+/**
+ * The plan as people read it, like `terraform plan`, its notes under each change wrapped at
+ * `width` (the terminal's, 80 off one) by the one wrapping of prose (src/output/wrap.ts), each
+ * continuation under the note's text.
+ */
+export function formatPlan(plan: Plan, width = 80): string {
   const lines: string[] = [];
+  const note = (indent: string, text: string) => lines.push(...wrapProse(text, width, `${indent}  `, indent));
   for (const c of plan.changes) {
     const noun = specs()[c.kind].noun;
     const head = `${SYMBOL[c.action]} ${noun} ${c.key}`;
     if (c.action === 'update') {
-      lines.push(`${head}: ${c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`).join(', ')}`);
+      const sends = c.sends?.length ? [`sends ${c.sends.join(', ')} (cannot be compared${c.sendsWhy ? `: ${c.sendsWhy}` : ''})`] : [];
+      lines.push(`${head}: ${[...c.fields!.map((f) => `${f.field} ${show(f.from)} → ${show(f.to)}`), ...sends].join(', ')}`);
     } else lines.push(head);
-    if (c.unreadable?.length && c.action !== 'delete') lines.push(`    also sent, cannot be read back: ${c.unreadable.join(', ')}`);
-    if (c.clears?.length) lines.push(`    clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
-    if (c.clearsKnown?.length) lines.push(`      of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
-    if (c.clearsKnown && c.clearsUnknowable?.length) lines.push(`      of which no one can know (set elsewhere or before the ledger): ${c.clearsUnknowable.join('; ')}`);
-    if (c.clearsKnown && !c.clearsKnown.length && !c.clearsUnknowable?.length) lines.push('      of which linkctl set none (its ledger): it knows of nothing to lose');
-    for (const v of c.violations ?? []) lines.push(`    ! policy ${v}`);
+    if (c.storedAs?.length) note('    ', `stored as: ${c.storedAs.map((s) => `${s.field} ${s.as === null ? '(as the server romanises it, which linkctl cannot predict)' : show(s.as)}`).join(', ')}`);
+    if (c.unreadable?.length && c.action !== 'delete') note('    ', `also sent, cannot be read back: ${c.unreadable.join(', ')}`);
+    if (c.clears?.length) note('    ', `clears what the file does not state (cannot be read back): ${c.clears.join('; ')}`);
+    if (c.clearsKnown?.length) note('      ', `of which linkctl set (its ledger): ${c.clearsKnown.join('; ')}`);
+    // What the ledger says linkctl left unset: another writer (a teammate's linkctl, the web interface) may have set it since.
+    if (c.clearsUnset?.length) note('      ', `of which linkctl set none (its ledger), which another writer may have set since: ${c.clearsUnset.join('; ')}`);
+    if (c.clearsKnown && c.clearsUnknowable?.length) note('      ', `of which no one can know (set elsewhere or before the ledger): ${c.clearsUnknowable.join('; ')}`);
+    for (const v of c.violations ?? []) note('    ', `! policy ${v}`);
   }
   const count = (a: Change['action']) => plan.changes.filter((c) => c.action === a).length;
   lines.push(plan.changes.length ? `Plan: ${count('create')} to add, ${count('update')} to change, ${count('delete')} to delete.` : 'No changes: the account matches the file.');

@@ -12,8 +12,8 @@ import type { Context } from '../context.js';
 import { LINK_FIELDS, type LinkField } from '../model/link-fields.js';
 import type { Fields } from '../history/ledger.js';
 import { SECRET_SET } from '../history/ledger-writer.js';
-import { linkFileFields, NONE, type Rec } from './model.js';
-import type { Current, Plan, State } from './engine.js';
+import { keyMatch, keyOf, linkFileFields, nameKeysOf, NONE, type Kind, type Rec } from './model.js';
+import type { Change, Current, Plan, State } from './engine.js';
 
 /** The options an update clears unless sent again and that answers do not give back (the ones `none` is for). */
 const CLEARED: readonly LinkField[] = (LINK_FIELDS as readonly LinkField[]).filter((f) => (!f.read || f.answeredNull) && (f.update ?? 'replaced') === 'replaced');
@@ -69,6 +69,63 @@ export function splitCleared(record: Rec, known: Fields | null | undefined, pixe
   return out;
 }
 
+/** A value as the ledger and a request body hold it, in one form: nothing, or the same data in any order of its lists. */
+function comparable(value: unknown): string {
+  if (empty(value) || value === NONE) return '';
+  const norm = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(norm).map((x) => JSON.stringify(x)).sort();
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, norm(x)]));
+    return typeof v === 'number' ? String(v) : v;
+  };
+  return JSON.stringify(norm(value));
+}
+
+/**
+ * Link updates the plan makes only to send options that cannot be read back (Change.sends): each
+ * option the ledger shows linkctl last set as the file states it is left out, and an update left
+ * with nothing to send is no change. What the ledger cannot show is sent, and the plan says why
+ * it could not be compared. A password counts as the same when the ledger shows one set.
+ */
+export async function sendsUnlessKnown(ctx: Context, plan: Plan, state: State): Promise<void> {
+  const pending = plan.changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.sends?.length && c.id !== undefined);
+  if (!pending.length) return;
+  const known = await knownLinks(ctx, pending.map((c) => c.id!));
+  const { linkBody } = await import('./apply.js');
+  // The kinds a link's body names by id (linkBody): never the links themselves, which may be 200,000.
+  const ids = new Map<string, number>((['pixels', 'campaigns', 'splash', 'overlays'] as const).flatMap((kind) => (state[kind] ?? []).map((c) => [`${kind}\u0000${keyMatch(keyOf(kind, c.record))}`, c.id] as const)));
+  const idOf = (kind: Kind, name: string): number => {
+    const id = nameKeysOf(kind, name).map((key) => ids.get(`${kind}\u0000${key}`)).find((found) => found !== undefined);
+    if (id === undefined) throw new Error(`${kind} "${name}" is not on the server yet`);
+    return id;
+  };
+  const dropped = new Set<Change>();
+  for (const change of pending) {
+    const fields = known?.get(change.id!);
+    if (!fields) {
+      change.sendsWhy = known ? 'linkctl\'s ledger has no write of this link' : 'linkctl\'s ledger cannot be read';
+      continue;
+    }
+    let body: Rec | undefined;
+    try {
+      body = linkBody(change.record!, idOf);
+    } catch {
+      body = undefined; // a pixel the same apply creates: its id is not known yet
+    }
+    const differ = change.sends!.filter((name) => {
+      const field = linkFileFields().find((f) => f.name === name)!.field;
+      if (!body) return true;
+      if (field.sensitive) return empty(fields[field.body]) !== (body[field.body] === undefined);
+      return comparable(body[field.body]) !== comparable(fields[field.body]);
+    });
+    if (!differ.length) dropped.add(change);
+    else {
+      change.sends = differ;
+      change.sendsWhy = 'linkctl\'s ledger shows it last set them otherwise';
+    }
+  }
+  if (dropped.size) plan.changes = plan.changes.filter((c) => !dropped.has(c));
+}
+
 /** Adds to each link update of the plan what it would clear that linkctl set, and what no one can know. */
 export async function nameWhatIsKnown(ctx: Context, plan: Plan, state: State): Promise<void> {
   const updates = plan.changes.filter((c) => c.kind === 'links' && c.action === 'update' && c.clears?.length && c.id !== undefined);
@@ -77,6 +134,7 @@ export async function nameWhatIsKnown(ctx: Context, plan: Plan, state: State): P
     const split = splitCleared(change.record ?? {}, known?.get(change.id!), state.pixels ?? []);
     change.clearsKnown = split.known;
     change.clearsUnknowable = split.unknowable;
+    change.clearsUnset = split.unset;
   }
 }
 
@@ -89,8 +147,10 @@ export async function nameWhatIsKnown(ctx: Context, plan: Plan, state: State): P
 export function fileOptions(known: Fields | null | undefined, pixels: readonly Current[]): { options: Rec; unknowable: string[] } {
   const options: Rec = {};
   const unknowable: string[] = [];
+  const written = new Set<LinkField>();
   for (const { name, field } of linkFileFields()) {
-    if (!CLEARED.includes(field)) continue;
+    if (!CLEARED.includes(field) || written.has(field)) continue;
+    written.add(field); // one name of a field that has several (redirect, splash, overlay: the redirect type)
     if (!known) {
       if (!unknowable.includes(field.label)) unknowable.push(field.label);
       continue;

@@ -26,11 +26,13 @@ const value = (v: unknown) => codeSpan(v === undefined || v === null ? '(none)' 
 function item(change: Change): string {
   const head = `- **${VERB[change.action]}** ${specs()[change.kind].noun} ${codeSpan(change.key)}`;
   const parts: string[] = [];
-  if (change.action === 'update') parts.push(change.fields!.map((f) => `${f.field} ${value(f.from)} → ${value(f.to)}`).join(', '));
+  if (change.action === 'update') parts.push([...change.fields!.map((f) => `${f.field} ${value(f.from)} → ${value(f.to)}`), ...(change.sends?.length ? [`sends ${change.sends.join(', ')} (cannot be compared${change.sendsWhy ? `: ${change.sendsWhy}` : ''})`] : [])].join(', '));
+  if (change.storedAs?.length) parts.push(`stored as ${change.storedAs.map((s) => `${s.field} ${s.as === null ? '(as the server romanises it)' : value(s.as)}`).join(', ')}`);
   if (change.unreadable?.length && change.action !== 'delete') parts.push(`also sent, cannot be read back: ${change.unreadable.join(', ')}`);
   for (const v of change.violations ?? []) parts.push(`**breaks the policy**: ${codeSpan(v)}`);
   if (change.clears?.length) parts.push(`**clears** what the file does not state: ${change.clears.join('; ')}`);
   if (change.clearsKnown?.length) parts.push(`of which linkctl set: ${change.clearsKnown.map(codeSpan).join(', ')}`);
+  if (change.clearsUnset?.length) parts.push(`of which linkctl set none, which another writer may have set since: ${change.clearsUnset.join('; ')}`);
   if (change.clearsKnown && change.clearsUnknowable?.length) parts.push(`of which no one can know: ${change.clearsUnknowable.join('; ')}`);
   return parts.length ? `${head}: ${parts.join('; ')}` : head;
 }

@@ -9,9 +9,13 @@ import { linkOptions } from '../model/link-options.js';
 import { PIXEL_TYPES } from '../model/pixel-types.js';
 import { QR_TYPES } from '../model/qr-types.js';
 import { domainUrl, hexColor, httpUrl, nonEmpty, rgbColor } from '../validate.js';
-import { keyMatch } from '../model/values.js';
-import { linkFieldOf, LINK_FIELDS, type LinkField } from '../model/link-fields.js';
-import { slugAsStored } from '../model/campaigns.js';
+import { keyMatch, type StoredFields } from '../model/values.js';
+import { linkFieldOf, LINK_FIELDS, LINK_KEY_STORED, type LinkField } from '../model/link-fields.js';
+import { CAMPAIGN_STORED } from '../model/campaigns.js';
+import { CHANNEL_STORED } from '../model/channels.js';
+import { DOMAIN_STORED } from '../model/domains.js';
+import { PIXEL_STORED } from '../model/pixels.js';
+import { QR_STORED } from '../model/qr.js';
 
 export const KINDS = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -47,8 +51,11 @@ export interface KindSpec {
   readable: string[];
   /** Readable fields that only a record's own read gives (one request per record), not its list. */
   detailed?: string[];
-  /** Readable fields the server stores changed (campaign slugs in lower case): compared as stored. */
-  normalised?: Record<string, (value: unknown) => unknown>;
+  /**
+   * Fields the product rewrites before storing them (the marks of the resource's model, by file
+   * name): plan compares what it reads with the prediction, and says once what will be stored.
+   */
+  stored?: StoredFields;
   /** Read-only references: apply never creates, changes or deletes these. */
   readOnly?: boolean;
 }
@@ -133,6 +140,13 @@ export function linkFileFields(): Array<{ name: string; field: LinkField }> {
   return fileFields;
 }
 
+/** What the product keeps of a link's fields, by file name: the destination, the alias, and the options marked in link-fields.ts. */
+function linkStored(): StoredFields {
+  const stored: Record<string, StoredFields[string]> = { url: LINK_KEY_STORED.url, alias: LINK_KEY_STORED.custom };
+  for (const { name, field } of linkFileFields()) if (field.stored) stored[name] = field.stored;
+  return stored;
+}
+
 /** A link's fields that answers give back (and plan compares): the destination and what the table marks read. */
 function linkReadable(): string[] {
   return ['url', ...linkFileFields().filter(({ field }) => field.read && field.body !== 'domain').map(({ name }) => name)];
@@ -160,6 +174,23 @@ export const NONE_FIELDS: readonly string[] = ['password', 'metaImage', 'pixels'
 /** Whether a link record's value is a stated `none` of a field that takes it. */
 export const isNone = (field: string, value: unknown): boolean => value === NONE && NONE_FIELDS.includes(field);
 
+/**
+ * What a link record would state to clear nothing unasked: each option of `linkUpdateClears` by its
+ * file name, as `none` (a value works as well), and `public: false` (an update makes it private).
+ * The apply refusal's hint names these, so that the way past it is on the screen.
+ */
+export function linkUpdateStatements(record: Rec): string[] {
+  const stated = (field: LinkField) => linkFileFields().some(({ name, field: f }) => f === field && record[name] !== undefined);
+  const names = (LINK_FIELDS as readonly LinkField[])
+    .filter((f) => (!f.read || f.answeredNull) && (f.update ?? 'replaced') === 'replaced' && !stated(f))
+    // The first file name of the field that takes `none` (`redirect` for the redirect type, splash or overlay).
+    .map((f) => linkFileFields().find(({ name, field }) => field === f && NONE_FIELDS.includes(name))?.name)
+    .filter((n): n is string => n !== undefined)
+    .map((n) => `${n}: ${NONE}`);
+  if (record.public !== false) names.push('public: false');
+  return names;
+}
+
 // ---------------------------------------------------------------- every kind
 
 const str = (description: string, check?: (v: string) => unknown, extra: Partial<Field> = {}): Field => ({ type: 'string', description, check, ...extra });
@@ -175,25 +206,25 @@ let cache: Record<Kind, KindSpec> | undefined;
 export function specs(): Record<Kind, KindSpec> {
   cache ??= {
     domains: {
-      kind: 'domains', noun: 'domain', key: ['domain'], readable: ['redirectRoot', 'redirect404'],
+      kind: 'domains', noun: 'domain', key: ['domain'], readable: ['redirectRoot', 'redirect404'], stored: DOMAIN_STORED,
       fields: { domain: str('the branded domain, scheme and host', (v) => domainUrl('domain', v), { required: true }), redirectRoot: str('where the domain root goes', (v) => httpUrl('redirectRoot', v)), redirect404: str('where a missing page goes', (v) => httpUrl('redirect404', v)) },
     },
     pixels: {
-      kind: 'pixels', noun: 'pixel', key: ['name'], readable: ['type', 'tag'],
+      kind: 'pixels', noun: 'pixel', key: ['name'], readable: ['type', 'tag'], stored: PIXEL_STORED,
       fields: { name: str('the pixel name', (v) => nonEmpty('name', v), { required: true }), id: SAME_NAME_ID, type: str('pixel type', undefined, { choices: PIXEL_TYPES, required: true }), tag: str('the tag or id from the ad platform', (v) => nonEmpty('tag', v, 3), { required: true }) },
     },
     campaigns: {
-      kind: 'campaigns', noun: 'campaign', key: ['name'], readable: ['slug', 'public'], normalised: { slug: slugAsStored },
+      kind: 'campaigns', noun: 'campaign', key: ['name'], readable: ['slug', 'public'], stored: CAMPAIGN_STORED,
       fields: { name: str('campaign name', (v) => nonEmpty('name', v, 2), { required: true }), slug: str('rotator slug'), public: bool('anyone with the list URL can see it') },
     },
     channels: {
-      kind: 'channels', noun: 'channel', key: ['name'], readable: ['description', 'color', 'starred'],
+      kind: 'channels', noun: 'channel', key: ['name'], readable: ['description', 'color', 'starred'], stored: CHANNEL_STORED,
       fields: { name: str('channel name', (v) => nonEmpty('name', v, 2), { required: true }), description: str('a description'), color: str('badge colour, #RRGGBB', (v) => hexColor('color', v)), starred: bool('starred') },
     },
-    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: linkReadable(), detailed: ['expiry', 'geo', 'device'], fields: linkFields() },
+    links: { kind: 'links', noun: 'link', key: ['alias', 'domain'], readable: linkReadable(), detailed: ['expiry', 'geo', 'device'], stored: linkStored(), fields: linkFields() },
     qr: {
       // Read back from each code's image (src/qr/read.ts), not from the API; the logo is not.
-      kind: 'qr', noun: 'QR code', key: ['name'], readable: ['type', 'data', 'foreground', 'background'],
+      kind: 'qr', noun: 'QR code', key: ['name'], readable: ['type', 'data', 'foreground', 'background'], stored: QR_STORED,
       fields: {
         name: str('a name for the code', (v) => nonEmpty('name', v), { required: true }),
         id: SAME_NAME_ID,
@@ -218,6 +249,39 @@ export function keyOf(kind: Kind, record: Record<string, unknown>): string {
 
 /** Keys compare without case: servers treat aliases and names that way. */
 export { keyMatch };
+
+/**
+ * The keys under which the server may hold a file's record, compared without case: as written,
+ * and as the product stores its key (`autumn deals` → `Autumn deals`, `Fish & "Chips"` → `Fish &
+ * &quot;Chips&quot;`, the alias `Summer_Sale` → `Summer-Sale`), so that a record made from this
+ * file is found under it. One key when the product keeps the key as written.
+ */
+export function keysOf(kind: Kind, record: Record<string, unknown>): string[] {
+  const written = keyMatch(keyOf(kind, record));
+  const spec = specs()[kind];
+  const field = spec.key[0]!;
+  const value = record[field];
+  const rewrite = spec.stored?.[field];
+  if (!rewrite || typeof value !== 'string') return [written];
+  const as = rewrite(value, 'create');
+  if (as === undefined || as === value) return [written];
+  const stored = keyMatch(keyOf(kind, { ...record, [field]: as }));
+  return stored === written ? [written] : [written, stored];
+}
+
+/** Names links give (a campaign's, a channel's) repeat: their keys are worked out once. */
+const nameKeys = new Map<string, string[]>();
+/** keysOf for a name that a link gives for a record of `kind` (its campaign, channels, pixels). */
+export function nameKeysOf(kind: Kind, name: string): string[] {
+  const memo = `${kind}\u0000${name}`;
+  let keys = nameKeys.get(memo);
+  if (!keys) {
+    if (nameKeys.size > 10_000) nameKeys.clear();
+    keys = keysOf(kind, { [specs()[kind].key[0]!]: name });
+    nameKeys.set(memo, keys);
+  }
+  return keys;
+}
 
 /** What tells two records of a kind apart in a file: the key, and the id when a name repeats on the server. */
 export const identity = (kind: Kind, record: Record<string, unknown>) => `${keyMatch(keyOf(kind, record))}${record.id !== undefined ? `#${String(record.id)}` : ''}`;

@@ -161,7 +161,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       let invalid = 0;
       const validating = rowContext(ctx, '', true); // one for every row: it says nothing and sends nothing
       // What the rows name in the account (a domain), each name once, with the rows that give it.
-      const namesOf = module[`${name}Names`] as ((input: ActionInput) => AccountName[]) | undefined;
+      const namesOf = module[`${name}Names`] as ((input: ActionInput, ctx: Context) => AccountName[]) | undefined;
       const named = new Map<string, { name: AccountName; where: string; rows: number }>();
       for await (const raw of readRows(input, known, bare)) {
         total++;
@@ -184,7 +184,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             continue;
           }
         }
-        for (const accountName of (row && namesOf?.(row)) ?? []) {
+        for (const accountName of (row && namesOf?.(row, ctx)) ?? []) {
           const key = `${accountName.flag}\u0000${accountName.value}`;
           const seen = named.get(key);
           if (seen) seen.rows++;
@@ -318,7 +318,12 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
             });
           for (const key of keys) lastOfKey.set(key, sent);
         };
-        const mayStart = () => !fatal && !unrecorded && !stopping && pending.length < WINDOW && running < limit();
+        // A row whose write is done and whose ledger entry is being written is no longer at the
+        // server: with several in flight, the next row may start (the client holds the requests at
+        // the server to `limit()` itself). One at a time stays one row at a time.
+        const mayStart = () => !fatal && !unrecorded && !stopping && pending.length < WINDOW && running - (limit() > 1 ? client.recording : 0) < limit();
+        client.bound = limit;
+        client.freed = () => wake();
 
         try {
           // A command may read ahead for the next row while this one is sent (`<name>Prefetch`,
@@ -381,6 +386,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         } finally {
           // Stopped early (--stop-on-error, an error, the output gone): rows in flight are seen through, so that the journal records their outcomes.
           while (running > 0) await settled();
+          client.bound = client.freed = undefined;
           void rows?.return?.(undefined)?.catch(() => undefined);
           progress.end();
           const failed = counts.get('failed') ?? 0;

@@ -22,7 +22,8 @@ import { register as stats } from './stats/index.js';
 import { register as sandbox } from './sandbox/index.js';
 import { register as mcp } from './mcp/index.js';
 import { register as listen } from './listen/index.js';
+import { register as admin } from './admin/index.js';
 
 export function registerCommands(program: Command, bind: Bind): void {
-  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, ascode, importer, stats, listen, check, lint, log, api, completion, sandbox, mcp]) register(program, bind);
+  for (const register of [auth, account, qr, link, domain, campaign, channel, pixel, overlay, splash, ascode, importer, stats, listen, check, lint, log, admin, api, completion, sandbox, mcp]) register(program, bind);
 }

@@ -6,6 +6,7 @@
 import { ConfigError, UsageError } from '../errors.js';
 import { KeychainUnavailable, readKeychain } from './keychain.js';
 import { readConfig, type ConfigData, type Profile } from './store.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from '../http/api-path.js';
 
 /** Where a value came from; 'profile' is the config file, 'keychain' the system's credential store. */
 export type Source = 'flag' | 'environment' | 'profile' | 'keychain' | 'default' | 'sandbox';
@@ -18,12 +19,15 @@ export interface Sourced<T> {
 export interface GlobalFlags {
   profile?: string;
   baseUrl?: string;
+  apiPath?: string;
 }
 
 export interface Settings {
   profile: Sourced<string>;
   baseUrl?: Sourced<string>;
   apiKey?: Sourced<string>;
+  /** Where the installation serves its API under the base URL (`/api` by default; src/http/api-path.ts). */
+  apiPath: Sourced<string>;
   /** The profile's `checkAllowPrivate` (`linkctl check`: private networks it may request); the flag and environment are check's own. */
   checkAllowPrivate?: Sourced<string>;
 }
@@ -63,10 +67,16 @@ export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
       ? { value: env.LINKCTL_BASE_URL, source: 'environment' }
       : undefined;
   const explicit = Boolean(flags.profile || env.LINKCTL_PROFILE);
+  const flagOrEnvPath: Sourced<string> | undefined = flags.apiPath
+    ? { value: normaliseApiPath(flags.apiPath, '--api-path'), source: 'flag' }
+    : env.LINKCTL_API_PATH
+      ? { value: normaliseApiPath(env.LINKCTL_API_PATH, 'LINKCTL_API_PATH'), source: 'environment' }
+      : undefined;
+  const defaultPath: Sourced<string> = { value: DEFAULT_API_PATH, source: 'default' };
 
   // Everything needed is outside the config file: do not read it.
   if (envKey && flagOrEnvUrl && !explicit) {
-    return { profile: activeProfile(flags, env), baseUrl: flagOrEnvUrl, apiKey: { value: envKey, source: 'environment' } };
+    return { profile: activeProfile(flags, env), baseUrl: flagOrEnvUrl, apiKey: { value: envKey, source: 'environment' }, apiPath: flagOrEnvPath ?? defaultPath };
   }
 
   const config = readConfig(env);
@@ -83,8 +93,19 @@ export function resolveSettings(flags: GlobalFlags, env: Env): Settings {
     profile,
     baseUrl: flagOrEnvUrl ?? (stored?.baseUrl ? { value: stored.baseUrl, source: 'profile' } : undefined),
     apiKey: envKey ? { value: envKey, source: 'environment' } : storedKey(env, profile.value, stored),
+    apiPath: flagOrEnvPath ?? (stored?.apiPath ? { value: profileApiPath(stored.apiPath, profile.value), source: 'profile' } : defaultPath),
     ...(stored?.checkAllowPrivate ? { checkAllowPrivate: { value: stored.checkAllowPrivate, source: 'profile' as const } } : {}),
   };
+}
+
+/** A profile's `apiPath`: one that is not a path is the config file's fault (exit 7), named. */
+function profileApiPath(value: string, name: string): string {
+  try {
+    return normaliseApiPath(value, `the apiPath of profile "${name}"`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new ConfigError(error.message, `fix it in the config file, or run \`linkctl auth login --profile ${name}\` again`);
+  }
 }
 
 /** A profile's own key: from the keychain when it is kept there (loading the keychain library only then), else from the file. */

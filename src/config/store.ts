@@ -17,6 +17,13 @@ export interface Profile {
   keyStore?: 'keychain';
   /** `linkctl check`: private networks it may request with this profile (`all`, or `10.0.0.0/8,fd00::/8`); set by hand. */
   checkAllowPrivate?: string;
+  /** Where the installation serves its API under the base URL (`/v2`), when not at `/api`: found by `auth login`, or set by hand. */
+  apiPath?: string;
+  /** `oauth`: the key is an OAuth access token (`auth login --oauth`), with the client it came from and when it expires. */
+  keyKind?: 'oauth';
+  oauthClient?: string;
+  /** ISO 8601; OAuth tokens last a year and cannot be refreshed. */
+  keyExpires?: string;
   /** The policy file (src/policy/) every write with this profile keeps, unless --policy or LINKCTL_POLICY names another; set by hand, relative to the config folder. */
   policy?: string;
 }
@@ -80,6 +87,10 @@ function normalise(raw: unknown, path: string): ConfigData {
     if (profile.checkAllowPrivate !== undefined && typeof profile.checkAllowPrivate !== 'string') {
       throw wrongField(path, `\`profiles.${name}.checkAllowPrivate\``, `"all" or networks separated by commas, not ${typeName(profile.checkAllowPrivate)}`);
     }
+    for (const field of ['apiPath', 'oauthClient', 'keyExpires'] as const) {
+      if (profile[field] !== undefined && (typeof profile[field] !== 'string' || !profile[field])) throw wrongField(path, `\`profiles.${name}.${field}\``, `a non-empty string, not ${typeName(profile[field])}`);
+    }
+    if (profile.keyKind !== undefined && profile.keyKind !== 'oauth') throw wrongField(path, `\`profiles.${name}.keyKind\``, '"oauth" or absent');
     if (profile.policy !== undefined && (typeof profile.policy !== 'string' || !profile.policy)) {
       throw wrongField(path, `\`profiles.${name}.policy\``, `the path of a policy file, not ${typeName(profile.policy)}`);
     }

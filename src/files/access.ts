@@ -3,7 +3,8 @@
  * it writes them. Files named by a person on the command line: anywhere they can reach. Files
  * named by a `--from` row: none (cells are data, never file names). Files named by an agent
  * through `linkctl mcp`: only inside the folder the person starting the server gave (`--root DIR`,
- * default none), and never inside the config folder (keys, journals).
+ * default none), and never inside the config folder (keys) or the state folder (history, ledger,
+ * journals).
  *
  * Writes are complete or absent: a temporary file beside the target, created exclusively (`wx`)
  * with an unpredictable name, renamed into place. `--dry-run` writes nothing. An existing file is
@@ -11,11 +12,11 @@
  */
 import { redactSecrets } from '../redact.js';
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { constants, linkSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
-import { configDir } from '../config/paths.js';
+import { configDir, stateDir } from '../config/paths.js';
 import { safeText } from '../output/safe-text.js';
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? 'error';
@@ -52,6 +53,8 @@ function allowed(ctx: Context, path: string, flag: string, what: 'read' | 'write
   const realRoot = realish(root);
   if (!inside(realRoot, real)) throw new UsageError(`${flag} ${path}: outside the folder this MCP server may ${what} (${root})`, 'give a path inside that folder');
   if (inside(realish(configDir(ctx.env)), real)) throw new UsageError(`${flag} ${path}: inside linkctl's config folder, which holds keys; no tool ${what}s there`);
+  // The state folder (the history database, the ledger, journals) may live apart from the config folder.
+  if (inside(realish(stateDir(ctx.env)), real)) throw new UsageError(`${flag} ${path}: inside linkctl's state folder, which holds the history, the ledger and journals; no tool ${what}s there`);
   return real;
 }
 
@@ -109,6 +112,11 @@ export async function checkWrite(ctx: Context, path: string, options: WriteOptio
     replace = true;
   }
   return { target, replace };
+}
+
+/** A file or folder a flag names, as the policy allows it to be written (absolute inside an MCP server's root), for a command that writes it itself. */
+export function writablePath(ctx: Context, path: string, flag: string): string {
+  return allowed(ctx, path, flag, 'write');
 }
 
 /** A file a flag names, as the policy allows it to be read (absolute inside an MCP server's root). */
@@ -198,4 +206,14 @@ export function writeError(error: unknown, flag: string, file: string): unknown 
 /** A spool file of linkctl's own (stdin of `--from -`): exclusive, unguessable, private. */
 export function privateTempPath(dir: string, prefix: string): string {
   return join(dir, `${prefix}-${randomBytes(16).toString('hex')}.tmp`);
+}
+
+/**
+ * A temporary file made now in `dir`, to be written and then renamed into place: a name nobody can
+ * guess (`privateTempPath`), created exclusively and through no symlink (O_EXCL, O_NOFOLLOW), so a
+ * link planted in the folder is never written through. Its path and a descriptor open for writing.
+ */
+export function openTempFile(dir: string, prefix: string, mode = 0o600): { path: string; fd: number } {
+  const path = privateTempPath(dir, prefix);
+  return { path, fd: openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode) };
 }

@@ -87,6 +87,31 @@ export async function liveTimeline(history: History, sourceId: number, window: W
 
 const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
+/**
+ * Each link's visit events from `from` (inclusive) to `to` (exclusive), and none after `until`:
+ * the events a timeline's period counts (liveTimeline: the same kind, items and end), read one
+ * period at a time, so a year's export holds one day's counts, not the year's events. Undefined
+ * when the source has no events at all (then there is nothing to read, period after period).
+ */
+export async function eventClicks(history: History, sourceId: number, until: number): Promise<((from: number, to: number) => Promise<Map<number, number>>) | undefined> {
+  if ((await firstLiveMoment(history, sourceId)) === undefined) return undefined;
+  return async (from, to) => {
+    const rows = await history.db.all(
+      "SELECT item_id, count(*) FROM events WHERE source_id = ? AND kind = 'link.clicked' AND item_id IS NOT NULL AND at >= ? AND at < ? AND at <= ? GROUP BY item_id",
+      [sourceId, iso(from), iso(to), iso(until)],
+    );
+    return new Map(rows.map((r) => [Number(r[0]), Number(r[1])]));
+  };
+}
+
+/** The first moment listen covered for the source (its first run or event), or undefined: where a history of events only starts. */
+export async function firstLiveMoment(history: History, sourceId: number): Promise<number | undefined> {
+  if (!(await hasEvents(history))) return undefined;
+  const [row] = await history.db.all('SELECT (SELECT min(started_at) FROM listen_runs WHERE source_id = ?), (SELECT min(at) FROM events WHERE source_id = ?)', [sourceId, sourceId]);
+  const times = (row ?? []).filter((v) => v !== null && v !== undefined).map((v) => Date.parse(String(v))).filter((ms) => !Number.isNaN(ms));
+  return times.length ? Math.min(...times) : undefined;
+}
+
 /** The window period holding `at` (-1: outside the window). */
 function periodOf(t: Timeline, at: number): number {
   if (at < t.starts[0]! || at > t.window.until) return -1;

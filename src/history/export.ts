@@ -8,15 +8,22 @@
  *   DIR/visits/day=2025-06-01/part-0.parquet
  *
  * - Daily clicks are the series' own numbers (series.ts: the same deltas, the same even spread
- *   over a missed snapshot with the same `share`), so a link's rows add up to `stats show`.
+ *   over a missed snapshot with the same `share`, and each visit event `linkctl listen` stored
+ *   on its own day, as events.ts counts them), so a link's rows add up to `stats show`.
+ * - A day's unique clicks never exceed its clicks: events carry no visitor, so where events took
+ *   a snapshot difference's clicks, its unique growth (spread evenly) can land on a day that
+ *   kept fewer clicks; it is cut to the day's clicks, as the series' points are.
  * - Written a day at a time: one day's rows are in memory, never the year's.
  * - Each partition is written under a hidden temporary name beside it and renamed over the old
  *   one: a reader sees the old file or the new one, never half of one. A day of the range that
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { openTempFile } from '../files/access.js';
+import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
+import { eventClicks } from './events.js';
 import type { History, Item, ItemKind } from './store.js';
 import { DAY, iso } from './time.js';
 
@@ -157,9 +164,13 @@ export async function exportHistory(input: ExportInput): Promise<ExportSummary> 
   };
 
   const tables: TableSummary[] = [];
-  tables.push(await writeTable(input, t, 'link_clicks', writer, await dailyRows(input.cache, t, 'link', linkRow), 8));
+  // the visits listen stored, counted on their own day (the deltas have them taken off: events.ts)
+  const counted = await eventClicks(history, sourceId, until);
+  const events = counted && ((w: number) => counted(t.starts[w]!, t.starts[w]! + DAY));
+  tables.push(await writeTable(input, t, 'link_clicks', writer, await dailyRows(input.cache, t, 'link', linkRow, events), 8));
   tables.push(await writeTable(input, t, 'qr_scans', writer, await dailyRows(input.cache, t, 'qr', qrRow), 3));
-  tables.push(await writeTable(input, t, 'visits', writer, visitRows(input, t), -1));
+  // a history without events has no visits: no query a day for none
+  tables.push(await writeTable(input, t, 'visits', writer, counted ? visitRows(input, t) : () => [], -1));
   return { format: input.format, out: input.out, from: t.startIso[0]!, to: iso(t.starts.at(-1)! + DAY), days: t.starts.length, tables };
 }
 
@@ -171,7 +182,7 @@ const epochDay = (ms: number) => Math.floor(ms / DAY);
  * covers that day, each share as the series counts it (`share` of the same period index, turned
  * by the item's id, as `spread` and `computeSeries` do).
  */
-async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (day: number, item: number, clicks: number, unique: number | null, estimated: boolean) => Value[]): Promise<(w: number) => Rows> {
+async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (day: number, item: number, clicks: number, unique: number | null, estimated: boolean) => Value[], events?: (w: number) => Promise<Map<number, number>>): Promise<(w: number) => Promise<Rows>> {
   const deltas = await cache.get(kind);
   // the deltas in snapshot order (a counting sort of their indices): each day reads only its snapshots'
   const K = deltas.snapshots.length;
@@ -186,13 +197,15 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
   t.spreads.forEach((s, k) => {
     if (s) for (let w = s.first; w < s.first + s.count; w++) byDay[w]!.push(k);
   });
-  return (w: number) => {
+  return async (w: number) => {
     const sums = new Map<number, { clicks: number; unique: number | null }>();
     for (const k of byDay[w]!) {
       for (let o = start[k]!; o < start[k + 1]!; o++) {
         const i = order[o]!;
-        const item = deltas.item[i]!;
         const uniqueRaw = deltas.unique[i]!;
+        // most links are not clicked on most days: their zero differences make no row (issue 52's profile)
+        if (deltas.clicks[i] === 0 && !(uniqueRaw > 0)) continue;
+        const item = deltas.item[i]!;
         // the one share of this difference that falls on day w, as `spread` gives it to that day
         const s = t.spreads[k]!;
         const j = s.skip + (w - s.first);
@@ -202,11 +215,16 @@ async function dailyRows(cache: DeltaCache, t: Timeline, kind: ItemKind, row: (d
         if (!Number.isNaN(uniqueRaw)) sum.unique = (sum.unique ?? 0) + share(uniqueRaw, s.n, j, item);
       }
     }
+    for (const [item, clicks] of (await events?.(w)) ?? []) {
+      let sum = sums.get(item);
+      if (!sum) sums.set(item, (sum = { clicks: 0, unique: null }));
+      sum.clicks += clicks;
+    }
     const rows: Rows = [];
     const day = epochDay(t.starts[w]!);
     for (const [item, sum] of [...sums.entries()].sort((a, b) => a[0] - b[0])) {
-      if (sum.clicks === 0 && !sum.unique) continue;
-      rows.push(row(day, item, sum.clicks, kind === 'link' ? (sum.unique ?? 0) : null, t.estimated[w] === 1));
+      if (sum.clicks === 0) continue; // (and so no unique clicks: cut to the clicks)
+      rows.push(row(day, item, sum.clicks, kind === 'link' ? Math.min(sum.unique ?? 0, sum.clicks) : null, t.estimated[w] === 1));
     }
     return rows;
   };
@@ -234,7 +252,8 @@ function visitRows(input: ExportInput, t: Timeline): (w: number) => Promise<Rows
 
 interface Writer {
   extension: string;
-  write(file: string, columns: readonly ColumnDef[], rows: Rows): void;
+  /** Writes the rows to `fd`, a temporary file's (the caller closes it). */
+  write(fd: number, columns: readonly ColumnDef[], rows: Rows): void;
 }
 
 /** Writes a table's partitions, a day at a time; `countColumn`: the column summed (-1: rows). */
@@ -243,29 +262,43 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
   const folder = join(input.out, table);
   const summary: TableSummary = { table, partitions: 0, rows: 0, removed: 0, total: 0 };
   const name = `part-0.${writer.extension}`;
+  let made = false;
   for (let w = 0; w < t.starts.length; w++) {
     input.status?.(`${table}: ${dayText(t.starts[w]!)}`);
     const partition = join(folder, `day=${dayText(t.starts[w]!)}`);
     const rows = await rowsOf(w);
     if (rows.length === 0) {
-      // a day of the range without rows now: an earlier export's partition would add old rows
+      // a day of the range without rows now: an earlier export's partition would add old rows.
+      // Only the export's own file goes (./export-folder.ts), and the folder if nothing else is left.
       if (existsSync(partition)) {
-        rmSync(partition, { recursive: true, force: true });
-        summary.removed++;
+        const own = readdirSync(partition).filter((f) => PART_FILE.test(f));
+        for (const file of own) rmSync(join(partition, file), { force: true });
+        if (own.length) summary.removed++;
+        if (readdirSync(partition).length === 0) rmdirSync(partition);
       }
       continue;
     }
-    mkdirSync(partition, { recursive: true });
-    const temporary = join(partition, `.${name}.${process.pid}.tmp`);
+    // the table's folder once, then each day's (a recursive mkdir a day walked the path each time)
+    if (!made) mkdirSync(folder, { recursive: true });
+    made = true;
     try {
-      writer.write(temporary, columns, rows);
-      renameSync(temporary, join(partition, name));
+      mkdirSync(partition);
     } catch (error) {
-      rmSync(temporary, { force: true });
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    // a random name, created exclusively: a symlink planted beside the partition is never written through
+    const temporary = openTempFile(partition, `.${name}`, 0o644);
+    try {
+      try {
+        writer.write(temporary.fd, columns, rows);
+      } finally {
+        closeSync(temporary.fd);
+      }
+      renameSync(temporary.path, join(partition, name));
+    } catch (error) {
+      rmSync(temporary.path, { force: true });
       throw error;
     }
-    // files an older export left beside it (another format's part is another table's reader's business: kept)
-    for (const other of readdirSync(partition)) if (other !== name && other.startsWith('part-') && other.endsWith(`.${writer.extension}`)) rmSync(join(partition, other), { force: true });
     summary.partitions++;
     summary.rows += rows.length;
     summary.total += countColumn < 0 ? rows.length : rows.reduce((a, r) => a + (r[countColumn] as number), 0);
@@ -280,7 +313,7 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
  * compression, one row group per day. See docs/warehouse.md for why this writer.
  */
 async function parquetWriter(): Promise<Writer> {
-  const { parquetWriteFile } = await import('hyparquet-writer');
+  const { parquetWriteBuffer } = await import('hyparquet-writer');
   const schemaOf = (c: ColumnDef) => {
     if (c.type === 'DATE') return { name: c.name, type: 'INT32', converted_type: 'DATE', repetition_type: 'OPTIONAL' };
     if (c.type === 'INT64') return { name: c.name, type: 'INT64', repetition_type: 'OPTIONAL' };
@@ -288,24 +321,32 @@ async function parquetWriter(): Promise<Writer> {
     if (c.type === 'TIMESTAMP') return { name: c.name, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' }, repetition_type: 'OPTIONAL' };
     return { name: c.name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' };
   };
+  // Min and max of text columns cost a fifth of the encoding (each value compared as text) and
+  // serve little: readers prune days by the partition, and dates, ids and counts by their
+  // statistics, kept. A text column is a dictionary (a few names: a campaign, a domain, the
+  // server) or unique in its day (an alias, a short URL: plain), said here instead of sampled
+  // for each file (the writer's sampling and its dictionary of unique values were a fifth more).
+  const UNIQUE_TEXT = new Set(['alias', 'short_url', 'event_id', 'long_url', 'referrer']);
+  const statistics = (c: ColumnDef) => (c.type === 'STRING' ? { statistics: false, encoding: UNIQUE_TEXT.has(c.name) ? 'PLAIN' : 'RLE_DICTIONARY' } : {});
   return {
     extension: 'parquet',
-    write(file, columns, rows) {
+    write(fd, columns, rows) {
       const columnData = columns.map((c, j) => ({
         name: c.name,
+        ...statistics(c),
         data: rows.map((r) => {
           const v = r[j] ?? null;
           if (v === null) return null;
           return c.type === 'INT64' || c.type === 'TIMESTAMP' ? BigInt(v as number) : v;
         }),
       }));
-      parquetWriteFile({
-        filename: file,
+      const bytes = parquetWriteBuffer({
         columnData,
         schema: [{ name: 'root', num_children: columns.length }, ...columns.map(schemaOf)],
         rowGroupSize: Math.max(1, rows.length),
         createdBy: 'linkctl stats export',
       } as never);
+      writeFileSync(fd, new Uint8Array(bytes)); // all of it (a writeSync may write part)
     },
   };
 }
@@ -313,7 +354,7 @@ async function parquetWriter(): Promise<Writer> {
 /** RFC 4180 CSV with a header row; dates as YYYY-MM-DD, times as ISO 8601 UTC, booleans as true/false, null as an empty field. */
 const csvWriter: Writer = {
   extension: 'csv',
-  write(file, columns, rows) {
+  write(fd, columns, rows) {
     const cell = (v: Value, type: ColumnType): string => {
       if (v === null) return '';
       if (type === 'DATE') return iso((v as number) * DAY).slice(0, 10);
@@ -321,20 +362,15 @@ const csvWriter: Writer = {
       const text = String(v);
       return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
     };
-    const fd = openSync(file, 'w', 0o644);
-    try {
-      writeSync(fd, `${columns.map((c) => c.name).join(',')}\r\n`);
-      let chunk = '';
-      for (const r of rows) {
-        chunk += `${r.map((v, j) => cell(v, columns[j]!.type)).join(',')}\r\n`;
-        if (chunk.length > 1 << 20) {
-          writeSync(fd, chunk);
-          chunk = '';
-        }
+    writeFileSync(fd, `${columns.map((c) => c.name).join(',')}\r\n`);
+    let chunk = '';
+    for (const r of rows) {
+      chunk += `${r.map((v, j) => cell(v, columns[j]!.type)).join(',')}\r\n`;
+      if (chunk.length > 1 << 20) {
+        writeFileSync(fd, chunk);
+        chunk = '';
       }
-      if (chunk) writeSync(fd, chunk);
-    } finally {
-      closeSync(fd);
     }
+    if (chunk) writeFileSync(fd, chunk);
   },
 };

@@ -13,6 +13,8 @@ import { createHash } from 'node:crypto';
 import type { Db, Row } from './db.js';
 
 export type Outcome = 'done' | 'failed' | 'unknown';
+/** The resource of a write whose path the server routes to no record (an unknown word, an empty segment, upper case). */
+export const NO_RECORD = 'none';
 export type Fields = Record<string, unknown>;
 
 /** What a write's caller knows; the store adds the sequence number, the hashes and `before`. */
@@ -36,6 +38,8 @@ export interface NewEntry {
   outcome: Outcome;
   detail: string | null;
   override: string | null;
+  /** `--as-user`: the user the write was made as (the profile is the admin's); null otherwise. */
+  asUser?: string | null;
 }
 
 /** A stored entry: what the caller knew (less the body, which becomes before and after), with its place in the chain. */
@@ -51,7 +55,7 @@ export interface Entry extends Omit<NewEntry, 'sent' | 'replaces'> {
 const KEPT_BY_REPLACE = ['custom', 'shorturl'];
 const pick = (fields: Fields, keys: readonly string[]): Fields => Object.fromEntries(keys.filter((k) => fields[k] !== undefined).map((k) => [k, fields[k]]));
 
-const COLUMNS = 'seq, at, profile, server, command, via, method, path, resource, resource_id, name, before_json, after_json, outcome, detail, override, prev_hash, hash';
+const COLUMNS = 'seq, at, profile, server, command, via, method, path, resource, resource_id, name, before_json, after_json, outcome, detail, override, prev_hash, hash, as_user';
 
 /** JSON with keys sorted at every level: the same entry always hashes the same. */
 export function canonical(value: unknown): string {
@@ -67,6 +71,8 @@ interface StoredText {
   seq: number; at: string; profile: string | null; server: string; command: string; via: string; method: string; path: string;
   resource: string; resource_id: string | null; name: string | null; before_json: string | null; after_json: string | null;
   outcome: string; detail: string | null; override: string | null;
+  /** Hashed only when set (undefined is left out of the canonical JSON): entries from before the column keep their hashes. */
+  as_user?: string;
 }
 
 export function hashOf(columns: StoredText, prevHash: string): string {
@@ -74,17 +80,18 @@ export function hashOf(columns: StoredText, prevHash: string): string {
 }
 
 function fromRow(row: Row): Entry & { text: StoredText } {
-  const [seq, at, profile, server, command, via, method, path, resource, resourceId, name, before, after, outcome, detail, override, prevHash, hash] = row as Array<string | number | null>;
+  const [seq, at, profile, server, command, via, method, path, resource, resourceId, name, before, after, outcome, detail, override, prevHash, hash, asUser] = row as Array<string | number | null | undefined>;
   const text: StoredText = {
     seq: Number(seq), at: String(at), profile: profile === null ? null : String(profile), server: String(server), command: String(command), via: String(via),
     method: String(method), path: String(path), resource: String(resource), resource_id: resourceId === null ? null : String(resourceId), name: name === null ? null : String(name),
     before_json: before === null ? null : String(before), after_json: after === null ? null : String(after), outcome: String(outcome),
     detail: detail === null ? null : String(detail), override: override === null ? null : String(override),
+    ...(asUser === null || asUser === undefined ? {} : { as_user: String(asUser) }),
   };
   return {
     seq: text.seq, at: text.at, profile: text.profile, server: text.server, command: text.command, via: text.via, method: text.method, path: text.path,
     resource: text.resource, resourceId: text.resource_id, name: text.name, before: parseFields(text.before_json), after: parseFields(text.after_json),
-    outcome: text.outcome as Outcome, detail: text.detail, override: text.override, prevHash: String(prevHash), hash: String(hash), text,
+    outcome: text.outcome as Outcome, detail: text.detail, override: text.override, asUser: text.as_user ?? null, prevHash: String(prevHash), hash: String(hash), text,
   };
 }
 
@@ -127,13 +134,14 @@ export async function append(db: Db, entry: NewEntry): Promise<Entry> {
       resource: entry.resource, resource_id: entry.resourceId, name: entry.name ?? previous?.name ?? null,
       before_json: before === null ? null : canonical(before), after_json: after === null ? null : canonical(after),
       outcome: entry.outcome, detail: entry.detail, override: entry.override,
+      ...(entry.asUser ? { as_user: entry.asUser } : {}),
     };
     const hash = hashOf(text, prevHash);
     await db.run(`INSERT INTO ledger (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`, [
       text.seq, text.at, text.profile, text.server, text.command, text.via, text.method, text.path, text.resource, text.resource_id, text.name,
-      text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash,
+      text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash, text.as_user ?? null,
     ]);
-    return { ...fromRow([seq, text.at, text.profile, text.server, text.command, text.via, text.method, text.path, text.resource, text.resource_id, text.name, text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash]) };
+    return { ...fromRow([seq, text.at, text.profile, text.server, text.command, text.via, text.method, text.path, text.resource, text.resource_id, text.name, text.before_json, text.after_json, text.outcome, text.detail, text.override, prevHash, hash, text.as_user ?? null]) };
   });
 }
 
@@ -173,20 +181,50 @@ export async function knownState(db: Db, server: string, resource: string, id: s
   return last ? { fields: last.after, entry: last } : undefined;
 }
 
-export type Verdict = { whole: true; entries: number } | { whole: false; entries: number; seq: number; problem: string };
+/** The last entry of the chain: its number and hash, to be kept elsewhere and compared later (`log verify --expect-head`). */
+export interface Head {
+  seq: number;
+  hash: string;
+}
 
-/** Walks the chain from the first entry: the first whose sequence, link or hash does not hold. */
-export async function verify(db: Db): Promise<Verdict> {
+export type Verdict =
+  | { whole: true; entries: number; head: Head | null; expected?: { seq: number; since: number } }
+  | { whole: false; entries: number; seq: number | null; problem: string; head: Head | null };
+
+/**
+ * Walks the chain from the first entry: the first whose sequence, link or hash does not hold.
+ * A chain whose last entries were removed is still whole: only a head kept elsewhere shows that.
+ * With `expectHead` (such a kept hash) the chain must still hold that entry, at any place: the
+ * ledger may have grown since, but nothing up to it can have been removed or rewritten without
+ * the rewrite recomputing that very hash.
+ */
+export async function verify(db: Db, expectHead?: string): Promise<Verdict> {
   const rows = await db.all(`SELECT ${COLUMNS} FROM ledger ORDER BY seq`);
   let prev = '';
   let expected = 1;
+  let kept: Head | undefined;
+  let head: Head | null = null;
   for (const row of rows) {
     const entry = fromRow(row);
-    if (entry.seq !== expected) return { whole: false, entries: rows.length, seq: entry.seq, problem: `entry ${expected}${entry.seq > expected + 1 ? `-${entry.seq - 1}` : ''} is missing before it` };
-    if (entry.prevHash !== prev) return { whole: false, entries: rows.length, seq: entry.seq, problem: 'it does not hold the hash of the entry before it' };
-    if (hashOf(entry.text, prev) !== entry.hash) return { whole: false, entries: rows.length, seq: entry.seq, problem: 'its stored values do not match its hash: it was edited' };
+    const broken = (problem: string): Verdict => ({ whole: false, entries: rows.length, seq: entry.seq, problem, head });
+    if (entry.seq !== expected) return broken(`entry ${expected}${entry.seq > expected + 1 ? `-${entry.seq - 1}` : ''} is missing before it`);
+    if (entry.prevHash !== prev) return broken('it does not hold the hash of the entry before it');
+    if (hashOf(entry.text, prev) !== entry.hash) return broken('its stored values do not match its hash: it was edited');
     prev = entry.hash;
+    head = { seq: entry.seq, hash: entry.hash };
+    if (expectHead !== undefined && entry.hash === expectHead) kept = head;
     expected++;
   }
-  return { whole: true, entries: rows.length };
+  if (expectHead !== undefined && !kept) {
+    return {
+      whole: false,
+      entries: rows.length,
+      seq: null,
+      head,
+      problem: rows.length
+        ? `it no longer holds the head you kept (${expectHead.slice(0, 12)}…): entries were removed from its end, or it was rewritten`
+        : `it is empty: the head you kept (${expectHead.slice(0, 12)}…) and every entry before it were removed`,
+    };
+  }
+  return { whole: true, entries: rows.length, head, ...(kept ? { expected: { seq: kept.seq, since: rows.length - kept.seq } } : {}) };
 }

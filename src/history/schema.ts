@@ -238,6 +238,16 @@ CREATE TABLE ledger (
 CREATE INDEX ledger_by_record ON ledger (server, resource, resource_id, seq);
 `,
   },
+  {
+    // Issue 51: a write made with --as-user: the user it was made as (`7 <jane@example.com>`),
+    // beside the profile of the admin who made it. NULL for every other write; an entry's hash
+    // covers it only when it is set, so the entries written before keep their hashes.
+    version: 24,
+    name: 'ledger: the user a write was made as (--as-user)',
+    sql: `
+ALTER TABLE ledger ADD COLUMN as_user TEXT;
+`,
+  },
 ];
 
 const TOKENS: Record<Dialect, Record<string, string>> = {

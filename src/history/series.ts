@@ -300,7 +300,9 @@ function toSeries(spec: SeriesSpec, acc: Accumulator, t: Timeline): Series {
     const clicks = acc.clicks[w]!;
     // links always have a unique count (a period where nothing changed added 0); QR codes and campaigns have none
     // a period only events cover has no unique count (events name no visitor)
-    const uniqueValue = t.from[w]! < 0 ? null : spec.kind === 'link' || acc.uniqueKnown[w] ? acc.unique[w]! : null;
+    // and never more than the period's clicks: where events took a spread difference's clicks, its
+    // unique growth (spread evenly, events name no visitor) can fall on a period left with fewer
+    const uniqueValue = t.from[w]! < 0 ? null : spec.kind === 'link' || acc.uniqueKnown[w] ? Math.min(acc.unique[w]!, clicks) : null;
     const reset = acc.reset[w] === 1;
     const guess = t.estimated[w] === 1;
     points.push({ period: t.labels[w]!, start: t.startIso[w]!, clicks, uniqueClicks: uniqueValue, gap: false, reset, estimated: guess, from: t.snapshotIso[t.from[w]!] ?? null, to: t.snapshotIso[t.to[w]!] ?? null });

@@ -181,7 +181,7 @@ export function redirectError(url: string, path: string, status: number, locatio
       hint = 'the server redirects to add or remove a trailing slash, which API calls must not need; check --base-url (the site root, without /api)';
     } else if (root) hint = `the API seems to have moved: try --base-url ${root}`;
   }
-  return new NetworkError(`HTTP ${status}: the server redirects ${url} to ${target}`, hint);
+  return Object.assign(new NetworkError(`HTTP ${status}: the server redirects ${url} to ${target}`, hint), { status });
 }
 
 export function nonJsonError(where: string, path: string, status: number, text: string): NetworkError {
@@ -198,5 +198,5 @@ export function nonJsonError(where: string, path: string, status: number, text: 
   else if (status >= 500) hint = 'the server failed on this request; try again later, or check the values you gave';
   else if (json) hint = 'the answer was cut short; try again';
   else if (status === 200) hint = 'is the base URL the main site rather than a branded domain? it should be the site root, e.g. https://example.com';
-  return new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint);
+  return Object.assign(new NetworkError(`HTTP ${status}${statusText(status)}: the server sent ${kind} for ${where}`, hint), { status });
 }

@@ -14,6 +14,7 @@ import { InFlightControl, requestKind } from './concurrency.js';
 import { fetchFor, isLoopback } from './transport.js';
 import type { GuardedFetch } from './outbound.js';
 import { withLikelyScheme } from './loopback.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from './api-path.js';
 import type { AllowPrivate } from './networks.js';
 import { PROXY_AUTH_HINT, RETRY_STATUSES, classify, describe, isRecord, looksJson, nestingDepth, nonJsonError, readCapped, readCappedBytes, redirectError, safeParse, statusText, tlsHint, untilAborted, type Failure } from './answers.js';
 
@@ -25,6 +26,11 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface RequestOptions {
   query?: Query;
   json?: unknown;
+  /**
+   * A POST that changes nothing in the account (the OAuth token exchange): not recorded in the
+   * ledger, and no change is reported.
+   */
+  notAChange?: boolean;
   /** Fields a success must carry; without them the answer is a protocol error (exit 6). */
   expect?: readonly string[];
   /** For creations: the command that shows whether an unknown outcome created something. */
@@ -56,6 +62,9 @@ export interface ClientOptions {
   baseUrl: string;
   /** Where the base URL came from (`--base-url`, `LINKCTL_BASE_URL`, a profile), for the message if it is not a URL. */
   baseUrlName?: string;
+  /** Where the installation serves its API under the base URL (./api-path.ts): `/api` unless it says otherwise. */
+  apiPath?: string;
+  /** The key, sent as `Authorization: Bearer`; empty for the one request made without one (the OAuth token exchange). */
   apiKey: string;
   timeoutMs: number;
   maxWaitMs: number;
@@ -120,6 +129,10 @@ interface Beside {
 
 export class ApiClient {
   readonly base: URL;
+  /** The installation's API path (`/api`, `/v2`): the model's paths start with `api`, which stands for it. */
+  readonly apiPath: string;
+  /** The same, relative to the base URL and ending in `/` (`v2/`). */
+  private readonly apiPrefix: string;
   private readonly http: KyInstance;
   /** When to wait and when to give up (./rate-limit.ts); its state lives in `options.rate` when given (shared across clients). */
   readonly rateLimit: RateLimitPolicy;
@@ -130,6 +143,32 @@ export class ApiClient {
    * history checks its own clock against it, so a machine set in the future cannot date a snapshot there.
    */
   serverTime?: number;
+
+  /**
+   * For a job that keeps several rows in flight (the bulk engine): the most requests at the server
+   * at once, held here, request by request, whatever the rows do between their requests. With it,
+   * a row whose write is done and whose ledger entry is being written (a commit that syncs the
+   * history database and holds the thread) leaves room for the next row's request: in issue 52's
+   * profile of a 400-row `link add --from`, 46% of the run was in those commits, one a row, each
+   * holding a place of the 8 in flight.
+   */
+  bound?: () => number;
+  /** Told when a request is answered and its row only waits for the ledger: a job may start another row. */
+  freed?: () => void;
+  /** Requests done whose ledger entry is still being written: no longer at the server. */
+  recording = 0;
+  private sending = 0;
+  private readonly turns: Array<() => void> = [];
+
+  private async enter(): Promise<void> {
+    if (this.bound) while (this.sending >= Math.max(1, this.bound())) await new Promise<void>((turn) => this.turns.push(turn));
+    this.sending++;
+  }
+
+  private leave(): void {
+    this.sending--;
+    this.turns.shift()?.();
+  }
 
   /** How long one attempt may take (`--timeout`): also the limit of local work on what a server sent (drawing an SVG). */
   get attemptTimeoutMs(): number {
@@ -149,6 +188,8 @@ export class ApiClient {
     this.rateLimit = new RateLimitPolicy(options.rate ?? {}, options.maxWaitMs);
     this.inFlight = new InFlightControl(this.rateLimit);
     this.base = normaliseBaseUrl(options.baseUrl, options.baseUrlName);
+    this.apiPath = normaliseApiPath(options.apiPath ?? DEFAULT_API_PATH);
+    this.apiPrefix = `${this.apiPath.slice(1)}/`;
     // Checked here, before any request exists: nothing is sent.
     if (this.base.protocol === 'http:' && !isLoopback(this.base.hostname) && !options.insecureHttp) {
       throw new UsageError(
@@ -159,7 +200,7 @@ export class ApiClient {
     const ownFetch = fetchFor(this.base.hostname, options.env);
     this.http = ky.create({
       prefixUrl: this.base.href,
-      headers: { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' },
+      headers: options.apiKey ? { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' } : { Accept: 'application/json' },
       retry: 0, // retries are ours: ky's retry PUT/DELETE on 413 and 5xx alike, and would wait for Retry-After without bound
       timeout: false, // ours covers the body too, not just the headers
       throwHttpErrors: false,
@@ -177,20 +218,48 @@ export class ApiClient {
     });
   }
 
+  /**
+   * A path as sent, relative to the base URL: the model writes the API's paths as the product's
+   * documentation does (the list of links is `api` then `urls`), and that first segment stands for
+   * the installation's API path (`v2/urls` when it serves its API at /v2). The one place the
+   * setting is applied.
+   */
+  private fromBase(path: string): string {
+    const bare = path.replace(/^\/+/, '');
+    const under = /^api(?:\/|$)([\s\S]*)$/.exec(bare);
+    return under ? `${this.apiPrefix}${under[1]}` : bare;
+  }
+
   /** The full URL of a path, as a user would see it. */
   url(path: string, query?: Query): string {
-    const url = new URL(path.replace(/^\/+/, ''), this.base);
+    const url = new URL(this.fromBase(path), this.base);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     return url.href;
   }
 
   async request(method: Method, path: string, options: RequestOptions = {}): Promise<Body> {
-    const written = method === 'GET' ? undefined : this.options.events?.written;
+    const written = method === 'GET' || options.notAChange ? undefined : this.options.events?.written;
+    await this.enter();
+    let answered = false;
+    let freed = false;
+    /** The request left the server; done (not failed: a row then looks its outcome up), it only waits for the ledger now. */
+    const answer = (done: boolean) => {
+      if (answered) return;
+      answered = true;
+      this.leave();
+      if (written && done) {
+        freed = true;
+        this.recording++;
+        this.freed?.();
+      }
+    };
     try {
       const result = await this.send(method, path, options);
+      answer(true);
       await written?.({ method, path, json: options.json, result });
       return result;
     } catch (error) {
+      answer(false);
       // Servers may echo the key in a message, a Location or a page: no error leaves here with it.
       if (error instanceof CliError) {
         if (options.about && (error instanceof ApiError || error instanceof NotFoundError)) error.message = `${options.about}: ${error.message}`;
@@ -199,16 +268,19 @@ export class ApiClient {
       }
       await written?.({ method, path, json: options.json, error });
       throw error;
+    } finally {
+      if (freed) this.recording--;
     }
   }
 
   private async send(method: Method, path: string, options: RequestOptions): Promise<Body> {
     const url = this.url(path, options.query);
     // A path with `..` segments would carry the key elsewhere on the host: only the API's own paths are sent.
-    const api = new URL('api', this.base);
+    const api = new URL(this.apiPrefix, this.base);
+    const root = api.pathname.replace(/\/$/, '');
     const target = new URL(url);
-    if (target.origin !== api.origin || (target.pathname !== api.pathname && !target.pathname.startsWith(`${api.pathname}/`))) {
-      throw new UsageError(`the path "${path}" leads to ${target.pathname}, outside the API under ${api.pathname}/; nothing was sent`, 'give a path under the API (see `linkctl api --help`), without . or .. segments');
+    if (target.origin !== api.origin || (target.pathname !== root && !target.pathname.startsWith(`${root}/`))) {
+      throw new UsageError(`the path "${path}" leads to ${target.pathname}, outside the API under ${root}/; nothing was sent`, 'give a path under the API (see `linkctl api --help`), without . or .. segments');
     }
     if (this.options.dryRun && method !== 'GET') {
       throw new DryRun({ method, url, headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' }, body: options.json });
@@ -225,13 +297,9 @@ export class ApiClient {
         // A server that resets, times out or is not there: fewer requests in flight.
         if (failure === 'timeout' || failure === 'unknown-outcome' || failure === 'never-sent') this.inFlight.failure();
         if (failure === 'aborted') {
-          // A creation interrupted in flight may have reached the server, as with a timeout.
-          if (method === 'POST' && detail !== NOT_SENT) {
-            throw new InterruptedError(
-              `interrupted during ${method} ${url}: the request was sent and its answer not read: it may or may not have been created`,
-              checkHint(options),
-            );
-          }
+          // A write interrupted in flight may have reached the server, as with a timeout (so may an
+          // earlier attempt whose answer was lost): the ledger records it as unknown.
+          if (method !== 'GET' && (detail !== NOT_SENT || lostAnswer)) throw interruptedWrite(method, url, options);
           throw new InterruptedError();
         }
         if (failure === 'too-large') throw new NetworkError(detail, 'ask for fewer records with --limit', 'too-large');
@@ -243,7 +311,7 @@ export class ApiClient {
         const mayRetry = failure === 'never-sent' || method !== 'POST';
         if (mayRetry && networkRetries < MAX_NETWORK_RETRIES) {
           lostAnswer ||= failure !== 'never-sent';
-          await this.backoff(++networkRetries, detail);
+          await this.backoff(++networkRetries, detail, lostAnswer && method !== 'GET' ? () => interruptedWrite(method, url, options) : undefined);
           continue;
         }
         throw this.networkError(method, url, failure, detail, options, networkRetries + 1);
@@ -279,11 +347,14 @@ export class ApiClient {
       }
       try {
         const result = this.interpret(method, url, path, status, text, parsed, options);
-        if (method !== 'GET') this.options.events?.changed?.();
+        if (method !== 'GET' && !options.notAChange) this.options.events?.changed?.();
         return result;
       } catch (error) {
         // Say that the failure was not a one-off when the answer came after retries.
-        if (networkRetries > 0 && error instanceof NetworkError) throw new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint, error.reason);
+        // Its status stays only when no earlier attempt may have been carried out: a clear answer to a retry says nothing of a lost one.
+        if (networkRetries > 0 && error instanceof NetworkError) {
+          throw Object.assign(new NetworkError(`${error.message} (${networkRetries + 1} attempts)`, error.hint, error.reason), lostAnswer ? {} : { status: error.status });
+        }
         // A DELETE sent again after a lost answer finds nothing: most likely the first one deleted it.
         if (lostAnswer && method === 'DELETE' && error instanceof NotFoundError) {
           throw new NotFoundError(error.message, 'an earlier attempt whose answer was lost has probably deleted it');
@@ -310,7 +381,7 @@ export class ApiClient {
     const jsonText = options.json === undefined ? undefined : JSON.stringify(options.json);
     if (tracing) {
       this.trace(`> ${method} ${this.url(path, options.query)}`);
-      this.trace(`> Authorization: Bearer ${this.options.apiKey}`);
+      if (this.options.apiKey) this.trace(`> Authorization: Bearer ${this.options.apiKey}`);
       if (jsonText !== undefined) this.trace(`> ${jsonText}`);
     }
     this.options.events?.requestStart?.();
@@ -318,7 +389,7 @@ export class ApiClient {
       // The deadline and Ctrl-C are enforced here too, not only through the signal given to
       // fetch: undici follows it through a weak reference (nodejs/node#55428).
       const response = await untilAborted(
-        this.http(path.replace(/^\/+/, ''), {
+        this.http(this.fromBase(path), {
           method,
           searchParams: cleanQuery(options.query),
           ...(jsonText === undefined ? {} : { headers: { 'content-type': 'application/json' }, jsonText }),
@@ -339,7 +410,10 @@ export class ApiClient {
         return { kind: 'failed', failure: 'too-large', detail };
       }
       if (tracing) {
-        const shown = text.length > 4000 ? `${text.slice(0, 4000)}... (${text.length} characters)` : text;
+        // Redacted whole, then cut: a secret (a user record's `apikey`) cut in two at the 4,000th
+        // character would be out of the patterns' reach, its first part shown.
+        const safe = redact(text, [this.options.apiKey]);
+        const shown = safe.length > 4000 ? `${safe.slice(0, 4000)}... (${text.length} characters)` : safe;
         this.trace(`< ${shown.replace(/\s*\n\s*/g, ' ')}`);
       }
       return { kind: 'answered', status: response.status, headers: response.headers, text, ms: Date.now() - started };
@@ -406,14 +480,15 @@ export class ApiClient {
     }
   }
 
-  private async backoff(retry: number, why: string): Promise<void> {
+  /** `interrupted`: what an interruption of the wait is (a write whose earlier attempt may have been carried out says so). */
+  private async backoff(retry: number, why: string, interrupted: () => InterruptedError = () => new InterruptedError()): Promise<void> {
     // Exponential backoff with full jitter: a random wait in [0, base * 2^retry).
     const ms = Math.random() * BACKOFF_BASE_MS * 2 ** retry;
     this.trace(`! ${why}; retry ${retry} of ${MAX_NETWORK_RETRIES} in ${Math.round(ms)} ms`);
     try {
       await sleep(ms, undefined, { signal: this.options.signal });
     } catch {
-      throw new InterruptedError();
+      throw interrupted();
     }
   }
 
@@ -526,6 +601,16 @@ export class ApiClient {
 }
 
 /** What to do after a creation whose outcome is unknown. */
+/** A write interrupted after it was sent: the server may have carried it out (a POST: created it). */
+function interruptedWrite(method: Method, url: string, options: RequestOptions): InterruptedError {
+  const what = method === 'POST' ? 'created' : method === 'DELETE' ? 'deleted' : 'carried out';
+  return new InterruptedError(
+    `interrupted during ${method} ${url}: the request was sent and its answer not read: it may or may not have been ${what}`,
+    checkHint(options),
+    true,
+  );
+}
+
 function checkHint(options: RequestOptions): string {
   return options.checkWith ? `check with \`${options.checkWith}\` before trying again` : 'check whether it took effect before trying again';
 }

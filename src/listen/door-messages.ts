@@ -7,13 +7,17 @@ export interface DoorThreadData {
   secret: string;
   /** Whether to tell the main thread of refused posts (--debug logs them). */
   tellRefused: boolean;
+  /** The journal's folder (journal.ts): the door syncs each event there before its 2xx; undefined: the main thread stores it first (PostgreSQL). */
+  journal?: string;
 }
 
 export type FromDoor =
   | { type: 'listening'; port: number }
   | { type: 'failed'; code: string | undefined; message: string }
   | { type: 'store'; n: number; event: ListenEvent }
+  /** Events synced to the journal and answered: the door's `first`-th and those after it, in order. */
+  | { type: 'journaled'; first: number; events: ListenEvent[] }
   | { type: 'refused'; status: number; why: string }
   | { type: 'closed' };
 
-export type ToDoor = { type: 'stored'; n: number } | { type: 'notStored'; n: number; message: string } | { type: 'close' };
+export type ToDoor = { type: 'stored'; n: number } | { type: 'notStored'; n: number; message: string } | { type: 'durable'; upTo: number } | { type: 'close' };

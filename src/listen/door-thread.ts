@@ -9,12 +9,20 @@
  * 300 ms for its connection to be accepted, though each event was stored within 10 ms of
  * arriving. Here the door's loop only reads and answers, so it takes connections as they come.
  *
- * Messages, from the main thread: `close`. To it: `listening {port}` or `failed {code, message}`,
- * then per post `store {n, event}` (answered by `stored {n}` or `notStored {n, message}`) and
- * `refused {status, why}`; `closed` after `close`.
+ * With a journal (an SQLite history, journal.ts), the door syncs each event to the journal and
+ * answers; the main thread then stores it in the history. Without (PostgreSQL), the main thread
+ * stores it first and says when it is committed.
+ *
+ * Messages, from the main thread: `durable {upTo}` (journal files whose events are all in the
+ * history may go) and `close`. To it: `listening {port}` or `failed {code, message}`, then per
+ * post `journaled {seq, event}` (already answered), or `store {n, event}` (answered by `stored
+ * {n}` or `notStored {n, message}`), and `refused {status, why}`; `closed` after `close`, once
+ * every journaled event was told.
  */
+import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { startDoor } from './server.js';
+import { JournalWriter } from './journal.js';
 import type { ListenEvent } from './payload.js';
 import type { FromDoor, ToDoor, DoorThreadData } from './door-messages.js';
 
@@ -22,11 +30,38 @@ const port = parentPort!;
 const data = workerData as DoorThreadData;
 const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 let next = 0;
-/** Set once the door is announced: before, its posts are the warm-up's own (not stored, not logged). */
+/** Set once the door is announced: refusals are logged from then on, and the warm-up's secret is closed. */
 let announced = false;
+/**
+ * The warm-up posts to a secret of its own, made now and never shown: the product keeps posting
+ * to the real URLs across a restart, and those posts are stored from the first moment the port
+ * is open (warming up on the real secret answered them 200 and dropped them: issue 50).
+ */
+const warmSecret = randomBytes(32).toString('base64url');
 const send = (message: FromDoor) => port.postMessage(message);
 
+const journal = data.journal ? new JournalWriter(data.journal) : undefined;
+let seq = 0;
+let told: { first: number; events: ListenEvent[] } | undefined;
+/**
+ * A journaled event, told to the main thread with the others of its sync: one message a batch,
+ * not one an event, and after the batch's answers went out (copying the events to the other
+ * thread is work no visitor need wait for).
+ */
+function tell(s: number, event: ListenEvent): void {
+  if (told) return void told.events.push(event);
+  told = { first: s, events: [event] };
+  setImmediate(flushTold);
+}
+function flushTold(): void {
+  if (!told) return;
+  const { first, events } = told;
+  told = undefined;
+  send({ type: 'journaled', first, events });
+}
+
 port.on('message', (message: ToDoor) => {
+  if (message.type === 'durable') journal?.durable(message.upTo);
   if (message.type === 'stored' || message.type === 'notStored') {
     const w = waiting.get(message.n);
     waiting.delete(message.n);
@@ -38,8 +73,8 @@ port.on('message', (message: ToDoor) => {
 /**
  * The door's first requests compile Node's HTTP code and the door's own on this thread (a cold
  * thread took 1–2 ms a connection, and libuv takes one new connection per turn of the loop):
- * before the URLs are given out, the door answers WARM_UP visit posts of its own, all at once.
- * They are read as any post is, and answered without being stored or shown (`announced`).
+ * before the URLs are given out, the door answers WARM_UP visit posts of its own, all at once,
+ * at its own secret. They are read as any post is, and answered without being stored or shown.
  */
 const WARM_UP = 64;
 async function warmUp(doorPort: number): Promise<void> {
@@ -47,7 +82,7 @@ async function warmUp(doorPort: number): Promise<void> {
   const host = data.host === '0.0.0.0' ? '127.0.0.1' : data.host === '::' ? '::1' : data.host;
   const one = () =>
     new Promise<void>((resolve) => {
-      const req = request({ host, port: doorPort, path: `/${data.secret}/visits`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request({ host, port: doorPort, path: `/${warmSecret}/visits`, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume();
         res.on('end', () => resolve());
       });
@@ -63,19 +98,32 @@ try {
     host: data.host,
     port: data.port,
     secret: data.secret,
-    store: (event: ListenEvent) =>
-      !announced ? Promise.resolve() : new Promise<void>((resolve, reject) => {
+    warmUp: { secret: warmSecret, warming: () => !announced },
+    store: (event: ListenEvent) => {
+      if (journal) {
+        const s = seq++;
+        // told in the journal's order (a batch's appends resolve in order, batches one after
+        // another), one message for the events a sync answered together
+        return journal.append(event, s).then(() => tell(s, event));
+      }
+      return new Promise<void>((resolve, reject) => {
         const n = next++;
         waiting.set(n, { resolve, reject });
         send({ type: 'store', n, event });
-      }),
+      });
+    },
     // the main thread prints when it is told the event is stored
     stored: () => {},
     refused: data.tellRefused ? (status, why) => announced && send({ type: 'refused', status, why }) : undefined,
   });
   port.on('message', (message: ToDoor) => {
     if (message.type !== 'close') return;
-    void door.close().then(() => send({ type: 'closed' }));
+    void door.close().then(async () => {
+      await journal?.idle();
+      flushTold(); // every event answered is told before `closed`
+      await journal?.close();
+      send({ type: 'closed' });
+    });
   });
   await warmUp(door.port);
   announced = true;

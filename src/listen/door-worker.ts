@@ -1,7 +1,8 @@
 /**
  * The main thread's side of the door's thread (door-thread.ts): the same Door as startDoor
  * gives, with the door's reading and answering on its own thread and the storing here.
- * An event is answered 2xx by the door only after `store` resolved here (it was committed).
+ * An event is answered 2xx by the door only after `store` resolved here (it was committed), or,
+ * with a journal, after the door synced it there (then it is told here by `journal.journaled`).
  */
 import { Worker } from 'node:worker_threads';
 import type { Door, DoorOptions } from './server.js';
@@ -19,7 +20,7 @@ export class DoorError extends Error {
 }
 
 export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Door> {
-  const data: DoorThreadData = { host: options.host, port: options.port, secret: options.secret, tellRefused: options.refused !== undefined };
+  const data: DoorThreadData = { host: options.host, port: options.port, secret: options.secret, tellRefused: options.refused !== undefined, journal: options.journal?.dir };
   const worker = new Worker(threadEntry(), { workerData: data });
   const tell = (message: ToDoor) => worker.postMessage(message);
   let closed: (() => void) | undefined;
@@ -45,6 +46,9 @@ export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Do
           worker.on('error', (error) => options.failed?.(error));
           resolve({
             port: message.port,
+            durable: (upTo) => {
+              if (!exited) tell({ type: 'durable', upTo });
+            },
             close: () =>
               new Promise<void>((done) => {
                 if (exited) return done();
@@ -67,6 +71,9 @@ export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Do
           );
           return;
         }
+        case 'journaled':
+          message.events.forEach((event, i) => options.journal?.journaled(event, message.first + i));
+          return;
         case 'refused':
           return options.refused?.(message.status, message.why);
         case 'closed':

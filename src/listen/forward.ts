@@ -12,6 +12,7 @@
  *
  * Targets are those the user named on the command line: they are not put through `check`'s guard
  * against private addresses (a receiver on localhost or in the office network is the usual case).
+ * Of a target's answer only the status counts: at most MAX_ANSWER bytes of its body are read.
  */
 import { createHmac } from 'node:crypto';
 import { eventJson, type ListenEvent } from './payload.js';
@@ -21,6 +22,26 @@ export const SIGNATURE_HEADER = 'Linkctl-Signature';
 const FIRST_RETRY_MS = 1_000;
 const LAST_RETRY_MS = 60_000;
 const TIMEOUT_MS = 10_000;
+/** The most of a target's answer read: only its status counts (an endless 200 took listen to 3.4 GB). */
+export const MAX_ANSWER = 64 * 1024;
+
+/** Reads and drops up to MAX_ANSWER bytes of an answer (so the connection can be used again), then lets go of the rest. */
+async function discard(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      size += value.byteLength;
+      if (size > MAX_ANSWER) break;
+    }
+  } catch {
+    return; // the status was read already: a body cut off changes nothing
+  }
+  await reader.cancel().catch(() => undefined);
+}
 
 export function sign(secret: string, body: string, unixSeconds: number): string {
   return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
@@ -115,7 +136,7 @@ export class Forwarder {
         headers: { 'Content-Type': 'application/json', 'User-Agent': 'linkctl-listen', [SIGNATURE_HEADER]: sign(this.secret, body, Math.floor(this.clock() / 1000)) },
         body,
       });
-      await response.arrayBuffer().catch(() => undefined);
+      await discard(response);
       return response.status >= 200 && response.status < 300 ? undefined : `HTTP ${response.status}`;
     } catch (error) {
       const e = error as Error & { cause?: { code?: string } };

@@ -5,7 +5,8 @@
  * An event is acknowledged (2xx) only after the transaction that stores it committed: SQLite
  * in WAL mode syncs its log at each commit, PostgreSQL syncs its WAL, so a `kill -9` (or a
  * power cut) after the 2xx keeps it. Posts that arrive together are stored in one transaction
- * (group commit): 50 senders wait for one sync, not 50.
+ * (group commit): 50 senders wait for one sync, not 50. A batch the database refuses is stored
+ * again one event at a time, so a post that cannot be stored fails alone (503) and no other.
  *
  * Each event names its link by short URL only; it is tied to the history's item for that link
  * (found by short URL, else alias), and an item is made for a link the history has not seen
@@ -15,12 +16,16 @@ import type { History, SourceRef } from '../history/store.js';
 import type { ListenEvent } from './payload.js';
 
 const COLUMNS = ['source_id', 'event_id', 'kind', 'at', 'received_at', 'item_id', 'short_url', 'alias', 'long_url', 'country', 'city', 'referrer', 'os', 'browser'];
+/** With the journal: how long the history's inserts wait for others to share a commit. */
+const GATHER_MS = 50;
 const INSERT = `INSERT INTO events (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
 
 export class EventStore {
   private readonly items = new Map<string, number>();
   private run = 0;
   private queue: Array<{ event: ListenEvent; done: (error?: unknown) => void }> = [];
+  /** How long an event waits for others to be committed with (0: the next turn of the loop). */
+  private gatherMs = 0;
   private writing: Promise<void> | undefined;
   /**
    * Every write of this store, one after another: the drivers let a write that starts inside
@@ -28,10 +33,41 @@ export class EventStore {
    * acknowledged before that transaction committed.
    */
   private last: Promise<unknown> = Promise.resolve();
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.last.then(() => this.history.db.write(fn));
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.last.then(fn);
     this.last = run.catch(() => undefined);
     return run;
+  }
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.serial(() => this.history.db.write(fn));
+  }
+
+  /**
+   * With listen's journal (journal.ts, SQLite only): the history's commits need not sync, since
+   * the journal holds each event until `sync` says a synced commit covers it.
+   */
+  async journaled(): Promise<void> {
+    await this.serial(() => this.history.db.exec('PRAGMA synchronous = NORMAL'));
+    // no post waits for these commits now: gathered for a moment, a sustained trickle is a few
+    // commits a second instead of one a post (fewer pages written, fewer checkpoints)
+    this.gatherMs = GATHER_MS;
+  }
+
+  /**
+   * A commit that syncs (marking the run alive): every commit before it is durable after it
+   * (SQLite in WAL mode syncs the one log they all were appended to).
+   */
+  async sync(): Promise<void> {
+    const { db } = this.history;
+    const now = new Date(this.clock()).toISOString();
+    await this.serial(async () => {
+      await db.exec('PRAGMA synchronous = FULL');
+      try {
+        await db.write(() => db.run('UPDATE listen_runs SET alive_at = ? WHERE id = ?', [now, this.run]));
+      } finally {
+        await db.exec('PRAGMA synchronous = NORMAL');
+      }
+    });
   }
 
   private constructor(readonly history: History, readonly sourceId: number, private readonly clock: () => number) {}
@@ -56,7 +92,7 @@ export class EventStore {
       // The drivers write synchronously: a drain started at once would commit each post alone
       // (a sync each). Started after the event loop's poll phase, it takes every post that
       // arrived meanwhile (those read while the last commit held the thread) in one commit.
-      this.writing ??= new Promise<void>((next) => setImmediate(next)).then(() => this.drain());
+      this.writing ??= new Promise<void>((next) => (this.gatherMs ? setTimeout(next, this.gatherMs) : setImmediate(next))).then(() => this.drain());
     });
   }
 
@@ -69,7 +105,21 @@ export class EventStore {
           await this.write(batch.map((b) => b.event));
           for (const b of batch) b.done();
         } catch (error) {
-          for (const b of batch) b.done(error);
+          if (batch.length === 1) {
+            batch[0]!.done(error);
+            continue;
+          }
+          // Each event on its own terms: one the database refuses must not fail those committed
+          // with it (they would get 503, and the product does not post again). The batch is
+          // stored again one event a transaction; only the one that fails alone is refused.
+          for (const b of batch) {
+            try {
+              await this.write([b.event]);
+              b.done();
+            } catch (alone) {
+              b.done(alone);
+            }
+          }
         }
       }
     } finally {
@@ -113,6 +163,12 @@ export class EventStore {
     await this.exclusive(() => this.history.db.run('UPDATE listen_runs SET alive_at = ? WHERE id = ?', [new Date(this.clock()).toISOString(), this.run]));
   }
 
+  /** How many events the history holds for the source. */
+  async count(): Promise<number> {
+    const [row] = await this.history.db.all('SELECT count(*) FROM events WHERE source_id = ?', [this.sourceId]);
+    return Number(row![0]);
+  }
+
   /** Waits for what is queued to be stored. */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
@@ -131,6 +187,15 @@ export class EventStore {
       await db.run('INSERT INTO event_forwards (source_id, target, delivered) VALUES (?, ?, ?)', [this.sourceId, target, start]);
       return start;
     });
+  }
+
+  /** How many stored events `target` has not taken yet (0 for a target this history has not met). */
+  async waitingFor(target: string): Promise<number> {
+    const [row] = await this.history.db.all(
+      'SELECT count(*) FROM events e, event_forwards f WHERE f.source_id = ? AND f.target = ? AND e.source_id = f.source_id AND e.id > f.delivered',
+      [this.sourceId, target],
+    );
+    return Number(row?.[0] ?? 0);
   }
 
   async delivered(target: string, rowId: number): Promise<void> {

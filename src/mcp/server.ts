@@ -19,7 +19,7 @@ import { partialNote } from '../output/render.js';
 import { safeStringify } from '../output/safe-text.js';
 import { LineTransport } from './lines.js';
 import { boundJson, boundText, type Bounded } from './bounded.js';
-import { ALL_CAP, argvOf, PAGING, FINDINGS_EXIT, forMode, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
+import { ALL_CAP, argvOf, PAGING, FINDINGS_EXIT, forMode, isAdminTool, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
 
 interface Run {
@@ -101,8 +101,9 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     if (!tool) {
       const known = every.find((t) => t.name === name);
       if (!known) return failure(`unknown tool "${name}"`);
+      if (isAdminTool(known) && !mode.admin) return failure(`${name} is not available: this server lists no admin tools; the user can start it with \`linkctl mcp --allow-admin\`. Nothing was sent.`);
       const needs = known.access === 'delete' ? '--allow-writes --allow-deletes' : '--allow-writes';
-      return failure(`${name} is not available: this server is ${mode.writes ? 'without deletes' : 'read-only'}; the user can start it with \`linkctl mcp ${needs}\`. Nothing was sent.`);
+      return failure(`${name} is not available: this server is ${mode.writes ? 'without deletes' : 'read-only'}; the user can start it with \`linkctl mcp ${needs}${isAdminTool(known) ? ' --allow-admin' : ''}\`. Nothing was sent.`);
     }
     if ('override' in args && !tool.params.some((p) => p.name === 'override')) {
       return failure(`${name}: override is not available on this server: only the user can let writes through the policy, by starting \`linkctl mcp --allow-override\`. Nothing was sent.`);
@@ -394,6 +395,9 @@ function globalArgv(ctx: Context): string[] {
   return [
     ...(g.profile ? [`--profile=${g.profile}`] : []),
     ...(g.baseUrl ? [`--base-url=${g.baseUrl}`] : []),
+    ...(g.apiPath ? [`--api-path=${g.apiPath}`] : []),
+    // `linkctl mcp --as-user 7`: every call acts as that user (the user chose it; a call cannot).
+    ...(g.asUser ? [`--as-user=${g.asUser}`] : []),
     ...(g.sandbox ? ['--sandbox'] : []),
     ...(g.insecureHttp ? ['--insecure-http'] : []),
     // The user's policy holds for every call (--override is never passed on: only `override`, where allowed).

@@ -54,6 +54,14 @@ export const ACCESS: Record<string, Access | { skip: string }> = {
   'pixel delete': 'delete',
   'overlay list': 'read',
   'splash list': 'read',
+  // The installation's admin (issue 51): an admin's key only. No user's key is in any answer (src/model/users.ts).
+  'admin users list': 'read',
+  'admin users get': 'read',
+  'admin users add': { skip: 'the password is read from a terminal or stdin, which a tool call has neither of (and a password should not pass through an agent\'s context)' },
+  'admin users delete': 'delete',
+  'admin users login': { skip: 'the sign-in URL signs whoever opens it in as the user: a secret for a person, never for an agent' },
+  'admin plans list': 'read',
+  'admin plans subscribe': 'write',
   // Any method on any path, deletes included: listed only when deletes are allowed.
   api: 'delete',
   completion: { skip: 'prints a shell script, nothing an agent needs' },
@@ -185,6 +193,12 @@ export interface Tool {
 export interface Mode {
   writes: boolean;
   deletes: boolean;
+  /**
+   * `linkctl mcp --allow-admin`: the installation's admin tools (users and plans) are listed too. Off by
+   * default: an admin's user list names every user of the installation, which an agent gets only
+   * where the person who starts the server says so (and then by the same read/write/delete rules).
+   */
+  admin?: boolean;
   /** `linkctl mcp --allow-override`: write tools take `override` (a reason), passed on as --override. Never without the user's flag. */
   override?: boolean;
 }
@@ -215,9 +229,12 @@ export function toolsOf(program: Command): Tool[] {
   return tools;
 }
 
+/** Whether a tool is one of the installation's admin (`admin users ...`, `admin plans ...`): listed only with --allow-admin. */
+export const isAdminTool = (tool: Pick<Tool, 'name'>): boolean => tool.name.startsWith('admin_');
+
 /** The tools a server in `mode` lists, each without the options the mode does not allow. */
 export function forMode(tools: Tool[], mode: Mode): Tool[] {
-  return tools.filter((t) => allowed(t.access, mode)).map((t) => {
+  return tools.filter((t) => allowed(t.access, mode) && (mode.admin || !isAdminTool(t))).map((t) => {
     const params = t.params.filter((p) => !p.access || allowed(p.access, mode));
     // Only where the user allowed it: an agent's argument alone never passes the policy.
     if (mode.override && t.access !== 'read') params.push(OVERRIDE);

@@ -4,7 +4,18 @@
  * is already added to the selected channel."), though the wanted state holds.
  */
 import type { Model } from './model.js';
-import { compact, flag, text, type Rec } from './values.js';
+import { compact, flag, text, type Rec, type StoredFields } from './values.js';
+import { capitalisedName, channelColor, cleanedText } from './rewrites.js';
+
+/**
+ * What the product keeps of a channel's fields (facts 15, 29, 33): text cleaned; the name
+ * capitalised by an update only (`world news` stays so on create); the colour any text, cut to 7 bytes.
+ */
+export const CHANNEL_STORED: StoredFields = {
+  name: (value, write) => (write === 'update' ? capitalisedName(value) : cleanedText(value)),
+  description: (value) => cleanedText(value),
+  color: (value) => channelColor(value),
+};
 
 export const channels: Model = {
   kind: 'channels',
@@ -16,6 +27,7 @@ export const channels: Model = {
   add: 'api/channel/add',
   key: (item) => (typeof item.name === 'string' ? item.name : undefined),
   listFields: ['id', 'name', 'description', 'color', 'starred'],
+  stored: CHANNEL_STORED,
 };
 
 /** `GET api/channel/:id`: the channel's items, a list under `items`. */
@@ -41,6 +53,7 @@ export function ignoredOnUpdate(field: 'name' | 'description', value: string): s
     ? 'a channel description cannot be cleared through the API: real servers ignore a description shorter than 3 characters on update, and answer success'
     : `real servers ignore a channel ${field} shorter than ${MIN_UPDATE_TEXT} characters on update, and answer success (got "${value}")`;
 }
+
 
 export function channelRecord(item: Rec): Rec {
   return compact({ name: item.name, description: text(item.description), color: text(item.color), starred: flag(item.starred) });

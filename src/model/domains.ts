@@ -4,7 +4,11 @@
  * redirect with an empty body.
  */
 import type { Model } from './model.js';
-import { compact, noSlash, text, type Rec } from './values.js';
+import { compact, noSlash, text, type Rec, type StoredFields } from './values.js';
+import { cleanedText } from './rewrites.js';
+
+/** What the product keeps of a domain's redirects: cleaned text (fact 15); the domain itself as sent (fact 28). */
+export const DOMAIN_STORED: StoredFields = { redirectRoot: (value) => cleanedText(value), redirect404: (value) => cleanedText(value) };
 
 export const domains: Model = {
   kind: 'domains',
@@ -16,9 +20,11 @@ export const domains: Model = {
   add: 'api/domain/add',
   key: (item) => (typeof item.domain === 'string' ? noSlash(item.domain) : undefined),
   listFields: ['id', 'domain', 'redirectroot', 'redirect404'],
+  stored: DOMAIN_STORED,
   // Real servers keep branded domains unique across all users of the installation.
   refusals: [{ message: /domain has been already used/i, hint: 'branded domains are unique across all the accounts of a server: this account (`linkctl domain list`) or another one holds it; after a move between two accounts, delete it in the old one first' }],
 };
+
 
 /** A list item as a record of the account file. */
 export function domainRecord(item: Rec): Rec {

@@ -10,13 +10,19 @@
  *   only (`create-only`: an update never writes it); and every update makes the link private
  *   whatever `status` says (`private`).
  * - `sensitive`: a secret, never printed, exported or compared.
- * - `normalised`: what the server does to the value before storing it.
+ * - `normalised`: what the server does to the value before storing it, in words; `stored`, the
+ *   same as a function (Terraform's `StateFunc`, src/model/rewrites.ts) where linkctl can predict it.
  *
- * Plain data with no imports, so that the flag definitions (loaded at start-up) can derive from it.
+ * Plain data that imports only the rewrite rules (which import nothing), so that the flag
+ * definitions (loaded at start-up) can derive from it.
  * The safe update (links.ts), `link update`'s confirmation, export, plan and apply (src/ascode/)
  * and the sandbox (src/sandbox/links.ts) all follow these marks: a fact learned about the product
  * is one mark here.
  */
+import { cleanedText, destinationAsStored } from './rewrites.js';
+import { serverAlias } from './aliases.js';
+import type { StoredAs } from './values.js';
+
 export interface LinkField {
   /** The `link add` flags that give it (without `--`). */
   flags: readonly string[];
@@ -33,14 +39,16 @@ export interface LinkField {
   update?: 'replaced' | 'create-only' | 'private';
   sensitive?: true;
   normalised?: string;
+  /** What the product keeps when sent a value (see StoredAs): plan compares the prediction with what it reads. */
+  stored?: StoredAs;
 }
 
 export const LINK_FIELDS = [
   { flags: ['geo'], body: 'geotarget', label: 'geo targeting', clear: 'geo', read: { from: 'details', key: 'location' }, normalised: 'countries are answered in lower case' },
   { flags: ['device'], body: 'devicetarget', label: 'device targeting', clear: 'device', read: { from: 'details', key: 'device' }, answeredNull: true },
   { flags: ['expiry'], body: 'expiry', label: 'expiry', clear: 'expiry', read: { from: 'details', key: 'expiry' } },
-  { flags: ['meta-title'], body: 'metatitle', label: 'meta title', clear: 'meta-title', read: { from: 'details', key: 'title' }, normalised: 'without one, the product stores the destination page\'s title' },
-  { flags: ['meta-description'], body: 'metadescription', label: 'meta description', clear: 'meta-description', read: { from: 'details', key: 'description' } },
+  { flags: ['meta-title'], body: 'metatitle', label: 'meta title', clear: 'meta-title', read: { from: 'details', key: 'title' }, normalised: 'servers clean text of HTML; without a title, the product stores the destination page\'s', stored: (v) => cleanedText(v) },
+  { flags: ['meta-description'], body: 'metadescription', label: 'meta description', clear: 'meta-description', read: { from: 'details', key: 'description' }, normalised: 'servers clean text of HTML', stored: (v) => cleanedText(v) },
   { flags: ['domain'], body: 'domain', label: 'domain', clear: 'domain', read: { from: 'item', key: 'domain' }, normalised: 'a domain that is not one of the account\'s becomes the default domain' },
   { flags: ['campaign'], body: 'campaign', label: 'campaign', clear: 'campaign', read: { from: 'item', key: 'campaign' } },
   { flags: ['channel'], body: 'channel', label: 'channel', clear: 'channel', read: { from: 'item', key: 'channel' } },
@@ -54,6 +62,15 @@ export const LINK_FIELDS = [
   { flags: ['description'], body: 'description', label: 'note', update: 'create-only' },
   { flags: ['public', 'private'], body: 'status', label: 'public status', update: 'private' },
 ] as const satisfies readonly LinkField[];
+
+/**
+ * What the product keeps of a link's destination and alias, which are not options (fact 8: a
+ * scheme put in front of a bare destination; fact 9: runs of punctuation in an alias become `-`).
+ */
+export const LINK_KEY_STORED: Readonly<Record<'url' | 'custom', StoredAs>> = {
+  url: (v) => destinationAsStored(v),
+  custom: (v) => serverAlias(v),
+};
 
 /** `link update --clear`: the fields an update can clear on purpose. */
 export type Clearable = Extract<(typeof LINK_FIELDS)[number], { clear: string }>['clear'];

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { many, enumOption } from '../flags.js';
-import { httpUrl, idOrName, keyValue, nonEmpty, positiveInt } from '../validate.js';
+import { futureDateTime, httpUrl, idOrName, keyValue, nonEmpty, positiveInt } from '../validate.js';
 import { REDIRECT_TYPES } from './link-types.js';
 import { serverAlias } from './aliases.js';
 
@@ -47,16 +47,9 @@ export function geoCountry(key: string): string {
   return name;
 }
 
-/** `YYYY-MM-DD HH:MM:SS`, a real calendar date, in the future (servers refuse anything else). Read as UTC: the server's zone is unknown. */
+/** A link's expiry: `futureDateTime` (src/validate.ts), as servers keep it. */
 export function expiry(raw: string): string {
-  const value = raw.trim();
-  const m = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)$/.exec(value);
-  const t = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
-  if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 19).replace('T', ' ') !== value) {
-    throw new UsageError(`--expiry must be a date and time "YYYY-MM-DD HH:MM:SS", got "${raw}"`, 'e.g. --expiry "2027-06-30 23:59:59" (quoted: it has a space)');
-  }
-  if (t <= Date.now()) throw new UsageError(`--expiry must be in the future, got "${raw}"`, 'give a later date and time, or leave the link without --expiry');
-  return value;
+  return futureDateTime('--expiry', raw, 'or leave the link without --expiry');
 }
 
 /** The options of a link's create (the model's `bodyFromOptions`), shared by `link add` and `link update`. */

@@ -22,8 +22,9 @@ import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DE
 import { create, update, type Model } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
-import { keyMatch, noSlash, type Rec } from './values.js';
+import { keyMatch, noSlash, storedAs, type Rec } from './values.js';
 import { aliasRefusal, serverAlias } from './aliases.js';
+import { LINK_FIELDS, type LinkField } from './link-fields.js';
 
 /** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
 export interface Ui {
@@ -38,6 +39,12 @@ export interface LinkDeps {
   dryRun?: boolean;
   /** Read the link back after a write that sent options the account's plan may lack (single commands always; bulk and apply with --verify). */
   verify?: boolean;
+  /**
+   * Called with the body an update will send (the link as the update leaves it: its destination,
+   * campaign, targets), before anything is asked or sent: the policy's check (src/policy/), which
+   * throws to refuse. Apply checks its whole plan before it starts and gives none.
+   */
+  check?: (body: Rec) => Promise<void>;
 }
 
 /** What a create or an update did, and what it did differently from what was asked. */
@@ -72,6 +79,29 @@ export async function checkDomain(reader: AccountReader, domain: unknown, flag =
     `${flag} ${domain} is not one of the account's domains${known.length ? ` (${known.map(noSlash).join(', ')})` : ' (it has none)'}; servers would put the link on the default domain instead`,
     'see `linkctl domain list`; add the domain first with `linkctl domain add`, or leave --domain out for the default domain',
   );
+}
+
+/**
+ * The pixels, campaign and channel a link's body names by id must be the account's: the product
+ * drops a campaign or pixel id that is not (real-servers.md, fact 7) and adds a link to any
+ * channel id unchecked (fact 5), answering success either way. Checked from the run's read of
+ * each list (one request a list a run, shared by every row of `--from`), before anything is sent.
+ */
+export async function checkReferenceIds(reader: AccountReader, body: Rec): Promise<void> {
+  for (const { field, model, flag } of LINK_REFERENCES) {
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    const ids = [value].flat().map((v) => toInt(v) ?? v);
+    if (!ids.length) continue;
+    const known = new Set((await reader.all(model.kind)).map((r) => toInt(r.id)));
+    const missing = ids.filter((id) => typeof id !== 'number' || !known.has(id));
+    if (!missing.length) continue;
+    const what = field === 'channel' ? 'adds the link to a channel id it does not check' : `drops a ${model.noun} id that is not the account's`;
+    throw new UsageError(
+      `${missing.map((id) => `${flag} ${String(id)}`).join(', ')}: the account has no ${model.noun} with ${missing.length === 1 ? 'this id' : 'these ids'}; the product ${what} and answers success, so nothing was sent`,
+      `see \`linkctl ${model.command} list\` for the ids (a name works too: ${flag} "NAME")`,
+    );
+  }
 }
 
 /**
@@ -119,6 +149,7 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   const alias = typeof body.custom === 'string' ? body.custom : undefined;
   const { url: _url, ...options } = body;
   await checkDomain(reader, body.domain);
+  await checkReferenceIds(reader, body);
 
   // The existing link a create met (found before sending, returned by the server, or holding the alias the server refused): returned, skipped, updated or refused, as --if-exists says.
   const met = async (existing: Rec, how: 'alias' | 'destination', sent: 'no' | 'returned' | 'refused'): Promise<LinkOutcome> => {
@@ -200,6 +231,7 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
   const problems = await notAsAsked(deps, id, body, answer, 'created');
   rewriteNote(deps, alias, answer);
+  for (const note of storedNotes(body)) deps.ui.warn(note);
   return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
 }
 
@@ -209,6 +241,18 @@ function rewriteNote(deps: LinkDeps, alias: unknown, answer: Rec): void {
   if (typeof alias === 'string' && got !== undefined && got !== alias && keyMatch(got) === keyMatch(serverAlias(alias))) {
     deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (servers turn spaces, most punctuation and _ into -)`);
   }
+}
+
+/**
+ * What the product stores of the text a write sent otherwise than it was written (the marks of
+ * link-fields.ts: a meta title or description cleaned of HTML), said once, as plan says it.
+ */
+function storedNotes(sent: Rec): string[] {
+  return (LINK_FIELDS as readonly LinkField[]).flatMap((field) => {
+    const value = sent[field.body];
+    const stored = field.stored && typeof value === 'string' ? field.stored(value, 'create') : undefined;
+    return stored !== undefined && stored !== value ? [`note: the server stores the ${field.label} as ${JSON.stringify(stored)} (${(field.normalised ?? 'rewritten').split(';')[0]})`] : [];
+  });
 }
 
 /** The alias of a short URL: its last path segment. */
@@ -254,12 +298,26 @@ async function droppedOptions(deps: LinkDeps, id: number | undefined, sent: Rec,
   if (!checkable.length) return [];
   const details = ((await deps.reader.readOne('links', id)).details ?? {}) as Rec;
   const dropped = checkable.filter((o) => !o.kept!(details, sent[o.field])).map((o) => o.label);
-  if (!dropped.length) return [];
+  // The same read shows whether the text the product rewrites was stored as the marks predict (plan relies on them).
+  const otherwise = storedOtherwise(sent, details).map((p) => `${done} link ${id}, but ${p}`);
+  if (!dropped.length) return otherwise;
   const unverifiable = PLAN_DEPENDENT.filter((o) => !o.kept && sent[o.field] !== undefined && sent[o.field] !== null).map((o) => o.label);
   return [
     `${done} link ${id}, but the server dropped ${dropped.join(' and ')}: the account's plan may not include ${dropped.length === 1 ? 'it' : 'them'}` +
       (unverifiable.length ? `; ${unverifiable.join(', ')} cannot be read back, so ${unverifiable.length === 1 ? 'it' : 'they'} may be missing too` : ''),
+    ...otherwise,
   ];
+}
+
+/** Text fields a read shows stored otherwise than sent and than the marks of link-fields.ts predict. */
+function storedOtherwise(sent: Rec, details: Rec): string[] {
+  return (LINK_FIELDS as readonly LinkField[]).flatMap((field) => {
+    const value = sent[field.body];
+    if (!field.stored || !field.read || field.read.from !== 'details' || typeof value !== 'string') return [];
+    const got = details[field.read.key];
+    const predicted = field.stored(value, 'create');
+    return typeof got === 'string' && got !== value && got !== predicted ? [`the server stored the ${field.label} as ${JSON.stringify(got)}, not ${JSON.stringify(predicted ?? value)}`] : [];
+  });
 }
 
 /**
@@ -280,10 +338,12 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
   const { reader, ui } = deps;
   updateCannot(given);
   await checkDomain(reader, given.domain);
+  await checkReferenceIds(reader, given);
   const read = await readLink(reader, id, item);
   const plan = planLinkUpdate(read, given, clear);
   // A file holds a link's whole targeting: it replaces what was read instead of adding to it.
   if (replaceTargets) for (const field of ['geotarget', 'devicetarget', 'languagetarget']) if (given[field] !== undefined) plan.body[field] = given[field];
+  await deps.check?.(plan.body);
   for (const note of plan.notes) ui.warn(`note: ${note}.`);
   if (plan.cleared.length && deps.dryRun) ui.warn(`note: real servers would clear whatever link ${id} has of: ${plan.cleared.join('; ')}.`);
   if (plan.cleared.length) await ui.confirm(clearingQuestion(id, plan.cleared), CLEARING_HINT);
@@ -301,6 +361,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
   });
   const problems = await notAsAsked(deps, id, given, answer, 'updated');
   rewriteNote(deps, given.custom, answer);
+  for (const note of storedNotes(given)) ui.warn(note);
   return { status: 'updated', record: { id, shorturl: shortUrlOf(answer) ?? shortUrlOf(read.details) }, json: withoutError(answer), problems };
 }
 
@@ -321,7 +382,6 @@ export const LINK_REFERENCES = [
  */
 export async function referencesByName(readerOf: () => Promise<AccountReader>, opts: Rec): Promise<Rec> {
   const named = LINK_REFERENCES.filter((r) => [opts[r.option]].flat().some((v) => typeof v === 'string'));
-  if (opts.channel !== undefined && typeof opts.channel !== 'string') await ownChannel(await readerOf(), opts.channel);
   if (!named.length) return opts; // ids only: nothing to read
   const reader = await readerOf();
   const out = { ...opts };
@@ -333,24 +393,14 @@ export async function referencesByName(readerOf: () => Promise<AccountReader>, o
   return out;
 }
 
-/**
- * A channel given by id must be one of the account's: the product stores a link's assignment to
- * any user's channel (a plain user's `link update ID --channel 1` put the link in the admin's
- * channel). Checked from the account's channels, read once a run.
- */
-export async function ownChannel(reader: AccountReader, id: unknown, flag = '--channel'): Promise<void> {
-  if (await reader.byId('channels', id as number)) return;
-  const mine = (await reader.all('channels')).map((c) => `${String(c.id)} (${JSON.stringify(String(channels.key(c) ?? ''))})`);
-  throw new UsageError(
-    `${flag} ${String(id)} is not one of the account's channels (${mine.length ? mine.slice(0, 10).join(', ') + (mine.length > 10 ? ', ...' : '') : 'it has none'}); servers would put the link in another account's channel`,
-    'give one of its channels by id or by name (`linkctl channel list`), or add one with `linkctl channel add`',
-  );
-}
-
 /** The id of the one record of `ref`'s kind named `name`. */
 export async function idOfName(reader: AccountReader, ref: { model: Model; flag: string }, name: string): Promise<number> {
   const { kind, noun, command, key } = ref.model;
-  const ids = (await reader.byKey(kind, name)).map((r) => toInt(r.id)).filter((id): id is number => id !== undefined);
+  // As written, else as the product stores names (`Fish & "Chips"` is `Fish & &quot;Chips&quot;` there).
+  const stored = storedAs(ref.model.stored, 'name', name);
+  let found = await reader.byKey(kind, name);
+  if (!found.length && typeof stored === 'string' && stored !== name) found = await reader.byKey(kind, stored);
+  const ids = found.map((r) => toInt(r.id)).filter((id): id is number => id !== undefined);
   if (ids.length === 1) return ids[0]!;
   if (ids.length > 1) throw new UsageError(`${ref.flag} "${name}": ${ids.length} ${noun}s have this name (ids ${ids.join(', ')})`, `give the id instead, e.g. ${ref.flag} ${ids[0]}`);
   const names = (await reader.all(kind)).map(key).filter((n): n is string => typeof n === 'string');

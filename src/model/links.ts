@@ -91,6 +91,24 @@ export function bodyFromOptions(opts: Rec): Rec {
   });
 }
 
+/**
+ * Every destination a link body carries besides `url`, named for people: its geo, device and
+ * language targets and its deep links. A policy's destination rules hold for each of them.
+ */
+export function targetsOfBody(body: Rec): Array<{ where: string; url: string }> {
+  const out: Array<{ where: string; url: string }> = [];
+  const pairs = (field: string, key: string, what: string) => {
+    for (const t of Array.isArray(body[field]) ? (body[field] as Rec[]) : []) if (t && typeof t.link === 'string') out.push({ where: `${what} ${String(t[key])}`, url: t.link });
+  };
+  pairs('geotarget', 'location', 'geo target');
+  pairs('devicetarget', 'device', 'device target');
+  pairs('languagetarget', 'language', 'language target');
+  const deeplink = body.deeplink && typeof body.deeplink === 'object' ? (body.deeplink as Rec) : {};
+  if (typeof deeplink.apple === 'string') out.push({ where: 'Apple deep link', url: deeplink.apple });
+  if (typeof deeplink.google === 'string') out.push({ where: 'Google deep link', url: deeplink.google });
+  return out;
+}
+
 // ---------------------------------------------------------------- what can be read back (./link-fields.ts)
 
 /** Fields read back, which an update sends again from what it read: their `--clear` names and where the value is. */

@@ -6,7 +6,7 @@
  */
 import type { ApiClient, Query, RequestOptions } from '../http/client.js';
 import type { Body } from '../http/envelope.js';
-import type { Rec } from './values.js';
+import type { Rec, StoredFields } from './values.js';
 import { ApiError } from '../errors.js';
 
 export const KINDS = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr', 'overlays', 'splash'] as const;
@@ -36,6 +36,8 @@ export interface Model {
   search?(key: string): Query;
   /** Fields the list items carry. */
   listFields: readonly string[];
+  /** What the product stores of the fields it rewrites (./values.ts StoredAs): names are found as written or as stored. */
+  stored?: StoredFields;
   /** Fields only the single read gives (one request per record). */
   detailFields?: readonly string[];
   /**

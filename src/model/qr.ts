@@ -4,7 +4,11 @@
  * through the API), and name a code created without a name "Via API".
  */
 import type { Model } from './model.js';
-import { compact, type Rec } from './values.js';
+import { compact, type Rec, type StoredFields } from './values.js';
+import { cleanedText } from './rewrites.js';
+
+/** What the product keeps of a code's name: cleaned text (facts 15, 23). Its content is another story (23b). */
+export const QR_STORED: StoredFields = { name: (value) => cleanedText(value) };
 
 export const qr: Model = {
   kind: 'qr',
@@ -17,6 +21,7 @@ export const qr: Model = {
   readOne: true,
   key: (item) => (typeof item.name === 'string' ? item.name : undefined),
   listFields: ['id', 'link', 'scans', 'name', 'date'],
+  stored: QR_STORED,
 };
 
 /**

@@ -100,3 +100,100 @@ export const phpTruthy = (value: unknown): boolean =>
 
 /** A geo target's location as the product keys it (fact 12): its English name in lower case. */
 export const geoLocation = (country: string): string => country.toLowerCase();
+
+/**
+ * A scalar as PHP turns it into text (what the product stores for a field sent with another JSON
+ * type, fact 11): a number as written, `true` as `1`, `false` and null as empty, and a list or an
+ * object as the word `Array` (`"metatitle": ["a"]` is stored as the title `Array`).
+ */
+export function phpString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (value === true) return '1';
+  if (value === false || value === null || value === undefined) return '';
+  return 'Array';
+}
+
+/**
+ * Whether the product takes `value` as a destination (fact 8), once a bare one got its scheme
+ * (destinationAsStored): the scheme is one the installation allows (http, https, ftp) and what
+ * follows `//` names a host (user info and a port of digits aside). A value sent without a scheme
+ * needs a host with a dot (`dest.invalid/x`; `mailto:a@b.invalid` reads as user info before the
+ * host `b.invalid`). A space is accepted and kept (`https://a.b/c d`); `javascript:alert(1)` (its
+ * "port" is not digits), `not a url` (no dot) and `""` are refused.
+ */
+export function acceptedDestination(value: string): boolean {
+  const bare = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const m = /^(https?|ftp):\/\/([^/?#]*)/i.exec(destinationAsStored(value));
+  if (!m) return false;
+  const authority = m[2]!.slice(m[2]!.lastIndexOf('@') + 1);
+  const hp = /^(\[[0-9a-f:.]+\]|[^:]*)(?::(\d*))?$/i.exec(authority);
+  const host = hp?.[1] ?? '';
+  if (host === '') return false;
+  return !bare || (host.includes('.') && !host.startsWith('.') && !host.endsWith('.'));
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+/** `YYYY-MM-DD HH:MM:SS` of `ms`, in UTC (the server's time zone, as the recording shows). */
+const stamp = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
+};
+const UNITS: Record<string, [ms: number, months: number]> = {
+  sec: [1000, 0], second: [1000, 0], min: [60_000, 0], minute: [60_000, 0], hour: [3_600_000, 0], day: [86_400_000, 0],
+  week: [604_800_000, 0], fortnight: [1_209_600_000, 0], month: [0, 1], year: [0, 12],
+};
+function shifted(ms: number, n: number, unit: string): number {
+  const [step, months] = UNITS[unit]!;
+  if (!months) return ms + n * step;
+  const d = new Date(ms);
+  d.setUTCMonth(d.getUTCMonth() + n * months); // overflows as PHP does: Jan 31 + 1 month is Mar 3
+  return d.getTime();
+}
+const midnight = (ms: number) => ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000);
+
+/**
+ * An expiry as the product stores it (fact 13): what PHP's date parser reads, written
+ * `YYYY-MM-DD HH:MM:SS` in the server's time zone (UTC): `2031-01-02` is `2031-01-02 00:00:00`,
+ * `2031-01-02T03:04:05Z` is `2031-01-02 03:04:05`, `next year` one year from `now`. undefined when it
+ * cannot be read (`31/12/2031`: PHP reads `a/b/c` as month/day/year). Whether it lies in the future
+ * is the caller's question. The forms linkctl and the sandbox know: dates with an optional time,
+ * `T`, seconds, fraction and zone (`Z`, `+02:00`); `m/d/Y` and `d.m.Y`; `now`, `today`, `tomorrow`,
+ * `yesterday`, `midnight`; `next`/`last` and `+N`/`-N` (or `N … ago`) of sec, min, hour, day, week,
+ * fortnight, month, year.
+ */
+export function expiryAsStored(value: string, now: number): string | undefined {
+  const v = value.trim().toLowerCase();
+  const dmy = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) =>
+    (mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 24 && mi <= 59 && s <= 60 ? Date.UTC(y, mo - 1, d, h, mi, s) : NaN);
+  let ms = NaN;
+  let m: RegExpExecArray | null;
+  if ((m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ t](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(z|utc|[+-]\d{2}:?\d{2})?$/.exec(v))) {
+    ms = dmy(+m[1]!, +m[2]!, +m[3]!, +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0));
+    const zone = m[7];
+    if (zone && zone !== 'z' && zone !== 'utc') {
+      const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+      ms -= (z[1] === '-' ? -1 : 1) * (+z[2]! * 60 + +z[3]!) * 60_000;
+    }
+  } else if ((m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(v))) {
+    ms = dmy(+m[3]!, +m[1]!, +m[2]!);
+  } else if ((m = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(v))) {
+    ms = dmy(+m[3]!, +m[2]!, +m[1]!);
+  } else {
+    const words: Record<string, number> = { now, today: midnight(now), midnight: midnight(now), tomorrow: midnight(now) + 86_400_000, yesterday: midnight(now) - 86_400_000 };
+    if (v in words) return stamp(words[v]!);
+    const rel = /^(?:(next|last)\s+([a-z]+?)s?|(?:([+-]?\s*\d+)\s*([a-z]+?)s?(?:\s+(ago))?(?:\s+|$))+)$/.exec(v);
+    if (!rel) return undefined;
+    if (rel[1]) {
+      if (!(rel[2]! in UNITS)) return undefined;
+      return stamp(shifted(now, rel[1] === 'next' ? 1 : -1, rel[2]!));
+    }
+    ms = now;
+    for (const part of v.matchAll(/([+-]?\s*\d+)\s*([a-z]+?)s?(?:\s+(ago))?(?=\s|$)/g)) {
+      if (!(part[2]! in UNITS)) return undefined;
+      const n = Number(part[1]!.replace(/\s+/g, '')) * (part[3] ? -1 : 1);
+      ms = shifted(ms, n, part[2]!);
+    }
+  }
+  return Number.isNaN(ms) ? undefined : stamp(ms);
+}

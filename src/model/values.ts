@@ -5,6 +5,23 @@
  */
 export type Rec = Record<string, unknown>;
 
+/**
+ * Terraform's `StateFunc` for one field: what the product keeps when a create or an update sends
+ * `value` (the rules are in ./rewrites.ts); undefined when linkctl cannot predict it (a slug
+ * romanised from another script), so that only a read can tell. Each resource's model names the
+ * rewrite of each of its fields beside the field (CAMPAIGN_STORED, CHANNEL_STORED, LINK_FIELDS...),
+ * and export, plan, apply and the sandbox all read that one mark.
+ */
+export type StoredAs = (value: string, write: 'create' | 'update') => string | undefined;
+/** The fields of a resource's record (as the account file names them) that the product rewrites. */
+export type StoredFields = Readonly<Record<string, StoredAs>>;
+
+/** What the product keeps of `value` in `field` (the value itself when the field is not rewritten, or is no string). */
+export function storedAs(fields: StoredFields | undefined, field: string, value: unknown, write: 'create' | 'update' = 'create'): unknown {
+  const rewrite = fields?.[field];
+  return rewrite && typeof value === 'string' ? rewrite(value, write) : value;
+}
+
 /** The first of several keys that holds a value: servers name some fields differently. */
 export function firstOf(record: Rec, ...keys: string[]): unknown {
   for (const key of keys) if (record[key] !== undefined && record[key] !== null) return record[key];

@@ -262,17 +262,20 @@ async function renderList(result: Extract<Result, { kind: 'list' }>, options: Ou
     } else {
       // Columns left out anywhere (a group's table may leave out what another shows): one note.
       const dropped = new Set<Column>();
+      /** Columns asked for by name and cut to fit (values other than names, titles and URLs, which are cut by their own rule). */
+      const cut = new Set<Column>();
       if (result.groups) {
         const style = await styleFor(options.color);
         for (const [i, group] of result.groups(rows).entries()) {
           out(`${i ? '\n' : ''}${style.bold(safeText(group.title))}\n`);
-          for (const c of await printTable(group.records, columns, options, out)) dropped.add(c);
+          for (const c of await printTable(group.records, columns, options, out, cut)) dropped.add(c);
         }
       } else {
-        for (const c of await printTable(rows, columns, options, out)) dropped.add(c);
+        for (const c of await printTable(rows, columns, options, out, cut)) dropped.add(c);
       }
       const note = leftOutNote(columns.filter((c) => dropped.has(c)), columns, options.width);
       if (note) streams.stderr.write(`${note}\n`);
+      if (cut.size) streams.stderr.write(`cut to fit ${options.width} columns: ${[...cut].map(headerOf).join(', ')} (--json or -o tsv gives every value whole)\n`);
     }
     const footer = summary && footerLine(summary);
     if (footer) streams.stderr.write(`${footer}\n`);
@@ -333,7 +336,7 @@ const GAP = 2;
  * returned, for the note that says so), the others shrink; a value longer than its column is
  * shortened by one rule for the whole column (`shorten`), never only on some rows.
  */
-async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void): Promise<Column[]> {
+async function printTable(rows: Rec[], columns: Column[], options: OutputOptions, out: (s: string) => void, cut: Set<Column> = new Set()): Promise<Column[]> {
   const [{ default: Table }, style] = await Promise.all([import('cli-table3'), styleFor(options.color)]);
   const all = rows.map((record) => columns.map((c) => text(shown(record, c)).replace(/[\r\n\t]+/g, ' ')));
   // Widths are those of the text as shown: control characters become escapes (safe-text.ts).
@@ -341,13 +344,23 @@ async function printTable(rows: Rec[], columns: Column[], options: OutputOptions
   const isUrl = columns.map((_, i) => all.length > 0 && all.every((row) => row[i] === '' || URL_START.test(row[i]!)));
   // The longest scheme and host of a URL column: it stays whole (see `shorten`), so the column is never narrower.
   const origins = columns.map((_, i) => (isUrl[i] ? Math.max(0, ...all.map((row) => originLength(row[i]!))) : 0));
-  const { keep, widths } = layOut(
-    natural,
-    columns.map((c, i) => narrowest(c, natural[i]!, isUrl[i] ? origins[i]! : undefined)),
-    columns.map(giveWay),
-    options.width,
-    columns.map((c, i) => shrinkFirst(c, isUrl[i]!)),
-  );
+  // Columns asked for by name (--fields) are never left out: on a narrow terminal they are cut
+  // instead, every one down to its header (8 characters at least), the widest first, and the note
+  // under the table says which were cut.
+  const asked = Boolean(options.fields?.length);
+  const { keep, widths } = asked
+    ? {
+        keep: columns.map(() => true),
+        widths: fitWidths(natural, options.width, columns.map(() => 0), columns.map((c, i) => Math.min(natural[i]!, Math.max(8, headerOf(c).length, isUrl[i] ? origins[i]! + KEPT_AFTER_ORIGIN : 0)))),
+      }
+    : layOut(
+        natural,
+        columns.map((c, i) => narrowest(c, natural[i]!, isUrl[i] ? origins[i]! : undefined)),
+        columns.map(giveWay),
+        options.width,
+        columns.map((c, i) => shrinkFirst(c, isUrl[i]!)),
+      );
+  if (asked) columns.forEach((c, i) => widths[i]! < natural[i]! && !isUrl[i] && giveWay(c) !== 1 && cut.add(c));
   const kept = columns.filter((_, i) => keep[i]);
   const table = new Table({
     head: options.header ? kept.map((c) => style.bold(headerOf(c))) : [],

@@ -15,6 +15,7 @@ import { isAbsolute, join } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parsePolicy, rulesFor, violations, type Policy, type Subject, type Violation } from './policy.js';
+import { targetsOfBody } from '../model/links.js';
 
 /** Where the policy came from, as messages say it. */
 function policyPath(ctx: Context): { path: string; from: string } | undefined {
@@ -51,6 +52,22 @@ export function loadPolicy(ctx: Context): Policy | undefined {
   }
   cache.policyCache = { policy };
   return policy;
+}
+
+/**
+ * A link body (of a create or an update, with the API's names) as the policy
+ * sees it: its destination, alias, domain, campaign (id or name) and every other destination it
+ * carries (targets, deep links).
+ */
+export function linkSubject(body: Record<string, unknown>): Subject {
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const campaign = str(body.campaign) ?? (typeof body.campaign === 'number' ? body.campaign : undefined);
+  return { url: str(body.url), alias: str(body.custom), domain: str(body.domain), campaign, targets: targetsOfBody(body) };
+}
+
+/** Whether the policy of this run has rules scoped to a campaign: only then does moving a link into one need its destinations read. */
+export function scopesCampaigns(ctx: Context): boolean {
+  return Boolean(loadPolicy(ctx)?.scopes.some((s) => s.campaign !== undefined));
 }
 
 /** One write as the policy sees it: what it is (`link add`, `link spring`) and what it sets. */

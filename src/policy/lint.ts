@@ -16,6 +16,8 @@ export interface LintLink {
   /** `YYYY-MM-DD HH:MM:SS` UTC, as servers give it; undefined when the link has none (or it was not read). */
   expiry?: string;
   campaign?: string;
+  /** Its other destinations (geo, device and language targets, deep links), held to the same rules as `url`. */
+  targets?: ReadonlyArray<{ where: string; url: string }>;
 }
 
 export interface Finding {
@@ -97,13 +99,18 @@ export function lint(input: LintInput): Finding[] {
   // The policy's write rules, for links made before it (or around it).
   if (policy) {
     for (const l of links) {
-      const subject = { url: l.url, alias: l.alias, domain: l.domain, campaign: l.campaign };
+      const subject = { url: l.url, alias: l.alias, domain: l.domain, campaign: l.campaign, targets: l.targets };
       for (const v of violations(rulesFor(policy, subject), subject)) findings.push({ rule: v.rule, severity: 'error', record: named(l), message: v.message, fix: v.fix });
     }
   }
 
   if (on('insecure-destination')) {
-    for (const l of links) if (l.url && /^http:\/\//i.test(l.url)) add('insecure-destination', { record: named(l), message: `goes to plain http: ${l.url}`, fix: `point it at https://${l.url.slice(7)} if that site serves it` });
+    for (const l of links) {
+      if (l.url && /^http:\/\//i.test(l.url)) add('insecure-destination', { record: named(l), message: `goes to plain http: ${l.url}`, fix: `point it at https://${l.url.slice(7)} if that site serves it` });
+      for (const t of l.targets ?? []) {
+        if (/^http:\/\//i.test(t.url)) add('insecure-destination', { record: named(l), message: `its ${t.where} goes to plain http: ${t.url}`, fix: `point it at https://${t.url.slice(7)} if that site serves it` });
+      }
+    }
   }
 
   if (on('duplicate-destination')) {
@@ -149,9 +156,15 @@ export function lint(input: LintInput): Finding[] {
   }
 
   if (on('utm-spelling')) {
-    // Each UTM parameter by its spelling: the names used for it, and for each value the ways it is written.
-    const names = new Map<string, Map<string, number>>();
-    const values = new Map<string, Map<string, Map<string, number>>>();
+    // Each UTM parameter by its spelling: the links using each name for it, and for each value the links using each way of writing it.
+    type Uses = Map<string, LintLink[]>;
+    const names = new Map<string, Uses>();
+    const values = new Map<string, Map<string, Uses>>();
+    const use = (uses: Uses, spelt: string, l: LintLink) => {
+      const list = uses.get(spelt) ?? [];
+      if (!list.includes(l)) list.push(l);
+      uses.set(spelt, list);
+    };
     for (const l of links) {
       let url: URL;
       try {
@@ -162,31 +175,63 @@ export function lint(input: LintInput): Finding[] {
       for (const [name, value] of url.searchParams) {
         const key = spelling(name);
         if (!key.startsWith('utm')) continue;
-        const n = names.get(key) ?? new Map<string, number>();
-        n.set(name, (n.get(name) ?? 0) + 1);
-        names.set(key, n);
+        use(names.get(key) ?? names.set(key, new Map()).get(key)!, name, l);
         if (!value) continue;
-        const byValue = values.get(key) ?? new Map<string, Map<string, number>>();
-        const v = byValue.get(spelling(value)) ?? new Map<string, number>();
-        v.set(value, (v.get(value) ?? 0) + 1);
-        byValue.set(spelling(value), v);
-        values.set(key, byValue);
+        const byValue = values.get(key) ?? values.set(key, new Map()).get(key)!;
+        use(byValue.get(spelling(value)) ?? byValue.set(spelling(value), new Map()).get(spelling(value))!, value, l);
       }
     }
+    const count = (uses: Uses, w: string) => uses.get(w)!.length;
     // A parameter is named by its lower-case spelling when the account has one, else its most used.
-    const nameOf = (n: Map<string, number>) => [...n.keys()].find((w) => w === w.toLowerCase()) ?? [...n].sort((a, b) => b[1] - a[1])[0]![0];
-    const ways = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w, n]) => `${w} (${n})`);
+    const nameOf = (n: Uses) => [...n.keys()].find((w) => w === w.toLowerCase()) ?? [...n.keys()].sort((a, b) => count(n, b) - count(n, a))[0]!;
+    const ways = (m: Uses) => [...m.keys()].sort((a, b) => count(m, b) - count(m, a) || (a < b ? -1 : 1)).map((w) => `${w} (${count(m, w)} link${count(m, w) === 1 ? '' : 's'})`);
+    /**
+     * The links to change (those not written `target`), the least used spelling's first, each with
+     * its destination as it would be: the finding says where, not only how many.
+     */
+    const toFix = (uses: Uses, target: string, fixed: (url: string, spelt: string) => string) => {
+      const others = [...uses.keys()].filter((w) => w !== target).sort((a, b) => count(uses, a) - count(uses, b) || (a < b ? -1 : 1));
+      const each = others.flatMap((w) => uses.get(w)!.map((l) => ({ l, fixed: fixed(l.url!, w) })));
+      const shown = each.slice(0, 10);
+      const more = each.length > shown.length ? `; and ${each.length - shown.length} more` : '';
+      return {
+        record: `${shown.map(({ l }) => named(l)).join(', ')}${each.length > shown.length ? `, and ${each.length - shown.length} more` : ''}`,
+        fix: `${shown.map(({ l, fixed: url }) => `${named(l)}: ${url}`).join('; ')}${more}`,
+      };
+    };
+    /** The destination with each query parameter `change` answers for rewritten (name, value), the rest of its text as it is. */
+    const rewritten = (url: string, change: (name: string, value: string) => { name?: string; value?: string } | undefined) => {
+      const m = /^([^?#]*\?)([^#]*)(#.*)?$/s.exec(url);
+      if (!m) return url;
+      const decode = (t: string) => {
+        try {
+          return decodeURIComponent(t.replace(/\+/g, ' '));
+        } catch {
+          return t;
+        }
+      };
+      const query = m[2]!.split('&').map((part) => {
+        const at = part.indexOf('=');
+        const [rawName, rawValue] = at < 0 ? [part, ''] : [part.slice(0, at), part.slice(at + 1)];
+        const to = change(decode(rawName), decode(rawValue));
+        if (!to) return part;
+        return `${to.name === undefined ? rawName : encodeURIComponent(to.name)}${at < 0 ? '' : `=${to.value === undefined ? rawValue : encodeURIComponent(to.value)}`}`;
+      });
+      return `${m[1]}${query.join('&')}${m[3] ?? ''}`;
+    };
     for (const [, n] of names) {
       if (n.size < 2) continue;
       const name = nameOf(n);
-      add('utm-spelling', { record: `parameter ${name}`, message: `written ${n.size} ways: ${ways(n).join(', ')}`, fix: `write it ${name.toLowerCase()} everywhere (analytics count each spelling apart)` });
+      const { record, fix } = toFix(n, name, (url, spelt) => rewritten(url, (p) => (p === spelt ? { name } : undefined)));
+      add('utm-spelling', { record, message: `the parameter ${name} is written ${n.size} ways: ${ways(n).join(', ')}; analytics count each spelling apart`, fix: `write it ${name}: ${fix}` });
     }
     for (const [key, byValue] of values) {
       const name = nameOf(names.get(key)!);
       for (const [, v] of byValue) {
         if (v.size < 2) continue;
-        const [most] = [...v].sort((a, b) => b[1] - a[1])[0]!;
-        add('utm-spelling', { record: `${name}=${most}`, message: `the value is written ${v.size} ways: ${ways(v).join(', ')}`, fix: `use one spelling (e.g. ${most}) in every link` });
+        const most = [...v.keys()].sort((a, b) => count(v, b) - count(v, a) || (a < b ? -1 : 1))[0]!;
+        const { record, fix } = toFix(v, most, (url, spelt) => rewritten(url, (p, value) => (spelling(p) === key && value === spelt ? { value: most } : undefined)));
+        add('utm-spelling', { record, message: `the value of ${name} is written ${v.size} ways: ${ways(v).join(', ')}`, fix: `write it ${most}: ${fix}` });
       }
     }
   }

@@ -6,6 +6,7 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { UsageError } from '../errors.js';
+import { backtrackingRisk } from './regex-risk.js';
 
 /** The rules a write must keep. Each is optional; a scope's rules replace the top level's, key by key. */
 export interface WriteRules {
@@ -118,6 +119,9 @@ function writeRules(node: Node | null, at: At, fail: (place: string, message: st
       } catch (error) {
         fail(at(v), `\`alias-pattern\` is not a regular expression: ${(error as Error).message}`);
       }
+      // JavaScript cannot stop a match once started: a pattern that can backtrack without limit is refused here, wherever the policy is loaded.
+      const risk = backtrackingRisk(String((v as import('yaml').Scalar).value));
+      if (risk) fail(at(v), `\`alias-pattern\` is refused: ${risk}; write it without a repeated group whose turns can be split more than one way, e.g. "^[a-z0-9]+(-[a-z0-9]+)*$" rather than "^([a-z0-9]+-?)+$"`);
       rules[rule] = String((v as import('yaml').Scalar).value);
     } else fail(at(pair.key as Node), `unknown rule \`${rule}\` (known: ${WRITE_RULES.join(', ')})`);
   }
@@ -150,6 +154,8 @@ function lintSetting(rule: LintRule, node: Node | null, at: At, fail: (place: st
 export interface Subject {
   /** The destination. */
   url?: string;
+  /** The other destinations it carries (targets, deep links), each held to the same rules as `url`. */
+  targets?: ReadonlyArray<{ where: string; url: string }>;
   alias?: string;
   /** The short domain (a host or URL), if the write names one. */
   domain?: string;
@@ -192,8 +198,10 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
 /** What a write would break of these rules; nothing when it keeps them. */
 export function violations(rules: WriteRules, subject: Subject): Violation[] {
   const found: Violation[] = [];
-  const { url, alias } = subject;
-  if (url !== undefined) {
+  const { alias } = subject;
+  const destinations = [...(subject.url !== undefined ? [{ where: '', url: subject.url }] : []), ...(subject.targets ?? [])];
+  for (const { where, url } of destinations) {
+    const the = where ? `the ${where}'s destination` : 'the destination';
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);
@@ -201,16 +209,16 @@ export function violations(rules: WriteRules, subject: Subject): Violation[] {
       parsed = undefined;
     }
     if (rules['forbid-insecure'] && /^http:\/\//i.test(url)) {
-      found.push({ rule: 'forbid-insecure', value: url, message: `the destination ${url} is plain http://`, fix: 'use https://' });
+      found.push({ rule: 'forbid-insecure', value: url, message: `${the} ${url} is plain http://`, fix: 'use https://' });
     }
     const required = rules['require-params'] ?? [];
     const missing = required.filter((p) => !parsed || !parsed.searchParams.get(p));
     if (missing.length) {
-      found.push({ rule: 'require-params', value: url, message: `the destination ${url} lacks ${missing.join(', ')}`, fix: `add ${missing.map((p) => `${p}=...`).join('&')} to its query` });
+      found.push({ rule: 'require-params', value: url, message: `${the} ${url} lacks ${missing.join(', ')}`, fix: `add ${missing.map((p) => `${p}=...`).join('&')} to its query` });
     }
     const hosts = rules['allowed-hosts'];
     if (hosts && (!parsed || !hostAllowed(parsed.hostname.toLowerCase(), hosts))) {
-      found.push({ rule: 'allowed-hosts', value: url, message: `the destination's host ${parsed?.hostname ?? url} is not one of ${hosts.join(', ')}`, fix: 'point the link at an allowed host' });
+      found.push({ rule: 'allowed-hosts', value: url, message: `${where ? `the ${where}'s destination host` : "the destination's host"} ${parsed?.hostname ?? url} is not one of ${hosts.join(', ')}`, fix: 'point the link at an allowed host' });
     }
   }
   const pattern = rules['alias-pattern'];

@@ -15,7 +15,7 @@ export function policySchema(): Record<string, unknown> {
   const severity = { enum: ['off', ...SEVERITIES] };
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    $id: 'https://unpkg.com/linkctl/schema/policy.schema.json',
+    $id: 'policy.schema.json',
     title: 'linkctl policy',
     description: 'Rules every write keeps (checked before anything is sent), and the severities of `linkctl lint`. Found by --policy FILE, LINKCTL_POLICY or the profile\'s `policy`.',
     type: 'object',

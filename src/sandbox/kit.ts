@@ -3,7 +3,7 @@
 // Each resource's routes are in a file of their own beside its model (links.ts is the twin of
 // src/model/links.ts); routes.ts only dispatches.
 import type { Plan } from './types.js';
-import { indexOfId, zeroStats, type ChannelItem, type Collection, type State, type Stats } from './state.js';
+import { indexOfId, ownerOf, timestamp, zeroStats, type Collection, type Owned, type State, type Stats, type User } from './state.js';
 
 /** A non-JSON answer (HTML page, empty body), or JSON text that JSON.stringify cannot write (`1.0`). */
 export class Raw {
@@ -34,10 +34,14 @@ export type ServerVersion = '7' | '6';
  */
 export interface Env {
   state: State; quirks: boolean; stringIds: boolean; base: string; plan: Plan; version: ServerVersion;
-  /** false: the key is a plain (non-admin) user's, who may not shorten a URL on the site's own host (real-servers.md, 39). */
-  admin?: boolean;
+  /** The sandbox's clock (ms since the epoch): dates of new records and expiry checks. */
+  now: () => number;
+  /** Branded domains as an installation with multiple domains on lists them: the site's own after the user's (`id: null`). */
+  systemDomains: boolean;
 }
 export interface Ctx extends Env {
+  /** Whose key the request carries: everything it reads or changes is that user's. */
+  user: User;
   params: Record<string, string>;
   ids: Record<string, number>;
   id: number;
@@ -92,11 +96,23 @@ export const ok = (message: string): Json => ({ error: 0, message });
 /** Servers on PHP before 8.1 send ids and counts as strings; PHP 8.1+ integers (real-servers.md, "Types on PHP 8.x"). */
 export const num = (ctx: Ctx, n: number): number | string => (ctx.quirks && ctx.stringIds ? String(n) : n);
 
-export function must<T extends { id: number }>(ctx: Ctx, list: readonly T[], notFound: string, id = ctx.id, emptyInQuirks = false): T {
+/** The requesting user's record `id` of `list`; another user's is as unknown as one that does not exist. */
+export function must<T extends { id: number } & Owned>(ctx: Ctx, list: readonly T[], notFound: string, id = ctx.id, emptyInQuirks = false): T {
   const i = indexOfId(list, id);
-  if (i < 0) return emptyInQuirks ? failEmptyInQuirks(ctx, notFound) : fail(notFound);
+  if (i < 0 || ownerOf(list[i]!) !== ctx.user.id) return emptyInQuirks ? failEmptyInQuirks(ctx, notFound) : fail(notFound);
   return list[i]!;
 }
+/** The requesting user's records of `list`, in the order they were made (each user sees only its own, fact 39). */
+export const mine = <T extends Owned>(ctx: Ctx, list: readonly T[]): T[] => list.filter((r) => ownerOf(r) === ctx.user.id);
+/** A new record of the requesting user, with the next id of its table (one sequence across users, as in the product). */
+export function add<K extends Collection>(ctx: Ctx, coll: K, make: (id: number) => State[K][number]): State[K][number] {
+  const record = make(ctx.state.next[coll]++);
+  record.owner = ctx.user.id;
+  (ctx.state[coll] as State[K][number][]).push(record);
+  return record;
+}
+/** `YYYY-MM-DD HH:MM:SS` of the sandbox's clock. */
+export const nowStamp = (ctx: Pick<Env, 'now'>) => timestamp(ctx.now());
 
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null;
 export function isHttpUrl(v: unknown): v is string {
@@ -114,19 +130,46 @@ export const slugify = (s: string) => s.trim().replace(/[^A-Za-z0-9_-]+/g, '-').
 /** A host as links and domains are compared: no scheme, no trailing slash, lower case. */
 export const bareHost = (u: string) => u.trim().replace(/^https?:\/\//i, '').replace(/\/+$/, '').toLowerCase();
 
-export function paging(query: Record<string, string>) {
-  const int = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s.trim()) ? Number(s) : 0);
-  return { limit: int(query.limit) || 15, page: int(query.page) || 1 };
+/** A number in PHP's sense (is_numeric): leading and trailing spaces, a sign, digits, a decimal point, an exponent. */
+export const phpNumeric = (s: string): boolean => /^[ \t\n\r\v\f]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ \t\n\r\v\f]*$/.test(s);
+
+/**
+ * `limit` and `page` as the product reads them (fact 4): a number in PHP's sense, truncated to an
+ * integer (`2.9` is 2); a `limit` of 0, empty or not a number is 15, a negative one an SQL error (an
+ * HTTP 500 page); a `page` that is not a number above 0 is 1.
+ */
+export function paging(query: Record<string, string>, quirks = true) {
+  if (!quirks) {
+    const int = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s.trim()) ? Number(s) : 0);
+    return { limit: int(query.limit) || 15, page: int(query.page) || 1 };
+  }
+  const read = (s: string | undefined) => (s !== undefined && phpNumeric(s) ? Math.trunc(Number(s)) : 0);
+  const limit = read(query.limit);
+  if (limit < 0) throw new Halt(htmlPage(500));
+  const page = read(query.page);
+  return { limit: limit || 15, page: page > 0 ? page : 1 };
 }
 
-/** The one list envelope. `newestFirst` walks the array backwards instead of copying it (cheap on 100k records). */
-export function list<T>(ctx: Ctx, key: string, items: readonly T[], render: (item: T) => unknown, newestFirst = true): Json {
-  const { limit, page } = paging(ctx.query);
+/**
+ * A list other than links in the order it is answered: oldest first on the product 7.7 (fact 2),
+ * newest first in the documented mode (as the sandbox always answered it).
+ */
+export const listed = <T>(ctx: Ctx, items: readonly T[]): readonly T[] => (ctx.quirks ? items : [...items].reverse());
+
+/**
+ * The one list envelope, over `items` in the order they are listed. `render` may answer undefined for
+ * a row it leaves out (a channel's item whose link or code is gone): the row still counts in `result`.
+ */
+export function list<T>(ctx: Ctx, key: string, items: readonly T[], render: (item: T) => unknown): Json {
+  const { limit, page } = paging(ctx.query, ctx.quirks);
   const result = items.length;
   const maxpage = Math.ceil(result / limit);
   const out: unknown[] = [];
   const end = Math.min(result, page * limit);
-  for (let i = (page - 1) * limit; i < end; i++) out.push(render(items[newestFirst ? result - 1 - i : i]!));
+  for (let i = (page - 1) * limit; i < end; i++) {
+    const item = render(items[i]!);
+    if (item !== undefined) out.push(item);
+  }
   return {
     error: ctx.quirks ? 0 : '0',
     data: {
@@ -165,7 +208,9 @@ export function qrStats(ctx: Ctx, s: Stats = zeroStats()): Json {
  */
 export function linkStats(ctx: Ctx, s: Stats = zeroStats()): Json {
   if (!ctx.quirks) return qrStats(ctx, s);
-  const tops = s.clicks > 0 ? { topCountries: s.topCountries, topReferrers: s.topReferrers, topBrowsers: s.topBrowsers, topOs: s.topOs } : {};
+  // in the product's order; `topReferrers` is absent too when every referrer was a social one (fact 42)
+  const referrers = Object.keys(s.topReferrers).length ? { topReferrers: s.topReferrers } : {};
+  const tops = s.clicks > 0 ? { topCountries: s.topCountries, topBrowsers: s.topBrowsers, topOs: s.topOs, ...referrers } : {};
   return { clicks: s.clicks, uniqueClicks: s.uniqueClicks, ...tops, socialCount: { ...s.socialCount } };
 }
 
@@ -178,18 +223,13 @@ export const route = (spec: string, handler: Handler): Route => {
   return { method, segments: path.split('/'), handler };
 };
 
-/** Deletion with reference cleanup, shared by every resource. */
+/** Deletion with reference cleanup, shared by every resource: the requesting user's record only. */
 export const deleteRoute = (spec: string, coll: Collection, notFound: string, message: (ctx: Ctx) => string,
-  cleanup: (state: State, id: number) => void = () => {}, before?: (ctx: Ctx, record: { id: number }) => void): Route =>
+  cleanup: (ctx: Ctx, record: { id: number }) => void = () => {}): Route =>
   route(spec, (ctx) => {
-    const items = ctx.state[coll] as { id: number }[];
+    const items = ctx.state[coll] as Array<{ id: number } & Owned>;
     const record = must(ctx, items, notFound);
-    before?.(ctx, record);
     items.splice(indexOfId(items, ctx.id), 1);
-    cleanup(ctx.state, ctx.id);
+    cleanup(ctx, record);
     return ok(message(ctx));
   });
-export const unassign = (type: ChannelItem['type']) => (state: State, id: number) => {
-  for (const ch of state.channels) ch.items = ch.items.filter((it) => !(it.type === type && it.id === id));
-};
-

@@ -18,9 +18,11 @@ import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from '../qr/render.j
 import { logoPng } from '../qr/styled.js';
 import { slugFor, zeroStats, type Qr, type State } from './state.js';
 import type { PageAnswer, Visit } from './visits.js';
+import { isCrawler } from './crawlers.js';
 import type { QrImages } from './types.js';
 
 export type { QrImages };
+export { isCrawler };
 
 /** Types whose image holds the code's own short link (the product makes a hidden link for each). */
 const SHORT_LINK_TYPES = new Set(['link', 'email', 'phone', 'vcard']);
@@ -31,17 +33,6 @@ export const qrShortAlias = (q: Pick<Qr, 'id'>) => `q${slugFor(q.id, 1)}`;
 /** What the image encodes: the content itself as the product writes it (real-servers.md, 23b), or the code's own short link. */
 export function qrImageText(q: Qr, base: string): string {
   return SHORT_LINK_TYPES.has(q.type) ? `${base}/${qrShortAlias(q)}` : productText(q.type, q.data);
-}
-
-/**
- * CrawlerDetect's generic rule (jaybizzle/crawler-detect, which the product uses): after removing
- * browser tokens, a word ending in one of these, or one of the tools it lists (curl among them).
- * Only what the sandbox needs: a browser and `linkctl/0.1` are visitors, `curl/8` is not.
- */
-const CRAWLER_WORDS = /[a-z0-9\-_]*(bot|crawl|archiver|transcoder|spider|uptime|validator|fetcher|cron|checker|reader|extractor|monitoring|analyzer|scraper)|\bcurl\b|\bwget\b|python-requests|go-http-client/i;
-const BROWSER_TOKENS = /Safari.[\d.]*|Firefox.[\d.]*| Chrome.[\d.]*|Mozilla.[\d.]*|AppleWebKit.[\d.]*|\(KHTML, like Gecko\)|compatible|cubot/gi;
-export function isCrawler(userAgent: string | undefined): boolean {
-  return CRAWLER_WORDS.test((userAgent ?? '').replace(BROWSER_TOKENS, ''));
 }
 
 const SVG_HEADERS = { 'Content-Type': 'image/svg+xml' };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import type { Plan } from './routes.js';
 
-export interface RunningSandbox { url: string; pid: number; stateFile: string; quirks: boolean; plan?: Plan }
+export interface RunningSandbox { url: string; pid: number; stateFile: string; quirks: boolean; plan?: Plan; /** Where it serves its API, when not at /api (`sandbox serve --api-path`). */ apiPath?: string }
 
 export const runningFile = (configDir: string) => join(configDir, 'sandbox-serve.json');
 export const defaultStateFile = (configDir: string) => join(configDir, 'sandbox-state.json');

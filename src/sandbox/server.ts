@@ -9,15 +9,33 @@ import { afterApi, afterVisit, setWebhooks, type Webhooks } from './webhooks.js'
 import { qrPage, type QrImages } from './qr-images.js';
 import { DEFAULT_QR_IMAGES } from './types.js';
 import { SANDBOX_OWN_ORIGINS, SANDBOX_PAGES_PATH, sandboxPagesAt } from './own-origin.js';
-import { loadState, saveState, seedState, stateStamp, StateLockedError, withStateLock, type ExtraSeed, type Link, type State } from './state.js';
+import {
+  loadState, saveState, seedState, stateStamp, StateLockedError, timestamp, withStateLock, SANDBOX_KEY, SANDBOX_USER_KEY, type ExtraSeed, type Link, type State, type User,
+} from './state.js';
+import { readSeed } from './seed.js';
 import { ConfigError } from '../errors.js';
 import { rateLimiter } from './rate-limit.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from '../http/api-path.js';
+import { developersPage } from './developers.js';
+import { ssoPage } from './admin.js';
+import { authorizePage, exchange, registerClient, tokenUser } from './oauth.js';
 
 export interface SandboxOptions {
   host?: string;
   port?: number;
   stateFile?: string;
+  /** The key of the first user (the demo account, an administrator); default the sandbox key, or the seed's. */
   key?: string;
+  /** The key of the second user (a plain user); default the sandbox's user key, or the seed's. */
+  userKey?: string;
+  /**
+   * An installation to start from, and to go back to on `POST /__sandbox/reset`: a JSON seed file
+   * (seed.ts, docs/sandbox.md "Seeds"): its users and their overlays and splash pages, nothing else.
+   * Replaces the demo records (and `seed`).
+   */
+  seedFile?: string;
+  /** Lists the site's own domain (id null) after the user's branded domains, as an installation with multiple domains on does; 7.7 with them off does not. */
+  systemDomains?: boolean;
   /** Requests per window per key; none by default (`{limit: 30, windowSeconds: 60}` is a real server's default). */
   rateLimit?: { limit: number; windowSeconds: number } | null;
   rateLimitHeaders?: boolean;
@@ -31,8 +49,6 @@ export interface SandboxOptions {
   hosts?: string[];
   /** `6`: a 6.x server (ignores `?short=`, lets X-RateLimit-Remaining go negative); default 7 (the product 7.6 and 7.7). */
   version?: ServerVersion;
-  /** false: the key is a plain user's, not an admin's (a plain user may not shorten a URL on the site's own host); default true. */
-  admin?: boolean;
   seed?: ExtraSeed;
   /** QR images: `svg` as the product 7.7 serves them (default: the image at the first ask, then a 302 to the stored file), or `png` at the code's link. */
   qrImages?: QrImages;
@@ -48,10 +64,12 @@ export interface SandboxOptions {
   jitterMs?: number;
   /** The product's webhook URLs (webhooks.ts), kept in the state: set at start when given. */
   webhooks?: Webhooks;
+  /** Where the API is served (`/v2`), as an installation's `apiroute` says; default `/api`. `/developers` lists it. */
+  apiPath?: string;
   /** Called once per answered request (`sandbox serve` logs it). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
 }
-export const SANDBOX_KEY = 'sandbox-0123456789abcdef';
+export { SANDBOX_KEY, SANDBOX_USER_KEY };
 export interface RecordedRequest {
   method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: unknown; rawBody: string;
   /** When it arrived (Date.now()): the benchmark checks --all pacing against the aligned windows. */
@@ -83,7 +101,12 @@ export interface InFlight {
 export interface Sandbox {
   url: string;
   port: number;
+  /** The first user's key (the administrator). */
   key: string;
+  /** Where its API is served (`/api` unless started with another). */
+  apiPath: string;
+  /** The second user's key (a plain user of the same installation). */
+  userKey: string;
   requests: RecordedRequest[];
   /** API requests in flight at once (from arrival to the answer sent or the connection gone): what pipelining tests assert. */
   inFlight: InFlight;
@@ -193,15 +216,50 @@ const wrongHost = (host: string) => ({
   message: `The sandbox answers only requests addressed to localhost, 127.0.0.1 or [::1], not to "${host.slice(0, 100)}": its key is published, so other host names are refused (a web page could otherwise reach it by DNS rebinding).`,
 });
 
+/**
+ * The key an Authorization header carries, read as the product reads it (fact 40): every `Token ` is
+ * removed, then it must hold `Bearer ` (a capital B and a space), every `Bearer ` is removed, and the
+ * rest is the key (compared ignoring letter case). undefined when the header is not of that form.
+ */
+export function keyOfHeader(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const withoutToken = header.split('Token ').join('');
+  if (!withoutToken.includes('Bearer ')) return undefined;
+  return withoutToken.split('Bearer ').join('').trim() || undefined;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` (UTC) or an epoch in ms, as `POST /__sandbox/clock` takes `at`. */
+function instant(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v !== 'string') return undefined;
+  const t = Date.parse(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(v) ? `${v.replace(' ', 'T')}Z` : v);
+  return Number.isNaN(t) ? undefined : t;
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const quirks = options.quirks ?? true;
-  const key = options.key ?? SANDBOX_KEY;
   const limits = options.rateLimit ?? null;
   const plan = options.plan ?? 'pro';
   const version = options.version ?? '7';
   const stringIds = options.stringIds ?? false;
   const sendLimitHeaders = options.rateLimitHeaders ?? true;
   const stateFile = options.stateFile;
+  const apiPath = normaliseApiPath(options.apiPath ?? DEFAULT_API_PATH);
+  /** A request's path as the routes know it (`/api/urls`), when it is under the API path (`/v2/urls`); else undefined. */
+  const routeOf = (pathname: string): string | undefined =>
+    pathname === apiPath ? '/api' : pathname.startsWith(`${apiPath}/`) ? `/api${pathname.slice(apiPath.length)}` : undefined;
+  /** The sandbox's clock: records' dates and expiry checks. `POST /__sandbox/clock` can stop it at an instant (a replay's fixed time). */
+  let frozenAt: number | undefined;
+  const now = () => frozenAt ?? (options.clock ? options.clock() : Date.now());
+  // what a reset goes back to: the seed file's installation, or the demo account
+  const fresh = options.seedFile ? readSeed(options.seedFile, () => timestamp(now())) : () => seedState(options.seed);
+  // keys given as options stand for the first and second users' keys, without being written to the state
+  const keyOf = (u: User, i: number) => (i === 0 ? options.key : i === 1 ? options.userKey : undefined) ?? u.key;
+  const userOf = (given: string): User | undefined => {
+    const lower = given.toLowerCase();
+    // a key, or a token of the OAuth flow (oauth.ts) while it lasts
+    return state.users.find((u, i) => keyOf(u, i).toLowerCase() === lower) ?? tokenUser(state, given, now());
+  };
 
   // Without a state file the state lives in memory only (tests, the 100k-link benchmark).
   // With one, other processes may change the file at any time: reads reload it when its stamp
@@ -233,9 +291,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       throw err;
     }
   }) : fn());
-  if (!stateFile) state = seedState(options.seed);
-  // A state file is created on first start; under the lock, so parallel first starts agree on one.
-  else if (!refresh()) await locked(() => { if (stamp === undefined) { state = seedState(options.seed); persist(); } });
+  if (!stateFile) state = fresh();
+  // A seed replaces the state file's records; otherwise a state file is created on first start,
+  // under the lock, so parallel first starts agree on one.
+  else if (options.seedFile) await withStateLock(stateFile, () => { state = fresh(); persist(); });
+  else if (!refresh()) await locked(() => { if (stamp === undefined) { state = fresh(); persist(); } });
 
   const requests: RecordedRequest[] = [];
   /** API requests since the log was last cleared: the log itself keeps only the last MAX_LOGGED_REQUESTS. */
@@ -252,6 +312,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   let faults: { fault: Fault; left: number }[] = [];
   const limiter = rateLimiter(limits, { headers: sendLimitHeaders, negativeRemaining: quirks && version === '6', clock: options.clock });
+  // 7.7 sends a well-formed header with an unknown key the limit's headers even with pro mode off (fact 40): the product's default limit
+  const strangers = limits ? limiter : rateLimiter({ limit: 30, windowSeconds: 60 }, { headers: sendLimitHeaders && quirks, negativeRemaining: false, clock: options.clock });
   const sockets = new Set<Socket>();
   let base = '';
 
@@ -263,20 +325,34 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const injectFault = (fault: Fault, times = 1) => { if (times > 0) faults.push({ fault, left: times }); };
 
-  async function api(method: string, url: URL, auth: string | undefined, rawBody: string): Promise<Answer> {
-    if (!url.pathname.startsWith('/api/')) return fromReply(htmlPage(404));
-    const token = /^Bearer\s+(.*?)\s*$/i.exec(auth ?? '')?.[1] || undefined;
+  async function api(method: string, url: URL, route: string, auth: string | undefined, rawBody: string): Promise<Answer> {
+    const token = keyOfHeader(auth);
     const refused = { error: 1, message: 'A valid API key is required to use this service.' };
+    // The OAuth token exchange takes no key: the code and the client's secret are its credentials.
+    if (route === '/api/oauth/token' && method === 'POST') {
+      return fromReply(await locked(() => {
+        const reply = exchange(state, rawBody, now());
+        persist();
+        return reply;
+      }));
+    }
+    const user = token === undefined ? undefined : userOf(token);
     // an unknown key is counted under its own window and carries the limit's headers (the recording);
-    // a request without a Bearer key carries none
-    if (token !== key) return json(403, refused, token === undefined ? {} : limiter.check(token).headers);
+    // a request without a well-formed Bearer header carries none
+    if (!user) return json(403, refused, token === undefined ? {} : strangers.check(token).headers);
     // 7.7 with pro mode on: a user whose plan does not include the API, whatever the key.
     if (plan === 'no-api') return json(403, { error: 1, message: 'You do not have the permission to use the API.' });
-    const limit = limiter.check(token);
+    // one window per key, however its letters are written
+    const limit = limiter.check(keyOf(user, state.users.indexOf(user)).toLowerCase());
     if (!limit.allowed) return json(200, overLimit(limit.retryAfter), limit.headers);
-    const mutates = method !== 'GET' && method !== 'HEAD';
+    // A sign-in link is kept until used (admin.ts): its GET changes the state.
+    const mutates = (method !== 'GET' && method !== 'HEAD') || route.startsWith('/api/user/login/');
     const run = () => {
-      const reply = dispatch({ state, quirks, stringIds, base, plan, version, admin: options.admin ?? true }, method, url.pathname, Object.fromEntries(url.searchParams), rawBody);
+      // the state may have been read again since the key was checked: the same user, by id
+      const me = state.users.find((u) => u.id === user.id) ?? user;
+      const reply = route === '/api'
+        ? new Raw(500, '') // `GET /api` is an empty HTTP 500 on 7.7 (fact 41)
+        : dispatch({ state, quirks, stringIds, base, plan, version, now, systemDomains: options.systemDomains ?? false }, me, method, route, Object.fromEntries(url.searchParams), rawBody);
       if (mutates && !(reply instanceof Raw) && reply.error === 0) persist();
       return reply;
     };
@@ -307,8 +383,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // A QR code's short link answers with the code's content, which linkctl reads as the code's
       // data (qr/read.ts): it keeps the placeholder, as the API does, so the data read does not
       // change with the port (a phone could not reach 127.0.0.1 anyway).
+      // The site's own pages of the admin's features: OAuth approval and one-time sign-in links.
+      if (visit.path === '/oauth/authorize') {
+        const approval = authorizePage(state, visit.method, visit.query, visit.body);
+        if (approval) persist();
+        return approval && { ...approval, keepsPlaceholder: true };
+      }
+      const sso = ssoPage(state, visit.path, now());
+      if (sso) {
+        persist();
+        return fromReply(sso);
+      }
       const qr = qrPage(state, visit, { base, images: options.qrImages ?? DEFAULT_QR_IMAGES });
-      const answer = qr ? { ...qr, keepsPlaceholder: true } : publicPage(state, visit);
+      const answer = qr ? { ...qr, keepsPlaceholder: true } : publicPage(state, visit, now());
       if (answer?.changed) persist();
       return answer;
     };
@@ -347,9 +434,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   async function admin(req: IncomingMessage, res: ServerResponse, path: string) {
-    // Control routes need the sandbox's key: any web page can send a POST to localhost.
-    if (req.headers.authorization !== `Bearer ${key}`) {
-      return send(res, json(401, { ok: false, message: 'The sandbox control routes need the sandbox key (Authorization: Bearer KEY).' }));
+    // Control routes need the administrator's key: any web page can send a POST to localhost.
+    const token = keyOfHeader(req.headers.authorization);
+    if (!token || !userOf(token)?.admin) {
+      return send(res, json(401, { ok: false, message: 'The sandbox control routes need an administrator\'s key (Authorization: Bearer KEY).' }));
     }
     const { text, tooLarge } = await readBody(req);
     if (tooLarge) return send(res, json(413, TOO_LARGE, { Connection: 'close' }));
@@ -362,6 +450,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (route === 'DELETE /__sandbox/requests') { clearLog(); return send(res, json(200, { ok: true })); }
     if (route === 'POST /__sandbox/reset') {
       await (stateFile ? withStateLock(stateFile, reset) : reset()); // no reload first: reset mends a corrupt file
+      return send(res, json(200, { ok: true }));
+    }
+    if (route === 'POST /__sandbox/clock') {
+      // {"at": "YYYY-MM-DD HH:MM:SS" | ms | null} stops the clock at an instant (null: the real clock again); {"advanceMs": N} moves it on
+      let body: { at?: unknown; advanceMs?: unknown } | undefined;
+      try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
+      const at = body?.at === null ? null : instant(body?.at);
+      const advance = body?.advanceMs;
+      if (!body || (body.at !== undefined && at === undefined) || (advance !== undefined && !(typeof advance === 'number' && Number.isFinite(advance) && advance >= 0))) {
+        return send(res, json(400, { ok: false, message: 'Expected {"at": "YYYY-MM-DD HH:MM:SS" | epoch ms | null} and/or {"advanceMs": N}.' }));
+      }
+      if (body.at !== undefined) frozenAt = at ?? undefined;
+      if (typeof advance === 'number') frozenAt = now() + advance;
+      return send(res, json(200, { ok: true, now: timestamp(now()), frozen: frozenAt !== undefined }));
+    }
+    if (route === 'POST /__sandbox/oauth-clients') {
+      // the admin's OAuth client form: {"name", "clientid", "secret", "redirect"} (one redirect URI)
+      let body: Record<string, unknown> | undefined;
+      try { body = JSON.parse(text) as typeof body; } catch { /* answered below */ }
+      const fields = ['name', 'clientid', 'secret', 'redirect'] as const;
+      if (!body || fields.some((f) => typeof body![f] !== 'string' || !body![f])) {
+        return send(res, json(400, { ok: false, message: 'Expected {"name", "clientid", "secret", "redirect"}, each a non-empty string.' }));
+      }
+      const client = Object.fromEntries(fields.map((f) => [f, String(body![f])])) as { name: string; clientid: string; secret: string; redirect: string };
+      await locked(() => { registerClient(state, client); persist(); });
       return send(res, json(200, { ok: true }));
     }
     if (route === 'POST /__sandbox/webhooks') {
@@ -397,7 +510,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: undefined, rawBody: '', at: Date.now(), inFlight: 0 };
     requests.push(record); // before reading the body, so the log is in arrival order
-    if (url.pathname.startsWith('/api/')) {
+    const route = routeOf(url.pathname);
+    if (route) {
       apiRequests++;
       inFlight.max = Math.max(inFlight.max, (record.inFlight = ++inFlight.now));
       res.once('close', () => inFlight.now--); // answered, or the connection is gone
@@ -423,10 +537,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
 
     const visit: Visit = { method, path: url.pathname, query: record.query, headers, remote: req.socket.remoteAddress ?? '', body: text };
-    const answer = url.pathname.startsWith('/api/') ? await api(method, url, req.headers.authorization, text) : await page(visit);
+    const answer = route ? await api(method, url, route, req.headers.authorization, text)
+      : url.pathname === '/developers' && method === 'GET' ? fromReply(developersPage(base, apiPath))
+      : await page(visit);
     // The product's webhooks go out while it answers (the visitor's redirect waits for them).
     const shortUrlOf = (l: Link) => `${l.domain ?? base}/${l.alias}`;
-    if (url.pathname.startsWith('/api/')) await afterApi(state, shortUrlOf, method, url.pathname, answer.body);
+    if (route) await afterApi(state, shortUrlOf, method, route, answer.body);
     else await afterVisit(state, shortUrlOf, visit, answer.status);
     await halfLatency(); // the way back
     if (fault?.kind === 'reset-after-body') return void req.socket.destroy(); // processed, but the answer is lost
@@ -443,7 +559,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   function reset() {
-    state = seedState(options.seed);
+    state = fresh();
+    frozenAt = undefined; // the real clock again: a replay stops it anew after each reset
     persist();
     clearLog();
     faults = [];
@@ -475,7 +592,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.webhooks) await locked(() => { setWebhooks(state, { ...options.webhooks, base }); persist(); });
 
   return {
-    url: base, port, key, requests, inFlight, injectFault, reset,
+    url: base, port, key: keyOf(state.users[0]!, 0), userKey: state.users[1] ? keyOf(state.users[1], 1) : '', apiPath, requests, inFlight, injectFault, reset,
     close: () => new Promise<void>((resolve) => {
       closed = true; // requests still on their way are not carried out
       server.close(() => resolve());

@@ -18,29 +18,43 @@ export interface Stats {
   socialCount: { facebook: number; twitter: number; instagram: number; linkedin: number };
 }
 
-export interface Account {
-  id: number; email: string; username: string; avatar: string; status: string;
+/**
+ * A user of the installation. The product keeps several (an administrator and plain users), each with
+ * its own key and objects; aliases on the default domain, branded domains, campaign slugs and emails
+ * are unique across all of them (real-servers.md, fact 39). The admin API (users, plans) lists these.
+ */
+export interface User {
+  id: number; email: string; username: string;
+  /** The API key, compared ignoring letter case (fact 40). */
+  key: string;
+  admin: boolean;
+  /** What `GET /api/account` answers as `status`. */
+  plan: 'pro' | 'free';
   planid: number; expires: string | null; registered: string;
 }
-export interface Qr {
+/** Every record names its user; a record without `owner` is the first user's (compact seeds, older state files). */
+export interface Owned { owner?: number }
+export const ownerOf = (r: Owned): number => r.owner ?? 1;
+
+export interface Qr extends Owned {
   id: number; type: string; data: unknown; name: string; slug: string; scans: number; date: string;
   background?: string; foreground?: string; logo?: string; stats?: Stats;
   /** What the code's image was last drawn from (qr-images.ts): its link answers 302 to the stored file while that still holds. */
   drawn?: string;
 }
-export interface Domain { id: number; domain: string; redirectroot: string; redirect404: string }
-export interface Overlay { id: number; type: string; name: string; date: string }
-export interface Campaign { id: number; name: string; slug: string | null; public: boolean; views: number }
+export interface Domain extends Owned { id: number; domain: string; redirectroot: string; redirect404: string }
+export interface Overlay extends Owned { id: number; type: string; name: string; date: string }
+export interface Campaign extends Owned { id: number; name: string; slug: string | null; public: boolean; views: number }
 export interface ChannelItem { type: 'links' | 'bio' | 'qr'; id: number; date: string }
-export interface Channel {
+export interface Channel extends Owned {
   id: number; name: string; description: string; color: string; starred: boolean; items: ChannelItem[];
 }
-export interface Splash { id: number; name: string; date: string }
-export interface Pixel { id: number; type: string; name: string; tag: string; date: string }
+export interface Splash extends Owned { id: number; name: string; date: string }
+export interface Pixel extends Owned { id: number; type: string; name: string; tag: string; date: string }
 
 export type Target = Record<string, string>;
 /** Link settings a client can send; absent keys are not stored (keeps big seeds compact). */
-export interface LinkOptions {
+export interface LinkOptions extends Owned {
   type?: string; password?: string; domain?: string; expiry?: string; status?: string;
   geotarget?: Target[]; devicetarget?: Target[]; languagetarget?: Target[];
   metatitle?: string; metadescription?: string; metaimage?: string; description?: string;
@@ -53,28 +67,81 @@ export interface LinkOptions {
 export interface Link extends LinkOptions {
   id: number; alias: string; longurl: string; title: string;
   clicks: number; uniqueclicks: number; date: string; stats?: Stats;
-  /** Channels the link was in that were deleted since: the product answers a `null` for each in `channel`. */
-  deletedChannels?: number;
+  /**
+   * The link's channel entries in the order they were made, as its list item answers them (fact 5):
+   * a channel id for each assignment, and a `null` for each update sent without a channel. Absent
+   * until the first change: the channels whose items hold the link (seeds).
+   */
+  channels?: Array<number | null>;
+  /** The QR code this link was made for (fact 18): hidden from the link list, deleted with the code. */
+  qr?: number;
+  /** Client addresses of counted visits (unique clicks are per address, fact 42). */
+  visitors?: string[];
 }
 
 export interface State {
   version: 1;
   next: Record<Collection, number>;
-  account: Account;
+  users: User[];
   qrs: Qr[]; domains: Domain[]; overlays: Overlay[]; campaigns: Campaign[];
   channels: Channel[]; splash: Splash[]; pixels: Pixel[]; links: Link[];
+  /** Bio pages, which only a channel's items name (the API has none of their own): what an assignment may name. */
+  bios?: Bio[];
+  /** One-time sign-in links the admin API gave (admin.ts). */
+  sso?: Sso[];
+  /** OAuth clients, codes and tokens (oauth.ts); absent until first used. */
+  oauth?: OAuthState;
 }
+/** A one-time sign-in link: for whom, until when (ms), and whether it was used. */
+export interface Sso { token: string; user: number; until: number; used?: boolean }
+export interface OAuthClient { name: string; clientid: string; secret: string; redirect: string }
+export interface OAuthState {
+  clients: OAuthClient[];
+  /** Codes given at approval: one exchange each. */
+  codes: Array<{ code: string; clientid: string; user: number; used?: boolean }>;
+  /** Tokens given: a key of their user until `expires` (ms). */
+  tokens: Array<{ token: string; user: number; expires: number }>;
+}
+export interface Bio extends Owned { id: number; name: string }
 export type Collection = 'qrs' | 'domains' | 'overlays' | 'campaigns' | 'channels' | 'splash' | 'pixels' | 'links';
 type RecordOf<K extends Collection> = State[K][number];
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */
 export const timestamp = (ms = Date.now()): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-// A channel's items are state that links and channels both read and change: kept here, so that
-// neither route file imports the other.
+// A channel's items and a link's channel entries are state that links and channels both read and
+// change: kept here, so that neither route file imports the other. The product keeps one table of
+// assignments; the sandbox keeps its two sides, the channel's items (what `GET /api/channel/:id`
+// lists) and the link's entries (what `channel` of its list item answers), and changes both together.
 export const inChannel = (ch: Channel, type: ChannelItem['type'], id: number) => ch.items.some((it) => it.type === type && it.id === id);
-export function addToChannel(ch: Channel, type: ChannelItem['type'], id: number) {
-  if (!inChannel(ch, type, id)) ch.items.push({ type, id, date: timestamp().slice(0, 10) });
+export function addToChannel(ch: Channel, type: ChannelItem['type'], id: number, date = timestamp()) {
+  if (!inChannel(ch, type, id)) ch.items.push({ type, id, date: date.slice(0, 10) });
+}
+/** A link's channel entries: its own once changed, else the channels whose items hold it (seeds). */
+export function linkChannels(state: State, l: Link, held?: ReadonlyMap<number, number[]>): Array<number | null> {
+  if (l.channels) return l.channels;
+  if (held) return held.get(l.id) ?? [];
+  return state.channels.filter((ch) => inChannel(ch, 'links', l.id)).map((ch) => ch.id);
+}
+/** Link id -> the channels whose items hold it, built once for a page of links. */
+export function channelsHolding(state: State): Map<number, number[]> {
+  const held = new Map<number, number[]>();
+  for (const ch of state.channels) {
+    for (const it of ch.items) if (it.type === 'links') held.set(it.id, [...(held.get(it.id) ?? []), ch.id]);
+  }
+  return held;
+}
+/** One more entry in the link's channels: a channel id, or null (an update sent without a channel). */
+export function addChannelEntry(state: State, l: Link, entry: number | null): void {
+  l.channels = [...linkChannels(state, l), entry];
+}
+/** A channel gone: its items with it, and its entries in every link (no null left behind, fact 5). */
+export function dropChannelEntries(state: State, channelId: number): void {
+  for (const l of state.links) if (l.channels?.includes(channelId)) l.channels = l.channels.filter((c) => c !== channelId);
+}
+/** An item gone: the product deletes every assignment whose item id is the deleted link's, of any type (fact 24). */
+export function dropItems(state: State, itemId: number): void {
+  for (const ch of state.channels) if (ch.items.some((it) => it.id === itemId)) ch.items = ch.items.filter((it) => it.id !== itemId);
 }
 
 /** Short, stable, random-looking slug derived from an id (no RNG, so seeds are reproducible). */
@@ -127,16 +194,24 @@ export interface ExtraSeed {
   demo?: boolean;
 }
 
+/** The sandbox's published keys: the demo account's (an administrator) and a plain user's. */
+export const SANDBOX_KEY = 'sandbox-0123456789abcdef';
+export const SANDBOX_USER_KEY = 'sandbox-user-0123456789abcdef';
+
+/** The two users of the demo installation: the demo account (user 1, an administrator, every record below is its own) and a plain user with nothing. */
+export function defaultUsers(): User[] {
+  return [
+    { id: 1, email: 'demo@sandbox.localhost', username: 'demo', key: SANDBOX_KEY, admin: true, plan: 'pro', planid: 2, expires: '2027-12-31 23:59:59', registered: '2024-01-15 09:30:00' },
+    { id: 2, email: 'user@sandbox.localhost', username: 'user', key: SANDBOX_USER_KEY, admin: false, plan: 'free', planid: 1, expires: null, registered: '2024-02-01 10:00:00' },
+  ];
+}
+
 /** The fixed demo account plus `extra` generated records (for big-account benchmarks). */
 export function seedState(extra: ExtraSeed = {}): State {
   const state: State = {
     version: 1,
     next: { qrs: 4, domains: 2, overlays: 4, campaigns: 2, channels: 2, splash: 3, pixels: 2, links: 3 },
-    account: {
-      id: 1, email: 'demo@sandbox.localhost', username: 'demo',
-      avatar: sandboxPage('avatar'),
-      status: 'pro', planid: 2, expires: '2027-12-31 23:59:59', registered: '2024-01-15 09:30:00',
-    },
+    users: defaultUsers(),
     qrs: [
       {
         id: 1, type: 'link', data: sandboxPage('menu'), name: 'Restaurant menu', slug: slugFor(1), scans: 128,
@@ -172,6 +247,7 @@ export function seedState(extra: ExtraSeed = {}): State {
       items: [{ type: 'links', id: 1, date: day(6).slice(0, 10) }],
     }],
     splash: [{ id: 1, name: 'Welcome splash', date: day(2) }, { id: 2, name: 'Promo splash', date: day(7) }],
+    bios: [{ id: 1, name: 'Demo bio page' }],
     pixels: [{ id: 1, type: 'gapixel', name: 'Main analytics', tag: 'G-ABC123XYZ', date: day(1) }],
     links: [
       {
@@ -196,7 +272,10 @@ export function seedState(extra: ExtraSeed = {}): State {
     ],
   };
   if (extra.demo) state.links.find((l) => l.alias === 'spring-sale')!.expiry = timestamp(Date.now() + 20 * 86_400_000);
-  if (extra.empty) for (const collection of COLLECTIONS) state[collection] = [];
+  if (extra.empty) {
+    for (const collection of COLLECTIONS) state[collection] = [];
+    state.bios = [];
+  }
   const campaigns = Array.from({ length: extra.campaigns ?? 0 }, (_, i) =>
     insert(state, 'campaigns', (id) => ({ id, name: `Campaign ${i + 1}`, slug: `campaign-${i + 1}`, public: false, views: 0 })));
   const channels = Array.from({ length: extra.channels ?? 0 }, (_, i) =>
@@ -279,10 +358,16 @@ export function loadState(file: string): State | undefined {
     // not the parser's message: V8 quotes the text it choked on
     throw new ConfigError(`the sandbox state file ${file} is corrupt (not valid JSON)`, RESET_HINT);
   }
-  const shaped = state?.version === 1 && typeof state.next === 'object' && typeof state.account === 'object'
+  // files written before the sandbox had two users keep the demo account under `account`
+  const legacy = (state as { account?: { email?: unknown; username?: unknown } } | null)?.account;
+  const shaped = state?.version === 1 && typeof state.next === 'object' && (Array.isArray(state.users) || typeof legacy === 'object')
     && COLLECTIONS.every((c) => Array.isArray(state[c]));
   if (!shaped) throw new ConfigError(`${file} is not a sandbox state file (version 1)`, RESET_HINT);
-  return { ...state, links: revive(state.links, bulkLink), qrs: revive(state.qrs, bulkQr) };
+  const { account: _legacy, ...current } = state as State & { account?: unknown };
+  const users = Array.isArray(state.users) ? state.users : defaultUsers().map((u) => (u.id === 1
+    ? { ...u, email: typeof legacy?.email === 'string' ? legacy.email : u.email, username: typeof legacy?.username === 'string' ? legacy.username : u.username }
+    : u));
+  return { ...current, users, links: revive(state.links, bulkLink), qrs: revive(state.qrs, bulkQr) };
 }
 
 /** Identity of the file's current version: every save renames a new file into place. undefined = no file. */

@@ -2,6 +2,7 @@
 // expiry) and count the visit. QR codes' images and their own short links are in qr-images.ts,
 // which server.ts asks first. No key needed, as on real servers.
 import { createHash } from 'node:crypto';
+import { isCrawler } from './crawlers.js';
 import { zeroStats, type Link, type State } from './state.js';
 
 export interface Visit {
@@ -37,14 +38,29 @@ function countryOf(v: Visit): string | undefined {
 }
 const languageOf = (v: Visit) => /^([a-z]{2,3})\b/i.exec(v.headers['accept-language']?.trim() ?? '')?.[1]?.toLowerCase();
 
-/** Device, system and browser from the User-Agent, with the names the product uses. */
+/**
+ * The product's systems (fact 42), the last matching rule winning: an Android phone says Linux too,
+ * an iPhone "like Mac OS X".
+ */
+const OS_RULES: Array<[RegExp, string]> = [
+  [/windows nt 5\.1|windows xp/i, 'Windows XP'], [/windows nt 6\.0/i, 'Windows Vista'], [/windows nt 6\.1/i, 'Windows 7'],
+  [/windows nt 6\.2/i, 'Windows 8'], [/windows nt 6\.3/i, 'Windows 8.1'], [/windows nt 10\.0/i, 'Windows 10/11'], [/windows nt 11\.0/i, 'Windows 11'],
+  [/macintosh|mac os x|mac_powerpc/i, 'Mac OS X'], [/linux/i, 'Linux'], [/ubuntu/i, 'Ubuntu'], [/android/i, 'Android'],
+  [/iphone/i, 'IPhone'], [/ipod/i, 'IPod'], [/ipad/i, 'IPad'], [/blackberry/i, 'BlackBerry'], [/webos/i, 'Mobile'],
+];
+/** The product's browsers, the last matching rule winning: a Chrome that says Safari is Chrome, an Edge or Opera that says Chrome is Edge or Opera. */
+const BROWSER_RULES: Array<[RegExp, string]> = [
+  [/msie|trident\//i, 'Internet Explorer'], [/firefox/i, 'Firefox'], [/safari/i, 'Safari'], [/chrome/i, 'Chrome'],
+  [/edg/i, 'Edge'], [/opr\/|opera/i, 'Opera'],
+];
+const lastMatch = (rules: Array<[RegExp, string]>, ua: string) => rules.filter(([re]) => re.test(ua)).at(-1)?.[1];
+
+/** Device (for device targeting), system and browser from the User-Agent, with the names the product uses. */
 function agentOf(ua = '') {
   const device = /iPhone/.test(ua) ? 'iPhone' : /iPad/.test(ua) ? 'iPad' : /Android/.test(ua) ? 'Android'
     : /Windows/.test(ua) ? 'Windows' : /Macintosh|Mac OS X/.test(ua) ? 'Mac' : /Linux/.test(ua) ? 'Linux' : undefined;
-  const os = /iPhone|iPad/.test(ua) ? 'iOS' : /Android/.test(ua) ? 'Android' : /Windows/.test(ua) ? 'Windows'
-    : /Mac OS X|Macintosh/.test(ua) ? 'Mac OS X' : /Linux/.test(ua) ? 'Linux' : 'Unknown';
-  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrome\//.test(ua) ? 'Chrome'
-    : /Safari\//.test(ua) ? 'Safari' : /^curl\//.test(ua) ? 'curl' : 'Unknown';
+  const os = lastMatch(OS_RULES, ua) ?? 'Unknown OS';
+  const browser = lastMatch(BROWSER_RULES, ua) ?? (/mobile/i.test(ua) ? 'Mobile Browser' : 'Unknown Browser');
   return { device, os, browser };
 }
 
@@ -52,7 +68,7 @@ function agentOf(ua = '') {
 export function visitFacts(v: Visit): { country: string | null; os: string; browser: string; referrer: string | null; crawler: boolean } {
   const ua = v.headers['user-agent'] ?? '';
   const { os, browser } = agentOf(ua);
-  return { country: countryOf(v) ?? null, os, browser, referrer: v.headers.referer ?? null, crawler: /bot|crawl|spider|slurp|facebookexternalhit|preview/i.test(ua) };
+  return { country: countryOf(v) ?? null, os, browser, referrer: v.headers.referer ?? null, crawler: isCrawler(ua) };
 }
 
 const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
@@ -72,17 +88,26 @@ const bump = (o: Record<string, number>, key: string) => { o[key] = (o[key] ?? 0
 
 /** What 7.6 calls a visit without a referrer (or with one that is not a URL). */
 export const DIRECT = 'Direct, email and other';
-/** Referrers that 7.6 counts in `socialCount` and leaves out of `topReferrers`; LinkedIn is counted in both. */
+/**
+ * Referrers that the product counts in `socialCount` and leaves out of `topReferrers` (fact 42),
+ * matched loosely as it matches them (its dots match any character); LinkedIn is counted in both.
+ */
 const SOCIAL: Array<[RegExp, 'facebook' | 'twitter' | 'instagram' | 'linkedin', boolean]> = [
-  [/(^|\.)(facebook\.com|fb\.com|fb\.me)$/, 'facebook', true],
-  [/(^|\.)(twitter\.com|t\.co|x\.com)$/, 'twitter', true],
-  [/(^|\.)instagram\.com$/, 'instagram', true],
+  [/facebook.com|fb.com|fb.me/, 'facebook', true],
+  [/twitter.com|t.co/, 'twitter', true],
+  [/instagram.com/, 'instagram', true],
   [/(^|\.)linkedin\.com$/, 'linkedin', false],
 ];
 
-function count(l: Link & { visitors?: string[] }, v: Visit) {
+/**
+ * Counts a visit as the product does (fact 42): a crawler's is not counted at all; a visit is unique
+ * when the link has no earlier counted visit from the same client address (two browsers on one
+ * address are one unique visitor). False when it was not counted.
+ */
+function count(l: Link, v: Visit): boolean {
   const ua = v.headers['user-agent'] ?? '';
-  const visitor = createHash('sha256').update(`${v.remote}\n${ua}`).digest('hex').slice(0, 16);
+  if (isCrawler(ua)) return false;
+  const visitor = createHash('sha256').update(v.remote).digest('hex').slice(0, 16);
   const unique = !(l.visitors ?? []).includes(visitor);
   if (unique) l.visitors = [...(l.visitors ?? []), visitor];
   const stats = l.stats ? { ...l.stats } : zeroStats();
@@ -106,36 +131,37 @@ function count(l: Link & { visitors?: string[] }, v: Visit) {
   l.stats = stats;
   l.clicks += 1;
   if (unique) l.uniqueclicks += 1;
+  return true;
 }
 
 const passwordForm = (alias: string, wrong: boolean) => page(wrong ? 401 : 200, 'This link is protected',
   `${wrong ? '<p>Wrong password, try again.</p>' : ''}<form method="post" action="/${escape(alias)}">` +
   '<label>Password <input type="password" name="password" autofocus></label> <button type="submit">Continue</button></form>');
 
-function shortLink(state: State, alias: string, v: Visit): PageAnswer | undefined {
+function shortLink(state: State, alias: string, v: Visit, now: number): PageAnswer | undefined {
   // an alias is unique per domain: the sandbox serves the default one, then any other
   const l = state.links.find((x) => x.alias === alias && !x.domain) ?? state.links.find((x) => x.alias === alias);
   if (!l) return undefined;
-  if (l.expiry && Date.parse(`${l.expiry.replace(' ', 'T')}Z`) <= Date.now()) return page(410, 'This link has expired', '');
+  if (l.expiry && Date.parse(`${l.expiry.replace(' ', 'T')}Z`) <= now) return page(410, 'This link has expired', '');
   if (l.password) {
     const given = v.method === 'POST' ? new URLSearchParams(v.body).get('password') : null;
     if (given !== l.password) return passwordForm(l.alias, given !== null);
   }
   const to = destination(l, v);
   if (v.method === 'HEAD') return { status: 301, headers: { Location: to, 'Content-Type': HTML }, body: '', changed: false };
-  count(l, v);
-  return { status: 301, headers: { Location: to, 'Content-Type': HTML, 'Cache-Control': 'no-store' }, body: `<a href="${escape(to)}">${escape(to)}</a>\n`, changed: true };
+  // the product's redirect has an empty body (the recording)
+  return { status: 301, headers: { Location: to, 'Content-Type': HTML, 'Cache-Control': 'no-store' }, body: '', changed: count(l, v) };
 }
 
 /** The answer to a request outside /api/; undefined = not a short link or QR code (404). */
-export function publicPage(state: State, v: Visit): PageAnswer | undefined {
+export function publicPage(state: State, v: Visit, now = Date.now()): PageAnswer | undefined {
   if (!['GET', 'HEAD', 'POST'].includes(v.method)) return undefined;
   // QR images and QR codes' own short links: ./qr-images.ts, asked first by server.ts.
   const alias = /^\/([^/]+)$/.exec(v.path)?.[1];
   if (!alias) return undefined;
   let decoded: string;
   try { decoded = decodeURIComponent(alias); } catch { return undefined; }
-  return shortLink(state, decoded, v);
+  return shortLink(state, decoded, v, now);
 }
 
 export interface SimulatedVisits {

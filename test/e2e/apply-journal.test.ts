@@ -78,7 +78,8 @@ async function holdingProxy(nth: number, forwardFirst: boolean, options: { anyKe
 
 describe('apply through the journal', () => {
   it('a second apply on the same account at once is refused, naming the first; nothing is created twice', async () => {
-    const file = accountFile('twice', 4);
+    // names as the product 7.7 stores them (a capital first letter: fact 29), so that plan reads back what it wrote
+    const file = accountFile('Twice', 4);
     const config = configDir();
     const proxy = await holdingProxy(1, false);
     try {
@@ -98,10 +99,10 @@ describe('apply through the journal', () => {
       expect(await exited).toBe(0);
       const result = JSON.parse(out) as { applied: { created: number; steps: Array<{ action: string; kind: string; key: string; status: string; id: number }> } };
       expect(result.applied.created).toBe(4);
-      expect(result.applied.steps.map((s) => [s.action, s.kind, s.key, s.status])).toEqual([1, 2, 3, 4].map((i) => ['create', 'campaigns', `twice-${i}`, 'created']));
+      expect(result.applied.steps.map((s) => [s.action, s.kind, s.key, s.status])).toEqual([1, 2, 3, 4].map((i) => ['create', 'campaigns', `Twice-${i}`, 'created']));
       expect(result.applied.steps.every((s) => Number.isInteger(s.id))).toBe(true);
-      expect(campaignPosts('twice')).toHaveLength(4);
-      expect(await onServer('twice')).toEqual(['twice-1', 'twice-2', 'twice-3', 'twice-4']);
+      expect(campaignPosts('Twice')).toHaveLength(4);
+      expect(await onServer('Twice')).toEqual(['Twice-1', 'Twice-2', 'Twice-3', 'Twice-4']);
       expect(journals(config)).toEqual([]); // every step done: retired
     } finally {
       await proxy.close();
@@ -122,14 +123,14 @@ describe('apply through the journal', () => {
       expect(second.code, second.stderr).toBe(0);
       proxy.release();
       expect(await exited).toBe(0);
-      expect(await onServer('user')).toEqual(['user1-1', 'user2-1']);
+      expect(await onServer('User')).toEqual(['User1-1', 'User2-1']); // (the product capitalises campaign names: fact 29)
     } finally {
       await proxy.close();
     }
   });
 
   it('killed with a create in flight, the next apply says so and creates nothing twice', async () => {
-    const file = accountFile('killed', 4);
+    const file = accountFile('Killed', 4);
     const config = configDir();
     // The third create reaches the sandbox (it is made), then the answer is held and the process killed.
     const proxy = await holdingProxy(3, true);
@@ -148,16 +149,16 @@ describe('apply through the journal', () => {
       const entries = readFileSync(journal!, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { row?: number; state?: string });
       const last = new Map(entries.filter((e) => e.row !== undefined).map((e) => [e.row, e.state]));
       expect([...last]).toEqual([[1, 'created'], [2, 'created'], [3, 'sending']]);
-      expect(await onServer('killed')).toEqual(['killed-1', 'killed-2', 'killed-3']);
+      expect(await onServer('Killed')).toEqual(['Killed-1', 'Killed-2', 'Killed-3']);
 
-      const before = campaignPosts('killed').length;
+      const before = campaignPosts('Killed').length;
       // The same server again (the proxy holds nothing more).
       const again = await runCli(['apply', '-f', file, '--yes', '--json'], { env, timeoutMs: 60_000 });
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('note: an earlier apply on this account stopped before it finished (2 steps done, 1 in flight)');
       // Only the one never sent is created: the one in flight was found by its name.
-      expect(campaignPosts('killed').slice(before).map((r) => (r.body as { name: string }).name)).toEqual(['killed-4']);
-      expect(await onServer('killed')).toEqual(['killed-1', 'killed-2', 'killed-3', 'killed-4']);
+      expect(campaignPosts('Killed').slice(before).map((r) => (r.body as { name: string }).name)).toEqual(['Killed-4']);
+      expect(await onServer('Killed')).toEqual(['Killed-1', 'Killed-2', 'Killed-3', 'Killed-4']);
       expect(journals(config)).toEqual([]);
     } finally {
       await proxy.close();

@@ -11,6 +11,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
 import { runCli, runMain, tempDir, useSandbox } from '../helpers.js';
+import { recordedRewrites } from '../recording.js';
+import { specs } from '../../src/ascode/model.js';
+import { campaignSlug } from '../../src/model/rewrites.js';
 
 /** The version the built CLI reports (from package.json). */
 
@@ -159,7 +162,9 @@ describe('export, plan, apply', () => {
     expect(apply.code, apply.stderr).toBe(0);
     const put = b.requests.find((r) => r.method === 'PUT');
     expect(changes(b)).toEqual([expect.stringMatching(/^PUT \/api\/url\/\d+\/update$/)]);
-    expect(put?.body).toMatchObject({ url: 'https://example.com/branded', custom: 'branded', domain: 'https://go.sandbox.localhost', expiry: '2035-12-31 23:59:59', geotarget: [{ location: 'canada', link: 'https://example.ca/new' }], campaign: expect.any(Number) });
+    expect(put?.body).toMatchObject({ url: 'https://example.com/branded', domain: 'https://go.sandbox.localhost', expiry: '2035-12-31 23:59:59', geotarget: [{ location: 'canada', link: 'https://example.ca/new' }], campaign: expect.any(Number) });
+    // Not its own alias again: the link was matched by it, and servers check a sent alias as a new one.
+    expect(put?.body).not.toHaveProperty('custom');
     expect((await runMain(['plan', '-f', file], { env: envOf(b) })).stdout).toMatch(/^No changes/);
     // Back as it was, for the tests after this one.
     expect((await runMain(['apply', '-f', '-', '--yes', '--allow-clear'], { env: envOf(b), stdin: exported })).code).toBe(0);
@@ -170,7 +175,19 @@ describe('export, plan, apply', () => {
     const file = join(dir, 'edited.yaml');
     writeFileSync(file, edited);
     const plan = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
-    expect(plan.stdout).toBe(`~ link docs: metaDescription "Product documentation" → "Product documentation, edited"\n    clears what the file does not state (cannot be read back): device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)\n      of which linkctl set none (its ledger): it knows of nothing to lose\nPlan: 0 to add, 1 to change, 0 to delete.\n`);
+    // The notes under the change wrapped at 80 columns (stdout is no terminal), each continuation under its note.
+    expect(plan.stdout).toBe([
+      '~ link docs: metaDescription "Product documentation" → "Product documentation, edited"',
+      '    clears what the file does not state (cannot be read back): device targeting',
+      '      (7.x servers never answer it); password; pixels; parameters; deep links;',
+      '      redirect type, splash or overlay; language targeting; meta image; public',
+      '      status (real servers make every updated link private)',
+      '      of which linkctl set none (its ledger), which another writer may have set',
+      '        since: device; password; pixels; params; deeplinks; redirect; language;',
+      '        meta-image',
+      'Plan: 0 to add, 1 to change, 0 to delete.',
+      '',
+    ].join('\n'));
     expect(plan.code).toBe(2);
     expect(changes(b)).toEqual([]);
     const json = await runMain(['plan', '-f', file, '--json'], { env: envOf(b) });
@@ -359,5 +376,153 @@ describe('a wifi code exported without its password (issue 53, 3)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('warning: 1 QR code holds what the product made of its data, not what was given (the file says how beside it; apply would make it again as it is): "Cafe".');
     expect(r.stdout).toContain('# read from its image: the code\'s text has parts that are no field ("t,pw&quot"): the product writes wifi fields without escaping');
+  });
+});
+
+describe('what the product rewrites, plan predicts (issue 54; issue 55, item 2)', () => {
+  const campaignsOf = async () => ((await (await fetch(`${b.url}/api/campaigns?limit=100`, { headers: { authorization: `Bearer ${b.key}` } })).json()) as { data: { campaigns: Array<{ id: number; name: string; rotator: string | false; public: boolean }> } }).data.campaigns;
+  const linkNamed = async (alias: string) => ((await (await fetch(`${b.url}/api/urls?limit=100`, { headers: { authorization: `Bearer ${b.key}` } })).json()) as { data: { urls: Array<{ id: number; alias: string; campaign: unknown }> } }).data.urls.find((l) => l.alias === alias)!;
+
+  it('a file with names the product rewrites says once what will be stored, applies once, then plans clean; its export plans clean too', async () => {
+    const file = join(dir, 'rewritten.yaml');
+    writeFileSync(file, 'version: 1\ncampaigns:\n  - name: autumn deals\n    slug: Autumn_Deals\nlinks:\n  - alias: fish-and-chips\n    url: https://example.com/fish\n    title: \'Fish & "Chips" <i>fried</i>\'\n    campaign: autumn deals\n');
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('+ campaign autumn deals\n    stored as: name "Autumn deals", slug "autumn-deals"\n');
+    expect(plan.stdout).toContain('+ link fish-and-chips\n    stored as: title "Fish & &quot;Chips&quot; fried"\n');
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect((await campaignsOf()).find((c) => c.name === 'Autumn deals')?.rotator).toMatch(/\/r\/autumn-deals$/);
+    b.requests.length = 0;
+    const again = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    expect(again.code).toBe(0);
+    // A second apply --yes sends nothing (it was refused before: an update that would clear what the file does not state).
+    const twice = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(changes(b)).toEqual([]);
+    const exported = await runMain(['export'], { env: envOf(b) });
+    expect(exported.stdout).toMatch(/- name: Autumn deals\n {4}slug: autumn-deals\n/);
+    expect(exported.stdout).toContain('title: "Fish & &quot;Chips&quot; fried"');
+    const planExport = await runMain(['plan', '-f', '-', '--detailed-exitcode'], { env: envOf(b), stdin: exported.stdout });
+    expect(planExport.stdout).toBe('No changes: the account matches the file.\n');
+  });
+
+  it('a campaign renamed in the file with its slug is the same campaign: plan shows a rename, apply updates it in place (no slug sent), its links stay; a name in another letter case plans clean', async () => {
+    const file = join(dir, 'renamed.yaml');
+    writeFileSync(file, 'version: 1\ncampaigns:\n  - name: Harvest deals\n    slug: autumn-deals\n    public: true\nlinks:\n  - alias: fish-and-chips\n    url: https://example.com/fish\n    campaign: HARVEST DEALS\n');
+    const before = (await campaignsOf()).find((c) => c.name === 'Autumn deals')!;
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.stdout).toBe(`~ campaign Harvest deals: name "Autumn deals" → "Harvest deals", public false → true\nPlan: 0 to add, 1 to change, 0 to delete.\n`);
+    expect(plan.stderr.replace(/\n/g, ' ')).toContain('note: campaign "Harvest deals" is campaign "Autumn deals" renamed (its slug, autumn-deals, is the same): apply renames it in place, and its links stay in it.');
+    b.requests.length = 0;
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    // The product refuses a slug any campaign holds, its own included: it is not sent again.
+    expect(b.requests.filter((r) => r.method !== 'GET').map((r) => ({ method: r.method, path: r.path, body: r.body }))).toEqual([{ method: 'PUT', path: `/api/campaign/${before.id}/update`, body: { name: 'Harvest deals', public: true } }]);
+    const after = await campaignsOf();
+    expect(after.filter((c) => c.id === before.id)).toMatchObject([{ name: 'Harvest deals', public: true }]);
+    expect(after.some((c) => c.name === 'Autumn deals')).toBe(false);
+    expect(Number((await linkNamed('fish-and-chips')).campaign)).toBe(before.id);
+    const again = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    // A new name the product would ignore in silence (2 bytes or less on update) is refused, naming the file's line.
+    const short = join(dir, 'renamed-short.yaml');
+    writeFileSync(short, 'version: 1\ncampaigns:\n  - name: Hd\n    slug: autumn-deals\n');
+    const refused = await runMain(['plan', '-f', short], { env: envOf(b) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${short}:3:5: campaign "Hd": name: real servers ignore a campaign name of 2 bytes or less on update`);
+  });
+});
+
+describe('the values of the recording, on the sandbox that stores them as the product does (issue 54, 1)', () => {
+  it('a file of every name, slug, title and colour the scenarios wrote applies once; then plan, and the export\'s plan, are clean', async () => {
+    const valid = (kind: 'campaigns' | 'channels' | 'links' | 'pixels' | 'qr', field: string, value: string) => {
+      try {
+        specs()[kind].fields[field]!.check?.(value);
+        return true;
+      } catch {
+        return false; // the file refuses it before anything is sent (a bare destination, a named colour)
+      }
+    };
+    const sent = (kind: string, field: string) => [...new Set(recordedRewrites().filter((p) => p.kind === kind && p.field === field && p.write === 'create').map((p) => p.sent))];
+    const once = <T>(values: T[], key: (v: T) => string) => values.filter((v, i) => values.findIndex((w) => key(w) === key(v)) === i);
+    const q = (v: string) => JSON.stringify(v);
+    const lines = ['version: 1', 'campaigns:'];
+    const names = once(sent('campaigns', 'name').filter((v) => valid('campaigns', 'name', v)), (v) => v.toLowerCase());
+    for (const name of names) lines.push(`  - name: ${q(name)}`);
+    const slugs = once(sent('campaigns', 'slug').filter((v) => campaignSlug(v)), (v) => campaignSlug(v)!);
+    slugs.forEach((slug, i) => lines.push(`  - name: "Recorded slug ${i}"`, `    slug: ${q(slug)}`));
+    lines.push('channels:');
+    const channelNames = once(sent('channels', 'name').filter((v) => valid('channels', 'name', v)), (v) => v.toLowerCase());
+    for (const name of channelNames) lines.push(`  - name: ${q(name)}`);
+    for (const field of ['description', 'color']) sent('channels', field).filter((v) => valid('channels', field, v)).forEach((v, i) => lines.push(`  - name: "Recorded ${field} ${i}"`, `    ${field}: ${q(v)}`));
+    lines.push('pixels:');
+    once(sent('pixels', 'name'), (v) => v.toLowerCase()).forEach((name, i) => lines.push(`  - name: ${q(name)}`, '    type: gtmpixel', `    tag: GTM-REC${i}`));
+    lines.push('qr:');
+    once(sent('qr', 'name'), (v) => v.toLowerCase()).forEach((name, i) => lines.push(`  - name: ${q(name)}`, '    type: text', `    data: "recorded ${i}"`));
+    lines.push('links:');
+    let n = 0;
+    const link = (extra: string[], alias = `recorded-${n}`) => lines.push(`  - alias: ${q(alias)}`, `    url: https://dest.invalid/recorded/${n++}`, ...extra);
+    for (const alias of once(sent('links', 'alias').filter((v) => valid('links', 'alias', v) && v.trim().length >= 3), (v) => v.toLowerCase())) link([], alias);
+    for (const field of ['title', 'metaDescription'] as const) for (const v of sent('links', field).filter((x) => valid('links', field, x))) link([`    ${field}: ${q(v)}`]);
+    for (const url of sent('links', 'url').filter((v) => valid('links', 'url', v))) link([`    title: ${q(`for ${url}`)}`]);
+    const file = join(dir, 'recorded.yaml');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    // What the product rewrites is said once, before it is sent.
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('stored as: name "Spring drive"');
+    expect(plan.stdout).toContain('stored as: slug "uenicode-slug"');
+    expect(plan.stdout).toContain('stored as: title "Bold & &quot;quotes&quot;"');
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toMatch(/^Applied: \d+ added, 0 changed, 0 deleted\.$/m);
+    const again = await runMain(['plan', '-f', file, '--detailed-exitcode'], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    expect(again.code).toBe(0);
+    const exported = await runMain(['export'], { env: envOf(b) });
+    expect(exported.stdout).toContain('- name: Spring drive');
+    const planExport = await runMain(['plan', '-f', '-', '--detailed-exitcode'], { env: envOf(b), stdin: exported.stdout });
+    expect(planExport.stdout).toBe('No changes: the account matches the file.\n');
+    expect(planExport.code).toBe(0);
+  });
+});
+
+describe('what linkctl cannot predict, it reads back from the answer (issue 54, 2)', () => {
+  it('a slug in another script: plan says it cannot predict it, apply says what the server stored, later plans do not compare it', async () => {
+    const file = join(dir, 'romanised.yaml');
+    writeFileSync(file, 'version: 1\ncampaigns:\n  - name: Japanese launch\n    slug: 日本語\n');
+    const plan = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(plan.stdout).toContain('+ campaign Japanese launch\n    stored as: slug (as the server romanises it, which linkctl cannot predict)\n');
+    const apply = await runMain(['apply', '-f', file, '--yes'], { env: envOf(b) });
+    expect(apply.code, apply.stderr).toBe(0);
+    // The product romanises it (`ri-ben-yu`); the sandbox keeps only the Latin part of a slug, here none.
+    const slug = /note: campaign "Japanese launch": the server stored slug "日本語" as ("[^"]+"|none)\./.exec(apply.stderr)?.[1];
+    expect(slug, apply.stderr).toBeDefined();
+    const again = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(again.stdout).toBe('No changes: the account matches the file.\n');
+    expect(again.stderr.replace(/\n/g, ' ')).toContain(`note: campaign "Japanese launch": the product rewrites slug "日本語" in a way linkctl cannot predict, so it is not compared (the server holds ${slug}).`);
+  });
+});
+
+describe('an alias renamed in the file (issue 55, low)', () => {
+  it('plan says the old short URL stops working and its clicks go, and points at link update --alias, which renames in place', async () => {
+    const made = await runMain(['link', 'add', 'https://example.com/flyer', '--alias', 'Print-QR', '--json'], { env: envOf(b) });
+    expect(made.code, made.stderr).toBe(0);
+    const { id, shorturl } = JSON.parse(made.stdout) as { id: number; shorturl: string };
+    const file = join(dir, 'renamed-alias.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: print-landing\n    url: https://example.com/flyer\n');
+    const pruned = await runMain(['plan', '-f', file, '--prune'], { env: envOf(b) });
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toMatch(/^- link Print-QR$/m);
+    expect(pruned.stderr.replace(/\n/g, ' ')).toContain(`note: link "Print-QR" → "print-landing": the file renames the alias of a link to the same destination, which apply does as a delete and a create: ${shorturl} stops working (a short URL already printed or shared) and its clicks go with it; \`linkctl link update ${id} --alias print-landing\` renames it in place and keeps its clicks, then plan again.`);
+    const kept = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(kept.stderr.replace(/\n/g, ' ')).toContain(`note: link "print-landing" goes where link "Print-QR" (${shorturl}) goes: if the file renames its alias, apply creates a second link instead; \`linkctl link update ${id} --alias print-landing\` renames it in place and keeps its clicks.`);
+    const renamed = await runMain(['link', 'update', String(id), '--alias', 'print-landing', '--yes'], { env: envOf(b) });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const after = await runMain(['plan', '-f', file], { env: envOf(b) });
+    expect(after.stdout).toBe('No changes: the account matches the file.\n');
+    expect(after.stderr).not.toContain('renames');
   });
 });

@@ -41,8 +41,25 @@ for (const quirks of [false, true]) {
       const r = await runCli(['campaign', 'update', '1', '--name', 'Summer launch', '--slug', 'summer', '--private'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(sent(fx.sandbox)).toEqual([{ method: 'PUT', path: '/api/campaign/1/update', query: {}, body: { name: 'Summer launch', slug: 'summer', public: false } }]);
+      // The campaign's slug is read first: the product refuses a slug any campaign holds, its own included.
+      expect(sent(fx.sandbox)).toEqual([
+        { method: 'GET', path: '/api/campaigns', query: { limit: '1000', page: '1' }, body: undefined },
+        { method: 'PUT', path: '/api/campaign/1/update', query: {}, body: { name: 'Summer launch', slug: 'summer', public: false } },
+      ]);
       expect(r.stdout).toBe(`id\t1\nname\tSummer launch\npublic\tfalse\nrotator\t${base()}/r/summer\nlist\t${base()}/u/demo/summer-1\n`);
+    });
+
+    it('update leaves out a slug the campaign holds already (the product refuses its own slug), and sends nothing when that was all', async () => {
+      const same = await runCli(['campaign', 'update', '1', '--slug', 'Spring_Launch'], { env: fx.env });
+      expect(same.stderr).toBe('');
+      expect(same.code).toBe(0);
+      expect(same.stdout).toBe('Campaign 1 has the slug "spring-launch" already: nothing was sent.\n');
+      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/campaigns', query: { limit: '1000', page: '1' }, body: undefined }]);
+      fx.sandbox.requests.length = 0;
+      const renamed = await runCli(['campaign', 'update', '1', '--slug', 'spring-launch', '--name', 'Spring 2027'], { env: fx.env });
+      expect(renamed.code, renamed.stderr).toBe(0);
+      expect(renamed.stderr).toBe('note: campaign 1 has the slug "spring-launch" already: it is not sent again (the product refuses a slug that any campaign holds, its own included).\n');
+      expect(sent(fx.sandbox).filter((r) => r.method !== 'GET')).toEqual([{ method: 'PUT', path: '/api/campaign/1/update', query: {}, body: { name: 'Spring 2027' } }]);
     });
 
     it('update sends only the flags given besides the name', async () => {
@@ -105,6 +122,8 @@ describe('campaign input validation (nothing is sent)', () => {
     [['campaign', 'add', '--name', 'Promo', '--public', '--private'], /option '--public' cannot be used with option '--private'/],
     [['campaign', 'add', '--name', 'Promo', '--slug', 'my slug!'], /--slug may contain only letters, digits, - and _/],
     [['campaign', 'update', '1', '--name', 'a'], /--name must have at least 2 characters/],
+    // The product ignores a name of 2 bytes or less on update, answering success: refused, not a silent no-op.
+    [['campaign', 'update', '1', '--name', 'ab'], /--name: real servers ignore a campaign name of 2 bytes or less on update, and answer success with the old name \(got "ab"\)\nhint: give a name of 3 characters or more/],
     [['campaign', 'update', '1'], /nothing to change: give --name, --slug, --public or --private/],
     [['campaign', 'update', '1', '--name', 'Promo', '--private', '--public'], /option '--p(ublic|rivate)' cannot be used with option '--p(rivate|ublic)'/],
     [['campaign', 'update', 'one', '--name', 'Promo'], /ID must be a positive integer, got "one"/],

@@ -115,16 +115,24 @@ describe('against a real-server sandbox', () => {
     expect(r.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
     const d = await runCli(['qr', 'delete', '12', '--yes'], { env: fx.env });
     expect(d.stderr).toBe('linkctl: QR code 12: QR does not exist.\n');
-    const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
-    expect(p.code).toBe(4);
-    expect(p.stderr).toBe('linkctl: Pixel not found. Please try again. (--pixel 4 not found)\n');
   });
+});
 
+describe('an unknown pixel, whether the server would refuse it (7.6 as read) or drop it in silence (7.7: real-servers.md, fact 7)', () => {
+  const fx = useSandbox({ quirks: false });
+
+  it('is refused before anything is sent, naming it', async () => {
+    const p = await runCli(['link', 'add', 'https://example.org/px', '--pixel', '1', '--pixel', '4'], { env: fx.env });
+    // Refused before sending: the product would drop the unknown id and answer success (issue 54).
+    expect(p.code).toBe(2);
+    expect(p.stderr).toMatch(/^linkctl: --pixel 4: the account has no pixel with this id; the product drops a pixel id that is not the account's and answers success, so nothing was sent\n/);
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/pixels']);
+  });
 });
 
 describe('narrow terminals', () => {
   const fx = useSandbox({ quirks: true });
-  async function at(columns: number, args: string[]) {
+  async function at(columns: number, args: string[], env: Record<string, string> = {}) {
     let stdout = '';
     const stdin = Readable.from([]) as unknown as IO['stdin'];
     stdin.isTTY = true;
@@ -132,7 +140,7 @@ describe('narrow terminals', () => {
       stdout: { write: (s: string) => ((stdout += s), true), isTTY: true, columns },
       stderr: { write: () => true, isTTY: false, columns },
       stdin,
-      env: cleanEnv({ ...fx.env, NO_COLOR: '1' }),
+      env: cleanEnv({ ...fx.env, NO_COLOR: '1', ...env }),
     };
     const code = await main(args, io);
     return { code, stdout };
@@ -148,6 +156,16 @@ describe('narrow terminals', () => {
     expect(r.stdout).toContain(host);
     expect(r.stdout).toMatch(/sandbox\.localhost/);
     expect(r.stdout).not.toMatch(/https?:\/\/…|https?:\/\/[es]…/);
+  });
+
+  it('takes the width from COLUMNS when the terminal says 0 columns (issue 53)', async () => {
+    const r = await at(0, ['link', 'list'], { COLUMNS: '70' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sandbox.localhost');
+    expect(r.stdout).not.toMatch(/Created/);
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(70);
+    const help = await at(0, ['link', 'add', '--help'], { COLUMNS: '60' });
+    for (const line of help.stdout.split('\n')) if (!/\$ linkctl/.test(line)) expect(line.length).toBeLessThanOrEqual(60);
   });
 
   it('wraps help to the terminal width', async () => {

@@ -59,9 +59,10 @@ for (const quirks of [false, true]) {
     });
 
     it('assigns a bio page', async () => {
-      const r = await runCli(['channel', 'assign', '1', 'bio', '5'], { env: fx.env });
+      // the demo account's bio page (7.7 refuses one that is not the user's: "Bio Page does not exist. Please try again.")
+      const r = await runCli(['channel', 'assign', '1', 'bio', '1'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/channel/1/assign/bio/5', query: {}, body: undefined }]);
+      expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/channel/1/assign/bio/1', query: {}, body: undefined }]);
     });
 
     it('adds a channel with every field and shows what the server answered', async () => {
@@ -81,7 +82,8 @@ for (const quirks of [false, true]) {
     it('adds a channel with only a name, sending only the name', async () => {
       const r = await runCli(['channel', 'add', '--name', 'Ops'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe('id\t2\nname\tOps\ndescription\t\ncolor\t#000000\nstarred\tfalse\n');
+      // 7.7 gives a channel made without a colour a random one (fact 33)
+      expect(r.stdout).toMatch(quirks ? /^id\t2\nname\tOps\ndescription\t\ncolor\t#[0-9a-f]{6}\nstarred\tfalse\n$/ : /^id\t2\nname\tOps\ndescription\t\ncolor\t#000000\nstarred\tfalse\n$/);
       expect(sent(fx.sandbox)).toEqual([{ method: 'POST', path: '/api/channel/add', query: {}, body: { name: 'Ops' } }]);
     });
 

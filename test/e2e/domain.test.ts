@@ -4,7 +4,8 @@ import { runCli, runMain, sent, useSandbox } from '../helpers.js';
 
 for (const quirks of [false, true]) {
   describe(`domain against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
-    const fx = useSandbox({ quirks });
+    // real servers that offer several domains list the site's own after the account's (7.7 with them off does not: fact 3)
+    const fx = useSandbox({ quirks, systemDomains: quirks });
 
     it('lists domains as JSON; real servers append system domains with id null', async () => {
       const r = await runCli(['domain', 'list', '--json'], { env: fx.env });
@@ -35,7 +36,7 @@ for (const quirks of [false, true]) {
       ]);
       expect(JSON.parse(r.stdout)).toEqual({ id: 2 }); // one shape: real servers send "2"
       const list = JSON.parse((await runCli(['domain', 'list', '--json'], { env: fx.env })).stdout);
-      expect(list[0]).toMatchObject({ id: 2, domain: 'https://links.example.org' });
+      expect(list.find((d: { id: number }) => d.id === 2)).toMatchObject({ domain: 'https://links.example.org' });
     });
 
     it('shows a new domain as a record in a pipe, and sends only the flags given', async () => {

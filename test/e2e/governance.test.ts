@@ -55,10 +55,9 @@ describe('linkctl lint', () => {
   it('finds each problem, names the rule, the record and the fix, worst first in 80 columns; exit 1', async () => {
     const db = join(files.root, 'lint.db');
     const insecure = await add('http://shop.invalid/plain', 'plain-page');
-    await add('https://shop.invalid/same?utm_source=Newsletter', 'summer-sale');
+    const summer = await add('https://shop.invalid/same?utm_source=Newsletter', 'summer-sale');
     await add('https://shop.invalid/same?utm_source=newsletter', 'summer-sa1e');
-    await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-param');
-    await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-again');
+    const caps = [await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-param'), await add('https://shop.invalid/caps?UTM_Source=newsletter', 'caps-again')];
     // Times from the real clock: the server refuses a past expiry.
     const day = 86_400_000;
     const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -88,10 +87,19 @@ describe('linkctl lint', () => {
     expect(rules('broken').find((f) => f.record === `link ${insecure} (plain-page)`)).toMatchObject({ message: expect.stringMatching(/ dns: /) });
     expect(rules('duplicate-destination').map((f) => f.record)).toEqual([expect.stringMatching(/caps-param.*caps-again/)]);
     expect(rules('lookalike-alias').map((f) => f.message)).toEqual(['"summer-sale" and "summer-sa1e" look alike']);
-    expect(rules('utm-spelling').map((f) => f.message)).toEqual(expect.arrayContaining([
-      'written 2 ways: UTM_Source (2), utm_source (2)',
+    // Each names the links to fix, with each one's destination as it should be.
+    expect(rules('utm-spelling')).toEqual(expect.arrayContaining([
+      expect.objectContaining({
+        record: `link ${caps[0]} (caps-param), link ${caps[1]} (caps-again)`,
+        message: 'the parameter utm_source is written 2 ways: UTM_Source (2 links), utm_source (2 links); analytics count each spelling apart',
+        fix: `write it utm_source: link ${caps[0]} (caps-param): https://shop.invalid/caps?utm_source=newsletter; link ${caps[1]} (caps-again): https://shop.invalid/caps?utm_source=newsletter`,
+      }),
       // Values count across the parameter's spellings.
-      'the value is written 2 ways: newsletter (3), Newsletter (1)',
+      expect.objectContaining({
+        record: `link ${summer} (summer-sale)`,
+        message: 'the value of utm_source is written 2 ways: newsletter (3 links), Newsletter (1 link)',
+        fix: `write it newsletter: link ${summer} (summer-sale): https://shop.invalid/same?utm_source=newsletter`,
+      }),
     ]));
     expect(rules('expiring')).toEqual([expect.objectContaining({ record: `link ${expiring} (soon-gone)`, message: `expires ${soon} UTC, in 5 days` })]);
     const stale = rules('stale');
@@ -204,13 +212,51 @@ describe('a policy enforced before sending', () => {
     expect(writes().map((w) => w.path)).toEqual(['/api/campaign/add', '/api/url/add']);
   });
 
+  it('linkctl api: no spelling of the path gets past the policy (dot segments, %2e, case); an empty segment or a path out of the API is refused; the CLI and the MCP api tool alike', async () => {
+    const policy = files.file('policy-api-paths.yaml', policyText);
+    const id = await add('https://shop.invalid/kept?utm_campaign=k', 'kept-link');
+    fx.sandbox.requests.length = 0;
+    const body = ['-f', 'url=http://evil.invalid/?utm_campaign=e', '-f', 'data=http://evil.invalid/?utm_campaign=e'];
+    for (const [method, path, judged] of [
+      ['POST', 'api/url/./add', '/api/url/add'], ['POST', 'api/x/../url/add', '/api/url/add'], ['POST', './url/add', '/api/url/add'],
+      ['POST', 'qr/./add', '/api/qr/add'], ['PUT', `url/${id}/./update`, `/api/url/${id}/update`], ['POST', 'api/url/%2e/add', '/api/url/add'],
+      ['POST', 'api/URL/add', '/api/URL/add'],
+    ] as const) {
+      const r = await cli(['--policy', policy, 'api', method, path, ...body]);
+      expect(r.code, `${method} ${path}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`api ${method} ${judged}: policy rule forbid-insecure: the destination http://evil.invalid/?utm_campaign=e is plain http://`);
+    }
+    for (const path of ['/api//url/add', 'url//add', '../url/add', 'api/x/../../url/add']) {
+      const r = await cli(['--policy', policy, 'api', 'POST', path, ...body]);
+      expect(r.code, path).toBe(2);
+      expect(r.stderr).toMatch(/empty segment|outside the API/);
+    }
+    expect(fx.sandbox.requests).toEqual([]);
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes', '--allow-deletes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const agent = new Client({ name: 'governance-test', version: '1.0.0' });
+    await agent.connect(transport);
+    try {
+      for (const path of ['api/url/./add', 'api/x/../url/add', './url/add']) {
+        const r = (await agent.callTool({ name: 'api', arguments: { method: 'POST', path, rawField: ['url=http://evil.invalid/?utm_campaign=e'], confirm: true } })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError, path).toBe(true);
+        expect(r.content[0]!.text).toContain('policy rule forbid-insecure');
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(fx.sandbox.requests).toEqual([]);
+  }, 60_000);
+
   it('plan lists violations beside each change (text, --json, markdown); apply refuses them, --override applies', async () => {
     const policy = files.file('policy-plan.yaml', policyText);
     const file = files.file('plan.yaml', 'version: 1\nlinks:\n  - alias: fine-one\n    url: https://shop.invalid/f?utm_campaign=a\n  - alias: bad-one\n    url: https://shop.invalid/b\n');
     const env = { LINKCTL_POLICY: policy };
     const text = await cli(['plan', '-f', file], env);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('+ link bad-one\n    ! policy require-params: the destination https://shop.invalid/b lacks utm_campaign\n');
+    // Wrapped at 80 columns off a terminal, the continuation under the rule's text.
+    expect(text.stdout).toContain('+ link bad-one\n    ! policy require-params: the destination https://shop.invalid/b lacks\n      utm_campaign\n');
+    expect(text.stdout.split('\n').filter((l) => l.length > 80)).toEqual([]);
     const json = JSON.parse((await cli(['plan', '-f', file, '--json'], env)).stdout);
     expect(json.changes.find((c: { key: string }) => c.key === 'bad-one').violations).toEqual(['require-params: the destination https://shop.invalid/b lacks utm_campaign']);
     expect(json.changes.find((c: { key: string }) => c.key === 'fine-one').violations).toBeUndefined();
@@ -227,6 +273,101 @@ describe('a policy enforced before sending', () => {
     expect(over.code, over.stderr).toBe(0);
     expect(writes()).toHaveLength(2);
   });
+
+  it('every destination a write carries is checked (geo, device, language targets, deep links): link add, --from, apply and MCP link_add; lint reports them too', async () => {
+    const policy = files.file('policy-targets.yaml', 'version: 1\nrules:\n  forbid-insecure: true\n');
+    const env = { LINKCTL_POLICY: policy };
+    for (const [flag, value, where] of [['--geo', 'Canada=http://evil.invalid/ca', 'geo target Canada'], ['--device', 'iPhone=http://evil.invalid/ios', 'device target iPhone'], ['--language', 'fr=http://evil.invalid/fr', 'language target fr'], ['--deeplink-apple', 'http://evil.invalid/app', 'Apple deep link'], ['--deeplink-google', 'http://evil.invalid/play', 'Google deep link']] as const) {
+      const r = await cli(['link', 'add', 'https://shop.invalid/t', '--alias', 'targeted', flag, value], env);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toContain(`link add: policy rule forbid-insecure: the ${where}'s destination ${value.replace(/^[^=]*=/, '')} is plain http://`);
+    }
+    const rows = files.file('targets.csv', 'url,alias,geo\nhttps://shop.invalid/a,row-a,Canada=https://shop.invalid/ca\nhttps://shop.invalid/b,row-b,Germany=http://evil.invalid/de\n');
+    const bulk = await cli(['link', 'add', '--from', rows], env);
+    expect(bulk.code).toBe(2);
+    expect(bulk.stderr).toContain("the geo target Germany's destination http://evil.invalid/de is plain http://");
+    const file = files.file('targets.yaml', 'version: 1\nlinks:\n  - alias: filed\n    url: https://shop.invalid/f\n    geo: {Canada: "http://evil.invalid/ca"}\n    deeplink: {google: "http://evil.invalid/play"}\n');
+    const plan = (await cli(['plan', '-f', file], env)).stdout.replace(/\s+/g, ' ');
+    expect(plan).toContain("! policy forbid-insecure: the geo target Canada's destination http://evil.invalid/ca is plain http://");
+    expect(plan).toContain("! policy forbid-insecure: the Google deep link's destination http://evil.invalid/play is plain http://");
+    expect((await cli(['apply', '-f', file, '--yes'], env)).code).toBe(2);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const agent = new Client({ name: 'governance-test', version: '1.0.0' });
+    await agent.connect(transport);
+    try {
+      const r = (await agent.callTool({ name: 'link_add', arguments: { url: 'https://shop.invalid/m', geo: ['Canada=http://evil.invalid/ca'] } })) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(r.isError).toBe(true);
+      expect(r.content[0]!.text).toContain("the geo target Canada's destination http://evil.invalid/ca is plain http://");
+    } finally {
+      await agent.close();
+    }
+    expect(writes()).toEqual([]);
+    // Made before the policy: lint names the target.
+    await add('https://shop.invalid/old', 'old-target', '--geo', 'Canada=http://evil.invalid/ca');
+    const lint = await cli(['lint', '--json'], env);
+    const found = JSON.parse(lint.stdout).findings as Found[];
+    expect(found).toEqual(expect.arrayContaining([
+      expect.objectContaining({ rule: 'forbid-insecure', message: "the geo target canada's destination http://evil.invalid/ca is plain http://" }),
+      expect.objectContaining({ rule: 'insecure-destination', message: 'its geo target canada goes to plain http: http://evil.invalid/ca' }),
+    ]));
+    const fileLint = await cli(['lint', '-f', file, '--json'], env);
+    expect((JSON.parse(fileLint.stdout).findings as Found[]).filter((f) => f.rule === 'insecure-destination').map((f) => f.message)).toEqual([
+      'its geo target Canada goes to plain http: http://evil.invalid/ca', 'its Google deep link goes to plain http: http://evil.invalid/play',
+    ]);
+  }, 60_000);
+
+  it('rules scoped to a campaign hold for the campaign a link will be in after the write: update, campaign assign, api, update --from, apply and MCP', async () => {
+    const policy = files.file('policy-scope.yaml', 'version: 1\nscopes:\n  - campaign: Spring\n    rules:\n      forbid-insecure: true\n');
+    const env = { LINKCTL_POLICY: policy };
+    const made = await cli(['campaign', 'add', '--name', 'Spring', '--json']);
+    const campaign = JSON.parse(made.stdout).id as number;
+    const legacy = await add('http://legacy.invalid/', 'legacy');
+    const inside = await add('https://inside.invalid/', 'inside', '--campaign', 'Spring');
+    const plainInside = await add('http://inside.invalid/plain', 'plain-inside', '--campaign', 'Spring', '--meta-title', 'Plain');
+    fx.sandbox.requests.length = 0;
+    for (const args of [
+      ['link', 'update', String(legacy), '--campaign', 'Spring', '--yes'],
+      ['link', 'update', String(inside), '--url', 'http://inside.invalid/x', '--yes'],
+      ['link', 'update', String(inside), '--geo', 'Canada=http://evil.invalid/ca', '--yes'],
+      ['campaign', 'assign', String(campaign), String(legacy)],
+      ['api', 'POST', `campaign/${campaign}/assign/${legacy}`],
+    ]) {
+      const r = await cli(args, env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/policy rule forbid-insecure: the (geo target Canada's )?destination http:\/\/\S+ is plain http:\/\//);
+    }
+    expect(writes()).toEqual([]);
+    const rows = files.file('scope-rows.csv', `id,campaign\n${legacy},Spring\n`);
+    const bulk = await cli(['link', 'update', '--from', rows, '--yes'], env);
+    // The row names only a campaign: its link is read (the run's own read) and judged before any row is sent.
+    expect(bulk.code).toBe(2);
+    expect(bulk.stderr).toContain('policy rule forbid-insecure: the destination http://legacy.invalid/ is plain http://');
+    expect(bulk.stderr).toContain('1 of 1 row is not valid; nothing was changed');
+    expect(writes()).toEqual([]);
+    // apply: a link moved into the campaign, and one already in it whose URL the file does not change.
+    const file = files.file('scope.yaml', 'version: 1\nlinks:\n  - alias: legacy\n    url: "http://legacy.invalid/"\n    campaign: Spring\n  - alias: plain-inside\n    url: "http://inside.invalid/plain"\n    title: Plain renamed\n');
+    const plan = await cli(['plan', '-f', file, '--json'], env);
+    const violations = (JSON.parse(plan.stdout).changes as Array<{ key: string; violations?: string[] }>).map((c) => [c.key, c.violations]);
+    expect(violations).toEqual([
+      ['legacy', ['forbid-insecure: the destination http://legacy.invalid/ is plain http://']],
+      ['plain-inside', ['forbid-insecure: the destination http://inside.invalid/plain is plain http://']],
+    ]);
+    expect((await cli(['apply', '-f', file, '--yes'], env)).code).toBe(2);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--policy', policy, 'mcp', '--allow-writes'], env: cleanEnv(fx.env), stderr: 'pipe' });
+    const agent = new Client({ name: 'governance-test', version: '1.0.0' });
+    await agent.connect(transport);
+    try {
+      for (const [name, args] of [['link_update', { id: legacy, campaign: 'Spring', confirm: true }], ['campaign_assign', { campaignId: campaign, linkId: [legacy] }]] as const) {
+        const r = (await agent.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(r.isError, `${name}: ${r.content[0]?.text}`).toBe(true);
+        expect(r.content[0]!.text).toContain('policy rule forbid-insecure');
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(writes()).toEqual([]);
+    void plainInside;
+  }, 90_000);
 
   it('MCP link_add: an error in the tool\'s terms, nothing sent; override only when the user started the server with --allow-override', async () => {
     const policy = files.file('policy-mcp.yaml', policyText);

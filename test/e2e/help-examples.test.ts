@@ -63,6 +63,7 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^linkctl (--sandbox )?listen\b/, 'receives webhooks until stopped (test/e2e/listen.test.ts runs it)'],
   [/\blinkctl auth /, 'logs in to a real server or changes saved profiles (test/e2e/auth.test.ts covers them)'],
   [/^linkctl account update --password$/, 'asks on a terminal'],
+  [/^linkctl admin users add --username jane --email jane@example\.com$/, 'asks for the password on a terminal (test/e2e/admin.test.ts answers the prompt)'],
   [/\blinkctl completion /, 'installs into a shell (test/unit/completion tests the scripts)'],
   [/^LINKCTL_API_KEY=<printed key>/, 'needs the key a running `sandbox serve` prints'],
   [/--short https:\/\/go\.example\.com|--short go\.example\.com/, 'a branded short URL the seed lacks (test/e2e/link.test.ts covers --short)'],
@@ -72,13 +73,16 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^linkctl mcp --profile work\b/, 'names a profile the user logged in as (test/e2e/mcp.test.ts runs the server with the sandbox key)'],
 ];
 
-/** A click history of the seed (two snapshots), for the `stats` examples: copied for each example. */
+/**
+ * A click history of the seed (two snapshots), for the `stats` examples, and a ledger of one write
+ * (`log verify` refuses an empty ledger): copied for each example.
+ */
 const history = tempDir();
 afterAll(() => rmSync(history, { recursive: true, force: true }));
 beforeAll(async () => {
-  for (let i = 0; i < 2; i++) {
-    const r = await runCli(['--sandbox', 'stats', 'snapshot', '-q'], { env: { LINKCTL_CONFIG_DIR: history } });
-    if (r.code !== 0) throw new Error(`stats snapshot for the examples: ${r.stderr}`);
+  for (const args of [['stats', 'snapshot', '-q'], ['stats', 'snapshot', '-q'], ['link', 'add', 'https://example.com/ledger-entry', '-q']]) {
+    const r = await runCli(['--sandbox', ...args], { env: { LINKCTL_CONFIG_DIR: history } });
+    if (r.code !== 0) throw new Error(`${args.join(' ')} for the examples: ${r.stderr}`);
   }
 });
 

@@ -5,11 +5,12 @@
  * The same tests on the default SQLite file and on a real PostgreSQL cluster (test/postgres.ts;
  * skipped, saying why, where PostgreSQL is not installed).
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, tempDir, useSandbox, type SandboxFixture } from '../helpers.js';
 import { pgSkipReason, sql, startCluster, type Cluster } from '../postgres.js';
 
 interface Entry {
@@ -88,7 +89,7 @@ function ledgerTests(fx: SandboxFixture, target: () => { env: Record<string, str
     for (const alias of ['chain-a', 'chain-b', 'chain-c']) expect((await cli(['link', 'add', `https://example.com/${alias}`, '--alias', alias, '-q'])).code).toBe(0);
     const whole = await cli(['log', 'verify', '--json']);
     expect(whole.code, whole.stderr).toBe(0);
-    expect(JSON.parse(whole.stdout)).toEqual({ whole: true, entries: 3 });
+    expect(JSON.parse(whole.stdout)).toMatchObject({ whole: true, entries: 3 });
     await edit("UPDATE ledger SET after_json = replace(after_json, 'example.com/chain-b', 'evil.example/chain-b') WHERE seq = 2");
     const broken = await cli(['log', 'verify']);
     expect(broken.code).toBe(1);
@@ -102,7 +103,7 @@ function ledgerTests(fx: SandboxFixture, target: () => { env: Record<string, str
     const runs = await Promise.all(['twin-a', 'twin-b', 'twin-c'].map((alias) => runCli(['link', 'add', `https://example.com/${alias}`, '--alias', alias, '-q'], { env: { ...fx.env, ...env }, timeoutMs: 90_000 })));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     const verify = await runCli(['log', 'verify', '--json'], { env: { ...fx.env, ...env } });
-    expect(JSON.parse(verify.stdout)).toEqual({ whole: true, entries: 3 });
+    expect(JSON.parse(verify.stdout)).toMatchObject({ whole: true, entries: 3 });
   });
 }
 
@@ -114,9 +115,9 @@ describe('the ledger in the default SQLite file', () => {
     return {
       env: { LINKCTL_DB: file },
       raw: async () => readFileSync(file, 'latin1'),
-      edit: async (statement: string) => {
+      edit: async (statement: string, other?: string) => {
         const Database = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
-        const db = new Database(file);
+        const db = new Database(other ?? file);
         db.exec(statement);
         db.close();
       },
@@ -142,12 +143,134 @@ describe('the ledger in the default SQLite file', () => {
     expect(writes(fx)).toHaveLength(1);
   });
 
+  it('log verify --db FILE and log --db FILE verify check FILE, not LINKCTL_DB; a missing database or one with no ledger is an error', async () => {
+    const { env, edit } = target();
+    const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...fx.env, ...env, ...extra } });
+    for (const alias of ['db-a', 'db-b']) expect((await cli(['link', 'add', `https://example.com/${alias}`, '--alias', alias, '-q'])).code).toBe(0);
+    // A copy of the ledger, then an edit of the copy only: LINKCTL_DB's stays whole.
+    const copy = join(tempDir('linkctl-ledger-copy-'), 'copy.db');
+    copyFileSync(env.LINKCTL_DB, copy);
+    await edit("UPDATE ledger SET after_json = replace(after_json, 'example.com/db-b', 'evil.example/db-b') WHERE seq = 2", copy);
+    expect((await cli(['log', 'verify'])).code).toBe(0);
+    for (const args of [['log', 'verify', '--db', copy], ['log', '--db', copy, 'verify']]) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stdout).toContain('broken at entry 2');
+    }
+    // A database that does not exist, named by --db (either place) or LINKCTL_DB: an error, exit 8, for log and log verify alike.
+    const missing = join(tempDir('linkctl-ledger-missing-'), 'nothing.db');
+    for (const [args, extra] of [[['log', 'verify', '--db', missing], {}], [['log', '--db', missing, 'verify'], {}], [['log', 'verify'], { LINKCTL_DB: missing }], [['log', '--db', missing], {}]] as const) {
+      const r = await cli([...args], extra);
+      expect(r.code, args.join(' ')).toBe(8);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`${missing} does not exist`);
+    }
+    // A database that is no linkctl database: an error naming it, never "whole: 0 entries".
+    const other = join(tempDir('linkctl-ledger-other-'), 'other.db');
+    const Database = createRequire(import.meta.url)('libsql') as new (file: string) => { exec(sql: string): void; close(): void };
+    const db = new Database(other);
+    db.exec('CREATE TABLE t (x INTEGER)');
+    db.close();
+    const foreign = await cli(['log', 'verify', '--db', other]);
+    expect(foreign.code).toBe(7);
+    expect(foreign.stdout).toBe('');
+    // A ledger with no entries (every one removed): nothing to verify, exit 8, never "whole".
+    await edit('DELETE FROM ledger', copy);
+    const empty = await cli(['log', 'verify', '--db', copy]);
+    expect(empty.code).toBe(8);
+    expect(empty.stderr).toMatch(/has no entries: nothing to verify/);
+    expect(empty.stdout).toBe('');
+  });
+
+  it('log verify shows the head (count and hash); --expect-head finds the last entries removed, or the whole ledger emptied', async () => {
+    const { env, edit } = target();
+    const cli = (args: string[]) => runCli(args, { env: { ...fx.env, ...env } });
+    for (const alias of ['head-a', 'head-b', 'head-c']) expect((await cli(['link', 'add', `https://example.com/${alias}`, '--alias', alias, '-q'])).code).toBe(0);
+    const first = await cli(['log', 'verify', '--json']);
+    const verdict = JSON.parse(first.stdout) as { whole: boolean; entries: number; head: { seq: number; hash: string } };
+    expect(verdict).toMatchObject({ whole: true, entries: 3, head: { seq: 3 } });
+    expect(verdict.head.hash).toMatch(/^[0-9a-f]{64}$/);
+    const text = await cli(['log', 'verify']);
+    expect(text.stdout).toContain(`head: entry 3, ${verdict.head.hash}`);
+    // The ledger grows: the kept head is still in the chain.
+    expect((await cli(['link', 'add', 'https://example.com/head-d', '--alias', 'head-d', '-q'])).code).toBe(0);
+    const grown = await cli(['log', 'verify', '--expect-head', verdict.head.hash]);
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(grown.stdout).toMatch(/1 entry since/);
+    // The last two entries removed: the chain left is whole, but the kept head is gone.
+    await edit('DELETE FROM ledger WHERE seq >= 3');
+    const cut = await cli(['log', 'verify', '--expect-head', verdict.head.hash]);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(/no longer holds the head you kept/);
+    await edit('DELETE FROM ledger');
+    const emptied = await cli(['log', 'verify', '--expect-head', verdict.head.hash, '--json']);
+    expect(emptied.code).toBe(1);
+    expect(JSON.parse(emptied.stdout)).toMatchObject({ whole: false, entries: 0 });
+    const bad = await cli(['log', 'verify', '--expect-head', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--expect-head/);
+  });
+
+  it('a clear 404 is recorded as failed, not unknown; a path that names no record is recorded as such, never as a link', async () => {
+    const { env } = target();
+    const cli = (args: string[]) => runCli(args, { env: { ...fx.env, ...env } });
+    const upper = await cli(['api', 'POST', 'api/URL/add', '-f', 'url=https://example.com/upper']);
+    expect(upper.code).toBe(6);
+    expect(upper.stderr).toMatch(/HTTP 404/);
+    fx.sandbox.injectFault({ kind: 'html', status: 404 });
+    const gone = await cli(['api', 'PUT', 'url/1/update', '-f', 'url=https://example.com/gone']);
+    expect(gone.code).toBe(6);
+    const entries = JSON.parse((await cli(['log', '--json'])).stdout) as Array<Entry & { path: string; record: string }>;
+    expect(entries.map((e) => [e.method, e.path, e.resource, e.resourceId, e.outcome, e.record])).toEqual([
+      ['POST', 'api/URL/add', 'none', null, 'failed', 'no record: api/URL/add'],
+      ['PUT', 'api/url/1/update', 'link', '1', 'failed', 'link 1'],
+    ]);
+    expect((await cli(['log', '--link', 'upper', '--json'])).stdout.trim()).toBe('[]');
+  });
+
+  it('a PUT or DELETE interrupted after it was sent is recorded as unknown, with a warning that it may have been done', async () => {
+    const { env } = target();
+    const add = await runCli(['link', 'add', 'https://example.com/interrupted', '--alias', 'interrupted', '-q'], { env: { ...fx.env, ...env } });
+    const id = add.stdout.trim();
+    for (const args of [['link', 'update', id, '--url', 'https://example.com/changed', '--yes'], ['link', 'delete', id, '--yes']]) {
+      fx.sandbox.injectFault({ kind: 'hang', method: args[1] === 'update' ? 'PUT' : 'DELETE' });
+      const before = writes(fx).length;
+      const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv({ ...fx.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      while (writes(fx).length === before) await new Promise((r) => setTimeout(r, 25));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(new RegExp(`interrupted during ${args[1] === 'update' ? 'PUT' : 'DELETE'} .*: the request was sent and its answer not read: it may or may not have been ${args[1] === 'update' ? 'carried out' : 'deleted'}`));
+    }
+    const entries = JSON.parse((await runCli(['log', '--json'], { env: { ...fx.env, ...env } })).stdout) as Entry[];
+    expect(entries.map((e) => [e.method, e.resourceId, e.outcome])).toEqual([['POST', id, 'done'], ['PUT', id, 'unknown'], ['DELETE', id, 'unknown']]);
+  });
+
+  it('log --fields ...,override on a terminal keeps every column asked for by name (the widest cut to fit, and said so)', async () => {
+    const { env } = target();
+    const override = 'approved by Dana for the spring launch';
+    const add = await runCli(['--override', override, 'link', 'add', 'https://example.com/a/rather/long/path/for/the/change/column?utm_source=newsletter&utm_medium=email', '--alias', 'fields-one', '--param', 'utm_campaign=spring', '-q'], { env: { ...fx.env, ...env } });
+    expect(add.code, add.stderr).toBe(0);
+    const r = await runMain(['log', '--fields', 'seq,at,command,record,outcome,change,override'], { env: { ...fx.env, ...env, NO_COLOR: '1' }, tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    const [header, row] = r.stdout.split('\n');
+    expect(header).toMatch(/^#\s+TIME \(UTC\)\s+command\s+record\s+outcome\s+change\s+override$/);
+    expect(row).toContain(override.slice(0, 8));
+    for (const line of r.stdout.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(r.stderr).toMatch(/cut to fit 100 columns: change/);
+    expect(r.stderr).not.toMatch(/not shown/);
+  });
+
   it('a --dry-run records nothing; reads record nothing', async () => {
     const { env } = target();
     expect((await runCli(['link', 'add', 'https://example.com/dry', '--dry-run'], { env: { ...fx.env, ...env } })).code).toBe(0);
     expect((await runCli(['link', 'list', '-q'], { env: { ...fx.env, ...env } })).code).toBe(0);
+    // Nothing made the database: log says so (exit 8), rather than listing an empty ledger of a file that is not there.
     const log = await runCli(['log', '--json'], { env: { ...fx.env, ...env } });
-    expect(JSON.parse(log.stdout)).toEqual([]);
+    expect(log.code).toBe(8);
+    expect(log.stderr).toMatch(/no ledger: .* does not exist/);
   });
 });
 

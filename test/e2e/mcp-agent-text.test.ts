@@ -1,12 +1,13 @@
 /**
  * MCP tools described for agents (issue 42): `tools/list` of the read-only server was 27.8 KB for
  * 19 tools, and the check tool's description alone 5.3 KB of flags, exit codes and a terminal view
- * no agent can use. Measured here on the wire, through the built CLI's MCP server.
+ * no agent can use. Measured here on the wire, through the built CLI's MCP server (in this
+ * process: test/mcp-transport.ts).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, useSandbox } from '../helpers.js';
+import { useSandbox } from '../helpers.js';
+import { InProcessTransport } from '../mcp-transport.js';
 
 const fx = useSandbox();
 const clients: Client[] = [];
@@ -15,7 +16,7 @@ afterAll(async () => {
 });
 
 async function connect(flags: string[] = []) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...flags], env: cleanEnv(fx.env), stderr: 'pipe' });
+  const transport = new InProcessTransport(flags, fx.env);
   const client = new Client({ name: 'linkctl-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);

@@ -1,6 +1,8 @@
 /**
- * `linkctl mcp` as an agent meets it: the SDK's own Client over stdio, spawning the built
- * `bin/linkctl.js mcp` against a sandbox that accepts a recognisable key. The tools are checked
+ * `linkctl mcp` as an agent meets it: the SDK's own Client speaking to the built CLI's `mcp`
+ * against a sandbox that accepts a recognisable key. Most sessions run the server in this process
+ * (test/mcp-transport.ts: its stdin and stdout joined to the client in memory); the first test, and
+ * those of stdout and of hostile messages, spawn `bin/linkctl.js mcp` and speak over real pipes. The tools are checked
  * against the commands' own `--help`, so a flag added to a command without reaching its tool
  * (or the other way round) fails here.
  */
@@ -16,6 +18,7 @@ import { ACCESS } from '../../src/mcp/tools.js';
 import { isList } from '../../src/commands/shared/define.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, runMain, tempDir } from '../helpers.js';
+import { InProcessTransport } from '../mcp-transport.js';
 
 const KEY = 'sk_live_MCPSECRET_9876543210';
 
@@ -60,16 +63,26 @@ afterAll(async () => {
 
 const env = () => ({ LINKCTL_BASE_URL: sandbox.url, LINKCTL_API_KEY: KEY, LINKCTL_CONFIG_DIR: configDir });
 
-async function connect(flags: string[] = [], extraEnv: Record<string, string> = env()): Promise<Session> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...flags], env: cleanEnv(extraEnv), stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+/** A session with `linkctl mcp FLAGS`: in this process, or (`process`) a process of its own over stdio pipes. */
+async function connect(flags: string[] = [], extraEnv: Record<string, string> = env(), how: 'in-process' | 'process' = 'in-process'): Promise<Session> {
+  let stderr: () => string;
+  let transport: StdioClientTransport | InProcessTransport;
+  if (how === 'process') {
+    let written = '';
+    transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...flags], env: cleanEnv(extraEnv), stderr: 'pipe' });
+    transport.stderr!.on('data', (d: Buffer) => (written += d.toString('utf8')));
+    stderr = () => written;
+  } else {
+    const inProcess = new InProcessTransport(flags, extraEnv);
+    transport = inProcess;
+    stderr = () => inProcess.stderr;
+  }
   const client = new Client({ name: 'linkctl-test', version: '1.0.0' });
   await client.connect(transport);
   const seen: string[] = [];
   const session: Session = {
     client,
-    stderr: () => stderr,
+    stderr,
     seen,
     async call(name, args = {}) {
       const r = (await client.callTool({ name, arguments: args })) as Result;
@@ -98,8 +111,8 @@ function leafCommands(): Array<{ path: string[]; command: Command }> {
 const changes = () => sandbox.requests.filter((r) => r.method !== 'GET');
 
 describe('tools listed in each mode', () => {
-  it('read-only by default: reading tools only', async () => {
-    const s = await connect();
+  it('read-only by default: reading tools only (a process of its own, over stdio pipes)', async () => {
+    const s = await connect([], env(), 'process');
     const names = await s.names();
     expect(names).toEqual(expect.arrayContaining(['account_get', 'qr_list', 'qr_get', 'link_list', 'link_get', 'channel_items', 'overlay_list', 'splash_list']));
     for (const name of ['qr_add', 'link_update', 'campaign_assign', 'channel_assign', 'qr_delete', 'api', 'mcp', 'auth_login', 'sandbox_serve', 'completion']) expect(names).not.toContain(name);
@@ -129,7 +142,7 @@ describe('tools listed in each mode', () => {
 
 describe('one tool per command, its schema the command\'s flags', () => {
   it('every leaf command but the skipped ones has a tool named by its path', async () => {
-    const s = await connect(['--allow-writes', '--allow-deletes']);
+    const s = await connect(['--allow-writes', '--allow-deletes', '--allow-admin']);
     const names = (await s.names()).sort();
     // Skipped: auth, completion, sandbox and mcp, each with its reason in ACCESS (test/unit/mcp-tools.test.ts checks every command is there).
     const leaves = leafCommands().map(({ path }) => path);
@@ -224,9 +237,10 @@ describe('calling tools', () => {
     for (const name of ['allowPrivate', 'all']) expect(text(await s.call('check', { [name]: true }))).toMatch(new RegExp(`^check: unknown property "${name}"`));
     const r = await s.call('check', { deadline: '30s', concurrency: 2 });
     expect(r.isError).toBeFalsy();
-    expect(data(r).records.map((x: { alias: string; status: string; error: string | null }) => [x.alias, x.status, x.error])).toEqual([
-      ['gone', 'client-error', 'HTTP 404'],
+    // in the list's order, which for links made within a second or across seconds differs: compared by alias
+    expect(data(r).records.map((x: { alias: string; status: string; error: string | null }) => [x.alias, x.status, x.error]).sort()).toEqual([
       ['fine', 'ok', null],
+      ['gone', 'client-error', 'HTTP 404'],
       ['internal', 'blocked', '127.0.0.1 is a loopback address; not requested'],
     ]);
     expect(text(r)).toMatch(/checked 3 destinations of 3 links in [\d.]+ s: 1 client-error, 1 blocked, 1 ok; flags: 3 insecure/);
@@ -236,7 +250,7 @@ describe('calling tools', () => {
     expect(proxied.sort()).toEqual(['GET http://shop.test/fine', 'GET http://shop.test/gone', 'HEAD http://shop.test/fine', 'HEAD http://shop.test/gone']);
 
     const problems = await s.call('check', { problemsOnly: true });
-    expect(data(problems).records.map((x: { alias: string }) => x.alias)).toEqual(['gone', 'internal']);
+    expect(data(problems).records.map((x: { alias: string }) => x.alias).sort()).toEqual(['gone', 'internal']);
     expect(JSON.stringify(problems).length).toBeLessThan(JSON.stringify(r).length);
 
     // The user's allowance, given when the server starts: the environment, the flag of linkctl mcp, the profile.
@@ -308,10 +322,11 @@ describe('calling tools', () => {
     // why the wifi and text codes' scans are null (issue 55, 4)
     expect(r.content.slice(1).map((c) => c.text)).toEqual(["Note: text, sms and wifi codes count no scans (their image holds the content, not a short link), so their scans are unknown; servers answer another link's clicks for them."]);
     expect(data(r).summary).toBe('records 1–2 of 3; more: call qr_list with {"cursor": nextCursor}');
-    expect(data(r).records.map((q: { scans: unknown }) => q.scans)).toEqual([null, null]);
+    expect(data(r).records.map((q: { scans: unknown }) => q.scans)).toEqual([128, null]); // the menu (a link code), the greeting (text): 7.7's order, oldest first
     expect(text(r)).not.toContain('--all');
     const rest = await s.call('qr_list', { cursor: data(r).nextCursor });
-    expect(data(rest)).toEqual({ summary: 'records 3–3 of 3; the end of the list', records: [expect.objectContaining({ id: 1 })] });
+    // codes oldest first, as the product 7.7 lists them (real-servers.md, fact 2)
+    expect(data(rest)).toEqual({ summary: 'records 3–3 of 3; the end of the list', records: [expect.objectContaining({ id: 3 })] });
     const cli = await runCli(['qr', 'list', '--limit', '2', '--json'], { env: env() });
     expect(cli.stderr).toBe(`page 1 of 2 (2 of 3 records); --all for every record\n${r.content[1]!.text}\n`);
   });
@@ -356,6 +371,10 @@ describe('calling tools', () => {
       expect(text(id)).toMatch(/^linkctl: `id` must be a positive integer, got "twelve"/);
       const campaign = await s.call('link_add', { url: 'https://example.com/bf', campaign: 'Black Friday', dryRun: true });
       expect(text(campaign)).toBe('linkctl: `campaign` "Black Friday": no campaign has this name ("Spring launch")\nhint: give the id, or the name as `linkctl campaign list` shows it (any case)');
+      // An id the account lacks, which the product would drop in silence: refused before anything is sent.
+      const unknown = await s.call('link_add', { url: 'https://example.com/bf', campaign: 987654 });
+      expect(unknown.isError).toBe(true);
+      expect(text(unknown)).toMatch(/^linkctl: `campaign: 987654`: the account has no campaign with this id; the product drops a campaign id that is not the account's and answers success, so nothing was sent\n/);
       const fields = await s.call('link_list', { fields: ['id', 'nope'] });
       expect(text(fields)).toMatch(/^linkctl: `fields`: unknown field "nope"; known fields: id, /);
       expect(changes()).toEqual([]);
@@ -740,6 +759,33 @@ describe('local files', () => {
     expect(changes()).toEqual([]);
     const forced = await s.call('qr_download', { id: 1, file: 'files/menu.png', force: true });
     expect(forced.isError, text(forced)).toBeFalsy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stats_export obeys the same file policy: no folder without --root; with it, nothing outside it or in the config folder; nothing written', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'config');
+    mkdirSync(config);
+    const plain = await connect(['--allow-writes'], { ...env(), LINKCTL_CONFIG_DIR: config });
+    const none = await plain.call('stats_export', { out: join(dir, 'warehouse') });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toContain('this MCP server writes no local files');
+    mkdirSync(join(dir, 'root'));
+    const rooted = await connect(['--allow-writes', '--root', join(dir, 'root')], { ...env(), LINKCTL_CONFIG_DIR: config });
+    for (const [out, message] of [['../escape', 'outside the folder this MCP server may write'], [join(dir, 'elsewhere'), 'outside the folder this MCP server may write']] as const) {
+      const r = await rooted.call('stats_export', { out });
+      expect(r.isError, out).toBe(true);
+      expect(text(r)).toContain(message);
+    }
+    const inConfig = await connect(['--allow-writes', '--root', dir], { ...env(), LINKCTL_CONFIG_DIR: config });
+    for (const out of ['config', 'config/state/warehouse']) {
+      const r = await inConfig.call('stats_export', { out });
+      expect(r.isError, out).toBe(true);
+      expect(text(r)).toMatch(/inside linkctl's (config|state) folder/);
+    }
+    expect(readdirSync(dir).sort()).toEqual(['config', 'root']);
+    expect(readdirSync(config)).toEqual([]);
+    expect(readdirSync(join(dir, 'root'))).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, sent, useSandbox } from '../helpers.js';
 
+/** Newest first, as the documented mode lists them; the product 7.7 lists them oldest first (real-servers.md, fact 2). */
 const OVERLAYS = [
   { id: 3, type: 'message', name: 'Newsletter invite', date: '2025-01-14 12:00:00' },
   { id: 2, type: 'contact', name: 'Contact form', date: '2025-01-12 12:00:00' },
@@ -15,26 +16,27 @@ const SPLASH = [
 for (const quirks of [false, true]) {
   describe(`overlay and splash against the sandbox (${quirks ? 'real-server quirks: collection `overlay`' : 'documented shapes: collection `cta`'})`, () => {
     const fx = useSandbox({ quirks });
+    const ordered = <T>(newestFirst: T[]) => (quirks ? [...newestFirst].reverse() : newestFirst);
 
     it('lists CTA overlays as JSON', async () => {
       const r = await runCli(['overlay', 'list', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual(OVERLAYS);
+      expect(JSON.parse(r.stdout)).toEqual(ordered(OVERLAYS));
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/overlay', query: {}, body: undefined }]);
     });
 
     it('lists CTA overlays as plain rows: id, name, type, date', async () => {
       const r = await runCli(['overlay', 'list', '--limit', '2', '--page', '2'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe('1\tSpring sale banner\tmessage\t2025-01-11 12:00:00\n');
+      expect(r.stdout).toBe(quirks ? '3\tNewsletter invite\tmessage\t2025-01-14 12:00:00\n' : '1\tSpring sale banner\tmessage\t2025-01-11 12:00:00\n');
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/overlay', query: { limit: '2', page: '2' }, body: undefined }]);
     });
 
     it('reads every page of overlays with --all, in order', async () => {
       const r = await runCli(['overlay', 'list', '--all', '--limit', '1', '--fields', 'id,name', '-o', 'csv'], { env: fx.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toBe('id,name\n3,Newsletter invite\n2,Contact form\n1,Spring sale banner\n');
+      expect(r.stdout).toBe(`id,name\n${ordered(['3,Newsletter invite', '2,Contact form', '1,Spring sale banner']).join('\n')}\n`);
       expect(sent(fx.sandbox).map((q) => q.query)).toEqual([{ limit: '1', page: '1' }, { limit: '1', page: '2' }, { limit: '1', page: '3' }]);
     });
 
@@ -48,16 +50,16 @@ for (const quirks of [false, true]) {
       const r = await runCli(['splash', 'list', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual(SPLASH);
+      expect(JSON.parse(r.stdout)).toEqual(ordered(SPLASH));
       expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/splash', query: {}, body: undefined }]);
     });
 
     it('lists splash pages as plain rows, and ids only with -q', async () => {
       const rows = await runCli(['splash', 'list'], { env: fx.env });
       expect(rows.code).toBe(0);
-      expect(rows.stdout).toBe('2\tPromo splash\t2025-01-17 12:00:00\n1\tWelcome splash\t2025-01-12 12:00:00\n');
+      expect(rows.stdout).toBe(`${ordered(['2\tPromo splash\t2025-01-17 12:00:00', '1\tWelcome splash\t2025-01-12 12:00:00']).join('\n')}\n`);
       const ids = await runCli(['splash', 'list', '-q', '--limit', '1'], { env: fx.env });
-      expect(ids.stdout).toBe('2\n');
+      expect(ids.stdout).toBe(quirks ? '1\n' : '2\n');
       expect(sent(fx.sandbox).map((q) => q.query)).toEqual([{}, { limit: '1' }]);
     });
   });

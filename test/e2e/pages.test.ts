@@ -82,7 +82,7 @@ describe('list output on a pipe', () => {
 
   it('prints only ids with -q, for xargs', async () => {
     const r = await runCli(['qr', 'list', '-q'], { env: fx.env });
-    expect(r.stdout).toBe('3\n2\n1\n');
+    expect(r.stdout).toBe('1\n2\n3\n'); // oldest first, as the product 7.7 lists codes (real-servers.md, fact 2)
   });
 
   it('rejects an unknown --fields name with exit 2 listing the known ones, before sending', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { codeSpan } from '../../src/ascode/markdown.js';
+import { cleanedText } from '../../src/model/rewrites.js';
 import { runMain, sent, useSandbox } from '../helpers.js';
 
 const sb = useSandbox();
@@ -58,6 +59,9 @@ describe('plan -o markdown', () => {
         '',
         '</details>',
         '',
+        // One campaign added and one deleted: perhaps a rename, which the slug makes one.
+        '> **Note:** ``campaign "Autumn" is new to the server while campaign "Spring launch" is not in the file (apply deletes it; its links keep its id): if the file renames it, give it `slug: spring-launch`, and apply renames it in place, keeping its links``',
+        '',
       ].join('\n'),
     );
     expect(writes()).toEqual([]);
@@ -80,9 +84,12 @@ describe('plan -o markdown', () => {
     expect(line).toBeDefined();
     const outside = outsideCodeSpans(line);
     // linkctl's own words (what the update would clear) stand outside the spans; nothing of the server's or the file's does.
-    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private)');
-    // The spans hold the text as it is, a line break aside (shown as an escape, so the span stays on its line).
-    expect(line).toContain(codeSpan(JSON.stringify(hostile)));
+    expect(outside).toBe('- **change** link <code/>: title <code/> → <code/>; stored as title <code/>; **clears** what the file does not state: device targeting (7.x servers never answer it); password; pixels; parameters; deep links; redirect type, splash or overlay; language targeting; meta image; public status (real servers make every updated link private); of which linkctl set none, which another writer may have set since: device; password; pixels; params; deeplinks; redirect; language; meta-image');
+    // The spans hold the text as it is, a line break aside (shown as an escape, so the span stays on its line):
+    // the server's as it stored it (cleaned of HTML, as 7.7 does), the file's as written, and what the product will make of it.
+    expect(line).toContain(codeSpan(JSON.stringify(cleanedText(hostile))));
+    expect(line).toContain(codeSpan(JSON.stringify(`${hostile} (renamed)`)));
+    expect(line).toContain(codeSpan(JSON.stringify(cleanedText(`${hostile} (renamed)`))));
     // In the whole comment, only linkctl's own markup is outside a span.
     const all = outsideCodeSpans(r.stdout);
     expect(all.match(/<\/details>/g)).toHaveLength(1);

@@ -80,7 +80,7 @@ function serve(args: string[], env: Record<string, string>) {
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const ready = new Promise<{ baseUrl: string; key: string; quirks: boolean }>((resolve, reject) => {
+  const ready = new Promise<{ baseUrl: string; key: string; userKey: string; quirks: boolean }>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (d) => {
       stdout += d;
       if (stdout.includes('\n')) resolve(JSON.parse(stdout.split('\n')[0]!));
@@ -91,6 +91,29 @@ function serve(args: string[], env: Record<string, string>) {
 }
 
 describe('sandbox serve', () => {
+  it('--seed: an installation of two users with the seed\'s keys (--key and --user-key win), named in the JSON line; each key its own account; a bad seed is exit 2 naming --seed', async ({ onTestFinished }) => {
+    const dir = tempDir();
+    const seed = join(dir, 'seed.json');
+    writeFileSync(seed, JSON.stringify({ users: [
+      { id: 1, email: 'admin@example.com', username: 'admin', key: 'seed-admin-key' },
+      { id: 2, email: 'user2@example.com', username: 'user2', key: 'seed-user-key' },
+    ] }));
+    const server = serve(['--seed', seed, '--user-key', 'given-user-key', '--quiet'], {});
+    onTestFinished(() => void server.child.kill('SIGKILL'));
+    const line = await server.ready;
+    expect([line.key, line.userKey]).toEqual(['seed-admin-key', 'given-user-key']);
+    const account = async (key: string) => JSON.parse((await runCli(['account', 'get', '--json'], { env: { LINKCTL_BASE_URL: line.baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: dir } })).stdout);
+    expect((await account('seed-admin-key')).email).toBe('admin@example.com');
+    expect((await account('given-user-key')).email).toBe('user2@example.com');
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+
+    writeFileSync(seed, '{"users": []}');
+    const bad = await runCli(['sandbox', 'serve', '--port', '0', '--seed', seed], { env: { LINKCTL_CONFIG_DIR: dir } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`linkctl: --seed: ${seed}: users must be a list of at least one user\nhint: see docs/sandbox.md, "Seeds", for the format\n`);
+  });
+
   it('--plan and --rate-limit win over LINKCTL_SANDBOX_PLAN and LINKCTL_SANDBOX_RATE_LIMIT, which are then not read (a bad one does not stop it)', async ({ onTestFinished }) => {
     const server = serve(['--plan', 'basic', '--rate-limit', 'off', '--state', join(tempDir(), 'state.json')], { LINKCTL_SANDBOX_PLAN: 'gold', LINKCTL_SANDBOX_RATE_LIMIT: 'fast' });
     onTestFinished(() => void server.child.kill('SIGKILL'));
@@ -229,6 +252,6 @@ describe('--sandbox state shared by concurrent commands', () => {
     expect(reset.code).toBe(0);
     const fixed = await runCli(['--sandbox', 'qr', 'list', '--json'], { env });
     expect(fixed.code).toBe(0);
-    expect(JSON.parse(fixed.stdout).map((q: { name: string }) => q.name)).toEqual(['Office wifi', 'Greeting', 'Restaurant menu']);
+    expect(JSON.parse(fixed.stdout).map((q: { name: string }) => q.name)).toEqual(['Restaurant menu', 'Greeting', 'Office wifi']); // oldest first, as 7.7 lists them
   });
 });

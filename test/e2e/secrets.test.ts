@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import type { IO } from '../../src/io.js';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { SANDBOX_USER_KEY } from '../../src/sandbox/state.js';
 import { BIN, cleanEnv, runCli, tempDir, type RunResult } from '../helpers.js';
 
 const KEY = 'sk_live_SECRETKEY_1234567890';
@@ -112,10 +113,18 @@ const MINIMAL: Record<string, Entry> = {
   // a clean account file: lint reads it and sends nothing
   lint: { args: ['-f', CLEAN_ACCOUNT], offline: true },
   listen: { args: ['--port', '0'], offline: true, server: true },
-  // the ledger holds what earlier commands of this file sent: read, never sent
-  'log verify': { args: [], offline: true },
+  // the ledger holds what its setup sent (a ledger with no entry is an error: issue 50): read, never sent
+  'log verify': { args: [], setup: [{ args: ['link', 'add', 'https://sandbox.localhost/ledgered'] }], offline: true },
   // the seeded links lead to the sandbox's own pages: nothing here asks DNS about a name
   check: { args: [] },
+  // the admin API (issue 51): every user record carries that user's key; the plain user's must not show either
+  'admin users list': { args: [], secrets: [SANDBOX_USER_KEY] },
+  'admin users get': { args: ['2'], secrets: [SANDBOX_USER_KEY] },
+  'admin users add': { args: ['--username', 'jane', '--email', 'jane@example.com', '--password-stdin'], stdin: ACCOUNT_PASSWORD, secrets: [ACCOUNT_PASSWORD] },
+  'admin users delete': { args: ['2'], secrets: [SANDBOX_USER_KEY] },
+  'admin users login': { args: ['2'], secrets: [SANDBOX_USER_KEY] },
+  'admin plans list': { args: [] },
+  'admin plans subscribe': { args: ['2', '2', '--type', 'monthly'] },
 };
 
 /** Paths of the leaf commands (hidden ones included: they run too). */

@@ -4,11 +4,11 @@
  * back by DuckDB (an independent reader: the writer is hyparquet-writer) and their sums checked
  * against `stats show --json`. The same on PostgreSQL in stats-export-postgres.test.ts.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { BIN, cleanEnv, tempDir } from '../helpers.js';
+import { BIN, cleanEnv, runCli, runMain, tempDir } from '../helpers.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -71,6 +71,32 @@ describe('stats export and rollups on SQLite', () => {
     expect(readdirSync(join(out, 'link_clicks', 'day=2025-06-02')).filter((f) => f.includes('tmp'))).toEqual([]);
   });
 
+  it('deletes only what an export wrote: a folder holding other files is refused (nothing deleted); in its own folder a day now empty loses only the export\'s file', async () => {
+    const foreign = join(dir, 'foreign');
+    mkdirSync(join(foreign, 'link_clicks', 'day=2025-06-02'), { recursive: true });
+    writeFileSync(join(foreign, 'link_clicks', 'day=2025-06-02', 'part-7.parquet'), 'someone else\'s');
+    writeFileSync(join(foreign, 'notes.txt'), 'mine');
+    const refused = await history.stats(['export', '--out', foreign]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--out .*foreign holds files no linkctl stats export wrote/);
+    expect(readdirSync(join(foreign, 'link_clicks', 'day=2025-06-02'))).toEqual(['part-7.parquet']);
+    expect(readdirSync(foreign).sort()).toEqual(['link_clicks', 'notes.txt']);
+
+    const own = join(dir, 'own');
+    expect((await history.stats(['export', '--out', own])).code).toBe(0);
+    expect(existsSync(join(own, '.linkctl-export'))).toBe(true);
+    // The first snapshot's day has no rows: an old partition of it goes, but only the export's file.
+    const empty = join(own, 'link_clicks', 'day=2025-06-01');
+    mkdirSync(empty);
+    copyFileSync(join(own, 'link_clicks', 'day=2025-06-02', 'part-0.parquet'), join(empty, 'part-0.parquet'));
+    writeFileSync(join(empty, 'keep.txt'), 'a note of mine');
+    writeFileSync(join(own, 'link_clicks', 'day=2025-06-02', 'part-3.parquet'), 'mine too');
+    const again = await history.stats(['export', '--out', own, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(empty)).toEqual(['keep.txt']);
+    expect(readdirSync(join(own, 'link_clicks', 'day=2025-06-02')).sort()).toEqual(['part-0.parquet', 'part-3.parquet']);
+  });
+
   it('visits from the events table and QR scans are tables of their own; --format csv writes the same rows', async () => {
     await history.insertVisits();
     const out = join(dir, 'visits');
@@ -93,6 +119,83 @@ describe('stats export and rollups on SQLite', () => {
     const csvSum = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_csv('${csvOut}/link_clicks/*/*.csv')`);
     const pqSum = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_parquet('${join(dir, 'parquet')}/link_clicks/*/*.parquet')`);
     expect(csvSum).toEqual(pqSum);
+  });
+
+  // Issue 50, item 5: link_clicks held the snapshot differences with the events taken off and
+  // never added them back (docs: 2 clicks in Parquet, 11 in stats show), some rows had more
+  // unique clicks than clicks, and the query in docs/warehouse.md disagreed with `stats top --group`.
+  it('with listen\'s events: rows add up to stats show and top, unique clicks never exceed clicks, and the docs\' query gives top --group campaign\'s numbers', async () => {
+    const file = join(dir, 'with-events.db');
+    const original = new Database(history.env.LINKCTL_DB!);
+    original.prepare(`VACUUM INTO '${file}'`).run();
+    original.close();
+    const db = new Database(file);
+    const one = (sql: string, ...p: unknown[]) => {
+      const s = db.prepare(sql);
+      s.raw(true);
+      return s.all(...p) as unknown[][];
+    };
+    const [[source]] = one('SELECT id FROM sources') as number[][];
+    const item = (alias: string) => (one("SELECT id, url FROM items WHERE kind = 'link' AND alias = ?", alias) as [number, string][])[0]!;
+    // a run of listen over the 5th and 6th, and visits as it stores them (each tied to its link's item)
+    db.prepare('INSERT INTO listen_runs (source_id, started_at, alive_at) VALUES (?, ?, ?)').run(source, '2025-06-04T12:00:00.000Z', '2025-06-06T06:59:00.000Z');
+    const visits: Array<[string, string]> = [['docs', '2025-06-04T20:00:00.000Z'], ['docs', '2025-06-05T02:00:00.000Z'], ['docs', '2025-06-05T12:00:00.000Z'], ['docs', '2025-06-05T20:00:00.000Z'], ['docs', '2025-06-06T03:00:00.000Z'], ['autumn', '2025-06-06T05:00:00.000Z'], ['spring-sale', '2025-06-05T23:00:00.000Z']];
+    visits.forEach(([alias, at], i) => {
+      const [id, url] = item(alias);
+      db.prepare("INSERT INTO events (source_id, event_id, kind, at, received_at, item_id, short_url, alias) VALUES (?, ?, 'link.clicked', ?, ?, ?, ?, ?)").run(source, `evt-live-${i}`, at, at, id, url, alias);
+    });
+    db.close();
+    // this copy's own database (history.stats names the fixture's with --db)
+    const stats = (args: string[]) => runCli(['stats', ...args], { env: { ...history.env, LINKCTL_DB: file }, timeoutMs: 60_000 });
+    const out = join(dir, 'with-events');
+    const r = await stats(['export', '--out', out, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+
+    // per link and day, and in all, what stats show says (events included)
+    const show = JSON.parse((await stats(['show', '--since', '10d', '--by', 'day', '--link', 'docs', '--link', 'spring-sale', '--link', 'autumn', '--json'])).stdout) as { series: Array<{ label: string; clicks: number }>; points: Array<{ label: string; start: string; clicks: number | null; uniqueClicks: number | null }> };
+    const exported = await readParquet(`SELECT alias, strftime("date", '%Y-%m-%d') AS d, sum(clicks)::INT AS clicks, sum(unique_clicks)::INT AS u FROM read_parquet('${out}/link_clicks/*/*.parquet', hive_partitioning = false) GROUP BY alias, d ORDER BY alias, d`);
+    const fromShow = show.points.filter((p) => p.clicks).map((p) => ({ alias: p.label, d: p.start.slice(0, 10), clicks: p.clicks, u: p.uniqueClicks })).sort((a, b) => a.alias.localeCompare(b.alias) || a.d.localeCompare(b.d));
+    expect(exported).toEqual(fromShow);
+    const docs = show.series.find((s) => s.label === 'docs')!;
+    expect(exported.filter((e) => e.alias === 'docs').reduce((a, e) => a + e.clicks, 0)).toBe(docs.clicks);
+    expect(docs.clicks).toBeGreaterThanOrEqual(7); // the 5 events count, on their own days
+    expect(await readParquet(`SELECT count(*)::INT AS n FROM read_parquet('${out}/link_clicks/*/*.parquet') WHERE unique_clicks > clicks`)).toEqual([{ n: 0 }]);
+    const top = JSON.parse((await stats(['top', '--since', '10d', '--json'])).stdout);
+    const total = await readParquet(`SELECT sum(clicks)::INT AS clicks FROM read_parquet('${out}/link_clicks/*/*.parquet')`);
+    expect(total).toEqual([{ clicks: top.clicks ?? top.links.reduce((a: number, l: { clicks: number }) => a + l.clicks, 0) }]);
+
+    // the query docs/warehouse.md gives, as written there, against `stats top --group campaign` over the same days
+    const guide = readFileSync(new URL('../../docs/warehouse.md', import.meta.url), 'utf8');
+    const query = /```sql\n(CREATE OR REPLACE TABLE link_clicks AS[\s\S]*?)```/.exec(guide)![1]!.replaceAll("'warehouse/", `'${out}/`);
+    const statements = query.split(';').map((q) => q.trim()).filter(Boolean);
+    const since = /date >= DATE '(\d{4}-\d\d-\d\d)'/.exec(statements[1]!)![1]!;
+    const byCampaign = await readParquet(`${statements[0]}; ${statements[1]}`);
+    const grouped = JSON.parse((await stats(['top', '--group', 'campaign', '--since', since, '--json'])).stdout);
+    const fromTop = Object.fromEntries([...grouped.groups.map((g: { group: string; clicks: number }) => [g.group, g.clicks]), ['null', grouped.ungrouped.clicks]]);
+    expect(Object.fromEntries(byCampaign.map((row) => [String(row.campaign), row['sum(clicks)']]))).toEqual(fromTop);
+  });
+
+  // Issue 50, item 11: the temporary file was `.part-0.csv.<pid>.tmp`, opened with 'w': a symlink
+  // planted at that name had its target overwritten. In-process, so the pid is this one.
+  it('a symlink planted at a temporary file\'s name is never written through', async () => {
+    const out = join(dir, 'planted');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    // the folder an earlier export made (an export writes only into its own), links planted in it since
+    expect((await runMain(['stats', 'export', '--out', out, '--format', 'csv', '--db', history.env.LINKCTL_DB!], { env: history.env })).code).toBe(0);
+    for (const table of ['link_clicks', 'visits', 'qr_scans']) {
+      for (const day of ['02', '03', '04', '05', '06']) {
+        const folder = join(out, table, `day=2025-06-${day}`);
+        mkdirSync(folder, { recursive: true });
+        for (const ext of ['csv', 'parquet']) symlinkSync(victim, join(folder, `.part-0.${ext}.${process.pid}.tmp`));
+      }
+    }
+    for (const format of ['csv', 'parquet']) {
+      const r = await runMain(['stats', 'export', '--out', out, '--format', format, '--db', history.env.LINKCTL_DB!], { env: history.env });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    expect(readdirSync(join(out, 'link_clicks', 'day=2025-06-02')).filter((f) => f.endsWith('.tmp') && !f.includes(String(process.pid)))).toEqual([]);
   });
 
   it('stats top --group campaign and channel: right totals, links in none counted apart, a link in two channels counted in each', async () => {
@@ -134,7 +237,7 @@ describe('stats export and rollups on SQLite', () => {
       expect(g.shared).toBe(0);
     }
     // the same numbers on PostgreSQL (stats-export-postgres.test.ts)
-    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { Unknown: 1 }]] as const) {
+    for (const [group, named] of [['referrer', { 'Direct, email and other': 4 }], ['browser', { 'Unknown Browser': 1 }]] as const) { // the product's name (real-servers.md, fact 42)
       const g = JSON.parse((await history.stats(['top', '--group', group, '--since', '5d', '--json'])).stdout);
       expect(Object.fromEntries(g.groups.map((row: any) => [row.group, row.clicks]))).toEqual(named);
     }

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runMain, useSandbox, type SandboxFixture } from '../helpers.js';
+import { runCli, runMain, spawnCli, useSandbox, type SandboxFixture } from '../helpers.js';
 import { freePort, pgSkipReason as why, sql, startCluster, type Cluster } from '../postgres.js';
 
 describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : ''}`, () => {
@@ -55,14 +55,14 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     await sql(url, 'CREATE DATABASE parallel');
     const db = url.replace(/\/postgres$/, '/parallel');
     const env = { ...fx.env, LINKCTL_NOW: '2025-06-01T06:00:00Z' };
-    const runs = await Promise.all([1, 2].map(() => runCli(['stats', 'snapshot', '--json', '--db', db], { env, timeoutMs: 90_000 })));
+    const runs = await Promise.all([1, 2].map(() => spawnCli(['stats', 'snapshot', '--json', '--db', db], { env, timeoutMs: 90_000 }))); // two processes: what is tested
     const out = runs.map((r) => {
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as { changed: number; first: boolean };
     });
     expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 6]);
     expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 6 });
-    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 5 }); // click history, link health (its results, then their flags), live events, the ledger
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 6 }); // click history, link health (its results, then their flags), live events, the ledger, who a write was made as (--as-user)
   }, 120_000);
 
   it('a schema "linkctl" of something else is refused, nothing written; an unreachable server is exit 6 without the password', async () => {

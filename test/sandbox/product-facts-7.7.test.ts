@@ -119,9 +119,11 @@ describe('links', () => {
     for (const alias of ['login', 'stats', 'faq-page']) expect((await post(sb, '/api/url/add', { url: `https://example.org/${alias}`, custom: alias })).json.error, alias).toBe(0);
   });
 
-  it('a link list item\'s channel holds a null entry after a channel the link was in is deleted', async () => {
+  it('a link list item\'s channel holds a null entry for each update without a channel; deleting a channel leaves none (fact 5, which corrects the earlier reading)', async () => {
     const sb = await start();
     expect((await get(sb, '/api/urls?q=docs')).json.data.urls[0].channel).toEqual([1]);
+    await put(sb, '/api/url/1/update', { url: 'https://sandbox.localhost/docs' });
+    expect((await get(sb, '/api/urls?q=docs')).json.data.urls[0].channel).toEqual([1, null]);
     await del(sb, '/api/channel/1/delete');
     expect((await get(sb, '/api/urls?q=docs')).json.data.urls[0].channel).toEqual([null]);
   });

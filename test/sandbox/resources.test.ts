@@ -76,15 +76,15 @@ describe('documented vs real-server shapes', () => {
     expect(docOverlays.error).toBe('0');
     expect(realOverlays.error).toBe(0);
     expect(docOverlays.data.cta.map((o: { type: string }) => o.type).sort()).toEqual(['contact', 'message', 'message']);
-    // real servers send the list ids as strings
-    expect(realOverlays.data.overlay).toEqual(docOverlays.data.cta.map((o: { id: number }) => ({ ...o, id: String(o.id) })));
+    // real servers send the list ids as strings, and list oldest first (7.7, fact 2)
+    expect(realOverlays.data.overlay).toEqual(docOverlays.data.cta.map((o: { id: number }) => ({ ...o, id: String(o.id) })).reverse());
     expect((await get(real, '/api/splash')).json.data.splash).toHaveLength(2);
   });
 
   it('QR codes: list ids, detail date key, statistics, delete message', async () => {
     const { doc, real } = await pair();
     expect((await get(doc, '/api/qr')).json.data.qrs[2]).toEqual({ id: 1, link: expect.stringMatching(`^${doc.url}/qr/`), scans: 128, name: 'Restaurant menu', date: '2025-01-10 12:00:00' });
-    expect((await get(real, '/api/qr')).json.data.qrs[2]).toMatchObject({ id: '1', scans: '128' });
+    expect((await get(real, '/api/qr')).json.data.qrs[0]).toMatchObject({ id: '1', scans: '128' });
 
     const d = (await get(doc, '/api/qr/1')).json;
     expect(d.details.date).toBe('2025-01-10 12:00:00');
@@ -148,10 +148,12 @@ describe('documented vs real-server shapes', () => {
     expect((await put(real, '/api/campaign/2/update', { name: 'Fall' })).json.campaign).toBe('Fall');
     expect((await put(doc, '/api/campaign/2/update', { name: 'Fall', slug: 'fall' })).json).toMatchObject({ domain: 'Fall', rotator: `${doc.url}/r/fall` });
 
-    // a slug cleared on update leaves no rotator and no list page
+    // an empty slug on update is ignored; one that becomes empty leaves no rotator and no list page (7.7, fact 30)
     await put(real, '/api/campaign/2/update', { slug: '' });
+    expect((await get(real, '/api/campaigns')).json.data.campaigns.find((c: { id: number }) => c.id === 2).rotator).toBe(`${real.url}/r/autumn-sale`);
+    await put(real, '/api/campaign/2/update', { slug: '___' });
     const items = (await get(real, '/api/campaigns')).json.data.campaigns;
-    expect(items[0]).toEqual({ id: 2, name: 'Fall', public: false, rotator: false, list: false, views: 0 });
+    expect(items.find((c: { id: number }) => c.id === 2)).toEqual({ id: 2, name: 'Fall', public: false, rotator: false, list: false, views: 0 });
     expect((await get(doc, '/api/campaigns')).json.data.campaigns[0]).not.toHaveProperty('views');
 
     expect((await post(doc, '/api/campaign/add', { name: 'A' })).json.error).toBe(1);
@@ -169,8 +171,9 @@ describe('documented vs real-server shapes', () => {
     expect(created).toEqual({ error: 0, id: 2, name: 'Sales', description: '', color: '#ff0000', starred: false });
     expect((await put(doc, '/api/channel/2/update', { starred: true })).json).toEqual({ error: 0, message: 'Channel has been updated successfully.' });
     await post(real, '/api/channel/add', { name: 'Sales' });
+    // 7.7 gives a channel made without a colour a random one (fact 33)
     expect((await put(real, '/api/channel/2/update', { description: 'B2B' })).json).toEqual({
-      error: 0, id: 2, name: 'Sales', description: 'B2B', color: '#000000', starred: false,
+      error: 0, id: 2, name: 'Sales', description: 'B2B', color: expect.stringMatching(/^#[0-9a-f]{6}$/), starred: false,
     });
 
     expect((await post(doc, '/api/channel/2/assign/qr/1')).json).toEqual({ error: 0, message: 'Item successfully added to the channel.' });
@@ -178,15 +181,16 @@ describe('documented vs real-server shapes', () => {
     expect((await post(doc, '/api/channel/2/assign/link/2')).json.error).toBe(1);
     expect((await post(real, '/api/channel/2/assign/link/2')).json.error).toBe(0);
     const items = (await get(real, '/api/channel/2')).json.data.items;
-    expect(items.map((i: { type: string; id: number }) => `${i.type}:${i.id}`)).toEqual(['links:2', 'qr:1']);
-    expect(items[0]).toMatchObject({ title: 'Spring sale', link: `${real.url}/spring-sale`, date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) });
+    // in the order they were assigned (7.7, fact 2)
+    expect(items.map((i: { type: string; id: number }) => `${i.type}:${i.id}`)).toEqual(['qr:1', 'links:2']);
+    expect(items[1]).toMatchObject({ title: 'Spring sale', link: `${real.url}/spring-sale`, date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/) });
     expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual(['2']);
 
     expect((await post(doc, '/api/channel/add', { name: 'x' })).json.error).toBe(1);
     expect((await get(doc, '/api/channel/9')).json).toEqual({ error: 1, message: 'Channel not found. Please try again.' });
     expect((await del(real, '/api/channel/2/delete')).json.message).toBe('Channel has been deleted successfully.');
-    // the channel is gone, but the product's link keeps a reference to it, answered as null (7.7)
-    expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual([null]);
+    // the channel is gone, and so are its entries in the links: no null left behind (7.7, fact 5)
+    expect((await get(real, '/api/urls?q=spring-sale')).json.data.urls[0].channel).toEqual([]);
   });
 
   it('domains: string ids, system domain, empty answers of real servers', async () => {
@@ -195,9 +199,12 @@ describe('documented vs real-server shapes', () => {
     expect((await post(real, '/api/domain/add', { domain: 'https://b.example.com' })).json).toEqual({ error: 0, id: '2' });
     expect((await post(doc, '/api/domain/add', { domain: 'c.example.com' })).json.error).toBe(1);
 
+    // 7.7 with multiple domains off lists the user's domains only (fact 3); with them on, the site's own comes last
     const realList = (await get(real, '/api/domains')).json.data;
-    expect(realList.result).toBe(3);
-    expect(realList.domains.at(-1)).toMatchObject({ id: null });
+    expect(realList.result).toBe(2);
+    expect(realList.domains.map((d: { id: string }) => d.id)).toEqual(['1', '2']);
+    const several = await start({ systemDomains: true, stringIds: true });
+    expect((await get(several, '/api/domains')).json.data.domains.map((d: { id: string | null }) => d.id)).toEqual(['1', null]);
     expect((await get(doc, '/api/domains')).json.data.domains.map((d: { id: number }) => d.id)).toEqual([2, 1]);
 
     for (const [path, body] of [
@@ -222,7 +229,9 @@ describe('documented vs real-server shapes', () => {
     expect((await post(doc, '/api/pixel/add', { type: 'myspace', name: 'x', tag: 'abc' })).json.error).toBe(1);
     expect((await post(doc, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'ab' })).json.error).toBe(1);
     expect((await post(doc, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'abc' })).json).toEqual({ error: 0, id: 2 });
-    expect((await post(real, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'abc' })).json).toEqual({ error: 0, id: '2' });
+    // 7.7: a TikTok tag has 5 bytes at least (fact 35)
+    expect((await post(real, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'abc' })).json).toEqual({ error: 1, message: 'TikTok ID is not correct. Please double check.' });
+    expect((await post(real, '/api/pixel/add', { type: 'tiktok', name: 'TT', tag: 'abcde' })).json).toEqual({ error: 0, id: '2' });
     expect((await put(doc, '/api/pixel/2/update', { tag: 'abcd', name: 'TikTok' })).json.error).toBe(0);
     expect((await get(doc, '/api/pixels')).json.data.pixels[0]).toMatchObject({ id: 2, type: 'tiktok', name: 'TikTok', tag: 'abcd' });
     expect((await put(doc, '/api/pixel/99/update', { tag: 'abcd' })).json).toEqual({ error: 1, message: 'Pixel not found. Please try again.' });
@@ -288,7 +297,8 @@ describe('fidelity to real servers, found by running third-party clients against
   it('refuses duplicate campaign and channel names with the real messages', async () => {
     const sb = await start();
     expect((await post(sb, '/api/campaign/add', { name: 'spring LAUNCH' })).json).toEqual({ error: 1, message: 'You already have a campaign with that name.' });
-    expect((await post(sb, '/api/channel/add', { name: 'Marketing' })).json).toEqual({ error: 1, message: 'You already have a channel with this name.' });
+    // 7.7 names the channel that has it (fact 34)
+    expect((await post(sb, '/api/channel/add', { name: 'Marketing' })).json).toEqual({ error: 1, message: 'You already have a channel with this name.', id: 1 });
     expect((await post(sb, '/api/channel/add', { name: 'Sales' })).json.error).toBe(0);
   });
 
@@ -314,9 +324,9 @@ describe('fidelity to real servers, found by running third-party clients against
     const sb = await start();
     const ids = async (path: string, key: string) => (await get(sb, path)).json.data[key].map((r: { id: unknown }) => r.id);
     expect(await ids('/api/pixels', 'pixels')).toEqual(['1']);
-    expect(await ids('/api/domains', 'domains')).toEqual(['1', null]);
-    expect(await ids('/api/overlay', 'overlay')).toEqual(['3', '2', '1']);
-    expect(await ids('/api/qr', 'qrs')).toEqual(['3', '2', '1']);
+    expect(await ids('/api/domains', 'domains')).toEqual(['1']);
+    expect(await ids('/api/overlay', 'overlay')).toEqual(['1', '2', '3']);
+    expect(await ids('/api/qr', 'qrs')).toEqual(['1', '2', '3']);
   });
 
   it('seeds records whose statistics add up to their counts', async () => {

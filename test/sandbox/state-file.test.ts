@@ -37,7 +37,7 @@ describe('a state file shared by two sandboxes', () => {
     const reader = await start({ stateFile: file });
     expect((await get(reader, '/api/pixels')).json.data.result).toBe(1);
     await call(writer, 'POST', '/api/pixel/add', { type: 'bing', name: 'Bing', tag: 'bing-1' });
-    expect((await get(reader, '/api/pixels')).json.data.pixels.map((p: { name: string }) => p.name)).toEqual(['Bing', 'Main analytics']);
+    expect((await get(reader, '/api/pixels')).json.data.pixels.map((p: { name: string }) => p.name)).toEqual(['Main analytics', 'Bing']); // oldest first, as 7.7 lists them
     await call(reader, 'DELETE', '/api/pixel/1/delete');
     expect((await get(writer, '/api/pixels')).json.data.pixels.map((p: { name: string }) => p.name)).toEqual(['Bing']);
   });
@@ -47,7 +47,7 @@ describe('a state file shared by two sandboxes', () => {
     const [a, b] = await Promise.all([start({ stateFile: file }), start({ stateFile: file })]);
     await call(a, 'POST', '/api/channel/add', { name: 'From A' });
     await call(b, 'POST', '/api/channel/add', { name: 'From B' });
-    expect((await get(a, '/api/channels')).json.data.channels.map((c: { name: string }) => c.name)).toEqual(['From B', 'From A', 'Marketing']);
+    expect((await get(a, '/api/channels')).json.data.channels.map((c: { name: string }) => c.name)).toEqual(['Marketing', 'From A', 'From B']); // oldest first, as 7.7 lists them
   });
 });
 

@@ -23,7 +23,7 @@ describe('state file', () => {
     expect(readdirSync(join(file, '..'))).toEqual(['state.json']);
 
     const second = await start({ stateFile: file });
-    expect((await get(second, '/api/channels')).json.data.channels.map((c: { name: string }) => c.name)).toEqual(['Persisted', 'Marketing']);
+    expect((await get(second, '/api/channels')).json.data.channels.map((c: { name: string }) => c.name)).toEqual(['Marketing', 'Persisted']); // oldest first, as 7.7 lists them
     expect((await get(second, '/api/qr')).json.data.result).toBe(2);
     // ids keep counting after a restart
     expect((await call(second, 'POST', '/api/channel/add', { name: 'Third' })).json.id).toBe(3);
@@ -54,6 +54,19 @@ describe('state file', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const again = await start({ stateFile: file });
     expect((await get(again, '/api/pixels')).json.data.pixels).toHaveLength(1);
+  });
+
+  it('reads a file written before the sandbox had two users: the demo account (`account`) becomes user 1, the plain user is added', async () => {
+    const file = tempFile();
+    const first = await start({ stateFile: file });
+    await call(first, 'PUT', '/api/account/update', { email: 'kept@example.com' });
+    await first.close();
+    const { users, ...rest } = JSON.parse(readFileSync(file, 'utf8')) as { users: Array<{ email: string; username: string }> };
+    writeFileSync(file, JSON.stringify({ ...rest, account: { id: 1, email: users[0]!.email, username: users[0]!.username } }));
+    const again = await start({ stateFile: file });
+    expect((await get(again, '/api/account')).json.data).toMatchObject({ id: 1, email: 'kept@example.com', username: 'demo' });
+    expect((await call(again, 'GET', '/api/account', undefined, `Bearer ${again.userKey}`)).json.data).toMatchObject({ id: 2, username: 'user' });
+    expect((await get(again, '/api/urls')).json.data.result).toBe(2);
   });
 
   it('refuses a file that is not a sandbox state', async () => {

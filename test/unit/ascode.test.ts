@@ -17,6 +17,7 @@ import { AccountReader } from '../../src/model/reader.js';
 import { rateWindowSeconds, yamlScalar } from '../../src/ascode/actions.js';
 import fc from 'fast-check';
 import { parse } from 'yaml';
+import { recordedRewrites, type RecordedRewrite } from '../recording.js';
 
 const fx = useSandbox();
 
@@ -157,6 +158,52 @@ describe('apply never creates twice', () => {
   });
 });
 
+describe('apply reads what the server stored from its answer (issue 54, 2)', () => {
+  it('a value stored otherwise than sent and predicted is a problem of the run, naming the record', async () => {
+    const client = {
+      inFlight: { limit: () => 1 },
+      async request(method: string, path: string) {
+        // A server that answers a create with a name neither sent nor predicted, and a public campaign made private.
+        if (method === 'POST') return { error: 0, id: 7, campaign: 'Autumn sale', public: false, rotator: false };
+        const key = path.split('/').pop()!;
+        return { error: 0, data: { [({ urls: 'urls', qr: 'qrs' } as Record<string, string>)[key] ?? key]: [], maxpage: 1, currentpage: 1 } };
+      },
+    } as unknown as ApiClient;
+    const reader = new AccountReader(client);
+    const state = await readState(reader);
+    const problems: string[] = [];
+    const wanted = readAccountFile('version: 1\ncampaigns:\n  - name: autumn deals\n    public: true\n', 'f.yaml').file;
+    await applyPlan(reader, { warn: () => undefined }, makePlan(wanted, state, false), state, () => undefined, undefined, undefined, { problems });
+    expect(problems).toEqual([
+      'campaign autumn deals: the server stored name as "Autumn sale", not "Autumn deals" as sent and predicted',
+      'campaign autumn deals: the server stored public as false, not true as sent',
+    ]);
+  });
+});
+
+describe('a link write\'s read-back compares the text the product rewrites with the prediction (--verify)', () => {
+  it('names a meta title stored otherwise than sent and predicted; the predicted one passes', async () => {
+    const stored: Record<string, string> = {};
+    const client = {
+      inFlight: { limit: () => 1 },
+      base: new URL('http://127.0.0.1:1/'),
+      async request(method: string, path: string, options: { json?: Record<string, unknown> } = {}) {
+        if (method === 'POST') {
+          stored.title = options.json!.metatitle === 'Plain' ? 'Plain' : options.json!.metatitle === 'Fish & "Chips"' ? 'Fish & &quot;Chips&quot;' : 'Something else';
+          return { error: 0, id: 7, shorturl: 'http://127.0.0.1:1/x' };
+        }
+        if (path === 'api/url/7') return { error: 0, details: { id: 7, title: stored.title, expiry: '2035-01-01 00:00:00' } };
+        return { error: 0, data: { urls: [], maxpage: 1, currentpage: 1 } };
+      },
+    } as unknown as ApiClient;
+    const { addLink } = await import('../../src/model/link-writes.js');
+    const write = (title: string) => addLink({ reader: new AccountReader(client), ui: { warn: () => undefined, confirm: async () => undefined }, verify: true }, { url: 'https://dest.invalid/x', metatitle: title, expiry: '2035-01-01 00:00:00' }, 'fail');
+    expect((await write('Fish & "Chips"')).problems).toEqual([]);
+    expect((await write('Plain')).problems).toEqual([]);
+    expect((await write('<b>Odd</b>')).problems).toEqual(['created link 7, but the server stored the meta title as "Something else", not "Odd"']);
+  });
+});
+
 describe('a plan keeps an unchanged link as its file record (src/ascode/engine.ts, unchangedAsFileRecord)', () => {
   const empty = (): State => ({ domains: [], pixels: [], campaigns: [], channels: [], links: [], qr: [], overlays: [], splash: [] });
   const outcome = (file: Parameters<typeof makePlan>[0], state: State) => {
@@ -274,5 +321,68 @@ describe('the fast reader of block-style records (src/ascode/block-yaml.ts)', ()
     expect(() => readAccountFile(text, 'f.yaml')).toThrow(/f\.yaml:12:5: links\[1\]\.colour: unknown field/);
     const ok = readAccountFile(text.replace('    colour: red\n', ''), 'f.yaml').file;
     expect(ok.links).toEqual(parse(text.replace('    colour: red\n', '')).links);
+  });
+});
+
+describe('plan predicts what the product stores (issue 54: the StateFuncs of src/model/*.ts)', () => {
+  const empty = (): State => ({ domains: [], pixels: [], campaigns: [], channels: [], links: [], qr: [], overlays: [], splash: [] });
+  /** A record of `kind` with `field` set to `value` (and what the kind needs besides, the same on both sides). */
+  const recordWith = (kind: Pair['kind'], field: string, value: string): Record<string, unknown> => {
+    const base: Record<string, Record<string, unknown>> = {
+      campaigns: { name: 'Recorded' }, channels: { name: 'Recorded' }, pixels: { name: 'Recorded', type: 'gtmpixel', tag: 'GTM-1234' }, qr: { name: 'Recorded', type: 'text', data: 'Recorded' },
+      links: { alias: 'recorded', url: 'https://dest.invalid/recorded' },
+    };
+    return { ...base[kind], [field]: value };
+  };
+
+  const pairs = recordedRewrites();
+  type Pair = RecordedRewrite;
+
+  it('a campaign the file seems to rename without its slug gets a note naming the slug that makes it a rename in place', () => {
+    const state = empty();
+    state.campaigns = [{ id: 1, record: { name: 'Autumn deals', slug: 'autumn-deals' } }];
+    const file = { version: 1 as const, campaigns: [{ name: 'Harvest deals' }] };
+    expect(makePlan(file, state, false).notes).toEqual(['campaign "Harvest deals" is new to the server while campaign "Autumn deals" is not in the file: if the file renames it, give it `slug: autumn-deals`, and apply renames it in place, keeping its links']);
+    expect(makePlan(file, state, true).notes[0]).toContain('(apply deletes it; its links keep its id)');
+    // With the slug, it is a rename; with two campaigns gone, no guess.
+    expect(makePlan({ version: 1, campaigns: [{ name: 'Harvest deals', slug: 'autumn-deals' }] }, state, false).changes).toMatchObject([{ action: 'update', fields: [{ field: 'name', from: 'Autumn deals', to: 'Harvest deals' }] }]);
+    state.campaigns.push({ id: 2, record: { name: 'Winter', slug: 'winter' } });
+    expect(makePlan(file, state, false).notes.filter((n) => n.includes('renames'))).toEqual([]);
+  });
+
+  it('a link naming its campaign in another letter case, or as written before the product rewrote it, plans clean (issue 55, item 2)', () => {
+    const state = empty();
+    state.campaigns = [{ id: 4, record: { name: 'Spring Sale 2027', slug: 'spring' } }];
+    state.channels = [{ id: 5, record: { name: 'Say &quot;hi&quot;' } }];
+    state.links = [{ id: 9, record: { alias: 'sale', url: 'https://dest.invalid/sale', campaign: 'Spring Sale 2027', channels: ['Say &quot;hi&quot;'] }, item: { id: 9 } }];
+    for (const campaign of ['SPRING SALE 2027', 'spring sale 2027', 'Spring Sale 2027']) {
+      const plan = makePlan({ version: 1, links: [{ alias: 'sale', url: 'https://dest.invalid/sale', campaign, channels: ['SAY "hi"'] }] }, state, false);
+      expect(plan.changes, campaign).toEqual([]);
+    }
+    // Another campaign is a change.
+    expect(makePlan({ version: 1, links: [{ alias: 'sale', url: 'https://dest.invalid/sale', campaign: 'Autumn' }] }, state, false).changes).toMatchObject([{ action: 'update', fields: [{ field: 'campaign', from: 'Spring Sale 2027', to: 'Autumn' }] }]);
+  });
+
+  it('finds the rewrites in the recording', () => {
+    expect(pairs.length).toBeGreaterThan(100);
+    const rewritten = pairs.filter((p) => p.sent !== p.stored).map((p) => `${p.kind}.${p.field}`);
+    // names capitalised, slugs lowercased, text cleaned, a colour cut, a scheme added, an alias rewritten
+    for (const field of ['campaigns.name', 'campaigns.slug', 'channels.name', 'channels.color', 'links.title', 'links.metaDescription', 'links.url', 'links.alias']) expect(rewritten).toContain(field);
+  });
+
+  it.each(pairs.map((p) => [`${p.kind}.${p.field} ${JSON.stringify(p.sent)} → ${JSON.stringify(p.stored)}`, p] as const))('apply then plan, and export then plan, are clean: %s', (_name, p) => {
+    const state = empty();
+    state[p.kind] = [{ id: 1, record: recordWith(p.kind, p.field, p.stored), item: { id: 1 } }];
+    for (const text of [p.sent, p.stored]) {
+      const plan = makePlan({ version: 1, [p.kind]: [recordWith(p.kind, p.field, text)] }, state, true);
+      expect(plan.changes, `file ${JSON.stringify(text)}`).toEqual([]);
+      expect(plan.notes).toEqual([]);
+    }
+  });
+
+  it.each(pairs.filter((p) => p.write === 'create').map((p) => [`${p.kind}.${p.field} ${JSON.stringify(p.sent)}`, p] as const))('a create says once what will be stored: %s', (_name, p) => {
+    const [change] = makePlan({ version: 1, [p.kind]: [recordWith(p.kind, p.field, p.sent)] }, empty(), false).changes;
+    expect(change!.action).toBe('create');
+    expect(change!.storedAs?.find((s) => s.field === p.field)).toEqual(p.sent === p.stored ? undefined : { field: p.field, as: p.stored });
   });
 });

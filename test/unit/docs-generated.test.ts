@@ -3,6 +3,7 @@
  * tree (issue 42), as gh checks its docs: regenerated here from the source, in memory, they must
  * equal the committed files. A description changed in src/ without `npm run docs` fails here.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,5 +62,15 @@ describe('the generated command reference and man pages', () => {
     const changed = renderReference(pages.map((p) => (p === page ? { ...p, description: 'Shorten a URL, changed' } : p)), EXIT_CODE_HELP, pkg.version) as Record<string, string>;
     expect(changed['docs/commands/linkctl-link-add.md']).not.toBe(expected['docs/commands/linkctl-link-add.md']);
     expect(changed['man/linkctl-link-add.1']).toContain('linkctl-link-add \\- Shorten a URL, changed');
+  });
+
+  // man-db's MANWIDTH=80 is groff's line length of 80 (`-rLL=80n -rLT=80n`); every page, one groff run.
+  const groff = spawnSync('groff', ['--version'], { stdio: 'ignore' }).status === 0;
+  it.skipIf(!groff)(`every man page fits 80 columns, its notes and examples included${groff ? '' : ' (skipped: groff is not installed)'}`, () => {
+    const pagesText = spawnSync('groff', ['-man', '-Tutf8', '-rLL=80n', '-rLT=80n', ...committed('man').map((f) => join(ROOT, f))], { encoding: 'utf8', maxBuffer: 64 << 20 }).stdout;
+    // Overstrikes (bold: c\bc, underline: _\bc) are one column each.
+    const lines = pagesText.replace(/.\u0008/g, '').split('\n');
+    expect(lines.length).toBeGreaterThan(1000);
+    expect(lines.filter((line) => [...line].length > 80)).toEqual([]);
   });
 });

@@ -39,6 +39,34 @@ const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L
  */
 const FROM_OTHER_BRANCHES = new Set(['docs/qr-images.md', 'docs/sandbox.md', 'docs/listen.md', 'docs/warehouse.md', 'docs/governance.md', 'docs/ledger.md']);
 
+/**
+ * Where a line that says "below" or "above" points (issue 53: "see below" for sections that live in
+ * other guides): the link to a heading of the same file in that line, or a problem. The heading must
+ * lie in the direction the word says. A line without such a link names nothing a reader can find.
+ */
+export function directionProblems(file: string, text: string): string[] {
+  const lines = text.split('\n');
+  let fenced = false;
+  const headingAt = new Map<string, number>();
+  lines.forEach((line, i) => {
+    if (line.startsWith('```')) fenced = !fenced;
+    const heading = !fenced && /^#{1,6} (.*)$/.exec(line)?.[1];
+    if (heading) headingAt.set(anchor(heading), i);
+  });
+  const problems: string[] = [];
+  fenced = false;
+  lines.forEach((line, i) => {
+    if (line.startsWith('```')) fenced = !fenced;
+    if (fenced || line.startsWith('```')) return;
+    for (const [word] of line.matchAll(/\b(below|above)\b/gi)) {
+      const targets = [...line.matchAll(/\]\(#([^)\s]+)\)/g)].map((m) => headingAt.get(m[1]!));
+      const want = word.toLowerCase() === 'below' ? (at: number) => at > i : (at: number) => at < i;
+      if (!targets.some((at) => at !== undefined && want(at))) problems.push(`${file}:${i + 1}: "${word}" with no link to a heading of this file ${word.toLowerCase()} it: ${line.trim().slice(0, 100)}`);
+    }
+  });
+  return problems;
+}
+
 describe('the README', () => {
   it('is 300 lines or fewer, with the install and test commands, a first run in the sandbox, and links into docs/', () => {
     expect(README.split('\n').length).toBeLessThanOrEqual(300);
@@ -49,6 +77,10 @@ describe('the README', () => {
     const block = /```console\n([\s\S]*?)```/.exec(firstRun)?.[1] ?? '';
     expect(block.split('\n').length).toBeLessThan(30);
     for (const command of ['link list', 'link add', 'check', 'stats']) expect(block).toContain(`$ linkctl --sandbox ${command}`);
+    // Its ports differ from command to command and its short URLs stop with the command: it says so, and where a lasting one is (issue 53).
+    expect(firstRun).toMatch(/port of its own[\s\S]*answer only meanwhile[\s\S]*`linkctl sandbox serve`/);
+    // How long the test command takes.
+    expect(README).toMatch(/^npm test .*about \d+ minutes/m);
     const intoDocs = new Set([...README.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]));
     expect(intoDocs.size).toBeGreaterThanOrEqual(5);
   });
@@ -108,5 +140,25 @@ describe('the guides', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('every "below" and "above" in the README and the guides links to the heading it means, which is there', () => {
+    // The command reference (docs/commands/) is the help's text, where "below" is the list that follows.
+    const problems = markdownFiles().filter((file) => !file.startsWith('docs/commands/')).flatMap((file) => directionProblems(file, read(file)));
+    expect(problems).toEqual([]);
+  });
+
+  it('send no editor to a URL under the npm name `linkctl`, which is not this project\'s (issue 53): schemas are files beside the file', () => {
+    const named = markdownFiles().filter((file) => /unpkg\.com\/linkctl|jsdelivr\.net\/npm\/linkctl/.test(read(file)));
+    expect(named).toEqual([]);
+    for (const schema of ['schema/policy.schema.json', 'schema/linkctl.schema.json']) expect(JSON.parse(read(schema)).$id).not.toMatch(/^https?:/);
+  });
+
+  it('finds a "below" that names no section, or one that is not below (the rule itself)', () => {
+    const text = '# Guide\n\nSee [the chain](#the-chain) below.\nSee the setup below.\nAs [the chain](#the-chain) above says.\n\n## The chain\n';
+    expect(directionProblems('g.md', text)).toEqual([
+      'g.md:4: "below" with no link to a heading of this file below it: See the setup below.',
+      'g.md:5: "above" with no link to a heading of this file above it: As [the chain](#the-chain) above says.',
+    ]);
   });
 });

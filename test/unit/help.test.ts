@@ -30,7 +30,7 @@ describe('help', () => {
     expect(r.stdout).not.toMatch(/Global Options:/);
     const words = r.stdout.replace(/\s+/g, ' ').trimEnd();
     expect(words.endsWith(`. \`linkctl ${path} --help-all\` describes them.`), words.slice(-200)).toBe(true);
-    expect(words).toMatch(/ Global options, anywhere on the line: -p\/--profile, --base-url, --json, -o\/--output, [^.]*--insecure-http, --policy, --override\. `linkctl/);
+    expect(words).toMatch(/ Global options, anywhere on the line: -p\/--profile, --base-url, --api-path, --as-user, --json, -o\/--output, [^.]*--insecure-http, --policy, --override\. `linkctl/);
     expect(r.stdout).not.toContain('longest wait for the rate limit'); // --max-wait's description
   });
 

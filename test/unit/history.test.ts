@@ -199,10 +199,10 @@ describe('the API for other features', () => {
     }
     const h = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
     try {
-      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23]);
+      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23, 24]);
       expect(await h.db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'check_%' ORDER BY name")).toEqual([['check_results'], ['check_runs']]);
       expect(await h.db.all('SELECT count(*) FROM snapshots')).toEqual([[1]]); // nothing of the history lost
-      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20, 21, 22, 23\): it was written by a newer linkctl/);
+      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20, 21, 22, 23, 24\): it was written by a newer linkctl/);
     } finally {
       await h.close();
     }
@@ -222,7 +222,7 @@ describe('the API for other features', () => {
     }
     const store = new CheckStore(await openHistory({ env: { LINKCTL_DB: file } }, { create: true }));
     try {
-      expect((await store.history.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23]);
+      expect((await store.history.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23, 24]);
       const previous = await store.previousRun(SOURCE);
       expect([...previous!.results.values()].map((r) => [r.subject, r.status, r.flags])).toEqual([['link:1', 'insecure', []]]);
     } finally {

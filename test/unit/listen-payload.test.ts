@@ -47,6 +47,7 @@ describe('listen payloads', () => {
   it('aliases from short URLs, and the signature is Stripe\'s scheme', () => {
     expect(aliasOf('https://go.invalid/caf%C3%A9-au-lait')).toBe('café-au-lait');
     expect(aliasOf('https://go.invalid/')).toBeNull();
+    expect(aliasOf('https://go.invalid/a%00b')).toBe('a\ufffdb'); // NUL cannot be stored in PostgreSQL text (issue 50)
     expect(sign('s3cret', '{"a":1}', 1700000000)).toBe(`t=1700000000,v1=${createHmac('sha256', 's3cret').update('1700000000.{"a":1}').digest('hex')}`);
   });
 });

@@ -54,6 +54,10 @@ const validators: Record<string, (raw: string) => void> = {
     expect(url.protocol).toMatch(/^https?:$/);
     expect(url.pathname === '/' && !url.search && !url.hash && !v.endsWith('/')).toBe(true);
   }),
+  futureDateTime: (raw) => valueOrUsageError(() => validate.futureDateTime('--flag', raw), (v) => {
+    expect(v).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(Date.parse(`${v.replace(' ', 'T')}Z`)).toBeGreaterThan(Date.now() - 1000);
+  }),
   hexColor: (raw) => valueOrUsageError(() => validate.hexColor('--flag', raw), (v) => expect(v).toMatch(/^#[0-9a-f]{6}$/i)),
   nonEmpty: (raw) => valueOrUsageError(() => validate.nonEmpty('--flag', raw, 2), (v) => expect(v.trim().length).toBeGreaterThanOrEqual(2)),
   keyValue: (raw) => valueOrUsageError(() => validate.keyValue('--flag', raw), (v) => {

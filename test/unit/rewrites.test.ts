@@ -1,7 +1,10 @@
 // The product's rewrites (src/model/rewrites.ts) against every example real-servers.md gives for
 // them ("What the product does with what it is sent"): the examples are the product's answers.
 import { describe, expect, it } from 'vitest';
-import { campaignSlug, capitalisedName, channelColor, channelItemTitle, cleanedText, destinationAsStored, phpTruthy } from '../../src/model/rewrites.js';
+import {
+  acceptedDestination, campaignSlug, capitalisedName, channelColor, channelItemTitle, cleanedText, destinationAsStored, expiryAsStored, phpString, phpTruthy,
+} from '../../src/model/rewrites.js';
+import { pixelTagRefusal } from '../../src/model/pixels.js';
 
 describe('the product rewrites what it stores', () => {
   it.each([
@@ -50,4 +53,30 @@ describe('the product rewrites what it stores', () => {
 
   it.each([['false', true], ['no', true], ['yes', true], ['0', false], ['', false], [0, false], [false, false], [null, false], [1, true]])(
     'reads %j as %j the way PHP does', (sent, truthy) => expect(phpTruthy(sent)).toBe(truthy));
+
+  it.each([['x', 'x'], [2024, '2024'], [1.5, '1.5'], [true, '1'], [false, ''], [null, ''], [['not', 'a', 'string'], 'Array'], [{ a: 1 }, 'Array']])(
+    'writes %j as the text %j, as PHP does (fact 11)', (sent, stored) => expect(phpString(sent)).toBe(stored));
+
+  it.each([
+    ['dest.invalid/noscheme', true], ['ftp://files.invalid/file.txt', true], ['https://dest.invalid/path with space', true],
+    ['mailto:someone@dest.invalid', true], ['http://127.0.0.1:8091/spring.html', true], ['https://dest.invalid/q?a=1&b=two#frag', true],
+    ['javascript:alert(1)', false], ['', false], ['not a url at all', false], ['gopher://old.invalid/', false], ['https://', false],
+  ])('takes %j as a destination: %j (fact 8)', (sent, accepted) => expect(acceptedDestination(sent)).toBe(accepted));
+
+  const NOW = Date.UTC(2026, 11, 7, 15, 2, 49);
+  it.each([
+    ['2031-01-02', '2031-01-02 00:00:00'], ['2031-01-02T03:04:05Z', '2031-01-02 03:04:05'], ['2031-06-30 23:59:00', '2031-06-30 23:59:00'],
+    ['next year', '2027-12-07 15:02:49'], ['+1 week 2 days', '2026-12-16 15:02:49'], ['tomorrow', '2026-12-08 00:00:00'],
+    ['2031-01-02T05:04:05+02:00', '2031-01-02 03:04:05'], ['12/31/2031', '2031-12-31 00:00:00'], ['2 days ago', '2026-12-05 15:02:49'],
+  ])('stores the expiry %j as %j (fact 13)', (sent, stored) => expect(expiryAsStored(sent, NOW)).toBe(stored));
+  it.each(['31/12/2031', 'someday', '2031-13-01', ''])('cannot read the expiry %j (fact 13)', (sent) => expect(expiryAsStored(sent, NOW)).toBeUndefined());
+
+  it.each([
+    ['tiktok', 'ab', 'Please enter valid id.'], ['gtmpixel', 'GTM-FID123', undefined], ['gtmpixel', 'ABCDEF', 'GTM container ID is not correct. Please double check.'],
+    ['gapixel', 'G-1', 'Google Analytics ID is not correct. Please double check.'], ['fbpixel', 'abc123', 'Facebook pixel ID is not correct. Please double check.'],
+    ['fbpixel', '123456789', undefined], ['linkedinpixel', '12345678901', 'LinkedIn ID is not correct. Please double check.'],
+    ['twitterpixel', 'xxxxxxxxxxxxxxxx', 'Twitter ID is not correct. Please double check.'], ['quorapixel', 'short-quora', 'Quora ID is not correct. Please double check.'],
+    ['adwordspixel', 'A'.repeat(41), 'Google Ads pixel ID is not correct. Please double check.'], ['adrollpixel', 'ADV123XYZ', undefined],
+    ['snapchat', 'abc-12345', undefined], ['reddit', 't2_a', 'Reddit ID is not correct. Please double check.'], ['bing', '12345678', undefined],
+  ])('a %s pixel with the tag %j: %j (fact 35)', (type, tag, refusal) => expect(pixelTagRefusal(type, tag)).toBe(refusal));
 });

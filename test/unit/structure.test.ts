@@ -32,7 +32,7 @@ describe('the model layer is the one place for API paths', () => {
 
   it('finds the paths in the model: one file per resource', () => {
     const model = sources.filter((f) => f.path.startsWith('model/') && /'api\/|`api\//.test(f.text)).map((f) => f.path).sort();
-    expect(model).toEqual(['model/account.ts', 'model/campaigns.ts', 'model/channels.ts', 'model/domains.ts', 'model/links.ts', 'model/overlays.ts', 'model/pixels.ts', 'model/qr.ts', 'model/splash.ts']);
+    expect(model).toEqual(['model/account.ts', 'model/campaigns.ts', 'model/channels.ts', 'model/domains.ts', 'model/links.ts', 'model/oauth.ts', 'model/overlays.ts', 'model/pixels.ts', 'model/plans.ts', 'model/qr.ts', 'model/splash.ts', 'model/users.ts']);
   });
 });
 

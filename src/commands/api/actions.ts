@@ -11,11 +11,19 @@ import { positiveInt } from '../../validate.js';
 import type { ActionInput } from '../shared/define.js';
 import type { ApiMethod } from './types.js';
 import { readUserFile } from '../../files/access.js';
+import type { Subject } from '../../policy/policy.js';
+import { withoutUserKeys } from '../../redact.js';
 
 /** A -F (typed, reads @file and @-) or -f (raw string) field, as parsed by the definition. */
 type Field = { key: string; value: string; raw?: boolean };
 
-/** `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart. */
+/**
+ * `/api/urls`, `api/urls` and `urls?limit=5` all become `api/urls`, with the query string apart.
+ * The path is the one the request will send: dot segments (`url/./add`, `x/../url/add`, `%2e`)
+ * resolved as its URL resolves them, so that the policy and the ledger judge what the server gets.
+ * A path that then leaves the API, or holds an empty segment (`api//url/add`: no endpoint of the
+ * API, the product's 404), is refused before anything is sent.
+ */
 export function splitPath(raw: string): { path: string; query: Record<string, string> } {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim())) {
     throw new UsageError(`PATH is a path such as /api/urls, not a URL; the base URL comes from the profile (got "${raw}")`, 'e.g. linkctl api GET /api/urls');
@@ -24,7 +32,14 @@ export function splitPath(raw: string): { path: string; query: Record<string, st
   const at = beforeHash.indexOf('?');
   const bare = (at < 0 ? beforeHash : beforeHash.slice(0, at)).replace(/^\/+/, '');
   if (!bare) throw new UsageError('PATH must name an endpoint, such as /api/urls', 'e.g. linkctl api GET /api/account');
-  const path = /^api(\/|$)/.test(bare) ? bare : `api/${bare}`;
+  const given = /^api(\/|$)/.test(bare) ? bare : `api/${bare}`;
+  const path = new URL(given, 'http://host.invalid/').pathname.slice(1);
+  if (path !== 'api' && !path.startsWith('api/')) {
+    throw new UsageError(`the path "${raw}" leads to /${path}, outside the API under /api/; nothing was sent`, 'give a path under the API, e.g. /api/url/add, without .. segments');
+  }
+  if (path.replace(/\/$/, '').split('/').includes('')) {
+    throw new UsageError(`the path "${raw}" has an empty segment (//), which names no endpoint of the API (servers answer 404); nothing was sent`, `write it with single slashes: /${path.replace(/\/{2,}/g, '/')}`);
+  }
   return { path, query: at < 0 ? {} : Object.fromEntries(new URLSearchParams(beforeHash.slice(at + 1))) };
 }
 
@@ -108,22 +123,29 @@ function pagination(query: Query): { page?: number; limit?: number; rest: Query 
  * A raw write that creates or changes a link, or a link-type QR code, keeps the policy's rules
  * (src/policy/enforce.ts) as \`link add\`, \`link update\` and \`qr add\` do: the rules hold for
  * every writer, the escape hatch included. The body is read with the API's own names (\`url\`,
- * \`custom\`, \`domain\`, \`campaign\`; a QR code's \`data\`). Other writes have no rule to keep.
+ * \`custom\`, \`domain\`, \`campaign\`, the targets and deep links; a QR code's \`data\`); a raw
+ * update replaces the whole link, so its body is the link after it. A link moved into a campaign
+ * (\`campaign/ID/assign/LINK\`) is read and held to that campaign's rules. Other writes have no rule to keep.
  */
 async function keepsPolicy(ctx: Context, method: ApiMethod, path: string, json: unknown): Promise<void> {
-  if ((method !== 'POST' && method !== 'PUT') || !json || typeof json !== 'object' || Array.isArray(json)) return;
-  const body = json as Rec;
+  if (method !== 'POST' && method !== 'PUT') return;
+  const body = json && typeof json === 'object' && !Array.isArray(json) ? (json as Rec) : {};
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const [resource, second, third] = path.replace(/^api\//, '').split('/');
+  // Matched without letter case: the product routes only lower-case paths, but a server that did not would write.
+  const [resource, second, third, fourth] = path.toLowerCase().replace(/^api\//, '').replace(/\/$/, '').split('/');
   const writes = second === 'add' || third === 'update';
-  let subject: { url?: string; alias?: string; domain?: string; campaign?: string | number } | undefined;
-  if (writes && resource === 'url') {
-    subject = { url: str(body.url), alias: str(body.custom), domain: str(body.domain), campaign: str(body.campaign) ?? (typeof body.campaign === 'number' ? body.campaign : undefined) };
-  } else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
+  if (!((writes && (resource === 'url' || resource === 'qr')) || (method === 'POST' && resource === 'campaign' && third === 'assign'))) return;
+  const { enforcePolicy, linkSubject, scopesCampaigns } = await import('../../policy/enforce.js');
+  let subject: Subject | undefined;
+  if (writes && resource === 'url') subject = linkSubject(body);
+  else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
     subject = { url: str(body.data) ?? (body.data && typeof body.data === 'object' ? str((body.data as Rec).url) : undefined) };
+  } else if (resource === 'campaign' && /^\d+$/.test(second ?? '') && /^\d+$/.test(fourth ?? '') && scopesCampaigns(ctx)) {
+    const [{ planLinkUpdate }, { readLink }] = await Promise.all([import('../../model/links.js'), import('../../model/link-writes.js')]);
+    const read = await readLink(await ctx.reader(), Number(fourth));
+    subject = linkSubject(planLinkUpdate(read, { campaign: Number(second) }, new Set()).body);
   }
   if (!subject) return;
-  const { enforcePolicy } = await import('../../policy/enforce.js');
   await enforcePolicy(ctx, [{ what: `api ${method} /${path}`, subject }]);
 }
 
@@ -156,7 +178,8 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
   // changes what it cannot see first: any method but GET may create, change or delete anything.
   if (method !== 'GET' && ctx.io.agent) await ctx.confirm(`${method} ${path} may change or delete data on the server`);
   const client = await ctx.client();
-  if (!paging) return { kind: 'raw', json: await client.request(method, path, { query, json }) };
+  // The admin API's user records carry every user's key: printed as [REDACTED] (src/redact.ts).
+  if (!paging) return { kind: 'raw', json: withoutUserKeys(await client.request(method, path, { query, json })) };
 
   const records: Rec[] = [];
   let pages = 0;
@@ -164,5 +187,5 @@ export async function request(ctx: Context, { args, opts }: ActionInput): Promis
     records.push(...page.records);
     ctx.status(`${records.length}${page.result ? ` of ${page.result}` : ''} records, ${++pages} page${pages === 1 ? '' : 's'}`);
   }
-  return { kind: 'raw', json: records };
+  return { kind: 'raw', json: withoutUserKeys(records) };
 }

@@ -4,11 +4,12 @@ import { AuthError, CliError, ConfigError, ExitCode, UsageError } from '../../er
 import { maskKey } from '../../redact.js';
 import { readConfig, updateConfig, type ConfigData, type Profile } from '../../config/store.js';
 import { activeProfile, checkProfileName, keyLooksValid, storedKey } from '../../config/settings.js';
-import { deleteKeychain, KeychainUnavailable, writeKeychain } from '../../config/keychain.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { normaliseBaseUrl } from '../../http/client.js';
 import { withLikelyScheme } from '../../http/loopback.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from '../../http/api-path.js';
+import { forget, saveKey, verify, type ApiPlace } from './keys.js';
 
 function profileName(ctx: Context): string {
   return activeProfile(ctx.globals, ctx.env, readConfig(ctx.env).data).value;
@@ -19,6 +20,7 @@ const KEY_TRIES = 3;
 /** How `auth status` says where each value came from, in words (the sources stay as data in --json). */
 const PROFILE_FROM: Record<string, string> = { flag: 'chosen with --profile', environment: 'chosen with LINKCTL_PROFILE', profile: 'the default profile', default: 'none chosen, so "default"' };
 const BASE_URL_FROM: Record<string, string> = { flag: 'given with --base-url', environment: 'from LINKCTL_BASE_URL', profile: 'saved in the profile' };
+const API_PATH_FROM: Record<string, string> = { flag: 'given with --api-path', environment: 'from LINKCTL_API_PATH', profile: 'saved in the profile' };
 const KEY_FROM: Record<string, string> = { environment: 'from LINKCTL_API_KEY', profile: 'saved in the config file', keychain: 'saved in the system keychain' };
 
 export async function login(ctx: Context, { opts }: ActionInput): Promise<Result> {
@@ -37,13 +39,20 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
   else if (!opts.withToken && ctx.interactive) baseUrl = await askBaseUrl(ctx);
   else throw new UsageError('a new profile needs the base URL of its server (the site root)', 'give it with --base-url https://links.example.com, or run `linkctl auth login` at a terminal to be asked');
 
+  // The API path: --api-path or LINKCTL_API_PATH as given; else the profile's, or /api, and found on the developer page when the API is not there.
+  const givenPath = ctx.globals.apiPath ? normaliseApiPath(ctx.globals.apiPath) : ctx.env.LINKCTL_API_PATH ? normaliseApiPath(ctx.env.LINKCTL_API_PATH, 'LINKCTL_API_PATH') : undefined;
+  const api: ApiPlace = { path: givenPath ?? (existing?.apiPath ? normaliseApiPath(existing.apiPath, `the apiPath of profile "${name}"`) : DEFAULT_API_PATH), given: givenPath !== undefined };
+  if (opts.oauth) return (await import('./oauth.js')).oauthLogin(ctx, { name, existing, baseUrl, api, opts });
+  const oauthOnly = [['--client-id', opts.clientId], ['--client-secret-stdin', opts.clientSecretStdin], ['--redirect-uri', opts.redirectUri], ['--no-browser', opts.browser === false], ['--approve-within', opts.approveWithin]].find(([, v]) => v);
+  if (oauthOnly) throw new UsageError(`${oauthOnly[0]} goes with --oauth`, 'add --oauth to sign in through an OAuth client, or leave it out to paste a key');
+
   let key: string;
   let username: string | undefined;
   if (opts.withToken) {
     key = (await ctx.readStdin()).trim();
     if (!key) throw new UsageError('--with-token: stdin was empty; pipe the key in, e.g. `echo "$KEY" | linkctl auth login --with-token`', 'pipe the key in: echo "$KEY" | linkctl auth login --with-token');
     if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again', 'copy the key again from the developer page, without line breaks');
-    if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
+    if (opts.verify !== false) username = await verify(ctx, baseUrl, key, api);
   } else {
     if (!ctx.interactive) throw new UsageError('no terminal to ask for the key; pipe it in with --with-token', 'echo "$KEY" | linkctl auth login --with-token');
     // At the prompt, a mistyped or rejected key can be typed again.
@@ -51,7 +60,7 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
       key = (await ctx.secret('API key', '--with-token', false)).trim();
       try {
         if (!keyLooksValid(key)) throw new UsageError('the key contains white space or control characters; paste it again', 'copy the key again from the developer page, without line breaks');
-        if (opts.verify !== false) username = await verify(ctx, baseUrl, key);
+        if (opts.verify !== false) username = await verify(ctx, baseUrl, key, api);
         break;
       } catch (error) {
         if (attempt >= KEY_TRIES || !(error instanceof UsageError || error instanceof AuthError)) throw error;
@@ -63,38 +72,12 @@ export async function login(ctx: Context, { opts }: ActionInput): Promise<Result
     if (previous !== undefined && previous !== key) await ctx.confirm(`Profile "${name}" already has a different key. Replace it?`);
   }
 
-  // The system keychain first; the 0600 config file when there is none (or --insecure-storage).
-  let store: 'keychain' | 'file' = 'file';
-  let noKeychain: string | undefined;
-  if (!opts.insecureStorage) {
-    try {
-      writeKeychain(ctx.env, name, key);
-      store = 'keychain';
-    } catch (error) {
-      if (!(error instanceof KeychainUnavailable)) throw error;
-      noKeychain = error.message;
-    }
-  }
-  const saved = await updateConfig(ctx.env, (data) => {
-    // The profile's other settings (checkAllowPrivate) stay; its key and where it is kept are replaced.
-    const { apiKey: _key, keyStore: _store, baseUrl: _url, ...kept } = data.profiles[name] ?? {};
-    data.profiles[name] = store === 'keychain' ? { ...kept, baseUrl, keyStore: 'keychain' } : { ...kept, baseUrl, apiKey: key };
-    if (!data.defaultProfile || !data.profiles[data.defaultProfile]) data.defaultProfile = name;
-  });
-  // A key that moves back to the file leaves no copy in the keychain.
-  if (store === 'file' && existing?.keyStore === 'keychain') forget(ctx, name);
-  const path = readConfig(ctx.env).path;
-  if (noKeychain !== undefined) {
-    // The keychain library's own words (a D-Bus message on Linux) are for --debug only.
-    if (ctx.globals.debug) ctx.warn(`[debug] keychain: ${noKeychain}`);
-    ctx.warn(`There is no system keychain here, so the key is saved in ${path}, which only you can read.`);
-  }
-  const isDefault = saved.defaultProfile === name;
+  const { store, isDefault } = await saveKey(ctx, { name, existing, baseUrl, key, apiPath: api.path, insecureStorage: Boolean(opts.insecureStorage) });
   const where = store === 'keychain' ? 'the system keychain' : 'the config file';
   return {
     kind: 'message',
-    message: `Logged in to ${baseUrl}${username ? ` as ${username}` : ''} (profile ${name}${isDefault ? ', the default' : ''}); key ${maskKey(key)} in ${where}${opts.verify === false ? ', not checked' : ''}.`,
-    json: { profile: name, baseUrl, username: username ?? null, default: isDefault, verified: opts.verify !== false, keyStore: store },
+    message: `Logged in to ${baseUrl}${username ? ` as ${username}` : ''} (profile ${name}${isDefault ? ', the default' : ''}); key ${maskKey(key)} in ${where}${opts.verify === false ? ', not checked' : ''}${api.path === DEFAULT_API_PATH ? '' : `; API at ${api.path}`}.`,
+    json: { profile: name, baseUrl, apiPath: api.path, username: username ?? null, default: isDefault, verified: opts.verify !== false, keyStore: store },
   };
 }
 
@@ -124,30 +107,12 @@ async function askBaseUrl(ctx: Context): Promise<string> {
   }
 }
 
-/** Checks a key by reading the account; the username, when the server gives one. */
-async function verify(ctx: Context, baseUrl: string, key: string): Promise<string | undefined> {
-  const client = await ctx.clientFor(baseUrl, key);
-  const body = await client.request('GET', ACCOUNT_PATH, { expect: ['data'] });
-  return (body.data as Record<string, unknown>)?.username as string | undefined;
-}
-
 /** The key a profile has now; '' (differs from any key) when it is in a keychain that cannot be read. */
 function previousKey(ctx: Context, name: string, profile: Profile): string | undefined {
   try {
     return storedKey(ctx.env, name, profile)?.value;
   } catch {
     return '';
-  }
-}
-
-/** Removes a profile's key from the keychain; a keychain that cannot be reached is said, not fatal. */
-function forget(ctx: Context, name: string): void {
-  try {
-    deleteKeychain(ctx.env, name);
-  } catch (error) {
-    if (!(error instanceof KeychainUnavailable)) throw error;
-    if (ctx.globals.debug) ctx.warn(`[debug] keychain: ${error.message}`);
-    ctx.warn(`The key of profile "${name}" could not be removed from the system keychain. If the keychain still lists it, remove it there.`);
   }
 }
 
@@ -166,9 +131,14 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     configProblem = error.message;
   }
   const active = settings.profile.value;
+  // An OAuth token (auth login --oauth) is the profile's key: said, with its client and expiry.
+  const stored = settings.apiKey && settings.apiKey.source !== 'environment' ? data.profiles[active] : undefined;
+  const oauth = stored?.keyKind === 'oauth' ? { client: stored.oauthClient ?? null, expires: stored.keyExpires ?? null } : undefined;
+  const expired = oauth?.expires ? Date.parse(oauth.expires) <= Date.now() : false;
   let check: { valid: boolean; detail: string; exitCode?: number };
   if (!settings.apiKey) check = { valid: false, detail: 'no API key', exitCode: ExitCode.auth };
   else if (!settings.baseUrl) check = { valid: false, detail: 'no base URL', exitCode: ExitCode.config };
+  else if (expired) check = { valid: false, detail: `the OAuth token expired on ${oauth!.expires!.slice(0, 10)} (tokens cannot be refreshed: run \`linkctl auth login --oauth\` again)`, exitCode: ExitCode.auth };
   else if (opts.verify === false) check = { valid: true, detail: 'not checked (--no-verify)' };
   else {
     try {
@@ -188,6 +158,10 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     baseUrlSource: settings.baseUrl?.source ?? null,
     key: settings.apiKey ? maskKey(settings.apiKey.value) : null,
     keySource: settings.apiKey?.source ?? null,
+    keyKind: settings.apiKey ? (oauth ? 'oauth' : 'key') : null,
+    ...(oauth ? { oauthClient: oauth.client, expires: oauth.expires } : {}),
+    apiPath: settings.apiPath.value,
+    apiPathSource: settings.apiPath.source,
     keyStatus: check.detail,
   };
   const profiles = Object.entries(data.profiles).map(([name, p]) => ({
@@ -198,9 +172,11 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     // A keychain key is not read for the list (the keychain may ask the user for each one).
     key: p.keyStore === 'keychain' ? null : p.apiKey ? maskKey(p.apiKey) : null,
     keyStore: p.keyStore === 'keychain' ? 'keychain' : p.apiKey ? 'file' : null,
+    keyKind: p.keyKind === 'oauth' ? 'oauth' : p.apiKey || p.keyStore ? 'key' : null,
+    ...(p.keyExpires ? { expires: p.keyExpires } : {}),
   }));
   const lines = profiles.map(
-    (p) => `${p.active ? '*' : ' '} ${p.name.padEnd(12)} ${(p.baseUrl ?? '').padEnd(36)} ${p.keyStore === 'keychain' ? 'key in the system keychain' : p.key ? `${p.key} in the config file` : 'no key'}${p.default ? '  (default)' : ''}`,
+    (p) => `${p.active ? '*' : ' '} ${p.name.padEnd(12)} ${(p.baseUrl ?? '').padEnd(36)} ${!p.keyKind ? 'no key' : `${p.keyKind === 'oauth' ? 'OAuth token' : 'key'}${p.keyStore === 'keychain' ? ' in the system keychain' : ` ${p.key} in the config file`}`}${p.default ? '  (default)' : ''}`,
   );
   return {
     kind: 'record',
@@ -208,7 +184,12 @@ export async function status(ctx: Context, { opts }: ActionInput): Promise<Resul
     columns: [
       { key: 'profile', header: 'Profile', show: (r) => `${r.profile}, ${PROFILE_FROM[String(r.profileSource)] ?? `from ${r.profileSource}`}` },
       { key: 'baseUrl', header: 'Base URL', show: (r) => (r.baseUrl ? `${r.baseUrl}, ${BASE_URL_FROM[String(r.baseUrlSource)] ?? `from ${r.baseUrlSource}`}` : 'none') },
-      { key: 'key', header: 'Key', show: (r) => (r.key ? `${r.key}, ${KEY_FROM[String(r.keySource)] ?? `from ${r.keySource}`}` : 'none') },
+      { key: 'apiPath', header: 'API path', show: (r) => `${r.apiPath}${r.apiPathSource === 'default' ? ' (the default)' : `, ${API_PATH_FROM[String(r.apiPathSource)] ?? `from ${r.apiPathSource}`}`}` },
+      {
+        key: 'key',
+        header: 'Key',
+        show: (r) => (r.key ? `${r.key}${r.keyKind === 'oauth' ? `, an OAuth token of client ${String(r.oauthClient ?? '?')}${r.expires ? ` expiring ${String(r.expires).slice(0, 10)}` : ''}` : ''}, ${KEY_FROM[String(r.keySource)] ?? `from ${r.keySource}`}` : 'none'),
+      },
       { key: 'keyStatus', header: 'Status' },
     ],
     json: { active: record, profiles },

@@ -1,6 +1,7 @@
 /** `auth`: profiles and their keys. The key itself is never a flag (argv is visible to other users). */
 import type { Command } from 'commander';
 import { withExamples, type Bind } from '../shared/define.js';
+import { seconds } from '../../validate.js';
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
@@ -13,10 +14,18 @@ export function register(program: Command, bind: Bind): void {
       .option('--with-token', 'read the key from stdin instead of a hidden prompt')
       .option('--no-verify', 'save without checking the key against the server')
       .option('--insecure-storage', 'keep the key in the config file (mode 0600) instead of the system keychain')
+      .option('--oauth', 'sign in through an OAuth client an admin registered, in the browser, instead of pasting a key (the token is saved as the key)')
+      .option('--client-id <id>', 'with --oauth: the id of the OAuth client')
+      .option('--client-secret-stdin', 'with --oauth: read the client secret from stdin (else a hidden prompt)')
+      .option('--redirect-uri <uri>', 'with --oauth: the loopback redirect URI registered with the client (http://127.0.0.1:PORT/PATH); linkctl listens there once')
+      .option('--no-browser', 'with --oauth: print the URL to approve at, without opening a browser')
+      .option('--approve-within <seconds>', 'with --oauth: how long to wait for the approval (default 300)', (v) => seconds('--approve-within', v))
       .action(bind(load, 'login')),
     [
       'linkctl auth login --base-url https://links.example.com',
       'echo "$LINK_API_KEY" | linkctl auth login --with-token --base-url https://links.example.com --profile ci',
+      'linkctl auth login --base-url https://links.example.com --api-path /v2   # an installation whose API is not at /api',
+      'linkctl auth login --oauth --base-url https://links.example.com --client-id linkctl --redirect-uri http://127.0.0.1:8765/linkctl-callback',
     ],
   );
 

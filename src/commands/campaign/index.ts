@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { bulkOptions, deleteCommand, listCommand, withExamples, type Bind } from '../shared/define.js';
 import { UsageError } from '../../errors.js';
 import { nonEmpty, positiveInt } from '../../validate.js';
+import { campaignNameIgnoredOnUpdate } from '../../model/campaigns.js';
 
 /** Servers silently rewrite other characters (`my slug!` becomes `my-slug`), so the client refuses them. */
 function slug(raw: string): string {
@@ -19,6 +20,13 @@ function campaignOptions(command: Command): Command {
 }
 
 const name = (v: string) => nonEmpty('--name', v, 2);
+/** An update's name: one the product would ignore in silence (2 bytes or less) is refused. */
+const newName = (v: string) => {
+  name(v);
+  const ignored = campaignNameIgnoredOnUpdate(v);
+  if (ignored) throw new UsageError(`--name: ${ignored}`, 'give a name of 3 characters or more');
+  return v;
+};
 
 export function register(program: Command, bind: Bind): void {
   const load = () => import('./actions.js');
@@ -39,7 +47,7 @@ export function register(program: Command, bind: Bind): void {
         .command('update')
         .description('Change a campaign; the API needs its name with every update, so without --name linkctl reads it from the campaign list (one more request a page)')
         .argument('<id>', 'id of the campaign', (v) => positiveInt('ID', v))
-        .option('--name <name>', 'new name, at least 2 characters', name),
+        .option('--name <name>', 'new name, at least 3 characters (servers ignore a shorter one on update)', newName),
     ).action(bind(load, 'update')),
     ['linkctl campaign update 1 --name "Summer launch"', 'linkctl campaign update 1 --private', 'linkctl campaign update 1 --name "Summer launch" --slug summer --private'],
   );

@@ -67,6 +67,6 @@ export function register(program: Command, bind: Bind): void {
       .addArgument(enumArgument('<type>', 'item type (link is the same as links)', CHANNEL_ITEM_TYPES))
       .argument('<item-id...>', 'ids of the links, bio pages or QR codes', (v, previous: number[] = []) => [...previous, positiveInt('ITEM_ID', v)])
       .action(bind(load, 'assign')),
-    ['linkctl channel assign 1 link 2', 'linkctl channel assign 1 link 1 2', 'linkctl channel assign Marketing link 2', 'linkctl channel assign 1 qr 1', 'linkctl channel assign 1 bio 5'],
+    ['linkctl channel assign 1 link 2', 'linkctl channel assign 1 link 1 2', 'linkctl channel assign Marketing link 2', 'linkctl channel assign 1 qr 1', 'linkctl channel assign 1 bio 1'],
   );
 }

@@ -10,8 +10,9 @@ import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
-import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, shortUrlOf, updateCannot } from '../../model/links.js';
-import { addLink, checkDomain, idOfName, LINK_REFERENCES, linkIdOf, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, planLinkUpdate, shortUrlOf, updateCannot } from '../../model/links.js';
+import { addLink, checkDomain, checkReferenceIds, idOfName, LINK_REFERENCES, linkIdOf, readLink, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import type { AccountReader } from '../../model/reader.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from '../../model/link-types.js';
 
 const COLUMNS: Column[] = [
@@ -126,19 +127,35 @@ const CREATED_COLUMNS = [COLUMNS[0]!, COLUMNS[1]!];
 export type LinkRowOutcome = LinkOutcome;
 
 /** How a write's options reach the model: the row's (or command's) notes and confirmations, and --verify. */
-async function deps(ctx: Context, opts: Rec) {
+async function deps(ctx: Context, opts: Rec, what: string) {
   // Single commands always read back what they cannot otherwise check; `--from` rows only with --verify.
-  return { reader: await ctx.reader(), ui: ctx, dryRun: ctx.globals.dryRun, verify: opts.verify !== false };
+  return { reader: await ctx.reader(), ui: ctx, dryRun: ctx.globals.dryRun, verify: opts.verify !== false, check: policyCheck(ctx, what) };
 }
 
 /**
  * The policy's check of a link write (src/policy/enforce.ts), first of all: before any read, so
  * that the bulk engine's validation pass (which stops at the first request) checks every row.
+ * It sees what the flags give (targets and deep links included); an update is checked again once
+ * its link is read (`policyCheck`). With --override that later check alone speaks, so that each
+ * overridden violation is said once.
  */
 async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec): Promise<void> {
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const { enforcePolicy } = await import('../../policy/enforce.js');
-  await enforcePolicy(ctx, [{ what, subject: { url: str(url), alias: str(opts.alias), domain: str(opts.domain), campaign: str(opts.campaign) ?? (typeof opts.campaign === 'number' ? opts.campaign : undefined) } }]);
+  if (ctx.override !== undefined && what.startsWith('link update')) return;
+  const { enforcePolicy, linkSubject } = await import('../../policy/enforce.js');
+  await enforcePolicy(ctx, [{ what, subject: linkSubject({ ...bodyFromOptions(opts), url }) }]);
+}
+
+/**
+ * The check of an update with its link read: the link as the update leaves it (the campaign it
+ * stays in, its destination and targets, sent again), so that moving a link into a campaign with
+ * rules of its own, or changing one already in it, keeps them.
+ */
+function policyCheck(ctx: Context, what: string): (body: Rec) => Promise<void> {
+  return async (body) => {
+    const { enforcePolicy, linkSubject } = await import('../../policy/enforce.js');
+    const { custom: _alias, ...rest } = body; // the alias is the given one's business (checked first), not an old one's
+    await enforcePolicy(ctx, [{ what, subject: linkSubject(rest) }]);
+  };
 }
 
 /** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it (short, a filtered word, reserved). */
@@ -157,7 +174,7 @@ export async function addRow(ctx: Context, { args, opts }: ActionInput): Promise
   // them): addLink looks it up and refuses it only if it would create one. Otherwise it would be
   // sent: refused now, before anything is read.
   if (ifExists !== 'skip' && ifExists !== 'update') refuseShortAlias(opts.alias);
-  return addLink(await deps(ctx, opts), body, ifExists);
+  return addLink(await deps(ctx, opts, 'link add'), body, ifExists);
 }
 
 /**
@@ -176,13 +193,38 @@ export async function addPrepare(ctx: Context, rows: number): Promise<void> {
 export function addNames({ opts }: ActionInput): AccountName[] {
   const domain = opts.domain;
   const names: AccountName[] = typeof domain === 'string' && domain ? [{ flag: '--domain', value: domain, check: (reader) => checkDomain(reader, domain) }] : [];
-  // A pixel, campaign or channel by name: it must name exactly one.
+  // A pixel, campaign or channel by name: it must name exactly one; by id, one of the account's (the product drops others in silence).
   for (const ref of LINK_REFERENCES) {
-    for (const value of [opts[ref.option]].flat()) if (typeof value === 'string') names.push({ flag: ref.flag, value, check: async (reader) => void (await idOfName(reader, ref, value)) });
+    for (const value of [opts[ref.option]].flat()) {
+      if (typeof value === 'string') names.push({ flag: ref.flag, value, check: async (reader) => void (await idOfName(reader, ref, value)) });
+      else if (typeof value === 'number') names.push({ flag: ref.flag, value: String(value), check: (reader) => checkReferenceIds(reader, { [ref.field]: value }) });
+    }
   }
   return names;
 }
-export const updateNames = addNames;
+/**
+ * What a `link update --from` row names, and, under a policy, the row's link as the update would
+ * leave it (its campaign, destination and targets, read): checked with the names, before any row
+ * is sent, so that a row that breaks the policy only once its link is read stops the file too.
+ * The reads are the run's own (the reader keeps each link's), so they cost nothing more.
+ */
+export function updateNames(input: ActionInput, ctx?: Context): AccountName[] {
+  const names = addNames(input);
+  const id = input.args[0];
+  if (ctx && typeof id === 'number' && ctx.override === undefined) {
+    names.push({ flag: 'the policy', value: `link ${id} ${JSON.stringify(input.opts)}`, check: (reader) => updateKeepsPolicy(ctx, reader, id, input.opts) });
+  }
+  return names;
+}
+
+async function updateKeepsPolicy(ctx: Context, reader: AccountReader, id: number, opts: Rec): Promise<void> {
+  const { loadPolicy } = await import('../../policy/enforce.js');
+  if (!loadPolicy(ctx)) return;
+  const given = bodyFromOptions(await referencesByName(async () => reader, opts));
+  if (opts.url !== undefined) given.url = opts.url;
+  const { body } = planLinkUpdate(await readLink(reader, id), given, new Set((opts.clear as Clearable[] | undefined) ?? []));
+  await policyCheck(ctx, `link update ${id}`)(body);
+}
 
 /** A result of a write: the link, and a failing exit code when the server did not do all that was asked. */
 function writeResult(ctx: Context, outcome: LinkOutcome): Result {
@@ -211,7 +253,7 @@ export async function updateRow(ctx: Context, { args, opts }: ActionInput): Prom
   await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
   const id = await linkIdOf(await ctx.reader(), args[0] as number | string);
-  return updateLink(await deps(ctx, opts), id, given, clear);
+  return updateLink(await deps(ctx, opts, `link update ${String(args[0])}`), id, given, clear);
 }
 
 /**
@@ -241,6 +283,6 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   if (regardless.length && !ctx.globals.yes && !ctx.globals.dryRun && !ctx.interactive) {
     throw new ConfirmationNeeded(clearingQuestion(id, regardless), CLEARING_HINT);
   }
-  return writeResult(ctx, await updateLink(await deps(ctx, opts), id, given, clear));
+  return writeResult(ctx, await updateLink(await deps(ctx, opts, `link update ${id}`), id, given, clear));
 }
 

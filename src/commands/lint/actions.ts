@@ -7,7 +7,7 @@ import { safeText } from '../../output/safe-text.js';
 import { loadPolicy } from '../../policy/enforce.js';
 import { now } from '../../history/time.js';
 import { lint as findProblems, setting, type ClickHistory, type Finding, type LastCheck, type LintLink } from '../../policy/lint.js';
-import type { Policy } from '../../policy/policy.js';
+import type { Policy, WriteRules } from '../../policy/policy.js';
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -94,7 +94,22 @@ async function fileLinks(ctx: Context, name: string): Promise<LintLink[]> {
   const { readAccountFile } = await import('../../ascode/file.js');
   const text = name === '-' ? await ctx.readStdin() : readUserFile(ctx, name, '-f');
   const { file } = readAccountFile(text, name === '-' ? '<stdin>' : name, {});
-  return (file.links ?? []).map((r) => ({ alias: str(r.alias), domain: str(r.domain), url: str(r.url), expiry: str(r.expiry), campaign: str(r.campaign) }));
+  const targets = await targetsOf();
+  return (file.links ?? []).map((r) => ({ alias: str(r.alias), domain: str(r.domain), url: str(r.url), expiry: str(r.expiry), campaign: str(r.campaign), targets: targets(r) }));
+}
+
+/** A file-shaped link record's other destinations (targets, deep links), read as apply would send them. */
+async function targetsOf(): Promise<(record: Rec) => Array<{ where: string; url: string }>> {
+  const [{ linkBody }, { targetsOfBody }] = await Promise.all([import('../../ascode/apply.js'), import('../../model/links.js')]);
+  // Names stand for ids: only the destinations are wanted.
+  const byName = (_kind: unknown, name: string) => name as unknown as number;
+  return (record) => {
+    try {
+      return targetsOfBody(linkBody(record, byName));
+    } catch {
+      return []; // a record the file's checks refuse elsewhere
+    }
+  };
 }
 
 /** The account's links through the run's reader; each link's own read (its expiry) only when the expiring rule is on. */
@@ -103,8 +118,14 @@ async function accountLinks(ctx: Context, policy: Policy | undefined): Promise<L
   const reader = await ctx.reader();
   ctx.status('reading the links');
   const state = await readState(reader, ['links']);
-  if (setting(policy, 'expiring').severity !== 'off') await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
-  return state.links.map((c) => ({ id: c.id, alias: str(c.record.alias), domain: str(c.record.domain), url: str(c.record.url), expiry: str(c.record.expiry), campaign: str(c.record.campaign) }));
+  // Each link's own read gives its expiry and its geo and device targets (destinations the rules judge too).
+  const judgesDestinations = (r: WriteRules) => Boolean(r['forbid-insecure'] || r['require-params']?.length || r['allowed-hosts']);
+  const destinationRules = Boolean(policy && (judgesDestinations(policy.rules) || policy.scopes.some((s) => judgesDestinations(s.rules))));
+  if (setting(policy, 'expiring').severity !== 'off' || setting(policy, 'insecure-destination').severity !== 'off' || destinationRules) {
+    await addDetails(reader, state.links, (what) => ctx.status(`reading: ${what}`));
+  }
+  const targets = await targetsOf();
+  return state.links.map((c) => ({ id: c.id, alias: str(c.record.alias), domain: str(c.record.domain), url: str(c.record.url), expiry: str(c.record.expiry), campaign: str(c.record.campaign), targets: targets(c.record) }));
 }
 
 /**

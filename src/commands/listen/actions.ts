@@ -12,6 +12,7 @@ import type { ActionInput } from '../shared/define.js';
 import { openHistory } from '../../history/store.js';
 import { readAccount } from '../../history/read.js';
 import { safeStringify, safeText } from '../../output/safe-text.js';
+import { wrapMessage } from '../../output/wrap.js';
 import { eventJson, type ListenEvent } from '../../listen/payload.js';
 import { EventStore } from '../../listen/store.js';
 import type { Door } from '../../listen/server.js';
@@ -20,6 +21,8 @@ import { profileSecrets, SECRET_ENV } from '../../listen/secrets.js';
 import { Forwarder } from '../../listen/forward.js';
 import { tailLine } from '../../listen/tail.js';
 import { LinkPoller } from '../../listen/poll.js';
+import { journalDir, makeJournalDir } from '../../listen/journal.js';
+import { JournalFeed, storeLeftEvents } from '../../listen/journal-feed.js';
 
 const HEARTBEAT_MS = 30_000;
 
@@ -45,19 +48,63 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
   const forwarders: Forwarder[] = [];
   let heartbeat: NodeJS.Timeout | undefined;
   let store: EventStore | undefined;
+  let feed: JournalFeed | undefined;
   ctx.io.releaseTerminal?.();
+  // Ctrl-C, or SIGTERM (systemd, docker stop): stop taking posts, finish storing and forwarding what
+  // came. Listened for from the start: a SIGTERM right after the URLs were printed (or before) must
+  // not find the default action, which ends the process where it stands.
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+    if (ctx.io.signal?.aborted) return resolve();
+    ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
+    process.once('SIGTERM', () => resolve());
+  });
   try {
     store = await EventStore.open(history, source);
     const color = ctx.outputOptions().color; // a terminal, and no NO_COLOR or --no-color
     const width = ctx.io.stdout.columns || 80;
+    // stdout's reader gone (`listen --json | head -1`): stop, and say so (it ended without a word)
+    let outClosed: string | undefined;
+    ctx.io.onStdoutClosed?.((code) => {
+      outClosed = code;
+      stop();
+    });
+    // the lines of the events stored together, written at once (one write a batch, not one an event)
+    let lines: string[] | undefined;
     const show = (event: ListenEvent) => {
-      ctx.io.stdout.write(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
+      if (outClosed) return;
+      if (!lines) {
+        lines = [];
+        queueMicrotask(() => {
+          const text = lines!.join('');
+          lines = undefined;
+          if (!outClosed) ctx.io.stdout.write(text);
+        });
+      }
+      lines.push(json ? `${safeStringify(eventJson(event))}\n` : `${tailLine(event, width, color)}\n`);
     };
     const log = {
       delivered: () => {},
       failed: (target: string, event: ListenEvent | undefined, why: string, retryInMs: number) => ctx.warn(`forward to ${target}: ${event ? `${event.id} not taken` : 'stopped'} (${why}); again in ${Math.round(retryInMs / 1000)} s`),
     };
     const events = store;
+    const stored = (event: ListenEvent) => {
+      show(event);
+      for (const f of forwarders) f.poke();
+    };
+    // An SQLite history: the door syncs each event to a journal beside it before its 2xx (journal.ts);
+    // what a listen that stopped (kill -9) left there is stored first
+    const dir = history.db.dialect === 'sqlite' ? journalDir(history.db.where, events.sourceId) : undefined;
+    if (dir) {
+      makeJournalDir(dir);
+      const left = await storeLeftEvents(events, dir);
+      if (left.added) ctx.warn(`listen: stored ${left.added.toLocaleString('en')} event${left.added === 1 ? '' : 's'} that a listen which stopped had answered and not yet put in the history`);
+      if (left.refused) throw new CliError(`listen: ${left.refused.toLocaleString('en')} events answered by a listen which stopped cannot be stored in the history (${left.why}); they stay in ${dir}`, ExitCode.config, 'make the history writable (free space, end the process that holds it) and start listen again');
+      await events.journaled();
+      // before the door opens: posts are taken from its first moment (warm-up included)
+      feed = new JournalFeed(events, dir, (upTo) => door?.durable?.(upTo), { stored, failed: (count, why) => ctx.warn(`listen: ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} answered 2xx cannot be stored in the history yet (${why}); kept in the journal and tried again every 2 s`) });
+    }
     let doorFailed: ((error: Error) => void) | undefined;
     let failure: Error | undefined;
     try {
@@ -66,10 +113,8 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
         port: opts.port,
         secret: secrets.path,
         store: (event) => events.add(event),
-        stored: (event) => {
-          show(event);
-          for (const f of forwarders) f.poke();
-        },
+        stored,
+        journal: dir && feed ? { dir, journaled: (event, seq) => feed!.take(event, seq) } : undefined,
         refused: ctx.globals.debug ? (status, why) => ctx.warn(`refused a post: ${status} ${why}`) : undefined,
         failed: (error) => {
           failure = error;
@@ -82,6 +127,8 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
       if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`--host ${opts.host} --port ${opts.port}: cannot listen there (${code})`, 'try --host 127.0.0.1');
       throw err;
     }
+    // events stored in an earlier run that a target has not taken yet: said at start (issue 53)
+    const waiting = new Map(await Promise.all(targets.map(async (target) => [target, await events.waitingFor(target)] as const)));
     for (const target of targets) forwarders.push(new Forwarder(events, target, signing!, log));
     heartbeat = setInterval(() => void events.heartbeat().catch((e: Error) => ctx.warn(`listen: cannot mark the run alive: ${e.message}`)), HEARTBEAT_MS);
     heartbeat.unref();
@@ -99,41 +146,50 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     }
     ctx.secrets.push(secrets.path);
     // The URLs hold the secret: they go to stderr for the person (never into a log of stdout), and
-    // are the only place it is shown.
-    ctx.io.stderr.write(
-      `linkctl listen: receiving on http://${hostPart}:${door.port} for ${safeText(source.name ?? source.account)} at ${safeText(source.baseUrl)}, storing in ${history.db.where}\n` +
-      (ctx.sandboxMode
-        ? `The sandbox posts its webhooks here now (set in its state; try \`linkctl sandbox visits --link docs\`). On the product, paste these into Tools, Integrations:\n`
-        : `Paste these into the product's web interface (Tools, Integrations, the webhook fields); the API cannot set them:\n`) +
-      `  created: ${created}\n` +
-      `  visits:  ${visits}\n` +
-      (opts.host === '127.0.0.1' || opts.host === '::1' || opts.host === 'localhost'
-        ? `Listening on loopback only: the product must run on this machine, or reach it through a reverse proxy (--public-url).\n`
-        : '') +
-      (targets.length ? `Forwarding each event, signed (Linkctl-Signature), to ${targets.join(', ')}\n` : '') +
-      (secrets.madeSigning && given === undefined ? `Signing secret (shown this once; kept with profile ${profile}): ${secrets.signing}\n` : '') +
-      'Press Ctrl-C to stop.\n',
-    );
-    // Ctrl-C, or SIGTERM (systemd, docker stop): stop taking posts, finish storing and forwarding what came
-    await new Promise<void>((resolve) => {
-      if (ctx.io.signal?.aborted) return resolve();
-      ctx.io.signal?.addEventListener('abort', () => resolve(), { once: true });
-      process.once('SIGTERM', () => resolve());
-      doorFailed = () => resolve();
-      if (failure) resolve();
-    });
+    // are the only place it is shown. Prose wrapped at the terminal's width (80 off a terminal);
+    // each URL and secret alone on an indented line, whole, to copy.
+    const told = [
+      `linkctl listen: receiving on http://${hostPart}:${door.port} for ${safeText(source.name ?? source.account)} at ${safeText(source.baseUrl)}, storing in ${history.db.where}`,
+      ctx.sandboxMode
+        ? 'The sandbox posts its webhooks here now (set in its state; try `linkctl sandbox visits --link docs`). On the product, the first URL goes in the field for new links and the second in the one for visits (Tools, Integrations):'
+        : "Paste these into the product (Tools, Integrations): the first in the field for new links, the second in the one for visits; the API cannot set them.",
+      `  ${created}`,
+      `  ${visits}`,
+      ...(opts.host === '127.0.0.1' || opts.host === '::1' || opts.host === 'localhost' ? ['Listening on loopback only: the product must run on this machine, or reach it through a reverse proxy (--public-url).'] : []),
+      ...(targets.length ? ['Forwarding each event, signed (Linkctl-Signature), to:', ...targets.flatMap((t) => [`  ${safeText(t)}`, ...waitingNote(waiting.get(t) ?? 0)])] : []),
+      ...(secrets.madeSigning && given === undefined ? [`Signing secret (shown this once; kept with profile ${profile}):`, `  ${secrets.signing}`] : []),
+      'Press Ctrl-C to stop.',
+    ];
+    ctx.io.stderr.write(`${wrapMessage(told.join('\n'), (ctx.io.stderr.isTTY && ctx.io.stderr.columns) || 80)}\n`);
+    doorFailed = () => stop();
+    if (failure || outClosed) stop();
+    await stopped;
     if (failure) throw new CliError(`listen: the door stopped receiving posts (${failure.message}); what it acknowledged is stored`, ExitCode.config, 'start linkctl listen again: it keeps the same secret and URLs');
+    if (outClosed) throw new CliError(`listen stopped: its output was closed (${outClosed}: the program reading stdout ended), so it no longer takes posts; every post it answered 2xx is stored`, ExitCode.api, 'start it again; to keep some of the lines, filter with a program that reads on (grep, jq), not head');
   } finally {
     if (heartbeat) clearInterval(heartbeat);
     await door?.close();
+    const left = await feed?.stop();
+    if (left?.unstored) ctx.warn(`listen: ${left.unstored.toLocaleString('en')} event${left.unstored === 1 ? '' : 's'} answered 2xx are not in the history (${left.why}); they stay in the journal, and the next start stores them`);
     await store?.flush();
     await Promise.all(forwarders.map((f) => f.stop()));
+    // what the targets have not taken yet waits in the history; the next start with the same --forward-to sends it
+    for (const f of forwarders) {
+      const count = await store?.waitingFor(f.target).catch(() => 0);
+      if (count) ctx.warn(`listen: ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} not yet forwarded to ${f.target} wait${count === 1 ? 's' : ''} in the history; the next \`linkctl listen --forward-to ${f.target}\` delivers ${count === 1 ? 'it' : 'them'} first, in order`);
+    }
     await store?.heartbeat().catch(() => undefined);
     await history.close();
   }
   // stdout carried the events: nothing after them
   ctx.warn('listen stopped');
   return { kind: 'none' };
+}
+
+/** After a forward target at start: the events an earlier run stored that it has not taken yet. */
+function waitingNote(count: number): string[] {
+  if (!count) return [];
+  return [`    first the ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} stored while it did not take ${count === 1 ? 'it' : 'them'}`];
 }
 
 /** `--poll`: link changes from the link list, printed as they are found; no clicks, nothing stored. */

@@ -12,6 +12,20 @@ function pollInterval(raw: string): number {
   return ms;
 }
 
+/**
+ * A forward target: an http(s) URL without a user name or password. fetch refuses to send one
+ * (so it was retried forever), and the password was printed in each retry's message; neither
+ * the refusal nor its hint shows it.
+ */
+function forwardTarget(raw: string): string {
+  const userInfo = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i.exec(raw.trim());
+  if (userInfo) {
+    const shown = `${userInfo[1]}***@${raw.trim().slice(userInfo[0].length)}`;
+    throw new UsageError(`--forward-to ${shown}: a URL with a user name or password is refused (it cannot be sent, and would be shown in every message)`, 'give the URL without them; the receiver checks the Linkctl-Signature header instead (docs/listen.md, "Forwarding, signed")');
+  }
+  return httpUrl('--forward-to', raw);
+}
+
 export const DEFAULT_LISTEN_PORT = 8790;
 
 export function register(program: Command, bind: Bind): void {
@@ -19,10 +33,10 @@ export function register(program: Command, bind: Bind): void {
   withExamples(
     dbOption(program.command('listen'))
       .description('Receive the product\'s webhooks (link created, every counted visit): a live tail, one JSON line per event with --json, each event stored in the click history before it is acknowledged, and forwarded signed with --forward-to')
-      .option('--host <address>', 'address to listen on (default 127.0.0.1: put a reverse proxy in front for the product to reach it)', '127.0.0.1')
-      .option('--port <port>', `port to listen on (0 = any free port; default ${DEFAULT_LISTEN_PORT})`, (v) => (v === '0' ? 0 : positiveInt('--port', v)), DEFAULT_LISTEN_PORT)
+      .option('--host <address>', 'address to listen on (put a reverse proxy in front for the product to reach it)', '127.0.0.1')
+      .option('--port <port>', 'port to listen on (0: any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), DEFAULT_LISTEN_PORT)
       .option('--public-url <url>', 'the address the product reaches this receiver at (behind a reverse proxy): the URLs printed start with it', (v) => httpUrl('--public-url', v))
-      .option('--forward-to <url>', 'POST each event here too, in order, signed (Linkctl-Signature); retried until it answers 2xx (repeatable)', many((v) => httpUrl('--forward-to', v)))
+      .option('--forward-to <url>', 'POST each event here too, in order, signed (Linkctl-Signature); retried until it answers 2xx (repeatable)', many(forwardTarget))
       .option('--poll <interval>', 'without webhooks: read the link list every interval (at least 5s) and print link.created, link.updated and link.deleted; sees no clicks', (v) => pollInterval(v))
       .option('--secret <secret>', 'the signing secret of --forward-to (default: LINKCTL_LISTEN_SECRET, else one made once and kept with the profile)', (v) => nonEmpty('--secret', v, 16))
       .addHelpText('after', wrapped([

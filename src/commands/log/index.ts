@@ -1,7 +1,7 @@
 /** `log`: the ledger of every write linkctl sent (src/history/ledger.ts). Flags and help only; the work is in ./actions.ts. */
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { dbOption, withExamples, type Bind } from '../shared/define.js';
+import { dbOption, forAgents, optionsForAgents, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 
 /** The resources the ledger names, as linkctl's commands do. */
@@ -36,10 +36,38 @@ export function register(program: Command, bind: Bind): void {
       .action(bind(() => import('./actions.js'), 'list')),
     ['linkctl log --since 7d', 'linkctl log --resource link --json', 'linkctl log --link spring-sale', 'linkctl log verify'],
   );
-  withExamples(
+  const verify = withExamples(
     dbOption(log.command('verify'))
       .description('Check the ledger\'s hash chain: whole, or the first entry edited, inserted or removed')
+      .option('--expect-head <hash>', 'the head hash an earlier `log verify` printed: fail unless the chain still holds that entry (finds entries removed from its end)', expectHead)
+      .addHelpText(
+        'after',
+        wrapped([
+          '',
+          'Prints the head: the number and hash of the last entry. A chain whose last entries were',
+          'removed is still whole; keep the head elsewhere (a CI log, a ticket) and pass it to',
+          '--expect-head later: the chain must still hold it, however much it grew since.',
+          'What verify cannot find without a kept head: entries removed from the end, or a chain',
+          'rewritten from some entry onwards by someone who recomputes every hash after it.',
+          'A database that does not exist, holds no ledger or an empty one is an error (exit 8).',
+        ].join('\n')),
+      )
       .action(bind(() => import('./actions.js'), 'verify')),
     ['linkctl log verify', 'linkctl log verify --json'],
   );
+  optionsForAgents(forAgents(verify, 'Gives the head (last entry, hash) to keep.'), {
+    '--expect-head': 'a head kept earlier: broken if gone',
+  });
+  // `log --db FILE verify`: the group takes --db too, and commander gives it the flag wherever it
+  // stands on the line (`log verify --db FILE` included), so verify reads it from there.
+  verify.hook('preAction', (command) => {
+    const given = log.getOptionValue('db') as string | undefined;
+    if (given !== undefined && command.getOptionValue('db') === undefined) command.setOptionValueWithSource('db', given, 'cli');
+  });
+}
+
+function expectHead(raw: string): string {
+  const hash = raw.trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new UsageError(`--expect-head must be the 64 hex digits of a head's hash, got "${raw.slice(0, 70)}"`, 'copy it from the "head: entry N, HASH" line of an earlier `linkctl log verify` (or its --json head.hash)');
+  return hash;
 }

@@ -35,7 +35,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   const { serveMcp } = await import('../../mcp/server.js');
   // the user's allowance, read once at start (flag, env, profile): the check tool's, never a tool argument's
   const allowance = allowanceOf(opts.allowPrivate as AllowPrivate | true | undefined, ctx, ' of linkctl mcp');
-  await serveMcp(ctx, { writes: Boolean(opts.allowWrites), deletes: Boolean(opts.allowDeletes), override: Boolean(opts.allowOverride) }, root, allowance);
+  await serveMcp(ctx, { writes: Boolean(opts.allowWrites), deletes: Boolean(opts.allowDeletes), override: Boolean(opts.allowOverride), admin: Boolean(opts.allowAdmin) }, root, allowance);
   if (ctx.io.signal?.aborted) throw new InterruptedError();
   return { kind: 'none' };
 }

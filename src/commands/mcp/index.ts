@@ -11,6 +11,7 @@ export function register(program: Command, bind: Bind): void {
       .description('Serve linkctl\'s commands as MCP tools over stdio, for AI agents (read-only unless allowed)')
       .option('--allow-writes', 'also list the tools that create and change (add, update, assign)')
       .option('--allow-deletes', 'also list the tools that delete (needs --allow-writes); each delete still asks for confirm: true')
+      .option('--allow-admin', "also list the installation's admin tools (users and plans: every user's email and plan), by the same read, write and delete rules; an admin's key only")
       .addOption(allowPrivateOption('the check tool may '))
       .option('--allow-override', "let write tools take `override: \"REASON\"` to pass the policy (needs --allow-writes); without it no agent can")
       .addOption(pathOption('--root <dir>', 'the folder whose files tools may read and write (qr_download, export, dataJson "@file", ...); default: none', 'dir'))

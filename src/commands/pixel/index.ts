@@ -21,7 +21,7 @@ export function register(program: Command, bind: Bind): void {
       .requiredOption('--name <name>', 'a name for the pixel', name)
       .requiredOption('--tag <tag>', 'the pixel tag or id from the ad platform, at least 3 characters', tag)
       .action(bind(load, 'add')), ['linkctl pixel add --from pixels.csv   # type,name,tag']),
-    ['linkctl pixel add --type gapixel --name Analytics --tag G-ABC123XYZ', 'linkctl pixel add --type fbpixel --name Facebook --tag 123456789012345 --json'],
+    ['linkctl pixel add --type gapixel --name Analytics --tag G-DEF456UVW', 'linkctl pixel add --type fbpixel --name Facebook --tag 123456789012345 --json'],
   );
 
   withExamples(

@@ -2,18 +2,20 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { sandboxQuirks } from '../../context.js';
-import { NotFoundError, UsageError } from '../../errors.js';
+import { ConfigError, NotFoundError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { configDir } from '../../config/paths.js';
 import { startSandbox, resetStateFile, SANDBOX_KEY } from '../../sandbox/server.js';
 import { announce, defaultStateFile, findRunning } from '../../sandbox/running.js';
 import { loadState, saveState, seedState, withStateLock } from '../../sandbox/state.js';
+import { readSeed } from '../../sandbox/seed.js';
 import { simulateVisits, type Visit } from '../../sandbox/visits.js';
 import { postVisits } from '../../sandbox/webhooks.js';
 import type { Link, State } from '../../sandbox/state.js';
 import { parseRateLimit, sandboxPlan, sandboxQrImages, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
 import type { Plan, QrImages } from '../../sandbox/types.js';
+import { DEFAULT_API_PATH, normaliseApiPath } from '../../http/api-path.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -29,7 +31,19 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   const qrImages = opts.qrImages === undefined ? sandboxQrImages(ctx.env) : (opts.qrImages as QrImages);
   if (opts.quirks && opts.documented) throw new UsageError('--quirks and --documented exclude each other: real-server shapes are the default, --documented gives those of link-api.md', 'drop --quirks: real-server shapes are the default');
   const quirks = opts.documented ? false : opts.quirks ? true : sandboxQuirks(ctx.env);
-  const file = stateFile(ctx, opts.state);
+  // a seed that cannot be read is bad input, named by its flag (exit 2), before anything listens
+  if (opts.seed) {
+    try {
+      readSeed(String(opts.seed), () => '2000-01-01 00:00:00');
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(`--seed: ${err.message}`, err.hint ?? 'see docs/sandbox.md, "Seeds"');
+      throw err;
+    }
+  }
+  // a seed keeps its installation in memory, unless a state file is named: the shared demo state is not replaced by it
+  const file = opts.seed && !opts.state ? undefined : stateFile(ctx, opts.state);
+  // The global --api-path (or LINKCTL_API_PATH): serve the API there, as an installation whose `apiroute` is not /api.
+  const apiPath = ctx.globals.apiPath ? normaliseApiPath(ctx.globals.apiPath) : ctx.env.LINKCTL_API_PATH ? normaliseApiPath(ctx.env.LINKCTL_API_PATH, 'LINKCTL_API_PATH') : undefined;
   const quiet = Boolean(ctx.globals.quiet);
   // A server is often started with `&`: it must not reset the terminal's modes when it stops.
   ctx.io.releaseTerminal?.();
@@ -40,12 +54,15 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       port: opts.port,
       stateFile: file,
       key: opts.key,
+      userKey: opts.userKey,
+      seedFile: opts.seed,
       rateLimit,
       rateLimitHeaders: opts.rateLimitHeaders !== false,
       quirks,
       stringIds: Boolean(opts.stringIds) || sandboxStringIds(ctx.env),
       plan,
       qrImages,
+      apiPath,
       latencyMs: opts.latency as number | undefined,
       jitterMs: opts.jitter as number | undefined,
       seed: { demo: true },
@@ -60,17 +77,18 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
   }
   const dir = configDir(ctx.env);
   const shared = file === defaultStateFile(dir) && sandbox.key === SANDBOX_KEY;
-  const unannounce = shared ? announce(dir, { url: sandbox.url, pid: process.pid, stateFile: file, quirks, plan }) : () => {};
+  const unannounce = shared ? announce(dir, { url: sandbox.url, pid: process.pid, stateFile: file!, quirks, plan, ...(apiPath ? { apiPath } : {}) }) : () => {};
   try {
     // A server in the foreground has to say where it is before it returns, so this action writes
     // its address itself; everything else goes through the output layer.
-    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, key: sandbox.key, quirks, plan, rateLimit, qrImages, latencyMs: opts.latency ?? 0, jitterMs: opts.jitter ?? 0 })}\n`);
+    ctx.io.stdout.write(`${JSON.stringify({ baseUrl: sandbox.url, apiPath: sandbox.apiPath, key: sandbox.key, userKey: sandbox.userKey, quirks, plan, rateLimit, qrImages, latencyMs: opts.latency ?? 0, jitterMs: opts.jitter ?? 0 })}\n`);
     // --quiet: no banner and no request log (a server in the background of a terminal says nothing there).
     if (!quiet) {
       const limit = rateLimit ? `rate limit ${rateLimit.limit}/${rateLimit.windowSeconds} s` : 'no rate limit';
       const latency = opts.latency || opts.jitter ? `, ${opts.latency ?? 0} ms a request${opts.jitter ? ` ± ${opts.jitter} ms` : ''}` : '';
-      ctx.warn(`sandbox listening on ${sandbox.url} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${latency}${qrImages === 'png' ? ', QR images as plain PNG' : ''})\n` +
-        `try:  LINKCTL_BASE_URL=${sandbox.url} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
+      ctx.warn(`sandbox listening on ${sandbox.url}${sandbox.apiPath === DEFAULT_API_PATH ? '' : `, API at ${sandbox.apiPath}`} (${quirks ? 'real-server shapes' : 'documented shapes'}, ${plan} plan, ${limit}${latency}${qrImages === 'png' ? ', QR images as plain PNG' : ''})\n` +
+        `try:  LINKCTL_BASE_URL=${sandbox.url}${sandbox.apiPath === DEFAULT_API_PATH ? '' : ` LINKCTL_API_PATH=${sandbox.apiPath}`} LINKCTL_API_KEY=${sandbox.key} linkctl qr list\n` +
+        `      (a plain user of the same installation: LINKCTL_API_KEY=${sandbox.userKey})\n` +
         (shared ? '      or linkctl --sandbox qr list (uses this server while it runs)\n' : '') +
         'press Ctrl-C to stop');
     }

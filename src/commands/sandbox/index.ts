@@ -22,7 +22,9 @@ export function register(program: Command, bind: Bind): void {
       .option('--port <port>', 'port to listen on (0 = any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', v)), 8787)
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .addOption(pathOption('--state <file>', 'state file (default: sandbox-state.json in the config folder, shared with --sandbox)'))
-      .option('--key <key>', 'the API key it accepts (default: the sandbox key)')
+      .option('--key <key>', 'the API key of its first user, the administrator (default: the sandbox key, or the seed\'s)')
+      .option('--user-key <key>', 'the API key of its second user, a plain user of the same installation (default: the sandbox\'s user key, or the seed\'s)')
+      .addOption(pathOption('--seed <file>', 'start from this installation (users with their keys, overlays and splash pages; a JSON file, see docs/sandbox.md), and go back to it on POST /__sandbox/reset; the state is kept in memory unless --state is given'))
       .option('--rate-limit <n/seconds>', 'requests per window per key: 30/60 is a real server\'s default (default: off, or LINKCTL_SANDBOX_RATE_LIMIT)')
       .option('--no-rate-limit-headers', 'limit without sending X-RateLimit-* headers, like servers without a cache')
       .option('--documented', 'answer in the documented shapes of link-api.md instead of as real servers do')
@@ -41,6 +43,8 @@ export function register(program: Command, bind: Bind): void {
       'linkctl sandbox serve --rate-limit 30/60 --plan basic   # pace and plan of a real server',
       'linkctl sandbox serve --qr-images png   # plain PNG QR images, not the product\'s SVG',
       'linkctl sandbox serve --latency 30ms --jitter 10ms   # as slow as a PHP server over a network',
+      'linkctl sandbox serve --api-path /v2   # the API at /v2',
+      'linkctl sandbox serve --port 0 --seed scenario-seed.json   # two users and nothing else, to replay a recording',
       'LINKCTL_API_KEY=<printed key> linkctl --base-url http://127.0.0.1:8787 qr list',
     ],
   );

@@ -6,14 +6,18 @@ import { CliError, NotFoundError, UsageError } from '../../errors.js';
 import { choose, closeReader, serverName } from './actions.js';
 import { exportHistory, type ExportFormat } from '../../history/export.js';
 import { DeltaCache } from '../../history/series.js';
+import { firstLiveMoment } from '../../history/events.js';
 import { iso, parseSince, now } from '../../history/time.js';
 import { resolve } from 'node:path';
-import { existsSync, statSync } from 'node:fs';
+import { writablePath } from '../../files/access.js';
+import { checkExportFolder, markExportFolder } from '../../history/export-folder.js';
 
 export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const format = (opts.format ?? 'parquet') as ExportFormat;
-  const out = resolve(String(opts.out));
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${opts.out} is a file, not a folder`, 'give a folder (it is created when missing): e.g. --out warehouse/');
+  // The file policy of every command that writes (an MCP server's --root; never the config or state
+  // folder), then a folder an export may take for its own: it removes day partitions there.
+  const out = resolve(writablePath(ctx, String(opts.out), '--out'));
+  checkExportFolder(out, '--out');
   // bad --since/--until fail before the database is opened (choose checks them again, against the same clock)
   const nowMs = now(ctx.env);
   if (opts.since !== undefined) parseSince('--since', opts.since, nowMs);
@@ -21,8 +25,10 @@ export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<
   const { history, source } = chosen;
   try {
     const snapshots = (await history.snapshots(source.id)).filter((s) => s.origin === 'api');
-    // by default, from the first snapshot of the server
-    const since = opts.since === undefined ? (snapshots[0]?.at ?? chosen.window.since) : chosen.window.since;
+    // by default, from the history's first day: its first snapshot of the server, or listen's first run or event if earlier
+    const live = opts.since === undefined ? await firstLiveMoment(history, source.id) : undefined;
+    const firsts = [snapshots[0]?.at, live].filter((ms): ms is number => ms !== undefined);
+    const since = opts.since === undefined ? (firsts.length ? Math.min(...firsts) : chosen.window.until) : chosen.window.since;
     // the history keeps no channels: read from the server now; without it, the column is left empty and the run says so
     let channels: Map<number, string[]> | undefined;
     if (opts.channels !== false) try {
@@ -37,6 +43,7 @@ export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<
       ctx.warn('dry run: nothing was written');
       return { kind: 'message', message: `Would export ${serverName(source.baseUrl)}'s history from ${iso(since).slice(0, 10)} to ${iso(chosen.window.until).slice(0, 10)} as ${format} into ${out}.`, json: { dryRun: true, format, out } };
     }
+    markExportFolder(out);
     const summary = await exportHistory({
       history, sourceId: source.id, server: source.baseUrl, account: source.name ?? source.account, items: chosen.items, channels,
       cache: new DeltaCache(history, source.id, chosen.window.until), since, until: chosen.window.until, format, out, status: (t) => ctx.status(t),
