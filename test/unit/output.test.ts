@@ -211,7 +211,7 @@ describe('progress on a terminal', () => {
   });
 
   it('shows no spinner and no progress when stdout is not a terminal (`qr list --all | head`), stderr one', async () => {
-    const r = await runMain(['qr', 'list', '--all', '--limit', '1'], { env: fx.env, tty: true, stdoutTty: false });
+    const r = await runMain(['qr', 'list', '--all', '--limit', '1', '--fields', 'id,name,link'], { env: fx.env, tty: true, stdoutTty: false });
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(3); // three rows, tab-separated, as a pipe gets them
     expect(r.stderr).not.toMatch(/records, \d pages?|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
@@ -220,7 +220,8 @@ describe('progress on a terminal', () => {
   });
 
   it('shows no spinner in CI or with --json', async () => {
-    for (const [args, env] of [[['qr', 'list', '--all', '--limit', '1'], { ...fx.env, CI: 'true' }], [['qr', 'list', '--all', '--limit', '1', '--json'], fx.env]] as const) {
+    const pages = ['qr', 'list', '--all', '--limit', '1', '--fields', 'id,name,link'];
+    for (const [args, env] of [[pages, { ...fx.env, CI: 'true' }], [[...pages, '--json'], fx.env]] as const) {
       const r = await runMain([...args], { env, tty: true });
       expect(r.code).toBe(0);
       expect(r.stderr).not.toMatch(/records, \d pages?/);
