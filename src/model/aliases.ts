@@ -75,7 +75,7 @@ export function aliasRefusal(alias: string, flag = '--alias'): { message: string
     return { message: `${flag} "${alias}" holds "${word}", a word of the product's alias filter: servers refuse it ("Inappropriate aliases are not allowed.")`, hint: 'choose another alias; the product matches its words anywhere in an alias, in any letter case (its adult filter, on by default)' };
   }
   if (isReserved(alias)) {
-    return { message: `${flag} "${alias}" is reserved: the product keeps it for a page of its own ("That alias is reserved. Please choose another one.")`, hint: 'choose another alias; the product keeps admin, api, contact, faq, help, page, pricing, user and others for its pages, in any letter case (real-servers.md lists them)' };
+    return { message: `${flag} "${alias}" is reserved: the product keeps it for a page of its own ("That alias is reserved. Please choose another one.")`, hint: 'choose another alias; the product keeps admin, api, contact, faq, help, page, pricing, user and others for its pages, in any letter case (docs/real-servers.md lists them)' };
   }
   return undefined;
 }
