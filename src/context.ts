@@ -342,7 +342,7 @@ export class Context {
         const { normaliseApiPath } = await import('./http/api-path.js');
         const asked = this.globals.apiPath ? normaliseApiPath(this.globals.apiPath) : this.env.LINKCTL_API_PATH ? normaliseApiPath(this.env.LINKCTL_API_PATH, 'LINKCTL_API_PATH') : undefined;
         // no rate limit and every feature unless LINKCTL_SANDBOX_RATE_LIMIT / LINKCTL_SANDBOX_PLAN ask otherwise
-        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), apiPath: asked, ...sandboxEnvironment(this.env) });
+        const sandbox = await startSandbox({ port: 0, stateFile: defaultStateFile(dir), quirks: sandboxQuirks(this.env), apiPath: asked, seed: { demo: true }, ...sandboxEnvironment(this.env) });
         this.cleanups.push(() => sandbox.close());
         baseUrl = sandbox.url;
         apiKey = sandbox.key;

@@ -61,6 +61,12 @@ export async function startHistoryServer(state: HistoryServerState, configDir: s
         const link = s.links.find((l) => Number(l.id) === Number(one[1]));
         if (link) return answer(res, { error: 0, id: link.id, details: { id: link.id, alias: link.alias, title: link.title }, data: s.stats[Number(one[1])] ?? { clicks: link.clicks } });
       }
+      // A code's single read: a code with statistics (a link code) counts scans of its own (src/qr/scans.ts).
+      const code = /^\/api\/qr\/(\d+)$/.exec(path);
+      if (code) {
+        const q = s.qrs.find((x) => Number(x.id) === Number(code[1]));
+        if (q) return answer(res, { error: 0, details: { id: q.id, name: q.name, link: q.link, scans: q.scans }, data: { clicks: Number(q.scans), uniqueClicks: 0 } });
+      }
       return answer(res, { error: 1, message: 'not found' }, 404);
     });
   });

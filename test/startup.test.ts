@@ -171,7 +171,8 @@ describe('a key and base URL from the environment', () => {
     const r = await loading([BIN, 'qr', 'list', '--json'], { ...fx.env, LINKCTL_CONFIG_DIR: join(dir, 'no-config') });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toBeTruthy();
-    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/qr']);
+    // the list, then each code read once to learn whether it counts scans (issue 55, 4; src/qr/scans.ts)
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /api/qr', 'GET /api/qr/1', 'GET /api/qr/2', 'GET /api/qr/3']);
     // ky is the control: the hook and the mapping do see lazily loaded packages.
     expect(fromPackage(r.files, 'ky')).toBe(true);
     expect(forbidden(r.files).filter((f) => !f.includes('node_modules/ky/')), 'loaded by qr list').toEqual([]);

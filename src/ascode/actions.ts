@@ -3,7 +3,8 @@ import type { ActionInput, Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { Result } from '../output/types.js';
 import { aliasErrors, escapeLiteral, fileError, readAccountFile, referenceErrors } from './file.js';
-import { addDetails, addQrContent, candidatesOf, formatPlan, hasName, indexState, makePlan, planData, readNotes, readState, secretLeftOut, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
+import { envReference } from './env-refs.js';
+import { addDetails, addQrContent, candidatesOf, formatPlan, hasName, indexState, makePlan, passReference, planData, readNotes, readState, unchangedAsFileRecord, unreadableOn, unreadReason, type Current, type Plan, type State } from './engine.js';
 import { applyPlan, type Applied } from './apply.js';
 import type { Journal } from '../journal/journal.js';
 import type { ConcurrencySetting } from '../http/concurrency.js';
@@ -53,6 +54,13 @@ export async function exportAccount(ctx: Context, { opts }: ActionInput): Promis
   if (qrContent) {
     const unread = await addQrContent(reader, state.qr, (done, of) => ctx.progress(`reading QR code images ${done}/${of}`), linkShortUrls(state.links), { leaveOutSecrets: !opts.includeSecrets });
     if (unread) ctx.warn(qrUnreadNote(state.qr, unread));
+    const referenced = state.qr.filter((c) => passReference.has(c.record));
+    if (referenced.length) {
+      ctx.warn(`note: ${referenced.length} wifi QR code${referenced.length === 1 ? '\'s password is' : 's\' passwords are'} written as a reference to the environment (--include-secrets writes ${referenced.length === 1 ? 'it' : 'them'}); apply reads ${referenced.length === 1 ? 'it' : 'them'} from: ${referenced.map((c) => `${passReference.get(c.record)!} ("${String(c.record.name)}")`).join(', ')}.`);
+    }
+    // What the product did to a code's data (a password cut at a ;, a name holding &#039;) would travel on: said here too, not only in the file.
+    const damaged = state.qr.filter((c) => (readNotes.get(c.record) ?? []).some((n) => /does not hold what was given/.test(n)));
+    if (damaged.length) ctx.warn(`warning: ${damaged.length} QR code${damaged.length === 1 ? '' : 's'} hold${damaged.length === 1 ? 's' : ''} what the product made of ${damaged.length === 1 ? 'its' : 'their'} data, not what was given (the file says how beside ${damaged.length === 1 ? 'it' : 'each'}; apply would make ${damaged.length === 1 ? 'it' : 'them'} again as ${damaged.length === 1 ? 'it is' : 'they are'}): ${damaged.map((c) => `"${String(c.record.name)}"`).join(', ')}.`);
   }
   if (opts.stateUnreadable) await addKnownOptions(ctx, state, format);
   const text = format === 'json' ? `${safeStringify({ $schema: schemaUrl(), ...toFile(state) }, 2)}\n` : yamlText(toFile(state), Boolean(opts.details), qrContent);
@@ -95,16 +103,11 @@ function linkShortUrls(links: Current[]): Set<string> {
   return new Set(links.map((l) => String(l.item?.shorturl ?? '').replace(/\/+$/, '').toLowerCase()).filter(Boolean));
 }
 
-/** Export's notes on the codes it could not read, and on those left out for a secret: how many, and which (the file says why beside each). */
+/** Export's note on the codes it could not read: how many, and which (the file says why beside each). */
 function qrUnreadNote(codes: Current[], unread: number): string {
-  const secret = codes.filter((c) => secretLeftOut.has(c.record));
-  const secretNote = secret.length ? `${secret.length} QR code${secret.length === 1 ? ' holds' : 's hold'} a secret and ${secret.length === 1 ? 'is' : 'are'} written by name only (--include-secrets writes ${secret.length === 1 ? 'it' : 'them'}): ${secret.slice(0, 5).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)!.replace(/, which an export leaves out.*$/, '')})`).join('; ')}${secret.length > 5 ? `; and ${secret.length - 5} more` : ''}.` : '';
-  unread -= secret.length;
-  if (unread === 0) return secretNote;
-  const names = codes.filter((c) => unreadReason.has(c.record) && !secretLeftOut.has(c.record)).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)})`);
+  const names = codes.filter((c) => unreadReason.has(c.record)).map((c) => `"${String(c.record.name)}" (${unreadReason.get(c.record)})`);
   const shown = names.slice(0, 5).join('; ');
-  const unreadNote = `${unread} of ${codes.length} QR code${codes.length === 1 ? '' : 's'} could not be read from ${unread === 1 ? 'its image' : 'their images'} and ${unread === 1 ? 'is' : 'are'} written by name only (a reference, which apply neither creates nor changes): ${shown}${names.length > 5 ? `; and ${names.length - 5} more` : ''}.`;
-  return secretNote ? `${unreadNote}\n${secretNote}` : unreadNote;
+  return `${unread} of ${codes.length} QR code${codes.length === 1 ? '' : 's'} could not be read from ${unread === 1 ? 'its image' : 'their images'} and ${unread === 1 ? 'is' : 'are'} written by name only (a reference, which apply neither creates nor changes): ${shown}${names.length > 5 ? `; and ${names.length - 5} more` : ''}.`;
 }
 
 /** A server's text as file data: a literal `${` is written `$${`, so it is never read as a reference to the environment. */
@@ -126,6 +129,9 @@ function literalRecord(record: Rec, id?: unknown, key: readonly string[] = []): 
   if (reason) unreadReason.set(copy, reason);
   const notes = readNotes.get(record);
   if (notes) readNotes.set(copy, notes);
+  // A wifi password written as a reference to the environment: the reference itself, not a literal `$${`.
+  const variable = passReference.get(record);
+  if (variable && copy.data && typeof copy.data === 'object') copy.data = { ...(copy.data as Rec), pass: envReference(variable) };
   const unknowable = unknowableOn.get(record);
   if (unknowable) unknowableOn.set(copy, unknowable);
   const known = ledgerOn.get(record);
@@ -479,9 +485,12 @@ async function openApplyJournal(ctx: Context, file: string): Promise<Journal | u
   const { Journal, journalAccount } = await import('../journal/journal.js');
   const { stateDir } = await import('../config/paths.js');
   const client = await ctx.client();
+  // Per account, not per profile: the same profile and base URL with another user's key is another
+  // account (its journal and lock are its own), and two profiles of one key are one account.
+  const { baseUrl } = journalAccount(ctx, client);
   const journal = Journal.open({
     dir: join(stateDir(ctx.env), 'apply'),
-    key: { ...journalAccount(ctx, client), command: 'apply' },
+    key: { baseUrl, account: ctx.sandboxMode ? 'sandbox' : client.keyFingerprint, command: 'apply' },
     settings: {},
     restart: false,
     label: `apply -f ${file}`,

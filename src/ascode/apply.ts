@@ -97,6 +97,9 @@ export async function applyPlan(reader: AccountReader, ui: Pick<Ui, 'warn'>, pla
       log?.record({ row, state: entry.status, id });
     } catch (error) {
       log?.record({ row, state: 'failed', error: (error as Error).message });
+      // Which record failed, in the message itself: the server's ("That alias is taken.") names none.
+      const which = `${specs()[kind].noun} "${key}"`;
+      if (error instanceof CliError && !error.message.startsWith(which)) error.message = `${which}: ${error.message}`;
       throw error;
     } finally {
       finished++;

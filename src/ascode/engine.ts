@@ -14,6 +14,7 @@ import { domainRecord } from '../model/domains.js';
 import { pixelRecord } from '../model/pixels.js';
 import { qrRecord } from '../model/qr.js';
 import { sameData } from '../qr/content.js';
+import { envReference, passFromEnv } from './env-refs.js';
 import { madeWithoutColours } from '../qr/read.js';
 import { rgbColor } from '../validate.js';
 import { destinationKey, readTargets } from '../model/links.js';
@@ -144,6 +145,7 @@ export async function addQrContent(reader: AccountReader, codes: Current[], prog
   const { readCodes } = await import('../qr/read.js');
   const reads = await readCodes(reader.client, codes.map((c) => ({ id: c.id, name: text(c.record.name) ?? null, link: text(c.item?.link) ?? null })), (done) => progress?.(done, codes.length), { linkShortUrls });
   let unread = 0;
+  const variables = new Set<string>();
   reads.forEach((read, i) => {
     const record = codes[i]!.record;
     if (!read.content) {
@@ -152,15 +154,16 @@ export async function addQrContent(reader: AccountReader, codes: Current[], prog
       unreadReason.set(record, read.unreadable!);
       return;
     }
-    const { type, data, foreground, background, notes } = read.content;
+    const { type, notes } = read.content;
+    let { data } = read.content;
+    const { foreground, background } = read.content;
     const secret = options.leaveOutSecrets ? secretIn(type, data) : undefined;
     if (secret) {
-      // Not written in the clear, and not written without it: the code stays a reference (apply neither creates nor changes it).
-      unread++;
-      unreadableOn.set(record, QR_CONTENT);
-      unreadReason.set(record, `its content holds ${secret}, which an export leaves out (--include-secrets writes it)`);
-      secretLeftOut.add(record);
-      return;
+      // Not written in the clear: the password as a reference to the environment, as a link's password
+      // is given; the rest of the code (network, encryption, colours) travels, and apply reads the variable.
+      const variable = wifiPasswordVariable(record.name, codes[i]!.id, variables);
+      data = { ...(data as Rec), pass: envReference(variable) } as typeof data;
+      passReference.set(record, variable);
     }
     // A transparent background (`none`: the product's code made without colours) is not a colour
     // to create a code with, nor is its default black then (madeWithoutColours, ../qr/read.ts).
@@ -173,8 +176,27 @@ export async function addQrContent(reader: AccountReader, codes: Current[], prog
   return unread;
 }
 
-/** Codes whose content was read but left out because it holds a secret (export says so apart from the unreadable ones). */
-export const secretLeftOut = new WeakSet<Rec>();
+/**
+ * Codes whose wifi password an export writes as a reference to the environment (`${env:NAME}`,
+ * NAME here) instead of in the clear: the code travels whole, and apply reads the password from
+ * the environment (issue 53).
+ */
+export const passReference = new WeakMap<Rec, string>();
+
+/** A code's data without its wifi password when the file gives that as a reference (`file`'s data): what plan can compare. */
+function withoutSecret(data: unknown, file: unknown): unknown {
+  if (!(file && typeof file === 'object' && passFromEnv.has(file)) || !data || typeof data !== 'object') return data;
+  const { pass: _pass, ...rest } = data as Rec;
+  return rest;
+}
+
+/** The variable a code's wifi password is exported as: WIFI_PASSWORD_ and its name in capitals (`Office wifi` → WIFI_PASSWORD_OFFICE_WIFI). */
+export function wifiPasswordVariable(name: unknown, id: unknown, taken: Set<string>): string {
+  const base = `WIFI_PASSWORD_${String(name ?? '').normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase() || String(id)}`;
+  const variable = taken.has(base) ? `${base}_${String(id)}` : base;
+  taken.add(variable);
+  return variable;
+}
 
 /** The secret a code's content holds (a wifi network's password), said as a reader sees it; undefined when none. */
 export function secretIn(type: string, data: unknown): string | undefined {
@@ -363,7 +385,13 @@ function fieldChanges(kind: Kind, record: Rec, found: Current, notes: string[], 
       if (!missing.length) continue;
       to = [...new Set([...((found.record.channels as string[] | undefined) ?? []), ...missing])].sort();
     }
-    if (kind === 'qr' && (field === 'data' ? sameData(found.record.data, to) : field === 'foreground' || field === 'background' ? sameColour(found.record[field], to) : false)) continue;
+    if (kind === 'qr' && (field === 'data' ? sameData(withoutSecret(found.record.data, to), withoutSecret(to, to)) : field === 'foreground' || field === 'background' ? sameColour(found.record[field], to) : false)) continue;
+    // A password from the environment is shown as its reference, and the one the code holds not at all (the record sends the real one).
+    const variable = kind === 'qr' && field === 'data' && to && typeof to === 'object' ? passFromEnv.get(to) : undefined;
+    if (variable !== undefined) {
+      fields.push({ field, from: { ...(found.record.data as Rec), pass: '(not shown)' }, to: { ...(to as Rec), pass: envReference(variable) } });
+      continue;
+    }
     if (kind === 'pixels' && field === 'type' && !same(found.record.type, to)) {
       notes.push(`pixel "${key}" is of type ${String(found.record.type)} on the server; a pixel's type cannot change (delete it and apply again)`);
       continue;

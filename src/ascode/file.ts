@@ -8,7 +8,8 @@ import { blockItem } from './block-yaml.js';
 import { CliError, UsageError } from '../errors.js';
 import { collectGarbage } from '../memory.js';
 import { linkBody } from './apply.js';
-import { MIN_ALIAS_LENGTH } from '../model/aliases.js';
+import { passFromEnv } from './env-refs.js';
+import { aliasRefusal, MIN_ALIAS_LENGTH } from '../model/aliases.js';
 import { identity, isNone, KINDS, keyMatch, keyOf, NONE, NONE_FIELDS, specs, type AccountFile, type Field, type Kind, type Rec } from './model.js';
 
 /**
@@ -435,7 +436,23 @@ function readValue(field: Field, node: Node | null, path: string, fail: Fail, op
         if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literal(x)]));
         return v;
       };
-      return literal(node.toJSON());
+      const raw = node.toJSON() as unknown;
+      const data = literal(raw);
+      // A wifi code's password is a secret: given as `${env:NAME}` (as export writes it), read from the
+      // environment by apply, kept as the reference by plan, never compared (the file holds none).
+      const pass = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Rec).pass : undefined;
+      const env = typeof pass === 'string' ? ENV_REF.exec(pass) : null;
+      if (env) {
+        const at = isMap(node) ? (node.items.find((p) => isScalar(p.key) && p.key.value === 'pass')?.value as Node | undefined) ?? node : node;
+        if (options.env) {
+          const found = options.env[env[1]!];
+          if (found === undefined || found === '') return fail(at, `${path}.pass`, `the environment variable ${env[1]} is not set (the wifi password is given as \${env:${env[1]}}); set it, or write the password with \`linkctl export --include-secrets\``);
+          options.secrets?.push(found);
+          (data as Rec).pass = found;
+        } else (data as Rec).pass = pass;
+        passFromEnv.set(data as object, env[1]!);
+      }
+      return data;
     }
   }
 }
@@ -456,14 +473,22 @@ function checkError(check: ((v: string) => unknown) | undefined, value: string):
  * server (`known`, checked by plan once it has read the account; until then such references pass).
  */
 /**
- * Links the file would create with an alias servers refuse (shorter than MIN_ALIAS_LENGTH). Only
- * creates: a link that exists is matched by its alias whatever its length (older servers and
- * generated aliases have 1- and 2-character ones), so linkctl's own export is always valid input.
+ * Links the file would create with an alias servers refuse: shorter than MIN_ALIAS_LENGTH, holding
+ * a word of the product's filter, or reserved for its own pages (src/model/aliases.ts), each named
+ * before anything is sent. Only creates: a link that exists is matched by its alias whatever it is
+ * (older servers and generated aliases have 1- and 2-character ones), so linkctl's own export is
+ * always valid input.
  */
 export function aliasErrors(file: AccountFile, where: Positions, exists: (record: Rec) => boolean): string[] {
-  return (file.links ?? []).flatMap((record, index) => (exists(record) || String(record.alias).trim().length >= MIN_ALIAS_LENGTH
-    ? []
-    : [`${where.of(record, 'alias')}: links[${index}].alias: "${String(record.alias)}" must have at least ${MIN_ALIAS_LENGTH} characters for a link to be created (servers refuse shorter aliases; a link that exists is matched whatever its alias)`]));
+  return (file.links ?? []).flatMap((record, index) => {
+    if (exists(record)) return [];
+    const alias = String(record.alias);
+    if (alias.trim().length < MIN_ALIAS_LENGTH) {
+      return [`${where.of(record, 'alias')}: links[${index}].alias: "${alias}" must have at least ${MIN_ALIAS_LENGTH} characters for a link to be created (servers refuse shorter aliases; a link that exists is matched whatever its alias)`];
+    }
+    const refused = aliasRefusal(alias, `links[${index}].alias`);
+    return refused ? [`${where.of(record, 'alias')}: ${refused.message}; choose another alias for a link to be created`] : [];
+  });
 }
 
 export function referenceErrors(file: AccountFile, where: Positions, known?: (kind: Kind, key: string) => boolean): string[] {

@@ -69,9 +69,11 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v !==
 
 /**
  * List items as history records; items without a usable id are left out (and counted). Totals
- * are passed on as the server sent them: the store checks them (src/history/values.ts).
+ * are passed on as the server sent them: the store checks them (src/history/values.ts). QR codes
+ * in `noScans` (src/qr/scans.ts: text, sms and wifi codes count none) get no total at all: what the
+ * server answers for them is another link's clicks.
  */
-export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body[] }): { records: HistoryRecord[]; skipped: number } {
+export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body[] }, noScans: ReadonlySet<number> = new Set()): { records: HistoryRecord[]; skipped: number } {
   const records: HistoryRecord[] = [];
   let skipped = 0;
   const add = (record: HistoryRecord | undefined) => (record ? records.push(record) : skipped++);
@@ -84,7 +86,7 @@ export function toRecords(lists: { links?: Body[]; qr?: Body[]; campaigns?: Body
   }
   for (const q of lists.qr ?? []) {
     const id = toInt(q.id);
-    add(id === undefined ? undefined : { kind: 'qr', id, alias: text(q.name), label: text(q.name), url: text(q.link), clicks: q.scans });
+    add(id === undefined ? undefined : { kind: 'qr', id, alias: text(q.name), label: text(q.name), url: text(q.link), clicks: noScans.has(id) ? undefined : q.scans });
   }
   for (const c of lists.campaigns ?? []) {
     const id = toInt(c.id);

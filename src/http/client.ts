@@ -4,6 +4,7 @@
  * what it does through `events`, and the caller decides what a person sees.
  */
 import ky, { type KyInstance } from 'ky';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { channel } from 'node:diagnostics_channel';
 import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
@@ -193,6 +194,15 @@ export class ApiClient {
   /** How long one attempt may take (`--timeout`): also the limit of local work on what a server sent (drawing an SVG). */
   get attemptTimeoutMs(): number {
     return this.options.timeoutMs;
+  }
+
+  /**
+   * Which account the key is, without the key: the first 16 hex digits of its SHA-256. A key is
+   * one user's, so state kept per account (the apply journal and its lock) is kept by it; the key
+   * itself never reaches a file.
+   */
+  get keyFingerprint(): string {
+    return createHash('sha256').update(this.options.apiKey).digest('hex').slice(0, 16);
   }
 
   constructor(private readonly options: ClientOptions) {

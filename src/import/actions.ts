@@ -10,7 +10,7 @@ import { toInt } from '../http/envelope.js';
 import type { Result } from '../output/types.js';
 import { schemaUrl } from '../ascode/actions.js';
 import type { HistoryRecord } from '../history/store.js';
-import { FORMATS, mappedFormat, type Delimiter, type FormatName } from './formats.js';
+import { FORMATS, MAP_TARGETS, mapOfHeader, mappedFormat, normalizeColumn, type Delimiter, type FormatName } from './formats.js';
 import { check, keyFor, survey, write, type ImportOptions, type Reject, type Written } from './convert.js';
 import { encodingOption } from './decode.js';
 import type { ReadOptions } from './read.js';
@@ -21,15 +21,28 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   const [name, given] = args as [FormatName, string];
   const input = readablePath(ctx, given, 'INPUT');
   if (name !== 'csv' && opts.map !== undefined) throw new UsageError(`--map is for \`linkctl import csv\`; a ${FORMATS[name].label} export has known columns`, `drop --map, or read the file as any CSV: linkctl import csv ${given} --map "url=...,alias=..."`);
-  const format = name === 'csv' ? mappedFormat(opts.map as string | undefined) : FORMATS[name];
   try {
     if (!statSync(input).isFile()) throw Object.assign(new Error(), { code: 'not a file' });
   } catch (error) {
     throw new UsageError(`INPUT: cannot read ${input} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'give the export file as it is on disk, after the format: linkctl import bitly bitly-links.csv');
   }
+  const encoding = opts.encoding === undefined ? undefined : encodingOption(String(opts.encoding));
+  // `csv` without --map: a header that names the parts itself (`url,alias,title`) is its own map.
+  let map = opts.map as string | undefined;
+  if (name === 'csv' && map === undefined) {
+    const { headerCells } = await import('./read.js');
+    map = mapOfHeader(await headerCells(input, { encoding, delimiter: opts.delimiter as Delimiter | undefined }));
+  }
+  const format = name === 'csv' ? mappedFormat(map) : FORMATS[name];
   if (format.input === 'json' && opts.delimiter !== undefined) throw new UsageError(`--delimiter is for CSV; a ${format.label} export is JSON`, 'drop --delimiter');
   if (opts.rejects !== undefined && !opts.skipInvalid) throw new UsageError('--rejects names the file for the rows --skip-invalid sets aside', 'add --skip-invalid, or drop --rejects');
-  const read: ReadOptions = { encoding: opts.encoding === undefined ? undefined : encodingOption(String(opts.encoding)), delimiter: opts.delimiter as Delimiter | undefined };
+  // Columns of a csv file that no part takes are said once, never dropped in silence (an `Expires` column).
+  let unused: string[] | undefined;
+  const onHeader = name === 'csv' ? (cells: string[]) => {
+    const taken = new Set(format.columns.map(normalizeColumn));
+    unused ??= cells.map((c) => c.trim()).filter((c) => c && !taken.has(normalizeColumn(c)));
+  } : undefined;
+  const read: ReadOptions = { encoding, delimiter: opts.delimiter as Delimiter | undefined, onHeader };
   const options: ImportOptions = { format, path: input, label: input, read, tagsTo: opts.tagsTo, onCollision: opts.onCollision, skipInvalid: Boolean(opts.skipInvalid), account: new Map() };
   // Checked before any request or write: a file that exists without --force, a path an MCP server may not write.
   // The file is written beside its target (or in the temp folder for stdout) and appears whole or not at all.
@@ -41,6 +54,9 @@ export async function importLinks(ctx: Context, { args, opts }: ActionInput): Pr
   // The input is checked before the account is read: bad input sends no request.
   ctx.status('checking the export');
   const checked = await check(options);
+  if (unused?.length) {
+    ctx.warn(`note: ${input}: not imported, as no part of the map takes ${unused.length === 1 ? 'it' : 'them'}: ${unused.map((c) => JSON.stringify(c)).join(', ')}; the parts are ${MAP_TARGETS.join(', ')} (--map "url=...,alias=...,expiry=Expires").`);
+  }
   const account = await accountLinks(ctx);
   options.account = account.links;
   if (opts.keepDomains) options.domains = account.domains;

@@ -15,7 +15,7 @@
  * options, and the same input gives the same bytes.
  */
 import { createHash } from 'node:crypto';
-import { MIN_ALIAS_LENGTH, serverAlias } from '../model/aliases.js';
+import { filteredWord, isReserved, MIN_ALIAS_LENGTH, serverAlias } from '../model/aliases.js';
 import { destinationKey } from '../model/links.js';
 import { CliError, UsageError } from '../errors.js';
 import { keyMatch } from '../ascode/model.js';
@@ -173,6 +173,8 @@ class Decider {
     // A short alias is a name where the account has it (older installations have such links):
     // matched, never sent; one the import would create is refused, as servers refuse it.
     if (alias.length < MIN_ALIAS_LENGTH && live === undefined) return { kind: 'unusable', ...base };
+    // So is one the product refuses for a word of its filter or as one of its own pages.
+    if (live === undefined && (filteredWord(link.alias) !== undefined || isReserved(link.alias))) return { kind: 'unusable', ...base };
     const destination = destinationKey(link.url);
     const urlDigest = digestOf(destination);
     const digest = digestOf(JSON.stringify([link.url, link.title ?? '', link.description ?? '', link.tags, link.host ?? '']));
@@ -196,8 +198,14 @@ function problem(d: Exclude<Decision, { kind: 'duplicate' }>, link: SourceLink):
   const shown = `"${link.alias}"`;
   const rewritten = d.rewrittenFrom !== undefined ? ` ("${d.alias}" once the server rewrites it)` : '';
   switch (d.kind) {
-    case 'unusable':
-      return d.alias ? `alias ${shown}${rewritten} is shorter than ${MIN_ALIAS_LENGTH} characters, which servers refuse` : `alias ${shown} is empty once the server rewrites it (it turns spaces and punctuation into - and trims them)`;
+    case 'unusable': {
+      if (!d.alias) return `alias ${shown} is empty once the server rewrites it (it turns spaces and punctuation into - and trims them)`;
+      if (d.alias.length < MIN_ALIAS_LENGTH) return `alias ${shown}${rewritten} is shorter than ${MIN_ALIAS_LENGTH} characters, which servers refuse`;
+      const word = filteredWord(link.alias);
+      return word !== undefined
+        ? `alias ${shown} holds "${word}", a word of the product's alias filter, which servers refuse ("Inappropriate aliases are not allowed.")`
+        : `alias ${shown} is reserved for a page of the product's own, which servers refuse ("That alias is reserved.")`;
+    }
     case 'taken':
       return `alias ${shown}${rewritten}${d.domain ? ` on ${d.domain}` : ''} is taken in the account by ${d.liveUrl} (this row: ${link.url})`;
     case 'conflict':
@@ -432,6 +440,7 @@ function linkText(link: SourceLink, alias: string, domain: string | undefined, n
     ['url', link.url],
     ['title', keyOnly ? undefined : link.title],
     ['description', keyOnly ? undefined : link.description],
+    ['expiry', keyOnly ? undefined : link.expiry],
     ['campaign', options.tagsTo === 'campaign' ? names[0] : undefined],
     ['channels', options.tagsTo === 'channel' && names.length ? names : undefined],
   ];

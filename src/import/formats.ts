@@ -46,6 +46,8 @@ export interface SourceLink {
   created?: string;
   /** The source's click total. */
   clicks?: number;
+  /** When the link stops working, as the file's `expiry` takes it (`YYYY-MM-DD HH:MM:SS`). */
+  expiry?: string;
   /** What the file cannot hold (archived, password-protected, other short URLs), for its comment. */
   notes: string[];
 }
@@ -117,7 +119,7 @@ function destination(cell: Cells, column: string): string {
 
 /** A link with every field present (one shape for all: rows are many), filled in by each format. */
 function base(line: number, url: string, short: { host?: string; alias: string }): SourceLink {
-  return { line, url, alias: short.alias, host: short.host, title: undefined, description: undefined, tags: [], id: undefined, created: undefined, clicks: undefined, notes: [] };
+  return { line, url, alias: short.alias, host: short.host, title: undefined, description: undefined, tags: [], id: undefined, created: undefined, clicks: undefined, expiry: undefined, notes: [] };
 }
 
 /** The short code from its own column when given, else from the short URL. */
@@ -269,15 +271,41 @@ export const FORMATS: Record<Exclude<FormatName, 'csv'>, Format> = {
 };
 
 /** What `--map` may name: the parts of a link, each taken from one column of the file. */
-export const MAP_TARGETS = ['url', 'alias', 'short', 'domain', 'title', 'description', 'tags', 'id', 'created', 'clicks'] as const;
+export const MAP_TARGETS = ['url', 'alias', 'short', 'domain', 'title', 'description', 'tags', 'id', 'created', 'clicks', 'expiry'] as const;
 type MapTarget = (typeof MAP_TARGETS)[number];
+
+/**
+ * An expiry cell as the file's `expiry` takes it: `YYYY-MM-DD HH:MM:SS`, or a date alone
+ * (midnight, as the product reads it), or ISO 8601 (`2031-01-02T03:04:05Z`, the time as written).
+ * Anything else is the row's error.
+ */
+function expiryOf(value: string | undefined): string | undefined {
+  const raw = text(value);
+  if (raw === undefined) return undefined;
+  const m = /^(\d{4}-\d\d-\d\d)(?:[ T](\d\d:\d\d)(:\d\d)?(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)?$/.exec(raw);
+  if (!m) throw new Error(`the expiry "${raw}" is not a date: give YYYY-MM-DD HH:MM:SS (or YYYY-MM-DD)`);
+  return `${m[1]} ${m[2] ?? '00:00'}${m[3] ?? ':00'}`;
+}
+
+/**
+ * The parts a header names by themselves (`url,alias,title`): `csv` needs no --map then. A column
+ * is a part when its name is the part's (any case, spaces, `_` and `-` aside). Undefined when the
+ * header lacks the destination or the back-half.
+ */
+export function mapOfHeader(cells: readonly string[]): string | undefined {
+  const parts = cells.map((c) => ({ column: c.trim(), part: MAP_TARGETS.find((t) => normalizeColumn(t) === normalizeColumn(c)) }));
+  const found = parts.filter((p): p is { column: string; part: MapTarget } => p.part !== undefined);
+  const has = (t: MapTarget) => found.some((p) => p.part === t);
+  if (!has('url') || (!has('alias') && !has('short'))) return undefined;
+  return [...new Map(found.map((p) => [p.part, `${p.part}=${p.column}`])).values()].join(',');
+}
 
 /**
  * `csv --map "url=Destination,alias=Back-half,title=Name"`: a format made from the user's own
  * column names. `url` and one of `alias` (the back-half) or `short` (the whole short URL) are needed.
  */
 export function mappedFormat(map: string | undefined): Format {
-  if (!map?.trim()) throw new UsageError('csv needs --map, which names the columns: --map "url=Destination,alias=Back-half"', `the parts are ${MAP_TARGETS.join(', ')}; url and alias (or short, a whole short URL) are needed`);
+  if (!map?.trim()) throw new UsageError('csv needs --map, which names the columns: --map "url=Destination,alias=Back-half" (a header that names the parts itself, such as url,alias,title, needs none)', `the parts are ${MAP_TARGETS.join(', ')}; url and alias (or short, a whole short URL) are needed`);
   const columns = new Map<MapTarget, string>();
   for (const pair of map.split(',')) {
     const at = pair.indexOf('=');
@@ -307,6 +335,7 @@ export function mappedFormat(map: string | undefined): Format {
       link.id = text(get('id'));
       link.created = text(get('created'));
       link.clicks = count(get('clicks'));
+      link.expiry = expiryOf(get('expiry'));
       return link;
     },
   };

@@ -26,6 +26,30 @@ export interface ReadOptions {
   encoding?: string;
   /** --delimiter; undefined: detected from the header. */
   delimiter?: Delimiter;
+  /** Given the header's cells, once a read (`csv`: the columns --map leaves out are said). */
+  onHeader?: (cells: string[]) => void;
+}
+
+/** The cells of a CSV file's header (its first record), for `csv` without --map. */
+export async function headerCells(path: string, options: ReadOptions): Promise<string[]> {
+  const text = decodedText(path, options.encoding);
+  let cells: string[] | undefined;
+  try {
+    let head: string | undefined;
+    let reader: CsvReader | undefined;
+    for await (const chunk of text) {
+      head ??= chunk;
+      reader ??= new CsvReader(options.delimiter ?? detectDelimiter(head), (record) => void (cells ??= record.cells), (fault) => {
+        if (!cells) throw new InputError(fault.line, `the header: ${fault.message}`, fault.hint, fault.column);
+      });
+      reader.push(chunk);
+      if (cells) break;
+    }
+    if (!cells) reader?.end();
+  } finally {
+    await text.return(undefined);
+  }
+  return cells ?? [];
 }
 
 /** A row as it is read (synchronously: no promise a row, and nothing waits in a buffer). */
@@ -67,6 +91,7 @@ async function csvRows(chunks: AsyncIterable<string>, head: string, format: Form
       if (!header) {
         header = new Map();
         for (const [i, name] of cells.entries()) if (!header.has(normalizeColumn(name))) header.set(normalizeColumn(name), i);
+        options.onHeader?.(cells);
         const places = header;
         const missing = missingColumns(format, (c) => places.has(normalizeColumn(c)));
         if (missing) {

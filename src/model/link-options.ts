@@ -14,7 +14,7 @@ import { serverAlias } from './aliases.js';
 /**
  * A custom alias: servers store one their rewrite empties (`???`) as no alias at all, the domain's
  * root. One shorter than MIN_ALIAS_LENGTH is refused where it would be sent (./actions.ts,
- * `shortAliasRefusal`): a row of `link add --from --if-exists skip|update` may name an existing
+ * `aliasRefusal`): a row of `link add --from --if-exists skip|update` may name an existing
  * link by a short alias, which older installations have.
  */
 export function alias(raw: string): string {
@@ -23,10 +23,29 @@ export function alias(raw: string): string {
 }
 
 /** `KEY=URL` targeting pairs (`--geo Canada=https://example.ca`). */
-const target = (flag: string, sample: string) => (raw: string) => {
+const target = (flag: string, sample: string, keyOf: (key: string) => string = (k) => k) => (raw: string) => {
   const { key, value } = keyValue(flag, raw, sample);
-  return { key: nonEmpty(flag, key.trim()), value: httpUrl(flag, value) };
+  return { key: keyOf(nonEmpty(flag, key.trim())), value: httpUrl(flag, value) };
 };
+
+/**
+ * A country as the product matches it: its English name (real-servers.md: geo targets are country
+ * names, `Canada`, `United States`; the product compares a visitor's country name in lower case, so
+ * a code stored as `fr` never fires). A two-letter code is sent as its English name (`FR` → France).
+ */
+export function geoCountry(key: string): string {
+  if (!/^[a-z]{2}$/i.test(key)) return key;
+  let name: string | undefined;
+  try {
+    name = new Intl.DisplayNames(['en'], { type: 'region' }).of(key.toUpperCase());
+  } catch {
+    name = undefined;
+  }
+  if (!name || name.toUpperCase() === key.toUpperCase() || /unknown/i.test(name)) {
+    throw new UsageError(`--geo ${key}: not a country code, and the product matches countries by their English name`, 'give the country\'s name as the product lists it, e.g. --geo Canada=https://example.ca or --geo "United States=https://example.com/us", or its two-letter code (FR for France)');
+  }
+  return name;
+}
 
 /** A link's expiry: `futureDateTime` (src/validate.ts), as servers keep it. */
 export function expiry(raw: string): string {
@@ -46,7 +65,7 @@ export function linkOptions(command: Command): Command {
     .option('--password', 'protect the link with a password, asked for on the terminal')
     .option('--password-stdin', 'read the password from stdin')
     .option('--expiry <datetime>', 'expiry, "YYYY-MM-DD HH:MM:SS" in the future', expiry)
-    .option('--geo <country=url>', 'send visitors from a country elsewhere (repeatable)', many(target('--geo', 'Canada=https://example.ca')))
+    .option('--geo <country=url>', 'send visitors from a country elsewhere: its English name, or its two-letter code, sent as the name (repeatable)', many(target('--geo', 'Canada=https://example.ca', geoCountry)))
     .option('--device <device=url>', 'send visitors on a device elsewhere, e.g. iPhone=https://... (repeatable)', many(target('--device', 'iPhone=https://apps.apple.com/app/x')))
     .option('--language <code=url>', 'send visitors by browser language, e.g. fr=https://... (repeatable)', many(target('--language', 'fr=https://example.com/fr')))
     .option('--meta-title <text>', 'title shown in link previews')

@@ -26,8 +26,8 @@ export type IfExists = keyof typeof IF_EXISTS;
 export const IF_EXISTS_VALUES = Object.keys(IF_EXISTS) as IfExists[];
 
 /** `link get` and `link qr` take a link id or --short, one of them: what was given, and how it is done. */
-export function oneLink(id: number | undefined, short: string | undefined, command: 'get' | 'qr'): void {
-  const hint = `e.g. linkctl link ${command} 42, or linkctl link ${command} --short go.example.com/abc`;
-  if (id !== undefined && short !== undefined) throw new UsageError(`give a link id or --short, not both: got the id ${id} and --short ${short}`, hint);
-  if (id === undefined && short === undefined) throw new UsageError('give a link id or --short URL: got neither', hint);
+export function oneLink(id: number | string | undefined, short: string | undefined, command: 'get' | 'qr'): void {
+  const hint = `e.g. linkctl link ${command} 42, linkctl link ${command} spring-sale, or linkctl link ${command} --short go.example.com/abc`;
+  if (id !== undefined && short !== undefined) throw new UsageError(`give a link (id, alias or short URL) or --short, not both: got ${id} and --short ${short}`, hint);
+  if (id === undefined && short === undefined) throw new UsageError('give a link (id, alias or short URL) or --short URL: got neither', hint);
 }

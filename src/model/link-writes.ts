@@ -19,11 +19,11 @@ import { ApiError, CliError, NotFoundError, UsageError } from '../errors.js';
 import { campaigns } from './campaigns.js';
 import { channels } from './channels.js';
 import { CLEARING_HINT, clearingQuestion, destinationKey, hostOf, links, PLAN_DEPENDENT, planLinkUpdate, shortUrlOf, updateCannot, type LinkRead } from './links.js';
-import { create, update } from './model.js';
+import { create, update, type Model } from './model.js';
 import { pixels } from './pixels.js';
 import type { AccountReader } from './reader.js';
 import { keyMatch, noSlash, storedAs, type Rec } from './values.js';
-import { serverAlias, shortAliasRefusal } from './aliases.js';
+import { aliasRefusal, serverAlias } from './aliases.js';
 import { LINK_FIELDS, type LinkField } from './link-fields.js';
 
 /** What a write may tell the person running it, and ask them. A Context is one; a bulk row has its own. */
@@ -104,10 +104,33 @@ export async function checkReferenceIds(reader: AccountReader, body: Rec): Promi
   }
 }
 
-/** Links of the account with this alias on this domain (or on any domain when none is asked). */
+/**
+ * The link a command names by its id, its alias (`spring-sale`) or its short URL
+ * (`go.example.com/spring-sale`, scheme optional): an id as it is, else one lookup of the alias
+ * (src/model/reader.ts `byKey`: a search, or the list already read). Aliases keep their letter
+ * case on the product, so an exact match wins over one in another case.
+ */
+export async function linkIdOf(reader: AccountReader, ref: number | string): Promise<number> {
+  if (typeof ref === 'number') return ref;
+  const short = /^[a-z][a-z0-9+.-]*:\/\//i.test(ref) || /^[^/\s]+\.[^/\s]+\/[^/]+\/?$/.test(ref);
+  const alias = short ? ref.replace(/\/+$/, '').split('/').pop()! : ref;
+  const found = await withAlias(reader, alias, short ? ref : undefined);
+  const exact = found.filter((l) => l.alias === alias || aliasOf(shortUrlOf(l)) === alias);
+  const matches = exact.length ? exact : found;
+  const ids = [...new Set(matches.map((l) => toInt(l.id)).filter((id): id is number => id !== undefined))];
+  if (ids.length === 1) return ids[0]!;
+  const what = short ? `short URL ${ref}` : `alias "${alias}"`;
+  if (!ids.length) throw new NotFoundError(`no link of this account has the ${what}`, `see \`linkctl link list --search ${alias}\`; an id works too`);
+  throw new UsageError(`${ids.length} links have the ${what} (ids ${ids.join(', ')}), on different domains or in another letter case`, `give the id, or the whole short URL (go.example.com/${alias})`);
+}
+
+/**
+ * Links of the account with this alias on this domain (or on any domain when none is asked): the
+ * alias as servers store it (`Docs_V3` is `Docs-V3`), which is what a link has.
+ */
 async function withAlias(reader: AccountReader, alias: string, domain: unknown): Promise<Rec[]> {
   const host = typeof domain === 'string' && domain ? hostOf(domain) : undefined;
-  return (await reader.byKey('links', alias)).filter((l) => host === undefined || hostOf(shortUrlOf(l)) === host);
+  return (await reader.byKey('links', serverAlias(alias) || alias)).filter((l) => host === undefined || hostOf(shortUrlOf(l)) === host);
 }
 
 /** Links of the account with this destination (on this domain when one is asked). */
@@ -154,8 +177,11 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
       );
     }
     const byAlias = how === 'alias';
+    // The alias as the server stores it (`Docs-V3` for `Docs_V3`): what the link has, and what people find it by.
+    const stored = typeof existing.alias === 'string' && existing.alias ? existing.alias : aliasOf(shortUrlOf(existing)) ?? alias;
+    const hasAlias = stored !== alias ? `the alias "${stored}" ("${alias}" as servers store it)` : `the alias "${alias}"`;
     if (ifExists === 'fail') {
-      const what = byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as ${named(existing)}`;
+      const what = byAlias ? `${named(existing)} already has ${hasAlias} and this destination` : `${url} is already shortened as ${named(existing)}`;
       // Found before sending, it can be skipped: what makes a --from file safe to run again.
       const hint = sent === 'no'
         ? 'pass --if-exists skip to leave it as it is and send nothing (a --from file run again), --if-exists update to apply the options to it, or --if-exists return to take it as it is'
@@ -163,24 +189,25 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
       throw new ApiError(`${what}; ${{ no: 'nothing was sent', returned: 'the server returned it unchanged', refused: 'the server refused the alias' }[sent]}, so the options were not applied`, hint);
     }
     if (ifExists === 'skip' && sent === 'no') {
-      deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has the alias "${alias}" and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);
+      deps.ui.warn(`note: ${byAlias ? `${named(existing)} already has ${hasAlias} and this destination` : `${url} is already shortened as link ${String(existing.id)}`}; nothing was sent (--if-exists skip).`);
       return { status: 'skipped', record: brief(existing), json, problems: [] };
     }
     const unapplied = Object.keys(options).filter((o) => o !== 'custom').length ? '; the options were not applied' : '';
     deps.ui.warn(byAlias
-      ? `note: ${named(existing)} already has the alias "${alias}" and this destination: this is it, unchanged${unapplied}.`
+      ? `note: ${named(existing)} already has ${hasAlias} and this destination: this is it, unchanged${unapplied}.`
       : `note: ${url} was already shortened: this is the existing ${named(existing)}, unchanged${unapplied}.`);
     return { status: 'exists', record: brief(existing), json, problems: [] };
   };
 
   // Look before sending when it costs nothing (the run read every link), when --if-exists skip
-  // promises to send nothing, or when the alias is too short to send (it can only name a link).
-  const short = alias !== undefined ? shortAliasRefusal(alias) : undefined;
-  if (ifExists === 'skip' || reader.isComplete('links') || short) {
+  // promises to send nothing, or when servers refuse the alias (too short, a filtered word,
+  // reserved): then it can only name a link that exists.
+  const refused = alias !== undefined ? aliasRefusal(alias) : undefined;
+  if (ifExists === 'skip' || reader.isComplete('links') || refused) {
     const [existing] = alias !== undefined ? await withAlias(reader, alias, body.domain) : await withDestination(reader, url, body.domain);
     if (existing) return met(existing, alias !== undefined ? 'alias' : 'destination', 'no');
   }
-  if (short) throw new UsageError(`${short.message} to create a link: no link has it; nothing was sent`, short.hint);
+  if (refused) throw new UsageError(`${refused.message} to create a link: no link has it; nothing was sent`, refused.hint);
   // Without an alias the server may answer with an existing link: its id tells (see the top of this file).
   const newest = alias === undefined ? await reader.newestLinkId() : undefined;
   let answer: Body;
@@ -189,7 +216,11 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   } catch (error) {
     if (alias === undefined || !(error instanceof ApiError) || !ALIAS_TAKEN.test(error.message)) throw error;
     const [existing] = await withAlias(reader, alias, body.domain);
-    if (!existing) throw error;
+    // Not this account's: aliases are unique across every user of an installation (real-servers.md, 39).
+    if (!existing) {
+      error.message = `alias "${alias}": ${error.message} No link of this account has it: another account of this server holds it; nothing was created`;
+      throw error;
+    }
     return met(existing, 'alias', 'refused');
   }
   const id = toInt(answer.id);
@@ -199,12 +230,17 @@ export async function addLink(deps: LinkDeps, body: Rec, ifExists: IfExists): Pr
   }
   reader.learn('links', { id: answer.id, alias: alias ?? aliasOf(shortUrlOf(answer)), shorturl: shortUrlOf(answer), longurl: url, domain: body.domain ?? null, campaign: body.campaign ?? null, channel: body.channel === undefined ? [] : [String(body.channel)] });
   const problems = await notAsAsked(deps, id, body, answer, 'created');
-  const got = aliasOf(shortUrlOf(answer));
-  if (alias !== undefined && got !== undefined && keyMatch(got) !== keyMatch(alias) && keyMatch(got) === keyMatch(serverAlias(alias))) {
-    deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (servers turn spaces, most punctuation and _ into -)`);
-  }
+  rewriteNote(deps, alias, answer);
   for (const note of storedNotes(body)) deps.ui.warn(note);
   return { status: 'created', record: brief(answer), json: withoutError(answer), problems };
+}
+
+/** Says so when the server stored the alias rewritten (`Docs_V3` as `Docs-V3`), on create and on update alike. */
+function rewriteNote(deps: LinkDeps, alias: unknown, answer: Rec): void {
+  const got = aliasOf(shortUrlOf(answer));
+  if (typeof alias === 'string' && got !== undefined && got !== alias && keyMatch(got) === keyMatch(serverAlias(alias))) {
+    deps.ui.warn(`note: the server rewrote the alias "${alias}" as "${got}" (servers turn spaces, most punctuation and _ into -)`);
+  }
 }
 
 /**
@@ -324,6 +360,7 @@ export async function updateLink(deps: LinkDeps, id: number, given: Rec, clear: 
     channel: [...new Set([...((before.channel as unknown[] | undefined) ?? []).map(String), ...(plan.body.channel ? [String(plan.body.channel)] : [])])],
   });
   const problems = await notAsAsked(deps, id, given, answer, 'updated');
+  rewriteNote(deps, given.custom, answer);
   for (const note of storedNotes(given)) ui.warn(note);
   return { status: 'updated', record: { id, shorturl: shortUrlOf(answer) ?? shortUrlOf(read.details) }, json: withoutError(answer), problems };
 }
@@ -357,7 +394,7 @@ export async function referencesByName(readerOf: () => Promise<AccountReader>, o
 }
 
 /** The id of the one record of `ref`'s kind named `name`. */
-export async function idOfName(reader: AccountReader, ref: (typeof LINK_REFERENCES)[number], name: string): Promise<number> {
+export async function idOfName(reader: AccountReader, ref: { model: Model; flag: string }, name: string): Promise<number> {
   const { kind, noun, command, key } = ref.model;
   // As written, else as the product stores names (`Fish & "Chips"` is `Fish & &quot;Chips&quot;` there).
   const stored = storedAs(ref.model.stored, 'name', name);

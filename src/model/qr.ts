@@ -24,6 +24,13 @@ export const qr: Model = {
   stored: QR_STORED,
 };
 
+/**
+ * Types whose codes get no short link of their own (real-servers.md, 18: exact, lower case): the
+ * image holds the content, and nothing counts their scans. Every other type's image holds the
+ * code's own short link, which counts a scan and answers the content.
+ */
+export const WITHOUT_SHORT_LINK: ReadonlySet<string> = new Set(['text', 'sms', 'wifi', 'staticvcard']);
+export const hasShortLink = (type: string): boolean => !WITHOUT_SHORT_LINK.has(type);
 
 export function qrRecord(item: Rec): Rec {
   return compact({ name: item.name });

@@ -130,7 +130,13 @@ export interface ReaderEvents {
 
 export class AccountReader {
   private readonly known = new Map<Kind, Known>();
+  /** Full reads started (in flight or done): a second caller waits for the same read. */
   private readonly complete = new Map<Kind, Promise<Known>>();
+  /**
+   * Full reads that have finished. Apart from `complete`: a read in flight is not yet an answer,
+   * and a lookup that took "started" for "read" found nothing (two `--pixel` names in one command).
+   */
+  private readonly finished = new Set<Kind>();
   /** Keys and destinations already searched for: `known` holds every record that matched them. */
   private readonly searched = new Map<string, Promise<void>>();
   private readonly sizes = new Map<Kind, Promise<{ count: number; first?: Rec }>>();
@@ -149,9 +155,21 @@ export class AccountReader {
     return known;
   }
 
-  /** Whether every record of `kind` has been read. */
+  /** Whether every record of `kind` has been read (a read still in flight is not). */
   isComplete(kind: Kind): boolean {
-    return this.complete.has(kind);
+    return this.finished.has(kind);
+  }
+
+  /** Whether `kind` has been read in full, waiting for a read in flight (false if none started or it failed). */
+  private async readInFull(kind: Kind): Promise<boolean> {
+    const loading = this.complete.get(kind);
+    if (!loading) return false;
+    try {
+      await loading;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Every record of `kind`, as the list gives them, read once per run. */
@@ -172,6 +190,7 @@ export class AccountReader {
         // What the run learned before the read (creates) is in the list now; keep the list's view.
         this.known.set(kind, fresh);
         if (kind === 'links') for (const id of fresh.byId.keys()) this.noteLinkId(id);
+        this.finished.add(kind);
         return fresh;
       })();
       this.complete.set(kind, loading);
@@ -186,7 +205,7 @@ export class AccountReader {
    * records, a third of the list items' size). A collection already read is visited from memory.
    */
   async each(kind: Kind, visit: (record: Rec) => void): Promise<void> {
-    if (this.complete.has(kind)) {
+    if (await this.readInFull(kind)) {
       for (const record of await this.all(kind)) visit(record);
       return;
     }
@@ -213,7 +232,7 @@ export class AccountReader {
     let size = this.sizes.get(kind);
     if (!size) {
       size = (async () => {
-        if (this.complete.has(kind)) return { count: (await this.load(kind)).byId.size };
+        if (await this.readInFull(kind)) return { count: (await this.load(kind)).byId.size };
         const model = MODELS[kind];
         const page = await fetchPage(this.client, { path: model.list, keys: model.keys, limit: 1 }, 1);
         const count = page.records.length === 0 ? 0 : (page.maxpage ?? page.result ?? 1);
@@ -231,7 +250,7 @@ export class AccountReader {
    * on costs nothing extra, and one that stops has cost one request.
    */
   async preferFull(kind: Kind, lookups: number): Promise<void> {
-    if (this.complete.has(kind) || lookups < 1) return;
+    if (lookups < 1 || (await this.readInFull(kind))) return;
     const model = MODELS[kind];
     if (!model.search) {
       await this.load(kind);
@@ -250,7 +269,7 @@ export class AccountReader {
   async byKey(kind: Kind, key: string): Promise<Rec[]> {
     const model = MODELS[kind];
     const wanted = keyMatch(key);
-    if (!this.complete.has(kind)) {
+    if (!(await this.readInFull(kind))) {
       if (!model.search) await this.load(kind);
       else await this.search(kind, `key:${wanted}`, model.search(key));
     }
@@ -260,7 +279,7 @@ export class AccountReader {
   /** Links whose destination is `url` (compared as `destinationKey` does). */
   async linksTo(url: string): Promise<Rec[]> {
     const wanted = destinationKey(url);
-    if (!this.complete.has('links')) await this.search('links', `destination:${wanted}`, MODELS.links.search!(url));
+    if (!(await this.readInFull('links'))) await this.search('links', `destination:${wanted}`, MODELS.links.search!(url));
     return this.of('links').find(this.of('links').byDestination, wanted);
   }
 
@@ -270,7 +289,7 @@ export class AccountReader {
    */
   async byId(kind: Kind, id: number | string, alias?: string): Promise<Rec | undefined> {
     const known = this.of(kind);
-    if (!this.complete.has(kind)) {
+    if (!(await this.readInFull(kind))) {
       const have = known.get(id);
       if (have) return have;
       if (kind === 'links' && alias !== undefined) await this.byKey(kind, alias);
@@ -336,7 +355,7 @@ export class AccountReader {
    * returned an existing link (servers do so for a URL already shortened) rather than a new one.
    */
   async newestLinkId(): Promise<number> {
-    if (!this.complete.has('links') && this.newestLink === undefined) {
+    if (this.newestLink === undefined && !(await this.readInFull('links'))) {
       const { first } = await this.size('links');
       this.noteLinkId(first?.id);
     }

@@ -6,6 +6,7 @@
  * behind the code's own short link). Pure: no I/O.
  */
 import type { QrType } from '../model/qr-types.js';
+import { cleanedText } from '../model/rewrites.js';
 
 export type Data = string | Record<string, string>;
 export interface Content {
@@ -23,14 +24,24 @@ const compact = (o: Record<string, string | undefined>) => Object.fromEntries(Ob
 
 const wifiEscape = (v: string) => v.replace(/([\\;,:"])/g, '\\$1');
 
-/** `WIFI:T:WPA;S:name;P:pass;;` fields, with `\` escapes undone; undefined when not well formed. */
-function wifiFields(text: string): Map<string, string> | undefined {
+/**
+ * `WIFI:T:WPA;S:name;P:pass;;` fields, with `\` escapes undone. A part without a `key:` is passed
+ * over, as a phone's reader passes it over (it looks for each field by its prefix): the product
+ * writes `P:s3cr;t,pw&quot;;;` unescaped, which reads as the password `s3cr` and a stray `t,pw&quot`.
+ */
+function wifiFields(text: string, stray: string[] = []): Map<string, string> | undefined {
   const fields = new Map<string, string>();
   let i = 5; // after "WIFI:"
   while (i < text.length) {
     if (text[i] === ';') { i++; continue; } // the closing ";;"
     const colon = text.indexOf(':', i);
-    if (colon < 0) return undefined;
+    const end = text.indexOf(';', i);
+    if (colon < 0 || (end >= 0 && end < colon)) {
+      stray.push(text.slice(i, end < 0 ? undefined : end));
+      if (end < 0) break;
+      i = end + 1;
+      continue;
+    }
     const key = text.slice(i, colon).toUpperCase();
     let value = '';
     let j = colon + 1;
@@ -83,13 +94,17 @@ function fold(line: string): string {
   return out.join('\r\n ');
 }
 
-/** The vCard of a `qr add --type vcard` data object. `folded`: lines of at most 75 octets, as a .vcf file has them. */
-export function vcardText(d: Record<string, unknown>, folded = false): string {
-  const v = (key: string) => VCARD_ESCAPE(str(d[key]));
+/**
+ * The vCard of a `qr add --type vcard` data object. `folded`: lines of at most 75 octets, as a .vcf
+ * file has them. `escaped` false: values written as they are, as the product writes them.
+ */
+export function vcardText(d: Record<string, unknown>, folded = false, escaped = true): string {
+  const escape = escaped ? VCARD_ESCAPE : (v: string) => v;
+  const v = (key: string) => escape(str(d[key]));
   const fname = str(d.fname);
   const lname = str(d.lname);
   const lines = [
-    'BEGIN:VCARD', 'VERSION:3.0', `N:${v('lname')};${v('fname')};;;`, `FN:${VCARD_ESCAPE([fname, lname].filter(Boolean).join(' '))}`,
+    'BEGIN:VCARD', 'VERSION:3.0', `N:${v('lname')};${v('fname')};;;`, `FN:${escape([fname, lname].filter(Boolean).join(' '))}`,
     d.org ? `ORG:${v('org')}` : '', d.phone ? `TEL;TYPE=WORK,VOICE:${v('phone')}` : '', d.cell ? `TEL;TYPE=CELL:${v('cell')}` : '',
     d.fax ? `TEL;TYPE=FAX:${v('fax')}` : '', d.email ? `EMAIL:${v('email')}` : '', d.site ? `URL:${v('site')}` : '',
     ['street', 'city', 'state', 'zip', 'country'].some((k) => d[k]) ? `ADR;TYPE=WORK:;;${v('street')};${v('city')};${v('state')};${v('zip')};${v('country')}` : '',
@@ -208,6 +223,75 @@ export function contentText(type: string, data: unknown): string {
 }
 
 /**
+ * The text the product 7.7 puts in a code (its image; for a vCard, what the code's short link
+ * answers), from the data it is sent: the product's input cleaning first (src/model/rewrites.ts:
+ * `"` → `&quot;`, `'` → `&#039;`, tags removed), then a wifi code's text written
+ * `WIFI:S:<ssid>;T:<encryption>;P:<password>;;` without escaping `;`, `,`, `:` or `"`
+ * (real-servers.md, 23b; the recorded image holds `WIFI:S:Cafe;T:WPA;P:secret1;;`), an sms as
+ * `smsto:<phone>:<message>` (recorded), a vCard of cleaned fields (`N:O&#039;Neil;José`). What
+ * cleaning does to text and sms data is not known: they are taken as sent.
+ */
+export function productText(type: string, data: unknown): string {
+  const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  switch (type) {
+    case 'wifi': {
+      const encryption = str(d.encryption) || 'nopass';
+      return `WIFI:S:${cleanedText(str(d.ssid))};T:${encryption};P:${encryption === 'nopass' ? '' : cleanedText(str(d.pass))};;`;
+    }
+    case 'sms': return `smsto:${str(d.phone)}:${str(d.message)}`;
+    case 'vcard': return productVcard(d);
+    default: return contentText(type, data);
+  }
+}
+
+/** The vCard the product's short link answers for a vcard code: its fields cleaned and not escaped (`N:O&#039;Neil;José`). */
+export const productVcard = (d: Record<string, unknown>, folded = false): string => vcardText(Object.fromEntries(Object.entries(d).map(([k, v]) => [k, cleanedText(str(v))])), folded, false);
+
+/** Characters the product mangles in a code's data: what its cleaning rewrites, and what ends a wifi field it does not escape. */
+const MANGLED = /[;,:"'\\<>]/g;
+
+/** A field of a code's data that the code would not hold as asked. */
+export interface Corrupted {
+  /** The data's key (`pass`, `lname`), or `data` for a code whose data is a string. */
+  field: string;
+  asked: string;
+  /** What a phone reads from the code the product makes (undefined: the field is gone). */
+  read: string | undefined;
+  /** The characters of `asked` that the product mangles, each once. */
+  chars: string[];
+}
+
+/**
+ * The fields of `data` that a code the product makes of it would not hold as asked: its text
+ * (productText) read back as a phone reads it. Empty when the code holds what was asked.
+ */
+export function corruptedFields(type: string, data: unknown): Corrupted[] {
+  const read = readContent(productText(type, data), type === 'vcard');
+  const asked = data && typeof data === 'object' ? (data as Record<string, unknown>) : { data };
+  const got = read.data && typeof read.data === 'object' ? (read.data as Record<string, string>) : { data: read.data };
+  const out: Corrupted[] = [];
+  for (const [field, value] of Object.entries(asked)) {
+    const want = str(value);
+    if (want === '' || (type === 'wifi' && field === 'encryption')) continue;
+    if (got[field] === want) continue;
+    out.push({ field, asked: want, read: got[field], chars: [...new Set(want.match(MANGLED) ?? [])] });
+  }
+  return out;
+}
+
+/** The product's HTML escapes of `"`, `'`, `<` and `>`, whole or cut at their `;`. */
+const ENTITY = /&(?:quot|#0?39|lt|gt)(?![a-z0-9])/i;
+
+/**
+ * What a code's fields show of the product's cleaning (`O&#039;Neil`, `pw&quot;`): the code does
+ * not hold what its maker typed, and an export of it would carry the damage on (issue 55).
+ */
+function entityNotes(data: Data): string[] {
+  if (typeof data !== 'object') return [];
+  return Object.entries(data).filter(([, v]) => ENTITY.test(v)).map(([k, v]) => `its ${k} ${JSON.stringify(v)} holds an HTML escape the product wrote for a quote or a bracket (" ' < >), so the code does not hold what was given`);
+}
+
+/**
  * The type and data a text stands for. `behindShortLink`: the text is what the code's own short
  * link answered (its Location or its vCard), which only link, email, phone and vcard codes have;
  * otherwise it is the image's own text, which a text code could hold as well.
@@ -216,14 +300,17 @@ export function readContent(text: string, behindShortLink = false): Content {
   const trimmed = text.trim();
   const doubt = (type: string) => (behindShortLink ? [] : [`read as ${type} from the text itself: a text code holding the same text reads alike`]);
   if (/^WIFI:/i.test(trimmed)) {
-    const f = wifiFields(trimmed);
+    const stray: string[] = [];
+    const f = wifiFields(trimmed, stray);
     if (f?.has('S')) {
       const given = (f.get('T') ?? '').toUpperCase();
       const encryption = given === 'WEP' ? 'WEP' : given === '' || given === 'NOPASS' ? (f.get('P') ? 'WPA' : 'nopass') : 'WPA';
       const notes = [];
       if (given && !['WPA', 'WEP', 'NOPASS'].includes(given)) notes.push(`the network's encryption ${given} is kept as WPA (a wifi code offers WPA, WEP or nopass)`);
       if (/^true$/i.test(f.get('H') ?? '')) notes.push('the network is marked hidden, which a wifi code cannot carry');
-      return { type: 'wifi', data: { ssid: f.get('S')!, pass: encryption === 'nopass' ? '' : (f.get('P') ?? ''), encryption }, notes };
+      if (stray.length) notes.push(`the code's text has parts that are no field (${stray.map((s) => JSON.stringify(s)).join(', ')}): the product writes wifi fields without escaping, so a ; in the name or password cut it short and the code does not hold what was given`);
+      const data = { ssid: f.get('S')!, pass: encryption === 'nopass' ? '' : (f.get('P') ?? ''), encryption };
+      return { type: 'wifi', data, notes: [...notes, ...entityNotes(data)] };
     }
   }
   const sms = /^(?:SMSTO|SMS):([^:?]*)(?::([\s\S]*)|\?body=([\s\S]*))?$/i.exec(trimmed);
@@ -236,7 +323,7 @@ export function readContent(text: string, behindShortLink = false): Content {
   if (/^tel:/i.test(trimmed)) return { type: 'phone', data: percentDecoded(trimmed.slice(4)), notes: doubt('phone') };
   if (/^BEGIN:VCARD/i.test(trimmed)) {
     const card = readVcard(trimmed);
-    return { ...card, notes: [...card.notes, ...doubt('vcard')] };
+    return { ...card, notes: [...card.notes, ...entityNotes(card.data), ...doubt('vcard')] };
   }
   if (/^https?:\/\/\S+$/i.test(trimmed)) return { type: 'link', data: trimmed, notes: doubt('link') };
   return { type: 'text', data: text, notes: [] };

@@ -76,6 +76,8 @@ export const MESSAGES = {
   pixelGtm: 'GTM container ID is not correct. Please double check.',
   aliasTaken: 'That alias is taken. Please choose another one.',
   aliasInappropriate: 'Inappropriate aliases are not allowed.',
+  aliasReserved: 'That alias is reserved. Please choose another one.',
+  ownSite: 'You cannot shorten URLs of this website.',
   qrInvalid: 'Invalid QR format or missing data.',
   qrUnnamed: 'Via API',
   shortInvalid: 'Invalid short url. Please try again.',

@@ -6,7 +6,7 @@ import {
   add, deleteRoute, fail, Halt, isHttpUrl, Raw, isObject, linkStats, list, mine, MESSAGES, must, nowStamp, num, optString, route, withFloatMaxpage, bareHost,
   type Ctx, type Json,
 } from './kit.js';
-import { refusedAsShort, serverAlias } from '../model/aliases.js';
+import { filteredWord, isReserved, refusedAsShort, serverAlias } from '../model/aliases.js';
 import { acceptedDestination, cleanedText, destinationAsStored, expiryAsStored, phpString } from '../model/rewrites.js';
 import { SANDBOX_OWN_ORIGINS } from './own-origin.js';
 import {
@@ -122,11 +122,6 @@ function withinPlan(ctx: Ctx): Json {
   return body;
 }
 
-/**
- * A few words of the product's list of words an alias may not hold, matched as substrings as the
- * product does (so `analytics` is refused for `anal`; `newone` was refused on a running 7.7).
- */
-export const REFUSED_ALIAS_WORDS = ['anal', 'porn', 'sex', 'newone'];
 /** The column of a custom alias holds 100 characters (fact 14). */
 const ALIAS_COLUMN = 100;
 /** The meta title's column holds 191 characters (fact 14). */
@@ -143,10 +138,13 @@ function claimAlias(ctx: Ctx, v: unknown, domain: string | undefined, self?: num
   const asked = ctx.quirks ? (v === undefined || v === null || v === false ? '' : phpString(v)) : optString(v, 'custom') ?? '';
   if (!asked) return undefined;
   if (refusedAsShort(asked)) fail(MESSAGES.aliasShort);
-  if (REFUSED_ALIAS_WORDS.some((word) => asked.toLowerCase().includes(word))) fail(MESSAGES.aliasInappropriate);
+  // the product's word filter (its default list: src/model/aliases.ts), matched anywhere in any case
+  if (filteredWord(asked) !== undefined) fail(MESSAGES.aliasInappropriate);
   const alias = serverAlias(asked);
   const lower = alias.toLowerCase();
   if (ctx.state.links.some((l) => l.id !== self && l.alias.toLowerCase() === lower && l.domain === domain)) fail(MESSAGES.aliasTaken);
+  // the first path segment of the product's own pages, in any case (real-servers.md, 9), checked after "taken"
+  if (ctx.quirks && isReserved(asked)) fail(MESSAGES.aliasReserved);
   if (ctx.quirks && [...alias].length > ALIAS_COLUMN) tooLong('custom');
   return alias;
 }
@@ -222,6 +220,17 @@ function destinationPage(url: string): { title?: string; description?: string } 
 function bannerRefused(ctx: Ctx, v: unknown): boolean {
   if (!ctx.quirks || typeof v !== 'string' || !/\.(png|jpe?g)$/i.test(v.trim())) return false;
   return !SANDBOX_OWN_ORIGINS.some((origin) => v.trim().startsWith(`${origin}/`));
+}
+/** A plain user's URL on the site's own host, whatever its port, is refused; an admin's is taken (real-servers.md, 39). */
+function ownSiteRefused(ctx: Ctx, url: string): string {
+  if (!ctx.quirks || ctx.user.admin) return url;
+  let host: string | undefined;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return url;
+  }
+  return host === new URL(ctx.base).hostname.toLowerCase() ? fail(MESSAGES.ownSite) : url;
 }
 
 /**
@@ -324,7 +333,7 @@ export const linkRoutes = [
   route('POST /api/url/add', (ctx) => {
     const body = withinPlan(ctx);
     // the product's order: URL, expiry, domain, alias, then the duplicate check
-    const url = longUrl(ctx, body.url);
+    const url = ownSiteRefused(ctx, longUrl(ctx, body.url));
     const early = linkOptions(ctx, body, EARLY_KEYS);
     const domain = early.domain as string | undefined;
     const alias = claimAlias(ctx, body.custom, domain);
@@ -354,7 +363,7 @@ export const linkRoutes = [
   route('PUT /api/url/:id/update', (ctx) => {
     const l = must(ctx, ctx.state.links, MESSAGES.linkNotFound);
     const body = withinPlan(ctx);
-    const url = body.url === undefined ? undefined : longUrl(ctx, body.url);
+    const url = body.url === undefined ? undefined : ownSiteRefused(ctx, longUrl(ctx, body.url));
     const early = linkOptions(ctx, body, EARLY_KEYS);
     // real servers replace: without `domain` the link goes to the default domain
     const domain = 'domain' in early || ctx.quirks ? early.domain as string | undefined : l.domain;

@@ -12,7 +12,7 @@
 //   quiet zone, at the code's link.
 // No key needed, as on real servers.
 import { createHash } from 'node:crypto';
-import { contentText, vcardText } from '../qr/content.js';
+import { contentText, productText, productVcard } from '../qr/content.js';
 import { productSvgOf } from '../qr/product-svg.js';
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg } from '../qr/render.js';
 import { logoPng } from '../qr/styled.js';
@@ -30,9 +30,9 @@ const SHORT_LINK_TYPES = new Set(['link', 'email', 'phone', 'vcard']);
 /** The code's own short link's alias: derived from its id, apart from the image's slug. */
 export const qrShortAlias = (q: Pick<Qr, 'id'>) => `q${slugFor(q.id, 1)}`;
 
-/** What the image encodes: the content itself, or the code's own short link. */
+/** What the image encodes: the content itself as the product writes it (real-servers.md, 23b), or the code's own short link. */
 export function qrImageText(q: Qr, base: string): string {
-  return SHORT_LINK_TYPES.has(q.type) ? `${base}/${qrShortAlias(q)}` : contentText(q.type, q.data);
+  return SHORT_LINK_TYPES.has(q.type) ? `${base}/${qrShortAlias(q)}` : productText(q.type, q.data);
 }
 
 const SVG_HEADERS = { 'Content-Type': 'image/svg+xml' };
@@ -102,7 +102,7 @@ function shortLink(q: Qr, v: Visit): PageAnswer {
   if (q.type === 'vcard') {
     const d = (q.data && typeof q.data === 'object' ? q.data : {}) as Record<string, unknown>;
     const name = [d.fname, d.lname].filter(Boolean).join('-').replace(/[^A-Za-z0-9-]+/g, '') || 'contact';
-    return { status: 200, headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${name}.vcf"` }, body: v.method === 'HEAD' ? '' : vcardText(d, true), changed: counted };
+    return { status: 200, headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${name}.vcf"` }, body: v.method === 'HEAD' ? '' : productVcard(d, true), changed: counted };
   }
   // The product writes the subject as given and the body percent-encoded; contentText encodes both, which reads the same.
   return { status: 301, headers: { Location: contentText(q.type, q.data), 'Content-Type': 'text/html; charset=UTF-8' }, body: '', changed: counted };

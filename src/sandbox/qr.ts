@@ -7,6 +7,7 @@ import {
   type Ctx, type Json,
 } from './kit.js';
 import { slugFor, type Link, type Qr } from './state.js';
+import { hasShortLink } from '../model/qr.js';
 
 /** The types of the documented mode (link-api.md). */
 export const QR_TYPES = ['text', 'vcard', 'link', 'email', 'phone', 'sms', 'wifi'];
@@ -68,9 +69,19 @@ function qrSlug(ctx: Ctx, id: number): string {
 const hiddenDestination = (q: Qr) => contentText(q.type.toLowerCase(), q.data);
 export const hiddenLinkOf = (ctx: Ctx, q: Qr): Link | undefined => ctx.state.links.find((l) => l.qr === q.id);
 
+/**
+ * A code's `scans` in the list. The product 7.7 joins a code without a short link (text, sms, wifi,
+ * staticvcard) to the installation's first link (lowest id, any user, a hidden one too), so its
+ * list `scans` are that link's clicks (real-servers.md, 19).
+ */
+function listedScans(ctx: Ctx, q: Qr): number {
+  if (!ctx.quirks || hasShortLink(q.type)) return q.scans;
+  return ctx.state.links.reduce<{ id: number; clicks: number } | undefined>((first, l) => (!first || l.id < first.id ? l : first), undefined)?.clicks ?? 0;
+}
+
 export const qrRoutes = [
   route('GET /api/qr', (ctx) => list(ctx, 'qrs', listed(ctx, mine(ctx, ctx.state.qrs)), (q) =>
-    ({ id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, q.scans), name: q.name, date: q.date }))),
+    ({ id: num(ctx, q.id), link: qrUrl(ctx, q), scans: num(ctx, listedScans(ctx, q)), name: q.name, date: q.date }))),
   route('GET /api/qr/:id', (ctx) => {
     const q = must(ctx, ctx.state.qrs, MESSAGES.qrNotFound);
     // 7.6 sends details.id and details.scans as stored: strings on most databases

@@ -90,7 +90,9 @@ export type Fault = ({ method?: string }) & (
   | { kind: 'redirect'; status?: number; location: string }
   | { kind: 'over-limit'; retryAfter?: number }
   | { kind: 'http-429'; retryAfter?: number }
-  | { kind: 'garbage-ratelimit-headers' });
+  | { kind: 'garbage-ratelimit-headers' }
+  /** An application error as the product answers one: HTTP 200, `{"error":1,"message":…}` (another user's alias: "That alias is taken."). */
+  | { kind: 'error'; message: string });
 /** API requests being handled: now, and the most at once since the request log was last cleared. */
 export interface InFlight {
   now: number;
@@ -426,6 +428,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return { status: fault.status ?? 301, headers: { Location: fault.location, 'Content-Type': 'text/html; charset=UTF-8' }, body: `<a href="${fault.location}">Moved</a>` };
       case 'over-limit': return json(200, overLimit(fault.retryAfter ?? 1));
       case 'http-429': return json(429, overLimit(fault.retryAfter ?? 1), { 'Retry-After': String(fault.retryAfter ?? 1) });
+      case 'error': return json(200, { error: 1, message: fault.message });
       default: return undefined;
     }
   }
@@ -600,6 +603,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 /** Replaces the state file with the seed, without reading it (so it also mends a corrupt one). */
-export async function resetStateFile(stateFile: string): Promise<void> {
-  await withStateLock(stateFile, () => saveState(stateFile, seedState()));
+export async function resetStateFile(stateFile: string, seed: ExtraSeed = {}): Promise<void> {
+  await withStateLock(stateFile, () => saveState(stateFile, seedState(seed)));
 }

@@ -186,6 +186,12 @@ export interface ExtraSeed {
   channels?: number;
   /** Leave out the demo records (an account that has nothing yet: the target of a migration). */
   empty?: boolean;
+  /**
+   * The sandbox people try (`--sandbox`, `sandbox serve`, `sandbox reset`): spring-sale expires 20 days
+   * after the seeding, so that `linkctl --sandbox lint` shows what a finding looks like (its
+   * expiring rule). Tests' sandboxes leave it out: nothing they count or compare changes.
+   */
+  demo?: boolean;
 }
 
 /** The sandbox's published keys: the demo account's (an administrator) and a plain user's. */
@@ -265,6 +271,7 @@ export function seedState(extra: ExtraSeed = {}): State {
       },
     ],
   };
+  if (extra.demo) state.links.find((l) => l.alias === 'spring-sale')!.expiry = timestamp(Date.now() + 20 * 86_400_000);
   if (extra.empty) {
     for (const collection of COLLECTIONS) state[collection] = [];
     state.bios = [];

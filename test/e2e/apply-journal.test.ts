@@ -43,7 +43,7 @@ async function onServer(prefix: string): Promise<string[]> {
  * A proxy to the sandbox that, at the `nth` campaign POST, calls `arrived` and waits for `held`
  * before forwarding (`forwardFirst`: forwards it, then waits before answering).
  */
-async function holdingProxy(nth: number, forwardFirst: boolean) {
+async function holdingProxy(nth: number, forwardFirst: boolean, options: { anyKey?: boolean } = {}) {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   let arrived!: () => void;
@@ -57,7 +57,9 @@ async function holdingProxy(nth: number, forwardFirst: boolean) {
       arrived();
       await held;
     }
-    const answer = await fetch(`${fx.sandbox.url}${req.url}`, { method: req.method, headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    // anyKey: every key is let in (two users' keys on one server), sent on with the sandbox's own
+    const authorization = options.anyKey ? `Bearer ${fx.sandbox.key}` : String(req.headers.authorization);
+    const answer = await fetch(`${fx.sandbox.url}${req.url}`, { method: req.method, headers: { authorization, 'content-type': 'application/json' }, body: chunks.length ? Buffer.concat(chunks) : undefined });
     const text = await answer.text();
     if (hold && forwardFirst) {
       arrived();
@@ -102,6 +104,26 @@ describe('apply through the journal', () => {
       expect(campaignPosts('Twice')).toHaveLength(4);
       expect(await onServer('Twice')).toEqual(['Twice-1', 'Twice-2', 'Twice-3', 'Twice-4']);
       expect(journals(config)).toEqual([]); // every step done: retired
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the lock and journal are per account: another user\'s apply through the same profile and base URL is not refused (issue 55, low)', async () => {
+    const config = configDir();
+    const proxy = await holdingProxy(1, false, { anyKey: true });
+    try {
+      const env = { ...fx.env, LINKCTL_CONFIG_DIR: config, LINKCTL_BASE_URL: proxy.url };
+      const first = spawn(process.execPath, [BIN, 'apply', '-f', accountFile('user1', 1), '--yes'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => first.on('close', resolve));
+      await proxy.reached;
+      // The same profile and base URL, another user's key: another account, its own journal.
+      const second = await runCli(['apply', '-f', accountFile('user2', 1), '--yes'], { env: { ...env, LINKCTL_API_KEY: 'b'.repeat(32) }, timeoutMs: 60_000 });
+      expect(second.stderr).not.toContain('another linkctl is running apply');
+      expect(second.code, second.stderr).toBe(0);
+      proxy.release();
+      expect(await exited).toBe(0);
+      expect(await onServer('User')).toEqual(['User1-1', 'User2-1']); // (the product capitalises campaign names: fact 29)
     } finally {
       await proxy.close();
     }

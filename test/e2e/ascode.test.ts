@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { saveState, seedState } from '../../src/sandbox/state.js';
-import { runCli, runMain, tempDir } from '../helpers.js';
+import { runCli, runMain, tempDir, useSandbox } from '../helpers.js';
 import { recordedRewrites } from '../recording.js';
 import { specs } from '../../src/ascode/model.js';
 import { campaignSlug } from '../../src/model/rewrites.js';
@@ -98,9 +98,11 @@ describe('export, plan, apply', () => {
       expect(r.stdout).toMatch(/^links:\n {2}# Not read back from the server [^\n]*\n {2}# Not read: expiry, geo, device \(`linkctl export --details` reads them, one request per link\)\.\n {2}- alias: /m);
       expect(r.stdout.match(/# Not read: /g)).toHaveLength(1);
       expect(r.stdout.match(/^ {2}- alias: /gm)).toHaveLength(32);
-      expect(r.stderr).toBe("Targeting and expiry of the 32 links were not read: `export --details` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n1 QR code holds a secret and is written by name only (--include-secrets writes it): \"Office wifi\" (its content holds a wifi password).\n");
+      const wifiNote = 'note: 1 wifi QR code\'s password is written as a reference to the environment (--include-secrets writes it); apply reads it from: WIFI_PASSWORD_OFFICE_WIFI ("Office wifi").\n';
+      expect(r.stderr).toBe(`Targeting and expiry of the 32 links were not read: \`export --details\` reads them (32 requests, about 3 min 0 s at this server's limit of 10 a minute).\n${wifiNote}`);
       const unlimited = await runMain(['export'], { env: envOf(a) });
-      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n1 QR code holds a secret and is written by name only \(--include-secrets writes it\): "Office wifi" \(its content holds a wifi password\)\.\n$/);
+      expect(unlimited.stderr).toMatch(/^Targeting and expiry of the \d+ links were not read: `export --details` reads them \(\d+ requests; this server announces no rate limit\)\.\n/);
+      expect(unlimited.stderr).toContain(wifiNote);
     } finally {
       await limited.close();
     }
@@ -274,7 +276,8 @@ describe('a file is data: ${env:NAME} only in secret fields', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('metaDescription: "$${env:SECRET_TOKEN}"'); // escaped: a literal, not a reference
 
-    const env = { ...envOf(b), SECRET_TOKEN: token };
+    // (the wifi code's password travels as ${env:WIFI_PASSWORD_OFFICE_WIFI}: apply reads it)
+    const env = { ...envOf(b), SECRET_TOKEN: token, WIFI_PASSWORD_OFFICE_WIFI: 'wifi-pw-1' };
     const plan = await runMain(['plan', '-f', file], { env });
     expect(plan.code, plan.stderr).toBe(0);
     const r = await runMain(['apply', '-f', file, '--yes', '--allow-clear', '--debug'], { env });
@@ -305,6 +308,74 @@ describe('a file is data: ${env:NAME} only in secret fields', () => {
     expect(post!.body).toMatchObject({ password, description: '${env:LINK_PASSWORD} is not a reference' });
     expect(r.stderr).toContain('[debug]');
     expect(r.stdout + r.stderr).not.toContain(password);
+  });
+});
+
+describe('aliases the product refuses (issue 55, 6)', () => {
+  const fx = useSandbox();
+
+  it('plan names every reserved or filtered alias the file would create, any letter case, and sends nothing', async () => {
+    const file = join(dir, 'reserved.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: FAQ\n    url: https://example.com/faq\n  - alias: pricing\n    url: https://example.com/pricing\n  - alias: dickens-books\n    url: https://example.com/books\n  - alias: fine-one\n    url: https://example.com/fine\n');
+    for (const command of ['plan', 'apply']) {
+      const r = await runCli([command, '-f', file, ...(command === 'apply' ? ['--yes'] : [])], { env: fx.env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('reserved.yaml:3:12: links[0].alias "FAQ" is reserved: the product keeps it for a page of its own ("That alias is reserved. Please choose another one."); choose another alias for a link to be created\n');
+      expect(r.stderr).toContain('reserved.yaml:5:12: links[1].alias "pricing" is reserved');
+      expect(r.stderr).toContain('reserved.yaml:7:12: links[2].alias "dickens-books" holds "dick", a word of the product\'s alias filter: servers refuse it ("Inappropriate aliases are not allowed.")');
+      expect(r.stderr).not.toContain('fine-one');
+      expect(fx.sandbox.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+    }
+  });
+
+  it('an apply step the server refuses names its record: an alias another user holds', async () => {
+    const file = join(dir, 'taken.yaml');
+    writeFileSync(file, 'version: 1\nlinks:\n  - alias: held-elsewhere\n    url: https://example.com/held\n');
+    fx.sandbox.injectFault({ kind: 'error', method: 'POST', message: 'That alias is taken. Please choose another one.' });
+    const r = await runCli(['apply', '-f', file, '--yes'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^linkctl: link "held-elsewhere": That alias is taken\. Please choose another one\.\nhint: aliases are unique across all the accounts of a server/m);
+  });
+});
+
+describe('a wifi code exported without its password (issue 53, 3)', () => {
+  const fx = useSandbox();
+
+  it('travels whole with its password as ${env:NAME}: plan is clean, apply reads the variable, a missing one is named', async () => {
+    const exported = await runCli(['export'], { env: fx.env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/- name: Office wifi\n {4}type: wifi\n {4}data:\n {6}ssid: Guest\n {6}pass: "\$\{env:WIFI_PASSWORD_OFFICE_WIFI\}"\n {6}encryption: WPA\n/);
+    expect(exported.stdout + exported.stderr).not.toContain('welcome123');
+    expect((await runCli(['plan', '-f', '-'], { env: fx.env, stdin: exported.stdout })).stdout).toBe('No changes: the account matches the file.\n');
+
+    const target = await startSandbox({ port: 0, rateLimit: null, seed: { empty: true } });
+    try {
+      const env = { LINKCTL_BASE_URL: target.url, LINKCTL_API_KEY: target.key, LINKCTL_CONFIG_DIR: fx.configDir };
+      const missing = await runCli(['apply', '-f', '-', '--yes'], { env, stdin: exported.stdout });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/^  <stdin>:\d+:\d+: qr\[\d\]\.data\.pass: the environment variable WIFI_PASSWORD_OFFICE_WIFI is not set \(the wifi password is given as \$\{env:WIFI_PASSWORD_OFFICE_WIFI\}\)/m);
+      expect(target.requests.filter((q) => q.method !== 'GET')).toEqual([]);
+      const applied = await runCli(['apply', '-f', '-', '--yes', '--json'], { env: { ...env, WIFI_PASSWORD_OFFICE_WIFI: 'from-the-env-1' }, stdin: exported.stdout });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(target.requests.find((q) => q.path === '/api/qr/add' && (q.body as { name: string }).name === 'Office wifi')!.body).toMatchObject({ type: 'wifi', data: { ssid: 'Guest', pass: 'from-the-env-1', encryption: 'WPA' } });
+      expect(applied.stdout + applied.stderr).not.toContain('from-the-env-1');
+      // A change of the network shows the reference, never a password (neither the file's nor the code's).
+      const edited = exported.stdout.replace('ssid: Guest', 'ssid: Guest-2');
+      const plan = await runCli(['plan', '-f', '-'], { env: { ...env, WIFI_PASSWORD_OFFICE_WIFI: 'from-the-env-1' }, stdin: edited });
+      expect(plan.stdout).toContain('~ QR code Office wifi: data {"ssid":"Guest","pass":"(not shown)","encryption":"WPA"} → {"ssid":"Guest-2","pass":"${env:WIFI_PASSWORD_OFFICE_WIFI}","encryption":"WPA"}');
+      expect(plan.stdout + plan.stderr).not.toContain('from-the-env-1');
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('a code that holds what the product made of its data (made elsewhere) is said on stderr and beside it, not carried on in silence (issue 55, 1)', async () => {
+    // Made by another client: the product writes the password unescaped and HTML-cleaned.
+    await fetch(`${fx.sandbox.url}/api/qr/add`, { method: 'POST', headers: { Authorization: `Bearer ${fx.sandbox.key}` }, body: JSON.stringify({ type: 'wifi', name: 'Cafe', data: { ssid: 'Cafe Guest', pass: 's3cr;t,pw"', encryption: 'WPA' } }) });
+    const r = await runCli(['export', '--include-secrets'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning: 1 QR code holds what the product made of its data, not what was given (the file says how beside it; apply would make it again as it is): "Cafe".');
+    expect(r.stdout).toContain('# read from its image: the code\'s text has parts that are no field ("t,pw&quot"): the product writes wifi fields without escaping');
   });
 });
 

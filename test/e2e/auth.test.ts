@@ -200,8 +200,8 @@ describe.skipIf(process.platform !== 'linux')('without a system keychain (Linux 
     expect(r.stdout).toMatch(/in the config file\.\n$/);
     expect(configOf(dir).profiles.default).toEqual({ baseUrl: fx.sandbox.url, apiKey: fx.sandbox.key });
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
-    // Using the key says nothing more.
-    const list = await runCli(['qr', 'list', '--json'], { env: { LINKCTL_CONFIG_DIR: dir } });
+    // Using the key says nothing more (a campaign list: one request, no note of its own).
+    const list = await runCli(['campaign', 'list', '--json'], { env: { LINKCTL_CONFIG_DIR: dir } });
     expect(list.code).toBe(0);
     expect(list.stderr).toBe('');
   });
@@ -292,7 +292,7 @@ describe('auth status, switch and logout', () => {
 
   it('uses the chosen profile for requests, and rejects an unknown one with exit 7', async () => {
     const { env } = await loggedIn();
-    const r = await runCli(['qr', 'list', '--json', '--profile', 'default'], { env });
+    const r = await runCli(['campaign', 'list', '--json', '--profile', 'default'], { env });
     expect(r.code).toBe(0);
     expect(fx.sandbox.requests).toHaveLength(1);
     const unknown = await runCli(['qr', 'list', '-p', 'staging'], { env });

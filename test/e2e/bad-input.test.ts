@@ -43,7 +43,8 @@ const CASES: Case[] = [
   { args: ['link', 'add', 'https://example.com', '--expiry', '2020-01-01 00:00:00'], given: 'got "2020-01-01 00:00:00"', allowed: 'must be in the future', hint: 'give a later date and time' },
   { args: ['link', 'add', 'https://example.com', '--expiry', '2027-02-30 10:00:00'], given: 'got "2027-02-30 10:00:00"', allowed: '"YYYY-MM-DD HH:MM:SS"', hint: 'e.g. --expiry' },
   { args: ['qr', 'add', '--type', 'link', '--data', 'https://example.com', '--foreground', 'red'], given: 'got "red"', allowed: '#RRGGBB or rgb(r,g,b)', hint: "e.g. --foreground '#112233'" },
-  { args: ['channel', 'add', '--name', 'Press', '--color', 'blue'], given: 'got "blue"', allowed: 'a colour #RRGGBB', hint: "e.g. --color '#1e88e5'" },
+  // (any colour text is a colour to the product: issue 55; an empty one is none)
+  { args: ['channel', 'add', '--name', 'Press', '--color', ' '], given: 'got " "', allowed: '--color must not be empty', hint: 'give the text after --color' },
   { args: ['link', 'add', 'https://example.com', '--geo', 'Canada'], given: 'got "Canada"', allowed: '--geo must be KEY=VALUE', hint: 'e.g. --geo Canada=https://example.ca' },
   { args: ['account', 'update', '--email', 'me-at-example.com'], given: 'got "me-at-example.com"', allowed: 'an email address such as me@example.com', hint: 'one @ and a domain' },
   { args: ['qr', 'add', '--type', 'sms', '--phone', 'call me'], given: 'got "call me"', allowed: 'a phone number (digits, optional leading +)', hint: 'e.g. --phone +15551234567' },
@@ -52,9 +53,9 @@ const CASES: Case[] = [
   { args: ['sandbox', 'serve', '--rate-limit', 'fast'], given: 'got "fast"', allowed: 'N/SECONDS such as 30/60, or off', hint: 'e.g. --rate-limit 30/60' },
   { args: ['link', 'qr', '1', '--file', 'poster.gif'], given: 'got "poster.gif"', allowed: 'must end in .png or .svg', hint: 'e.g. --file poster.png' },
   // conflicting or missing flags
-  { args: ['link', 'get'], given: 'got neither', allowed: 'a link id or --short URL', hint: 'e.g. linkctl link get 42, or linkctl link get --short go.example.com/abc' },
-  { args: ['link', 'get', '1', '--short', 'go.example.com/abc'], given: 'got the id 1 and --short go.example.com/abc', allowed: 'a link id or --short, not both', hint: 'e.g. linkctl link get 42' },
-  { args: ['link', 'qr'], given: 'got neither', allowed: 'a link id or --short URL', hint: 'e.g. linkctl link qr 42' },
+  { args: ['link', 'get'], given: 'got neither', allowed: 'a link (id, alias or short URL) or --short URL', hint: 'e.g. linkctl link get 42, linkctl link get spring-sale, or linkctl link get --short go.example.com/abc' },
+  { args: ['link', 'get', '1', '--short', 'go.example.com/abc'], given: 'got 1 and --short go.example.com/abc', allowed: 'a link (id, alias or short URL) or --short, not both', hint: 'e.g. linkctl link get 42' },
+  { args: ['link', 'qr'], given: 'got neither', allowed: 'a link (id, alias or short URL) or --short URL', hint: 'e.g. linkctl link qr 42' },
   { args: ['link', 'add', 'https://example.com', '--public', '--private'], given: '--public and --private', allowed: 'give one of them', hint: 'links are private unless --public is given' },
   { args: ['--json', '-o', 'csv', 'qr', 'list'], given: '--json and --output csv', allowed: 'give one of them', hint: 'use --json alone' },
   { args: ['qr', 'download', '1', '--dir', 'codes'], given: '--dir is for --from -', allowed: 'for one code give --file', hint: 'e.g. linkctl qr download 12 --file codes/menu.png' },

@@ -55,12 +55,12 @@ describe('text made safe at every output (finding 9)', () => {
 });
 
 describe('exports hold no secret and name no package (finding 14)', () => {
-  it('a wifi code\'s password read from its image is not written: the code is a reference, said why; --include-secrets writes it', async () => {
+  it('a wifi code\'s password read from its image is not written: a reference to the environment in its place (issue 53, 3), said; --include-secrets writes it', async () => {
     const r = await runCli(['export'], { env: fx.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('welcome123');
-    expect(r.stdout).toMatch(/# not read from its image \(its content holds a wifi password, which an export leaves out \(--include-secrets writes it\)\): a reference only\n {2}- name: Office wifi\n/);
-    expect(r.stderr).toContain(`1 QR code holds a secret and is written by name only (--include-secrets writes it): "Office wifi" (its content holds a wifi password).`);
+    expect(r.stdout).toMatch(/- name: Office wifi\n {4}type: wifi\n {4}data:\n {6}ssid: Guest\n {6}pass: "\$\{env:WIFI_PASSWORD_OFFICE_WIFI\}"\n/);
+    expect(r.stderr).toContain('note: 1 wifi QR code\'s password is written as a reference to the environment (--include-secrets writes it); apply reads it from: WIFI_PASSWORD_OFFICE_WIFI ("Office wifi").');
     const file = join(tempDir(), 'account.yaml');
     const included = await runCli(['export', '--include-secrets', '--file', file], { env: fx.env });
     expect(included.code, included.stderr).toBe(0);

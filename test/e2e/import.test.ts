@@ -34,7 +34,8 @@ const ROUND_TRIPS: Record<string, Expected> = {
       // A custom back-half is the alias; the generated one stays in a comment.
       'spring-sale': { url: 'https://sandbox.localhost/sale', title: 'Spring sale', tags: ['Spring'] },
       '4kLmNop': { url: 'https://example.com/docs/getting-started', title: 'Docs, getting started', tags: ['Docs'] },
-      pricing: { url: 'https://example.com/pricing', title: 'Pricing' },
+      // (an alias the product reserves, such as `pricing`, cannot be imported: see the collisions)
+      plans: { url: 'https://example.com/pricing', title: 'Pricing' },
     },
     // the product 7.7 stores a campaign name with a capital first letter (real-servers.md, fact 29)
     groups: { kind: 'campaign', names: ['Docs', 'Spring'] },
@@ -62,7 +63,7 @@ const ROUND_TRIPS: Record<string, Expected> = {
     links: {
       summer: { url: 'https://example.com/summer', description: 'Summer campaign landing page' },
       'promo-code': { url: 'https://example.com/promo?code=KUTT' },
-      faq: { url: 'https://example.com/help/faq', description: 'Questions, answered' },
+      questions: { url: 'https://example.com/help/faq', description: 'Questions, answered' },
     },
   },
   dub: {
@@ -171,14 +172,14 @@ describe('the file', () => {
     const r = await runMain(['import', 'bitly', fixture('bitly.csv')], { env: empty.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('  # Bitly line 2 · id bit.ly/3xYzAbc · created 2024-03-01T10:00:00+0000 · on bit.ly · tags spring, sale\n  # also https://bit.ly/3xYzAbc in Bitly\n  - alias: spring-sale\n');
-    expect(r.stdout).toContain('# archived in Bitly\n  - alias: pricing\n');
+    expect(r.stdout).toContain('# archived in Bitly\n  - alias: plans\n');
     // --tags-to none (the default): tags stay comments, and the file names no campaign or channel.
     expect(parse(r.stdout)).toEqual({
       version: 1,
       links: [
         { alias: 'spring-sale', url: 'https://sandbox.localhost/sale', title: 'Spring sale' },
         { alias: '4kLmNop', url: 'https://example.com/docs/getting-started', title: 'Docs, getting started' },
-        { alias: 'pricing', url: 'https://example.com/pricing', title: 'Pricing' },
+        { alias: 'plans', url: 'https://example.com/pricing', title: 'Pricing' },
       ],
     });
   });
@@ -210,11 +211,11 @@ describe('the file', () => {
       expect(seeded.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/domains', 'GET /api/urls']);
       // The seeded account has spring-sale for the same destination: nothing to do for it.
       expect(r.stdout).toContain('# already in the account with this destination: nothing to do');
-      expect(r.stdout).toContain('  - alias: pricing\n    domain: https://go.example.com\n');
+      expect(r.stdout).toContain('  - alias: plans\n    domain: https://go.example.com\n');
       expect(r.stdout).toContain('· on bit.ly, which the target account does not have · tags spring, sale');
       const plan = await runMain(['plan', '-f', '-', '--json'], { env, stdin: r.stdout });
       expect(plan.code, plan.stderr).toBe(0);
-      expect(JSON.parse(plan.stdout).changes.map((c: { key: string }) => c.key)).toContain('https://go.example.com/pricing');
+      expect(JSON.parse(plan.stdout).changes.map((c: { key: string }) => c.key)).toContain('https://go.example.com/plans');
     } finally {
       await seeded.close();
     }
@@ -274,6 +275,39 @@ hint: nothing was written; --on-collision suffix renames them`);
     expect(r.stderr).toContain(`note: ${input}:5: skipped: alias "Spring" is also at line 2`);
     expect(r.stderr.match(/skipped/g)).toHaveLength(2);
     expect(parse(r.stdout).links.map((l: Rec) => l.alias)).toEqual(['spring', 'bad-alias', 'spring-2', 'keep-me']);
+  });
+
+  it('aliases the product reserves for its pages (any letter case) or refuses for a word of its filter: named with their lines before anything is written (issue 55, 6)', async () => {
+    const reserved = join(dir, 'reserved.csv');
+    writeFileSync(reserved, 'url,alias\nhttps://example.com/faq,FAQ\nhttps://example.com/p,Pricing\nhttps://example.com/b,dickens-books\nhttps://example.com/f,fine-one\n');
+    const r = await runMain(['import', 'csv', reserved, '--map', 'url=url,alias=alias'], { env: empty.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`linkctl: 3 links cannot keep their alias:
+  ${reserved}:2: alias "FAQ" is reserved for a page of the product's own, which servers refuse ("That alias is reserved.")
+  ${reserved}:3: alias "Pricing" is reserved for a page of the product's own, which servers refuse ("That alias is reserved.")
+  ${reserved}:4: alias "dickens-books" holds "dick", a word of the product's alias filter, which servers refuse ("Inappropriate aliases are not allowed.")
+`);
+    expect(sent(empty.sandbox).filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('csv as people write it (issue 55, low)', () => {
+  it('a header naming the parts needs no --map; an expiry part; a column no part takes is said, not dropped in silence', async () => {
+    const input = join(dir, 'plain.csv');
+    writeFileSync(input, 'url,alias,title,Expires,Owner\nhttps://example.com/a,plain-a,A,2031-01-02,ann\nhttps://example.com/b,plain-b,B,,bob\n');
+    const r = await runMain(['import', 'csv', input], { env: empty.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`note: ${input}: not imported, as no part of the map takes them: "Expires", "Owner"; the parts are url, alias, short, domain, title, description, tags, id, created, clicks, expiry (--map "url=...,alias=...,expiry=Expires").`);
+    expect(parse(r.stdout).links).toEqual([{ alias: 'plain-a', url: 'https://example.com/a', title: 'A' }, { alias: 'plain-b', url: 'https://example.com/b', title: 'B' }]);
+    const mapped = await runMain(['import', 'csv', input, '--map', 'url=url,alias=alias,title=title,expiry=Expires'], { env: empty.env });
+    expect(mapped.code, mapped.stderr).toBe(0);
+    expect(mapped.stderr).toContain('"Owner"');
+    expect(parse(mapped.stdout).links[0]).toEqual({ alias: 'plain-a', url: 'https://example.com/a', title: 'A', expiry: '2031-01-02 00:00:00' });
+    const bad = join(dir, 'bad-expiry.csv');
+    writeFileSync(bad, 'url,alias,expiry\nhttps://example.com/c,plain-c,next week\n');
+    const refused = await runMain(['import', 'csv', bad], { env: empty.env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${bad}:2: the expiry "next week" is not a date: give YYYY-MM-DD HH:MM:SS (or YYYY-MM-DD)`);
   });
 });
 

@@ -70,7 +70,7 @@ describe('link qr', () => {
     [['link', 'qr', '1', '--file', 'x.gif'], /--file must end in \.png or \.svg/],
     [['link', 'qr', '1', '--size', '400'], /--size apply to image files/],
     [['link', 'qr', '1', '--margin', '-1'], /--margin must be a whole number/],
-    [['link', 'qr'], /give a link id or --short URL/],
+    [['link', 'qr'], /give a link \(id, alias or short URL\) or --short URL/],
   ])('refuses %j with exit 2, sending nothing', async (args, message) => {
     const r = await runMain(args, { env: fx.env });
     expect(r.code).toBe(2);

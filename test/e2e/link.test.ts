@@ -167,6 +167,17 @@ for (const quirks of [false, true]) {
       expect(r.stderr).toBe('note: the server rewrote the alias "bad alias!" as "bad-alias" (servers turn spaces, most punctuation and _ into -)\n');
     });
 
+    it('notes an alias the server rewrote on update too, and a --from row names the link by its stored alias (issue 55, low)', async () => {
+      const r = await runCli(['link', 'update', '2', '--alias', 'Docs_V3', '--yes', '-q'], { env: fx.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('note: the server rewrote the alias "Docs_V3" as "Docs-V3" (servers turn spaces, most punctuation and _ into -)\n');
+      const rows = join(tempDir(), 'rows.csv');
+      writeFileSync(rows, `url,alias\n${'https://sandbox.localhost/sale'},Docs_V3\n`);
+      const again = await runCli(['link', 'add', '--from', rows, '--if-exists', 'skip'], { env: fx.env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`link 2 (${fx.sandbox.url}/Docs-V3) already has the alias "Docs-V3" ("Docs_V3" as servers store it) and this destination`);
+    });
+
     it('never sends an add twice when the answer is lost, and says how to check (exit 6)', async () => {
       fx.sandbox.injectFault({ kind: 'reset-after-body', method: 'POST' });
       const r = await runCli(['link', 'add', "https://example.org/it's"], { env: fx.env });
@@ -481,6 +492,8 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', 'ftp://example.org/x'], /URL must start with http:\/\/ or https:\/\//],
     [['link', 'add', url, '--geo', 'Canada'], /--geo must be KEY=VALUE, got "Canada"/],
     [['link', 'add', url, '--geo', 'Canada=example.ca'], /--geo must be a URL starting with http/],
+    // the product matches English country names: a code it would store as `xx` never fires (issue 55, low)
+    [['link', 'add', url, '--geo', 'XX=https://example.com/x'], /^linkctl: --geo XX: not a country code, and the product matches countries by their English name\nhint: give the country's name/],
     [['link', 'add', url, '--redirect', 'direct', '--splash', '1'], /--redirect and --splash each set the redirect type; give one of them/],
     [['link', 'add', url, '--splash', '1', '--overlay', '2'], /--splash and --overlay each set the redirect type/],
     [['link', 'add', url, '--public', '--private'], /--public and --private contradict each other/],
@@ -489,15 +502,20 @@ describe('link input validation (exit 2, nothing sent)', () => {
     [['link', 'add', url, '--param', '=x'], /--param must be KEY=VALUE/],
     [['link', 'add', url, '--alias', 'ab'], /--alias must have at least 3 characters, got "ab"\nhint: servers refuse shorter aliases/],
     [['link', 'update', '1', '--alias', ' x '], /--alias must have at least 3 characters/],
-    [['link', 'get'], /give a link id or --short URL: got neither/],
-    [['link', 'get', '1', '--short', 'https://go.sandbox.localhost/x'], /give a link id or --short, not both: got the id 1 and --short https:\/\/go\.sandbox\.localhost\/x/],
-    [['link', 'get', 'abc'], /ID must be a positive integer/],
+    [['link', 'get'], /give a link \(id, alias or short URL\) or --short URL: got neither/],
+    [['link', 'get', '1', '--short', 'https://go.sandbox.localhost/x'], /give a link \(id, alias or short URL\) or --short, not both: got 1 and --short https:\/\/go\.sandbox\.localhost\/x/],
+    [['link', 'get', '0'], /ID must be a positive integer/],
     [['link', 'update', '1'], /nothing to change/],
     [['link', 'update', '1', '--url', 'example.com'], /--url must be a URL starting with http/],
     [['link', 'update', '1', '--clear', 'status'], /--clear must be one of geo, device, expiry, meta-title, meta-description, domain, campaign, channel, password, pixels/],
     [['link', 'add', url, '--if-exists', 'ignore'], /--if-exists must be one of fail, return, update, skip; got "ignore"/],
     [['link', 'get', '--short', 'ftp://go.sandbox.localhost/x'], /--short must start with http:\/\/ or https:\/\//],
     [['link', 'delete', '0', '--yes'], /ID must be a positive integer/],
+    // what the product refuses, named before anything is sent (issue 55, 6)
+    [['link', 'add', url, '--alias', 'FAQ'], /^linkctl: --alias "FAQ" is reserved: the product keeps it for a page of its own \("That alias is reserved\. Please choose another one\."\)\n/],
+    [['link', 'add', url, '--alias', 'sitemap.xml'], /--alias "sitemap\.xml" is reserved/],
+    [['link', 'update', '1', '--alias', 'Pricing', '--yes'], /--alias "Pricing" is reserved/],
+    [['link', 'add', url, '--alias', 'Dickens-Books'], /^linkctl: --alias "Dickens-Books" holds "dick", a word of the product's alias filter: servers refuse it \("Inappropriate aliases are not allowed\."\)\n/],
   ])('%j exits 2', async (args, message) => {
     const r = await runCli(args, { env: fx.env });
     expect(r.stderr).toMatch(message);
@@ -514,6 +532,50 @@ describe('link input validation (exit 2, nothing sent)', () => {
       expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual([`GET ${list}`]);
       fx.sandbox.requests.length = 0;
     }
+  });
+
+  it('an alias another user holds: the error names the alias and says so (issue 55, 6)', async () => {
+    fx.sandbox.injectFault({ kind: 'error', method: 'POST', message: 'That alias is taken. Please choose another one.' });
+    const r = await runCli(['link', 'add', url, '--alias', 'held-by-user-2'], { env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^linkctl: alias "held-by-user-2": That alias is taken\. Please choose another one\. No link of this account has it: another account of this server holds it; nothing was created\nhint: aliases are unique across all the accounts of a server/);
+  });
+
+  it('--geo takes a two-letter country code and sends the country\'s name, as the product matches it (issue 55, low)', async () => {
+    const r = await runCli(['link', 'add', 'https://example.org/fr', '--geo', 'FR=https://example.fr', '--geo', 'us=https://example.com/us', '-q'], { env: fx.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fx.sandbox.requests.find((q) => q.path === '/api/url/add')?.body).toMatchObject({ geotarget: [{ location: 'France', link: 'https://example.fr' }, { location: 'United States', link: 'https://example.com/us' }] });
+  });
+
+  it('a link by its alias or short URL wherever an id is taken, by one lookup (issue 53, 8)', async () => {
+    const get = await runCli(['link', 'get', 'spring-sale', '--json'], { env: fx.env });
+    expect(get.code, get.stderr).toBe(0);
+    expect(JSON.parse(get.stdout).details).toMatchObject({ id: 2, alias: 'spring-sale' });
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/urls', 'GET /api/url/2']);
+    const short = `${fx.sandbox.url.replace(/^http:\/\//, '')}/spring-sale`;
+    expect(JSON.parse((await runCli(['link', 'get', short, '--json'], { env: fx.env })).stdout).details.id).toBe(2);
+    const qr = await runCli(['link', 'qr', `${fx.sandbox.url}/docs`, '--file', join(tempDir(), 'docs.svg')], { env: fx.env });
+    expect(qr.code, qr.stderr).toBe(0);
+    fx.sandbox.requests.length = 0;
+    const update = await runCli(['link', 'update', 'spring-sale', '--meta-title', 'Spring', '--yes', '-q'], { env: fx.env });
+    expect(update.code, update.stderr).toBe(0);
+    expect(fx.sandbox.requests.find((q) => q.method === 'PUT')?.path).toBe('/api/url/2/update');
+    const removed = await runCli(['link', 'delete', 'spring-sale', '--yes'], { env: fx.env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.method === 'DELETE').map((q) => q.path)).toEqual(['/api/url/2/delete']);
+    const missing = await runCli(['link', 'get', 'no-such-alias'], { env: fx.env });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toBe('linkctl: no link of this account has the alias "no-such-alias"\nhint: see `linkctl link list --search no-such-alias`; an id works too\n');
+  });
+
+  it('two pixel names in one command: both found from one read of the pixels (issue 55, 3: the second lookup took a read in flight for one done)', async () => {
+    expect((await runCli(['pixel', 'add', '--type', 'gtmpixel', '--name', 'GTM container', '--tag', 'GTM-ABC12'], { env: fx.env })).code).toBe(0);
+    fx.sandbox.requests.length = 0;
+    const r = await runCli(['link', 'add', 'https://example.org/two-pixels', '--pixel', 'GTM container', '--pixel', 'main ANALYTICS', '-q'], { env: fx.env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(fx.sandbox.requests.filter((q) => q.path === '/api/pixels')).toHaveLength(1);
+    expect(fx.sandbox.requests.find((q) => q.path === '/api/url/add')?.body).toMatchObject({ pixels: [2, 1] });
   });
 
   it('a pixel, campaign or channel id the account lacks: exit 2 naming the id, on add and update (the product would drop it and answer success); only its list is read', async () => {
@@ -569,5 +631,42 @@ describe('link input validation (exit 2, nothing sent)', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`Examples:\\n {2}\\$ linkctl link ${command}\\b`));
     }
+  });
+});
+
+describe('a plain (non-admin) user on the product 7.7 (real-servers.md, 39)', () => {
+  const fx = useSandbox();
+
+  it('cannot shorten a URL on the server\'s own host, whatever its port: the server\'s words and a hint saying why (issue 55, low)', async () => {
+    const own = `${fx.sandbox.url.replace(/:\d+$/, ':8099')}/pricing-page`;
+    const env = { ...fx.env, LINKCTL_API_KEY: fx.sandbox.userKey }; // the sandbox's plain user
+    const r = await runCli(['link', 'add', own], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('linkctl: You cannot shorten URLs of this website.\nhint: only an admin of the server can shorten a URL on the server\'s own host\n');
+    expect(fx.sandbox.requests.filter((q) => q.method === 'POST')).toHaveLength(1);
+    const elsewhere = await runCli(['link', 'add', 'https://example.org/fine', '-q'], { env });
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    // the administrator may
+    expect((await runCli(['link', 'add', own, '-q'], { env: fx.env })).code).toBe(0);
+  });
+});
+
+describe('a country breakdown that does not add up to the clicks (issue 53, 8)', () => {
+  it('gets an (unknown) row for the visits no country was known for, on a terminal and in a pipe', async ({ onTestFinished }) => {
+    // A server of the test's own: the product counts only visits with a known country in topCountries.
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ error: 0, id: 1, details: { id: 1, alias: 'promo', shorturl: 'https://go.example.invalid/promo' }, data: { clicks: 10, uniqueClicks: 9, topCountries: { Canada: 6 }, topBrowsers: { Firefox: 10 } } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const env = { LINKCTL_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, LINKCTL_API_KEY: 'k-0123456789', LINKCTL_CONFIG_DIR: tempDir() };
+    const piped = await runCli(['link', 'get', '1'], { env });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toContain('topCountries.Canada\t6\ntopCountries.(unknown)\t4\n');
+    expect(piped.stdout).toContain('topBrowsers.Firefox\t10\n'); // only countries: a browser is always known
+    const tty = await runMain(['link', 'get', '1', '--no-color'], { env, tty: true });
+    expect(tty.stdout).toMatch(/Top countries\n {2}Canada +█+ +6\n {2}\(unknown\) +█+ +4\n/);
   });
 });

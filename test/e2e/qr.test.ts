@@ -1,21 +1,36 @@
 /** QR codes end to end: the built CLI against the sandbox, in both of its modes. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli, runMain, sent, useSandbox } from '../helpers.js';
+
+const NO_SCANS = "Note: text, sms and wifi codes count no scans (their image holds the content, not a short link), so their scans are unknown; servers answer another link's clicks for them.";
 
 for (const quirks of [false, true]) {
   describe(`qr against the sandbox (${quirks ? 'real-server quirks' : 'documented shapes'})`, () => {
     const fx = useSandbox({ quirks });
 
-    it('lists codes as JSON records, as the API returned them', async () => {
+    it('lists codes as JSON records, as the API returned them; each code read once ever to learn whether it counts scans', async () => {
       const r = await runCli(['qr', 'list', '--json', '--limit', '2'], { env: fx.env });
-      expect(r.stderr).toBe('page 1 of 2 (2 of 3 records); --all for every record\n');
+      expect(r.stderr).toBe(`page 1 of 2 (2 of 3 records); --all for every record\n${quirks ? `${NO_SCANS}\n` : ''}`);
       expect(r.code).toBe(0);
       const records = JSON.parse(r.stdout);
       expect(records).toHaveLength(2);
       // 7.7 lists codes oldest first (fact 2); the documented mode newest first
       expect(records.map((q: { name: string }) => q.name)).toEqual(quirks ? ['Restaurant menu', 'Greeting'] : ['Office wifi', 'Greeting']);
-      expect(sent(fx.sandbox)).toEqual([{ method: 'GET', path: '/api/qr', query: { limit: '2' }, body: undefined }]);
+      // The product answers another link's clicks as the scans of text and wifi codes: unknown (issue 55, 4).
+      expect(records.map((q: { scans: number | null }) => q.scans)).toEqual(quirks ? [128, null] : [0, 7]);
+      expect(sent(fx.sandbox).map((q) => `${q.method} ${q.path}`).sort()).toEqual(quirks ? ['GET /api/qr', 'GET /api/qr/1', 'GET /api/qr/2'] : ['GET /api/qr', 'GET /api/qr/2', 'GET /api/qr/3']);
       expect(fx.sandbox.requests[0]!.headers.authorization).toBe(`Bearer ${fx.sandbox.key}`);
+      fx.sandbox.requests.length = 0;
+      // Known now: the next list is one request; a code `qr add` made is known without a read.
+      expect((await runCli(['qr', 'add', '--type', 'sms', '--phone', '+15551234', '--message', 'hi', '--name', 'Texts'], { env: fx.env })).code).toBe(0);
+      const again = await runCli(['qr', 'list', '--json'], { env: fx.env });
+      const scans = Object.fromEntries(JSON.parse(again.stdout).map((q: { name: string; scans: number | null }) => [q.name, q.scans]));
+      expect(scans).toEqual(quirks ? { Texts: null, 'Office wifi': null, Greeting: null, 'Restaurant menu': 128 } : { Texts: null, 'Office wifi': 0, Greeting: 7, 'Restaurant menu': 128 }); // an sms code made here counts none by its type, whatever the server's shapes
+      // (qr add reads the new code back from its image: issue 55, 1)
+      // the one code not read yet (Office wifi in 7.7's order, the menu in the documented one) is read now
+      expect(sent(fx.sandbox).map((q) => `${q.method} ${q.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE')}`)).toEqual(['POST /api/qr/add', 'GET /qr/IMAGE', 'GET /api/qr', quirks ? 'GET /api/qr/3' : 'GET /api/qr/1']);
     });
 
     it('prints plain tab-separated rows in a pipe, ids first', async () => {
@@ -31,8 +46,11 @@ for (const quirks of [false, true]) {
       const r = await runCli(['qr', 'add', '--type', 'link', '--data', 'https://sandbox.localhost/menu', '--name', 'Menu', '--background', '#ffffff', '--foreground', 'rgb(1, 2, 3)', '--json'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(sent(fx.sandbox)).toEqual([
+      expect(sent(fx.sandbox).map((q) => ({ ...q, path: q.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE').replace(/^\/q\w+$/, '/SHORT') }))).toEqual([
         { method: 'POST', path: '/api/qr/add', query: {}, body: { type: 'link', data: 'https://sandbox.localhost/menu', name: 'Menu', background: 'rgb(255,255,255)', foreground: 'rgb(1,2,3)' } },
+        // read back from its image (and its short link, asked as a crawler) to confirm what it holds (issue 55, 1)
+        { method: 'GET', path: '/qr/IMAGE', query: {}, body: undefined },
+        { method: 'GET', path: '/SHORT', query: {}, body: undefined },
       ]);
       const created = JSON.parse(r.stdout);
       expect(Number(created.id)).toBeGreaterThan(0);
@@ -50,7 +68,7 @@ for (const quirks of [false, true]) {
       const r = await runCli(['qr', 'add', ...flags], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(fx.sandbox.requests.at(-1)!.body).toMatchObject({ data });
+      expect(fx.sandbox.requests.find((q) => q.method === 'POST')!.body).toMatchObject({ data });
     });
 
     it('shows a code with its statistics as bars on a terminal, and only its fields in a pipe', async () => {
@@ -113,7 +131,8 @@ for (const quirks of [false, true]) {
     });
 
     it('updates the data and style of a code', async () => {
-      const r = await runCli(['qr', 'update', '1', '--type', 'link', '--data', 'https://example.com/new', '--background', '#000000'], { env: fx.env });
+      // (a light background: black on black would not scan, and the read-back would say so)
+      const r = await runCli(['qr', 'update', '1', '--type', 'link', '--data', 'https://example.com/new', '--background', '#fafafa'], { env: fx.env });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('QR has been updated successfully.\n');
@@ -122,7 +141,10 @@ for (const quirks of [false, true]) {
         { method: 'GET', path: '/api/qr/1', query: {}, body: undefined },
         { method: 'GET', path: '/qr/IMAGE', query: {}, body: undefined },
         { method: 'GET', path: '/SHORT', query: {}, body: undefined },
-        { method: 'PUT', path: '/api/qr/1/update', query: {}, body: { type: 'link', data: 'https://example.com/new', background: 'rgb(0,0,0)' } },
+        { method: 'PUT', path: '/api/qr/1/update', query: {}, body: { type: 'link', data: 'https://example.com/new', background: 'rgb(250,250,250)' } },
+        // read back after the update (issue 55, 1)
+        { method: 'GET', path: '/qr/IMAGE', query: {}, body: undefined },
+        { method: 'GET', path: '/SHORT', query: {}, body: undefined },
       ]);
     });
 
@@ -158,11 +180,51 @@ describe('qr input validation (nothing is sent)', () => {
     [['qr', 'update', '3', '--type', 'text', '--data', 'x', '--name', 'Menu'], /--name: the API cannot rename a QR code/],
     [['qr', 'update', '3', '--type', 'text'], /--type text alone changes nothing: the API cannot change a code's type \(servers ignore it\); --type only shapes the data flags\nhint: to change a code's name or type, delete it/],
     [['qr', 'list', '--limit', '-5'], /--limit must be a positive integer|error: option/],
+    // what the product would put in the code is not what was given (real-servers.md, 23b; issue 55, 1)
+    [['qr', 'add', '--type', 'wifi', '--ssid', 'Cafe Guest', '--wifi-password', 's3cr;t,pw"'], /^linkctl: the code would not hold what was given \(the product mangles ; , "\): --wifi-password "s3cr;t,pw\\"" would read as "s3cr"; nothing was sent\nhint: the product writes a wifi code's fields without escaping/],
+    [['qr', 'add', '--type', 'vcard', '--first-name', 'José', '--last-name', "O'Neil"], /^linkctl: the code would not hold what was given \(the product mangles '\): --first-name "José" would read as "Neil"; --last-name "O'Neil" would read as "O&#039"; nothing was sent\n/],
+    [['qr', 'add', '--type', 'wifi', '--data-json', '{"ssid":"Cafe","pass":"a\\\\b","encryption":"WPA"}'], /--data-json's "pass" "a\\\\b" would read as "ab"/],
+    [['qr', 'update', '3', '--ssid', 'Office', '--wifi-password', 'it\'s'], /--wifi-password "it's" would read as "it&#039"/],
   ])('%j exits 2', async (args, message) => {
     const r = await runCli(args, { env: fx.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(fx.sandbox.requests).toHaveLength(0);
+    expect(fx.sandbox.requests.filter((q) => q.method !== 'GET')).toHaveLength(0); // a qr update reads the code's image first
+  });
+});
+
+describe('qr add and update read the code back from its image (issue 55, 1)', () => {
+  const fx = useSandbox();
+
+  it('a code that holds what was sent: one create, its image (and short link) read, exit 0', async () => {
+    const r = await runCli(['qr', 'add', '--type', 'vcard', '--first-name', 'Ada', '--last-name', 'Lovelace', '--json'], { env: fx.env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(fx.sandbox.requests.map((q) => `${q.method} ${q.path.replace(/^\/qr\/\w+$/, '/qr/IMAGE').replace(/^\/q\w+$/, '/SHORT')}`)).toEqual(['POST /api/qr/add', 'GET /qr/IMAGE', 'GET /SHORT']);
+  });
+
+  it('a code whose image holds something else than what was sent: exit 1 saying what a phone gets', async () => {
+    // A server of the test's own in front of the sandbox that stores another password than it was sent.
+    const server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let body = chunks.length ? Buffer.concat(chunks).toString() : undefined;
+      if (req.url === '/api/qr/add' && body) body = body.replace('"pass":"good-pass-1"', '"pass":"other-pass-2"');
+      const answer = await fetch(`${fx.sandbox.url}${req.url}`, { method: req.method, headers: { authorization: String(req.headers.authorization), 'content-type': 'application/json' }, body, redirect: 'manual' });
+      const text = (await answer.text()).replaceAll(fx.sandbox.url.replaceAll('/', '\\/'), url.replaceAll('/', '\\/')).replaceAll(fx.sandbox.url, url);
+      res.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([k]) => ['content-type', 'location'].includes(k)))).end(text);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await runCli(['qr', 'add', '--type', 'wifi', '--ssid', 'Cafe', '--wifi-password', 'good-pass-1'], { env: { ...fx.env, LINKCTL_BASE_URL: url } });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^id\t4\n/);
+      expect(r.stderr).toBe('linkctl: QR code 4\'s image holds wifi "ssid=Cafe, pass=other-pass-2, encryption=WPA", not the wifi data that was sent ("ssid=Cafe, pass=good-pass-1, encryption=WPA"): a phone scanning it gets the former\n');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

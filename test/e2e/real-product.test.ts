@@ -27,7 +27,8 @@ async function server(options: { empty?: boolean; stringIds?: boolean; state?: R
   }
   const sb = await startSandbox({ port: 0, rateLimit: null, stateFile, stringIds: options.stringIds });
   open.push(sb);
-  const env = { LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: dir };
+  // The seeded wifi code's password travels in an export as ${env:WIFI_PASSWORD_OFFICE_WIFI}: apply reads it (issue 53, 3).
+  const env = { LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: dir, WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' };
   const stored = (alias: string) => (JSON.parse(readFileSync(stateFile, 'utf8')) as { links: Array<Record<string, unknown>> }).links.find((l) => l.alias === alias)!;
   return { sb, env, stored, stateFile };
 }
@@ -164,22 +165,18 @@ describe('what the server would ignore or break is caught before sending', () =>
     expect(writes(sb)).toEqual([]);
   });
 
-  it('an alias the product\'s word list refuses is that command\'s or row\'s clear error, sent once, never retried', async () => {
+  it('an alias the product\'s word list refuses is that command\'s or row\'s clear error, before anything is sent (issue 55, 6)', async () => {
     const { sb, env } = await server();
     const one = await runCli(['link', 'add', 'https://example.com/w', '--alias', 'newone'], { env });
-    expect(one.code).toBe(1);
-    expect(one.stderr).toBe('linkctl: Inappropriate aliases are not allowed.\n');
-    expect(writes(sb)).toHaveLength(1);
-    sb.requests.length = 0;
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/^linkctl: --alias "newone" holds "newone", a word of the product's alias filter: servers refuse it \("Inappropriate aliases are not allowed\."\)\n/);
+    expect(writes(sb)).toHaveLength(0);
     const csv = join(dir, 'words.csv');
     writeFileSync(csv, 'url,alias\nhttps://example.com/a,newone\nhttps://example.com/b,good-one\n');
     const rows = await runCli(['link', 'add', '--from', csv, '--json'], { env });
-    expect(rows.code).toBe(1);
-    expect(JSON.parse(rows.stdout).map((r: { status: string; error?: string }) => [r.status, r.error ?? null])).toEqual([
-      ['failed', 'Inappropriate aliases are not allowed.'],
-      ['created', null],
-    ]);
-    expect(writes(sb).map((r) => (r.body as { custom: string }).custom)).toEqual(['newone', 'good-one']);
+    expect(rows.code).toBe(2);
+    expect(rows.stderr).toContain(`${csv}:2: --alias "newone" holds "newone"`);
+    expect(writes(sb)).toHaveLength(0);
   });
 });
 
@@ -307,7 +304,8 @@ describe('aliases are unique across the accounts of a server', () => {
     const env = { LINKCTL_BASE_URL: `http://127.0.0.1:${(other.address() as { port: number }).port}`, LINKCTL_API_KEY: 'k-0123456789', LINKCTL_CONFIG_DIR: dir };
     const r = await runCli(['link', 'add', 'https://example.com/spring', '--alias', 'promo'], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('linkctl: That alias is taken. Please choose another one.\nhint: aliases are unique across all the accounts of a server, not per account: a link of this account (`linkctl link list --search ALIAS` finds it) or of another one holds it; choose another alias, or, after a move between two accounts, delete the old link first\n');
+    // the alias named, and whose it is once this account was looked up (issue 55, 6)
+    expect(r.stderr).toBe('linkctl: alias "promo": That alias is taken. Please choose another one. No link of this account has it: another account of this server holds it; nothing was created\nhint: aliases are unique across all the accounts of a server, not per account: a link of this account (`linkctl link list --search ALIAS` finds it) or of another one holds it; choose another alias, or, after a move between two accounts, delete the old link first\n');
     expect(seen.filter((s) => s.startsWith('POST'))).toEqual(['POST /api/url/add']);
     expect(seen.filter((s) => s.startsWith('GET /api/urls')).length).toBeGreaterThan(0); // the account read for the alias
   });

@@ -69,7 +69,8 @@ describe('requests per job on a big account', { timeout: 120_000 }, () => {
       for (const link of rows) link.title = `edited ${String(link.alias)}`;
       writeFileSync(file, stringify(account));
       clear(fx);
-      const r = await runCli(['apply', '-f', file, '--yes', '--allow-clear'], { env: fx.env, timeoutMs: 100_000 });
+      // (the wifi code's password travels as ${env:WIFI_PASSWORD_OFFICE_WIFI}: issue 53, 3)
+      const r = await runCli(['apply', '-f', file, '--yes', '--allow-clear'], { env: { ...fx.env, WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' }, timeoutMs: 100_000 });
       expect(r.stderr).toContain(`Plan: 0 to add, ${edited} to change, 0 to delete.`);
       expect(r.code).toBe(0);
       // Each update reads the link's details (targeting, expiry: the list lacks them) and sends it back.
@@ -155,7 +156,7 @@ describe('requests per job: a migration (export | apply to an empty account)', {
     const creates = ['domains', 'pixels', 'campaigns', 'channels', 'links', 'qr'].reduce((n, kind) => n + (account[kind] ?? []).filter((r) => kind !== 'qr' || r.type !== undefined).length, 0);
     const extraChannels = account.links!.reduce((n, l) => n + Math.max(0, ((l.channels as unknown[] | undefined) ?? []).length - 1), 0);
     expect(extraChannels).toBeGreaterThan(0);
-    const r = await runCli(['apply', '-f', '-', '--yes'], { env: target.env, stdin: exported.stdout, timeoutMs: 100_000 });
+    const r = await runCli(['apply', '-f', '-', '--yes'], { env: { ...target.env, WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' }, stdin: exported.stdout, timeoutMs: 100_000 });
     expect(r.code).toBe(0);
     const least = 8 /* one empty page per kind */ + creates + extraChannels;
     expectRequests(target, least, least);

@@ -7,6 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runCli, tempDir } from '../helpers.js';
 
 describe('--sandbox (embedded emulator, state in the config folder)', () => {
+  it('lint finds something to show a newcomer: spring-sale expires within its window (issue 53, 8); after sandbox reset too', async () => {
+    const env = { LINKCTL_CONFIG_DIR: tempDir() };
+    const r = await runCli(['--sandbox', 'lint', '--json'], { env });
+    expect(r.code).toBe(1); // findings
+    expect(JSON.parse(r.stdout).findings).toEqual([expect.objectContaining({ rule: 'expiring', severity: 'warning', record: expect.stringContaining('spring-sale') })]);
+    expect((await runCli(['sandbox', 'reset'], { env })).code).toBe(0);
+    expect((await runCli(['--sandbox', 'lint', '--json'], { env })).code).toBe(1);
+  });
+
   it('keeps what one command creates for the next, until `sandbox reset`', async () => {
     const env = { LINKCTL_CONFIG_DIR: tempDir() };
     const add = await runCli(['--sandbox', 'qr', 'add', '--type', 'text', '--data', 'hello', '--name', 'Kept', '--json'], { env });
@@ -123,12 +132,13 @@ describe('sandbox serve', () => {
     expect(server.stderr()).toMatch(/sandbox listening on http:\/\/127\.0\.0\.1:\d+ \(real-server shapes, pro plan, rate limit 2\/60 s\)/);
     const env = { LINKCTL_BASE_URL: baseUrl, LINKCTL_API_KEY: key, LINKCTL_CONFIG_DIR: tempDir() };
 
-    const list = await runCli(['qr', 'list', '--json'], { env });
+    // (--fields without scans: one request a list, no read of each code: issue 55, 4)
+    const list = await runCli(['qr', 'list', '--json', '--fields', 'id,name'], { env });
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)[0].id).toEqual(expect.any(Number)); // real servers send string ids; --json makes them numbers
     // The third request in the window is over the limit: the client waits for the window, past --max-wait here.
-    await runCli(['qr', 'list', '--json'], { env });
-    const limited = await runCli(['qr', 'list', '--json', '--max-wait', '1'], { env });
+    await runCli(['qr', 'list', '--json', '--fields', 'id,name'], { env });
+    const limited = await runCli(['qr', 'list', '--json', '--fields', 'id,name', '--max-wait', '1'], { env });
     expect(limited.code).toBe(5);
 
     // one line per request on stderr: method, path, status, ms

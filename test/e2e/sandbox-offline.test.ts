@@ -17,10 +17,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = { LINKCTL_CONFIG_DIR: dir };
 const records = (stdout: string) => JSON.parse(stdout) as CheckRecord[];
 /** The page each link leads to: the seeds' (spring-sale leads to the page "sale"), and the test's own. */
-const PAGE: Record<string, string> = { docs: 'docs', 'spring-sale': 'sale', guide: 'guide', faq: 'faq' };
-/** Where each link leads, as stored: the seeds name https, faq is added with http (both schemes name the pages). */
+const PAGE: Record<string, string> = { docs: 'docs', 'spring-sale': 'sale', guide: 'guide', questions: 'faq' };
+/** Where each link leads, as stored: the seeds name https, questions is added with http (both schemes name the pages; `faq` is an alias the product reserves). */
 const DESTINATION: Record<string, string> = {
-  docs: 'https://sandbox.localhost/docs', 'spring-sale': 'https://sandbox.localhost/sale', guide: 'https://sandbox.localhost/guide', faq: 'http://sandbox.localhost/faq',
+  docs: 'https://sandbox.localhost/docs', 'spring-sale': 'https://sandbox.localhost/sale', guide: 'https://sandbox.localhost/guide', questions: 'http://sandbox.localhost/faq',
 };
 const ALLOWED_LINE = /^the sandbox's own address 127\.0\.0\.1:(\d+) is allowed/m;
 
@@ -69,7 +69,7 @@ describe('--sandbox check of links to the sandbox\'s own pages', () => {
   });
 
   it('finds links the user adds to the sandbox\'s pages ok, in a later run on another port', async () => {
-    for (const alias of ['guide', 'faq']) {
+    for (const alias of ['guide', 'questions']) {
       const added = await runCli(['--sandbox', 'link', 'add', DESTINATION[alias]!, '--alias', alias], { env });
       expect(added.code, added.stderr).toBe(0);
     }
@@ -79,7 +79,7 @@ describe('--sandbox check of links to the sandbox\'s own pages', () => {
     expect(r.code, r.stderr).toBe(0);
     const port = ALLOWED_LINE.exec(r.stderr)![1];
     const found = records(r.stdout);
-    expect(found.map((f) => f.alias).sort()).toEqual(['docs', 'faq', 'guide', 'spring-sale']);
+    expect(found.map((f) => f.alias).sort()).toEqual(['docs', 'guide', 'questions', 'spring-sale']);
     for (const record of found) {
       expect(record.status).toBe('ok');
       // the stored placeholder, as the API answers it; requested at the current port

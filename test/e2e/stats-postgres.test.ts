@@ -60,8 +60,9 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as { changed: number; first: boolean };
     });
-    expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 6]);
-    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 6 });
+    // 2 links, the menu's QR code and the campaign: the greeting and the wifi code count no scans (issue 55: unknown, not stored)
+    expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 4]);
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 4 });
     expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 6 }); // click history, link health (its results, then their flags), live events, the ledger, who a write was made as (--as-user)
   }, 120_000);
 

@@ -73,12 +73,13 @@ async function timeline(fx: SandboxFixture): Promise<string> {
 describe('stats snapshot reads each list once, in pages of 1,000', () => {
   const fx = useSandbox({ seed: { links: 2498 } }); // 2,500 links with the demo account's two
 
-  it('⌈2,500/1,000⌉ + 3 requests; the second snapshot stores only the records that changed', async () => {
+  it('⌈2,500/1,000⌉ + 3 requests, and a read of each QR code the first time; the second snapshot stores only the records that changed', async () => {
     const db = freshDb();
     const first = await stats(fx, db, day(1))(['snapshot', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ snapshot: 1, takenAt: '2025-06-01T06:00:00.000Z', links: 2500, qrs: 3, campaigns: 1, changed: 2504, first: true, account: { baseUrl: fx.sandbox.url, account: '1', name: 'demo' }, db });
-    expect(requests(fx)).toEqual([
+    // 2 links + 2,498, 1 QR code (the text and wifi codes count no scans: no totals), 1 campaign
+    expect(JSON.parse(first.stdout)).toMatchObject({ snapshot: 1, takenAt: '2025-06-01T06:00:00.000Z', links: 2500, qrs: 3, campaigns: 1, changed: 2502, first: true, account: { baseUrl: fx.sandbox.url, account: '1', name: 'demo' }, db });
+    expect(requests(fx).slice(0, 6)).toEqual([
       'GET /api/account',
       // the run's reader: pages of 1,000, doubled once the first two came quickly (2,000 from record 2,001 on)
       'GET /api/urls?limit=1000&page=1',
@@ -87,12 +88,15 @@ describe('stats snapshot reads each list once, in pages of 1,000', () => {
       'GET /api/qr?limit=1000&page=1',
       'GET /api/campaigns?limit=1000&page=1',
     ]);
-    expect(requests(fx).length).toBeLessThanOrEqual(Math.ceil(2500 / 1000) + 3);
+    // Which codes count scans: each code read once, ever (issue 55, 4).
+    expect(requests(fx).slice(6).sort()).toEqual(['GET /api/qr/1', 'GET /api/qr/2', 'GET /api/qr/3']);
+    fx.sandbox.requests.length = 0;
     await visit(fx, 'docs', 2);
     await visit(fx, 'bulk17', 1);
     const second = await stats(fx, db, day(2))(['snapshot']);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toBe(`Snapshot 2 at 2025-06-02T06:00:00.000Z: 2,500 links, 3 QR codes, 1 campaign; 2 records changed since the previous snapshot (${db})\n`);
+    expect(requests(fx)).toHaveLength(Math.ceil(2500 / 1000) + 3);
   });
 
   it('--details N reads the statistics of the N most clicked links, one request each', async () => {
@@ -102,7 +106,7 @@ describe('stats snapshot reads each list once, in pages of 1,000', () => {
     // bulk links have up to 999 clicks: the two most clicked are generated ones, read after the lists
     const reads = requests(fx).filter((q) => q.startsWith('GET /api/url/'));
     expect(reads).toHaveLength(2);
-    expect(requests(fx)).toHaveLength(Math.ceil(2500 / 1000) + 3 + 2);
+    expect(requests(fx).filter((q) => !/^GET \/api\/qr\/\d+$/.test(q))).toHaveLength(Math.ceil(2500 / 1000) + 3 + 2); // and the QR codes' reads, unless known from the test before
   });
 });
 
@@ -160,7 +164,7 @@ describe('stats show, top and report against the sandbox', () => {
     const r = await stats(fx, db, NOW)(['show', '--since', '4d', '--top', '2', '--no-color'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^SERIES +CLICKS +NEW UNIQUES\* +PER DAY +LAST +TOTAL NOW +NOTES$/);
+    expect(lines[0]).toMatch(/^SERIES +CLICKS +NEW UNIQUES\* +PER DAY +LAST +LATEST TOTAL +NOTES$/);
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(/^All links +13 +13 +\s█▒▒█ +4 +82 +1 gap; 2 estimated$/),
       expect.stringMatching(/^docs +7 +7 +\s▆░░█ +4 +64 +1 gap; 2 estimated$/),
@@ -290,14 +294,16 @@ describe('bad input and the wrong database', () => {
     expect((await stats(fx, db, day(1))(['snapshot', '-q'])).code).toBe(0);
     const first = await stats(fx, db, day(1, 7))(['show', '--no-color'], { tty: true });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^SERIES +TOTAL NOW$/), expect.stringMatching(/^All links +69$/), expect.stringMatching(/^All QR codes +135$/)]);
+    // the newest snapshot's totals, said so with when it was taken (issue 53, 8: not "TOTAL NOW")
+    expect(first.stderr.replace(/\s+/g, ' ')).toContain('LATEST TOTAL: the total the newest snapshot read (2025-06-01 06:00 UTC), not a count of now: `linkctl stats snapshot` reads one');
+    expect(first.stdout.trimEnd().split('\n')).toEqual([expect.stringMatching(/^SERIES +LATEST TOTAL$/), expect.stringMatching(/^All links +69$/), expect.stringMatching(/^All QR codes +128$/)]);
     // On a terminal (100 columns here) the note wraps at word boundaries; the cron line stays whole.
     const words = (text: string) => text.replace(/\s+/g, ' ');
     expect(words(first.stderr)).toContain(words('one snapshot so far (2025-06-01 06:00 UTC): these are the totals then. Trends appear after the next snapshot; take one a day with cron (crontab -e):\n  15 6 * * *  linkctl stats snapshot -q\n'));
     expect(first.stderr).toContain('\n  15 6 * * *  linkctl stats snapshot -q\n');
     for (const line of first.stderr.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
     const json = JSON.parse((await stats(fx, db, day(1, 7))(['show', '--json'])).stdout);
-    expect(json.series.map((s: { total: number }) => s.total)).toEqual([69, 135]); // the sandbox's seed: 57 + 12 clicks, 3 QR codes' scans
+    expect(json.series.map((s: { total: number }) => s.total)).toEqual([69, 128]); // the sandbox's seed: 57 + 12 clicks; the menu code's scans (the text and wifi codes count none: issue 55, 4)
     expect(json.next).toMatch(/^one snapshot so far/);
     const top = await stats(fx, db, day(1, 7))(['top']);
     expect(top.code).toBe(0);
@@ -362,7 +368,7 @@ describe('processes at once', () => {
     const first = (await Promise.all([1, 2, 3].map(() => cli(['stats', 'snapshot', '--json'])))).map(parsed) as Array<{ snapshot: number; changed: number; first: boolean }>;
     // whoever was first stored every record; the others, at the same time, found nothing changed
     expect(first.map((s) => s.snapshot).sort()).toEqual([1, 2, 3]);
-    expect(first.filter((s) => s.first)).toEqual([expect.objectContaining({ changed: 3006 })]);
+    expect(first.filter((s) => s.first)).toEqual([expect.objectContaining({ changed: 3004 })]); // the text and wifi codes have no totals
     expect(first.filter((s) => !s.first).map((s) => s.changed)).toEqual([0, 0]);
     await visit(fx, 'docs', 2);
     const [snap, ...shows] = await Promise.all([cli(['stats', 'snapshot', '--json']), cli(['stats', 'show', '--json']), cli(['stats', 'show', '--json'])]);
@@ -372,7 +378,7 @@ describe('processes at once', () => {
     const check = new Database(db);
     try {
       expect(check.prepare('PRAGMA integrity_check').raw().all()).toEqual([['ok']]);
-      expect(check.prepare('SELECT count(*) FROM counts').raw().get()).toEqual([3007]);
+      expect(check.prepare('SELECT count(*) FROM counts').raw().get()).toEqual([3005]);
     } finally {
       check.close();
     }
@@ -391,6 +397,26 @@ describe('outside linkctl', () => {
     expect(r.stdout).toBe('2025-06-01T06:00:00.000Z|docs|57|\n2025-06-02T06:00:00.000Z|docs|60|3\n2025-06-05T06:00:00.000Z|docs|64|4\n');
   });
 
+  it('XDG_STATE_HOME: the history lives there, and a state folder kept in the config folder before is moved there whole (issue 53, 8)', async () => {
+    const home = tempDir();
+    try {
+      const env = { HOME: home, LINKCTL_NOW: day(1) };
+      expect((await runCli(['--sandbox', 'stats', 'snapshot', '-q'], { env })).code).toBe(0);
+      const old = join(home, '.config', 'linkctl', 'state');
+      expect(existsSync(join(old, 'history.db'))).toBe(true);
+      const xdg = { ...env, XDG_STATE_HOME: join(home, 'xdg-state'), LINKCTL_NOW: day(2) };
+      const second = await runCli(['--sandbox', 'stats', 'snapshot', '-q'], { env: xdg });
+      expect(second.code, second.stderr).toBe(0);
+      expect(existsSync(join(home, 'xdg-state', 'linkctl', 'history.db'))).toBe(true);
+      expect(existsSync(old)).toBe(false);
+      // Both snapshots are in the one history: the first was moved, not left behind.
+      const shown = JSON.parse((await runCli(['--sandbox', 'stats', 'show', '--json'], { env: xdg })).stdout);
+      expect(shown).toMatchObject({ snapshots: 2, newestSnapshot: '2025-06-02T06:00:00.000Z' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('sandbox visits: counted as real visits (clicks, unique visitors, countries) in the state --sandbox uses', async () => {
     const config = tempDir();
     const env = { LINKCTL_CONFIG_DIR: config };
@@ -398,6 +424,9 @@ describe('outside linkctl', () => {
       const r = await runCli(['sandbox', 'visits', '--link', 'spring-sale', '--count', '5', '--visitors', '2', '--country', 'CA'], { env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('Link 2 (spring-sale): 5 visits from CA; now 17 clicks, 13 unique.\n');
+      // one click is one click (issue 53, 8)
+      expect((await runCli(['--sandbox', 'link', 'add', 'https://sandbox.localhost/one', '--alias', 'one-visit', '-q'], { env })).code).toBe(0);
+      expect((await runCli(['sandbox', 'visits', '--link', 'one-visit', '--count', '1'], { env })).stdout).toBe('Link 3 (one-visit): 1 visit; now 1 click, 1 unique.\n');
       const link = JSON.parse((await runCli(['--sandbox', 'link', 'get', '2', '--json'], { env })).stdout);
       expect(link.data).toMatchObject({ clicks: 17, uniqueClicks: 13, topCountries: { Canada: 10, 'United States': 7 } });
       const missing = await runCli(['sandbox', 'visits', '--link', 'nope'], { env });

@@ -105,10 +105,18 @@ describe('links', () => {
 
   it('custom aliases are checked against a list of words matched as substrings: "newone" is "Inappropriate aliases are not allowed."', async () => {
     const sb = await start();
-    for (const alias of ['newone', 'my-newone-2', 'analytics']) {
+    for (const alias of ['newone', 'my-newone-2', 'dickens-books', 'GAY-pride']) {
       expect((await post(sb, '/api/url/add', { url: 'https://example.org/w', custom: alias })).json, alias).toEqual({ error: 1, message: 'Inappropriate aliases are not allowed.' });
     }
     expect((await post(sb, '/api/url/add', { url: 'https://example.org/w', custom: 'fine-alias' })).json.error).toBe(0);
+  });
+
+  it('aliases of the product\'s own pages are reserved in any letter case: "That alias is reserved. Please choose another one." (real-servers.md, 9)', async () => {
+    const sb = await start();
+    for (const alias of ['faq', 'FAQ', 'Pricing', 'contact', 'sitemap.xml', 'qr-codes']) {
+      expect((await post(sb, '/api/url/add', { url: 'https://example.org/r', custom: alias })).json, alias).toEqual({ error: 1, message: 'That alias is reserved. Please choose another one.' });
+    }
+    for (const alias of ['login', 'stats', 'faq-page']) expect((await post(sb, '/api/url/add', { url: `https://example.org/${alias}`, custom: alias })).json.error, alias).toBe(0);
   });
 
   it('a link list item\'s channel holds a null entry for each update without a channel; deleting a channel leaves none (fact 5, which corrects the earlier reading)', async () => {

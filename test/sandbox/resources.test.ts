@@ -114,6 +114,14 @@ describe('documented vs real-server shapes', () => {
     expect((await del(doc, '/api/qr/4/delete')).json).toEqual({ error: 0, message: 'QR Code has been deleted successfully.' });
     expect((await del(real, '/api/qr/4/delete')).json).toEqual({ error: 0, message: 'QR has been deleted successfully.' });
     expect((await get(doc, '/api/qr/4')).json).toEqual({ error: 1, message: 'QR does not exist.' });
+    // real-servers.md, 19: in the list, a code without a short link answers the clicks of the
+    // installation's first link (docs, 57) as its scans, and follows them
+    const listed = async (sb: Sandbox) => Object.fromEntries(((await get(sb, '/api/qr')).json.data.qrs as Array<{ id: unknown; scans: unknown }>).map((q) => [String(q.id), Number(q.scans)]));
+    expect(await listed(real)).toEqual({ 1: 128, 2: 57, 3: 57 });
+    expect(await listed(doc)).toEqual({ 1: 128, 2: 7, 3: 0 });
+    await post(real, '/api/qr/add', { type: 'sms', data: { phone: '+15551234', message: 'hi' } });
+    await fetch(`${real.url}/docs`, { redirect: 'manual', headers: { 'User-Agent': 'Mozilla/5.0 Firefox/120.0' } });
+    expect(await listed(real)).toEqual({ 1: 128, 2: 58, 3: 58, 5: 58 });
   });
 
   it('QR validation; invalid data crashes real servers', async () => {

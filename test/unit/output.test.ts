@@ -133,7 +133,8 @@ describe('colour and terminals (in-process against the sandbox)', () => {
   });
 
   it('keeps --json plain even on a terminal, with nothing on stderr', async () => {
-    const r = await runMain(['qr', 'list', '--json'], { env: fx.env, tty: true });
+    // (--fields without scans: no note that text and wifi codes count none, issue 55, 4)
+    const r = await runMain(['qr', 'list', '--json', '--fields', 'id,name,link'], { env: fx.env, tty: true });
     expect(r.stdout).not.toMatch(ESC);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toHaveLength(3);
@@ -200,7 +201,8 @@ describe('progress on a terminal', () => {
   const fx = useSandbox({ rateLimit: { limit: 2, windowSeconds: 3 } });
 
   it('shows records, pages and the rate-limit wait on stderr, and nothing of it on stdout', async () => {
-    const r = await runMain(['qr', 'list', '--all', '--limit', '1'], { env: fx.env, tty: true });
+    // (--fields without scans: the pages alone, no read of each code to learn whether it counts scans)
+    const r = await runMain(['qr', 'list', '--all', '--limit', '1', '--fields', 'id,name,link'], { env: fx.env, tty: true });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\d of 3 records, \d pages?; waiting \d\.\d s: the rate-limit window is used up/);
     expect(r.stderr).toMatch(/3 results\n$/);
@@ -209,7 +211,7 @@ describe('progress on a terminal', () => {
   });
 
   it('shows no spinner and no progress when stdout is not a terminal (`qr list --all | head`), stderr one', async () => {
-    const r = await runMain(['qr', 'list', '--all', '--limit', '1'], { env: fx.env, tty: true, stdoutTty: false });
+    const r = await runMain(['qr', 'list', '--all', '--limit', '1', '--fields', 'id,name,link'], { env: fx.env, tty: true, stdoutTty: false });
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(3); // three rows, tab-separated, as a pipe gets them
     expect(r.stderr).not.toMatch(/records, \d pages?|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
@@ -218,7 +220,8 @@ describe('progress on a terminal', () => {
   });
 
   it('shows no spinner in CI or with --json', async () => {
-    for (const [args, env] of [[['qr', 'list', '--all', '--limit', '1'], { ...fx.env, CI: 'true' }], [['qr', 'list', '--all', '--limit', '1', '--json'], fx.env]] as const) {
+    const pages = ['qr', 'list', '--all', '--limit', '1', '--fields', 'id,name,link'];
+    for (const [args, env] of [[pages, { ...fx.env, CI: 'true' }], [[...pages, '--json'], fx.env]] as const) {
       const r = await runMain([...args], { env, tty: true });
       expect(r.code).toBe(0);
       expect(r.stderr).not.toMatch(/records, \d pages?/);

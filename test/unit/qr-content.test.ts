@@ -1,6 +1,6 @@
 /** What a QR code's text stands for (src/qr/content.ts): each type in `qr add`'s shapes, both ways. */
 import { describe, expect, it } from 'vitest';
-import { contentText, readContent, sameData, vcardText } from '../../src/qr/content.js';
+import { contentText, corruptedFields, productText, readContent, sameData, vcardText } from '../../src/qr/content.js';
 
 describe('readContent: the text of an image, or behind a code\'s short link, as qr add\'s type and data', () => {
   it.each([
@@ -85,5 +85,37 @@ describe('sameData', () => {
     expect(sameData({ fname: 'Ada', org: '' }, { fname: 'Ada' })).toBe(true);
     expect(sameData({ fname: 'Ada' }, { fname: 'ada' })).toBe(false);
     expect(sameData('https://example.com/a', 'https://example.com/b')).toBe(false);
+  });
+});
+
+describe('productText and corruptedFields: what the product 7.7 puts in a code (real-servers.md, 23b)', () => {
+  it('writes a wifi code as the recorded image holds it, unescaped and HTML-cleaned', () => {
+    expect(productText('wifi', { ssid: 'Cafe', pass: 'secret1', encryption: 'WPA' })).toBe('WIFI:S:Cafe;T:WPA;P:secret1;;');
+    expect(productText('wifi', { ssid: 'Cafe Guest', pass: 's3cr;t,pw"', encryption: 'WPA' })).toBe('WIFI:S:Cafe Guest;T:WPA;P:s3cr;t,pw&quot;;;');
+    expect(productText('sms', { phone: '+15551234', message: 'Hello there' })).toBe('smsto:+15551234:Hello there');
+    expect(productText('vcard', { fname: 'José', lname: "O'Neil" })).toContain('N:O&#039;Neil;José;;;');
+  });
+
+  it('names each field a phone would read otherwise, with the characters the product mangles', () => {
+    expect(corruptedFields('wifi', { ssid: 'Cafe Guest', pass: 's3cr;t,pw"', encryption: 'WPA' })).toEqual([{ field: 'pass', asked: 's3cr;t,pw"', read: 's3cr', chars: [';', ',', '"'] }]);
+    // `N:O&#039;Neil;José` unescaped: the entity's `;` splits the name (the issue's `lname=O&#039`)
+    expect(corruptedFields('vcard', { fname: 'José', lname: "O'Neil" })).toEqual([
+      { field: 'fname', asked: 'José', read: 'Neil', chars: [] },
+      { field: 'lname', asked: "O'Neil", read: 'O&#039', chars: ["'"] },
+    ]);
+    expect(corruptedFields('wifi', { ssid: 'Cafe', pass: 'plain-pass_1', encryption: 'WPA' })).toEqual([]);
+    expect(corruptedFields('vcard', { fname: 'Ada', lname: 'Lovelace', org: 'Engines, Inc.' })).toEqual([]);
+    expect(corruptedFields('text', 'it\'s "fine"')).toEqual([]); // what cleaning does to text is not known: taken as sent
+  });
+});
+
+describe('readContent says when a code holds what the product did to its data', () => {
+  it('a wifi password cut at an unescaped ; and a vCard name holding &#039;: notes, so qr get and export say it', () => {
+    const wifi = readContent('WIFI:S:Cafe Guest;T:WPA;P:s3cr;t,pw&quot;;;');
+    expect(wifi.data).toEqual({ ssid: 'Cafe Guest', pass: 's3cr', encryption: 'WPA' });
+    expect(wifi.notes).toEqual(['the code\'s text has parts that are no field ("t,pw&quot"): the product writes wifi fields without escaping, so a ; in the name or password cut it short and the code does not hold what was given']);
+    const card = readContent(productText('vcard', { fname: 'José', lname: "O'Neil" }), true);
+    expect(card.notes).toContain('its lname "O&#039" holds an HTML escape the product wrote for a quote or a bracket (" \' < >), so the code does not hold what was given');
+    expect(readContent('WIFI:S:Cafe;T:WPA;P:fine;;').notes).toEqual([]);
   });
 });

@@ -35,7 +35,7 @@ export function register(program: Command, bind: Bind): void {
       '--schema': 'print the file\'s JSON Schema instead',
       '--redirects': 'write a redirect map for this web server instead',
     }),
-    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --no-qr-content --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
+    ['linkctl export --file account.yaml', 'linkctl export --details --file account.yaml', 'linkctl export --no-qr-content --file account.yaml', 'linkctl export --format json > account.json', 'linkctl export -p old --include-secrets | linkctl apply -p new -f - --yes', 'linkctl export --redirects nginx --file linkctl-redirects.conf'],
   );
 
   withExamples(
@@ -70,6 +70,6 @@ export function register(program: Command, bind: Bind): void {
         'Changes are sent kind by kind, each kind once the kinds it names are done (domains, pixels, campaigns and channels before links; channel assignments last), up to --concurrency of one kind at a time.',
       ].join('\n')))
       .action(bind(load, 'apply')),
-    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old | linkctl apply -p new -f - --yes'],
+    ['linkctl apply -f account.yaml', 'linkctl apply -f account.yaml --prune --yes', 'linkctl apply -f account.yaml --prune --yes --max-deletes 10', 'linkctl export -p old --include-secrets | linkctl apply -p new -f - --yes'],
   );
 }

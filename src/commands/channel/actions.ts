@@ -11,6 +11,10 @@ import { ALREADY_IN_CHANNEL, channelAssignPath, channelBody, channelItems, chann
 import { create, update as updateOne } from '../../model/model.js';
 import { ApiError } from '../../errors.js';
 import { ITEM_PATH_TYPE, type ChannelItemType } from './types.js';
+import { idOfName, LINK_REFERENCES } from '../../model/link-writes.js';
+import { channelColor } from '../../model/rewrites.js';
+
+const CHANNEL_REFERENCE = LINK_REFERENCES.find((r) => r.option === 'channel')!;
 
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
@@ -37,7 +41,15 @@ export async function items(ctx: Context, { args, opts }: ActionInput): Promise<
   return listResult(ctx, request, ITEM_COLUMNS, Boolean(opts.all));
 }
 
+/** What the product will keep of a --color (real-servers.md, 33), said when it is not what was typed. */
+function colourNote(ctx: Context, color: unknown): void {
+  if (typeof color !== 'string') return;
+  const stored = channelColor(color);
+  if (stored !== color) ctx.warn(`note: --color "${color}" is stored as "${stored}" (servers keep any colour text, HTML-cleaned and cut to 7 bytes).`);
+}
+
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
+  colourNote(ctx, opts.color);
   const json = channelBody({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred ? true : undefined });
   ctx.checkOutput(COLUMNS);
   const client = await ctx.client();
@@ -47,6 +59,7 @@ export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> 
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   const id = args[0] as number;
+  colourNote(ctx, opts.color);
   // --starred / --no-starred leave `starred` undefined when neither is given.
   const json = channelBody({ name: opts.name, description: opts.description, color: opts.color, starred: opts.starred as boolean | undefined });
   if (Object.keys(json).length === 0) throw new UsageError('nothing to change: give --name, --description, --color, --starred or --no-starred', 'e.g. linkctl channel update 2 --name Press');
@@ -59,8 +72,10 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
 }
 
 export async function assign(ctx: Context, { args }: ActionInput): Promise<Result> {
-  const [channelId, type] = args as [number, ChannelItemType];
+  const [channel, type] = args as [number | string, ChannelItemType];
   const client = await ctx.client();
+  // A name is the one channel of the account with it (any case), from one read of the channels.
+  const channelId = typeof channel === 'number' ? channel : await idOfName(await ctx.reader(), { ...CHANNEL_REFERENCE, flag: 'CHANNEL' }, channel);
   // No body: everything is in the path. Servers store an unknown type as a link, so the type was checked before.
   return forEachId(ctx, idList(args[2]), {
     send: async (itemId) => {

@@ -4,14 +4,14 @@
  */
 import type { Context } from '../../context.js';
 import { ApiError, AuthError, ConfirmationNeeded, NetworkError, NotFoundError, UsageError } from '../../errors.js';
-import { shortAliasRefusal } from '../../model/aliases.js';
+import { aliasRefusal } from '../../model/aliases.js';
 import { toInt, type Body } from '../../http/envelope.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { AccountName, ActionInput } from '../shared/define.js';
 import { listAction, removeAction } from '../shared/resource.js';
 import { statsResult } from '../shared/stats.js';
 import { links as LINKS, bodyFromOptions, CLEARING_HINT, clearedRegardless, clearingQuestion, planLinkUpdate, shortUrlOf, updateCannot } from '../../model/links.js';
-import { addLink, checkDomain, checkReferenceIds, idOfName, LINK_REFERENCES, readLink, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
+import { addLink, checkDomain, checkReferenceIds, idOfName, LINK_REFERENCES, linkIdOf, readLink, referencesByName, updateLink, type LinkOutcome } from '../../model/link-writes.js';
 import type { AccountReader } from '../../model/reader.js';
 import { oneLink, type Clearable, type IfExists, type LinkOrder } from '../../model/link-types.js';
 
@@ -32,7 +32,17 @@ const COLUMNS: Column[] = [
 
 // The API's name for the click order is `click`; the servers do not check it, so a typo would sort by date silently.
 export const list = listAction('links', COLUMNS, (opts) => ({ q: opts.search, order: opts.order === undefined ? undefined : ({ date: 'date', clicks: 'click' } as Record<LinkOrder, string>)[opts.order as LinkOrder] }));
-export const remove = removeAction('links');
+const removeLinks = removeAction('links');
+
+/** `link delete`: links by id, alias or short URL (each alias looked up once), then deleted by id. */
+export async function remove(ctx: Context, input: ActionInput): Promise<Result> {
+  const refs = [input.args[0]].flat() as Array<number | string>;
+  if (refs.every((r) => typeof r === 'number')) return removeLinks(ctx, input);
+  const reader = await ctx.reader();
+  const ids: number[] = [];
+  for (const ref of refs) ids.push(await linkIdOf(reader, ref));
+  return removeLinks(ctx, { ...input, args: [ids, ...input.args.slice(1)] });
+}
 
 /** `canada=https://example.ca, germany/bavaria=https://...` for people. */
 function showTargets(value: unknown): string {
@@ -56,10 +66,11 @@ const DETAIL_COLUMNS: Column[] = [
 ];
 
 export async function get(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
-  const id = args[0] as number | undefined;
+  const ref = args[0] as number | string | undefined;
   const short = opts.short as string | undefined;
-  oneLink(id, short, 'get');
-  const body = short !== undefined ? await getByShortUrl(ctx, short) : await (await ctx.reader()).readOne('links', id!);
+  oneLink(ref, short, 'get');
+  const reader = short === undefined ? await ctx.reader() : undefined;
+  const body = short !== undefined ? await getByShortUrl(ctx, short) : await reader!.readOne('links', await linkIdOf(reader!, ref!));
   return statsResult(body, DETAIL_COLUMNS, 'No statistics for this link.');
 }
 
@@ -147,9 +158,9 @@ function policyCheck(ctx: Context, what: string): (body: Rec) => Promise<void> {
   };
 }
 
-/** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it as short. */
+/** An alias that `link add` or `link update` would send, refused before anything is sent when servers refuse it (short, a filtered word, reserved). */
 function refuseShortAlias(alias: unknown): void {
-  const refusal = typeof alias === 'string' ? shortAliasRefusal(alias) : undefined;
+  const refusal = typeof alias === 'string' ? aliasRefusal(alias) : undefined;
   if (refusal) throw new UsageError(refusal.message, refusal.hint);
 }
 
@@ -241,7 +252,8 @@ export async function updateRow(ctx: Context, { args, opts }: ActionInput): Prom
   refuseShortAlias(opts.alias); // a new alias is sent
   await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
-  return updateLink(await deps(ctx, opts, `link update ${String(args[0])}`), args[0] as number, given, clear);
+  const id = await linkIdOf(await ctx.reader(), args[0] as number | string);
+  return updateLink(await deps(ctx, opts, `link update ${String(args[0])}`), id, given, clear);
 }
 
 /**
@@ -261,10 +273,11 @@ export async function updatePrepare(ctx: Context, rows: number): Promise<void> {
 
 export async function update(ctx: Context, { args, opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
-  const id = args[0] as number;
   refuseShortAlias(opts.alias); // a new alias is sent
-  await keepsPolicy(ctx, `link update ${id}`, opts.url, opts);
+  await keepsPolicy(ctx, `link update ${String(args[0])}`, opts.url, opts);
   const { given, clear } = await updateInput(ctx, opts);
+  // An alias or short URL is looked up (one request); an id is taken as it is.
+  const id = await linkIdOf(await ctx.reader(), args[0] as number | string);
   // What the update would clear whatever the link holds is known now: without a terminal or --yes, refuse before any request.
   const regardless = clearedRegardless(given, clear);
   if (regardless.length && !ctx.globals.yes && !ctx.globals.dryRun && !ctx.interactive) {

@@ -10,6 +10,9 @@ import { linkOptions } from '../../model/link-options.js';
 /** `--verify` of the commands that write links: single commands always check; rows and files only when asked. */
 const VERIFY_HELP = 'with --from: read each link back after writing it and report options the server dropped (the account\'s plan may lack them): one more request a row; a single command always checks';
 
+/** A link as a command names it: its id (digits), else its alias or short URL, looked up when the command runs. */
+const linkRef = (v: string): number | string => idOrName('ID', v);
+
 /** A short URL, with or without its scheme (real servers accept both). */
 const shortArg = (raw: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? httpUrl('--short', raw) : httpUrl('--short', `https://${raw}`) && raw);
 
@@ -34,7 +37,7 @@ export function register(program: Command, bind: Bind): void {
     link
       .command('get')
       .description('Show a short link and its click statistics, by id or by short URL')
-      .argument('[id]', 'link id', (v) => positiveInt('ID', v))
+      .argument('[id]', 'link id, alias or short URL', linkRef)
       .option('--short <url>', 'find the link by its short URL (scheme optional: go.example.com/abc) instead of its id (on 6.x servers, one more request)', shortArg)
       .action(bind(load, 'get')),
     ['linkctl link get 1', 'linkctl link get --short https://go.example.com/docs', 'linkctl link get --short go.example.com/docs', 'linkctl link get 1 --json'],
@@ -69,7 +72,7 @@ export function register(program: Command, bind: Bind): void {
       link
         .command('update')
         .description('Change a short link; what is not given keeps its value where linkctl can read it back')
-        .argument('<id>', 'link id', (v) => positiveInt('ID', v))
+        .argument('<id>', 'link id, alias or short URL', linkRef)
         .option('--url <url>', 'new destination', (v) => httpUrl('--url', v))
         .addOption(enumOption('--clear <option>', 'clear an option on purpose (repeatable); naming one linkctl cannot read back also spares the confirmation', CLEARABLE).argParser(many((v) => oneOf('--clear', v, CLEARABLE)))),
     )
@@ -100,13 +103,13 @@ export function register(program: Command, bind: Bind): void {
     ],
   );
 
-  deleteCommand(link, bind, load, 'link', '', ['linkctl link delete 1 2 --yes']);
+  deleteCommand(link, bind, load, 'link', '', ['linkctl link delete 1 2 --yes', 'linkctl link delete spring-sale --yes'], { parse: linkRef, describe: 'ids, aliases or short URLs of the links' });
 
   withExamples(
     optionsForAgents(forAgents(link
       .command('qr'), 'The code holds the short URL: its scans count as visits of the link.')
       .description('Draw a link\'s short URL as a QR code made locally: on the terminal, or as a PNG or SVG file')
-      .argument('[id]', 'link id', (v) => positiveInt('ID', v))
+      .argument('[id]', 'link id, alias or short URL', linkRef)
       .option('--short <url>', 'encode this short URL instead of looking up a link (no request sent)', (v) => httpUrl('--short', v))
       .addOption(pathOption('--file <path>', 'write a print-ready image instead; the format follows the extension, .png or .svg'))
       .addOption(forceOption())

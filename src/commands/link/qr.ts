@@ -4,15 +4,18 @@ import { NetworkError, UsageError } from '../../errors.js';
 import type { Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
 import { oneLink } from '../../model/link-types.js';
+import { linkIdOf } from '../../model/link-writes.js';
 import { BLACK, WHITE, parseColor, qrMatrix, qrPng, qrSvg, qrTerminal, type Ecc } from '../../qr/render.js';
 import { prepareWrite } from '../../files/access.js';
 
 const FILE_ONLY = ['size', 'foreground', 'background'] as const;
 
-async function shortUrlOf(ctx: Context, id: number | undefined, short: string | undefined): Promise<string> {
-  oneLink(id, short, 'qr');
+async function shortUrlOf(ctx: Context, ref: number | string | undefined, short: string | undefined): Promise<string> {
+  oneLink(ref, short, 'qr');
   if (short !== undefined) return short; // nothing to ask the server
-  const body = await (await ctx.reader()).readOne('links', id!);
+  const reader = await ctx.reader();
+  const id = await linkIdOf(reader, ref!);
+  const body = await reader.readOne('links', id);
   const url = (body.details as Record<string, unknown> | undefined)?.shorturl;
   if (typeof url !== 'string' || !url) throw new NetworkError(`the server's answer for link ${id} has no short URL`);
   return url;
@@ -29,7 +32,7 @@ export async function qr(ctx: Context, { args, opts }: ActionInput): Promise<Res
   ctx.checkOutput();
   // Checked before anything is asked of the server: an existing file without --force, a path an MCP server may not write.
   const out = file === undefined ? undefined : await prepareWrite(ctx, file, { flag: '--file', force: Boolean(opts.force) });
-  const url = await shortUrlOf(ctx, args[0] as number | undefined, opts.short as string | undefined);
+  const url = await shortUrlOf(ctx, args[0] as number | string | undefined, opts.short as string | undefined);
   const ecc = (opts.ecc ?? 'M') as Ecc;
   const matrix = qrMatrix(url, ecc);
 

@@ -12,7 +12,8 @@ import { QR_TYPES } from '../../model/qr-types.js';
 import type { ActionInput } from '../shared/define.js';
 import { compact, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { create, readOne, update as updateOne } from '../../model/model.js';
-import { qr as QR, qrBody } from '../../model/qr.js';
+import { hasShortLink, qr as QR, qrBody } from '../../model/qr.js';
+import { corruptedFields } from '../../qr/content.js';
 import { statsResult } from '../shared/stats.js';
 import type { QrType } from '../../model/qr-types.js';
 import { readUserFile } from '../../files/access.js';
@@ -20,13 +21,36 @@ import { readUserFile } from '../../files/access.js';
 const COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name' },
-  { key: 'scans', header: 'Scans' },
+  // null (shown "unknown") for codes that count no scans: servers answer another link's clicks for them (src/qr/scans.ts)
+  { key: 'scans', header: 'Scans', show: (r) => (r.scans === null ? 'unknown' : r.scans) },
   // Real servers put the creation time of a single code under `data` (sic).
   { key: 'date', header: 'Created', value: (r) => (typeof r.date === 'string' ? r.date : typeof r.data === 'string' ? r.data : undefined) },
   { key: 'link', header: 'Image' },
 ];
 
-export const list = listAction('qr', COLUMNS);
+const listPages = listAction('qr', COLUMNS);
+
+/** `qr list`: the server's list, with the scans of codes that count none (text, sms, wifi) as unknown. */
+export async function list(ctx: Context, input: ActionInput): Promise<Result> {
+  const result = await listPages(ctx, input);
+  if (result.kind !== 'list') return result;
+  const { unknownScans, unknownScansNote } = await import('../../qr/scans.js');
+  const unknown = { none: 0, unread: 0, why: undefined as string | undefined };
+  // Only where scans are shown: `-q` (ids) and --fields without scans need no code read.
+  const fields = ctx.globals.fields as string[] | undefined;
+  if (ctx.globals.quiet || (fields && !fields.includes('scans'))) return result;
+  const pages = async function* (): AsyncGenerator<Rec[]> {
+    for await (const page of result.pages) {
+      const { none, unread, why } = await unknownScans(ctx, page);
+      unknown.none += none.size;
+      unknown.unread += unread.size;
+      unknown.why ??= why;
+      yield page.map((code) => (none.has(Number(code.id)) || unread.has(Number(code.id)) ? { ...code, scans: null } : code));
+    }
+  };
+  // Read after the pages (the output layer prints notes last): said only when a code was one of them.
+  return { ...result, pages: pages(), get note() { return unknownScansNote(unknown); } };
+}
 export const remove = removeAction('qr');
 
 /** Flags that carry data for each type; any other data flag given with this type is a mistake. */
@@ -126,16 +150,66 @@ function styleFields(opts: Rec): Rec {
 
 const CREATED_COLUMNS: Column[] = [{ key: 'id', header: 'ID' }, { key: 'link', header: 'Image' }, { key: 'message', header: 'Message', optional: true }];
 
+/** The flag that gives a data key of a type (`pass` → `--wifi-password`, `lname` → `--last-name`). */
+function flagOfKey(type: QrType, key: string, opts: Rec): string {
+  if (opts.dataJson !== undefined) return `--data-json's ${key === 'data' ? 'string' : `"${key}"`}`;
+  const named: Record<string, string> = { pass: 'wifiPassword', fname: 'firstName', lname: 'lastName', data: type === 'email' && opts.email !== undefined ? 'email' : 'data' };
+  const flag = named[key] ?? key;
+  return DATA_FLAGS[type].includes(flag) ? flagName(flag) : `"${key}"`;
+}
+
+/**
+ * Data the product would not put in the code as given is refused before anything is sent: it writes
+ * a wifi code's fields without escaping and HTML-escapes quotes in every field (real-servers.md,
+ * 23b), so `s3cr;t,pw"` would make a code a phone reads as the password `s3cr`, and `O'Neil` a
+ * vCard of `O&#039;Neil` (src/qr/content.ts `corruptedFields`).
+ */
+function refuseCorrupted(type: QrType, data: unknown, opts: Rec): void {
+  const bad = corruptedFields(type, data);
+  if (!bad.length) return;
+  const said = bad.map((b) => `${flagOfKey(type, b.field, opts)} ${JSON.stringify(b.asked)} would read as ${b.read === undefined || b.read === '' ? 'nothing' : JSON.stringify(b.read)}`);
+  const why = type === 'wifi'
+    ? 'the product writes a wifi code\'s fields without escaping ; , : or " and turns " and \' into HTML entities (&quot;, &#039;), so a phone reads them cut short'
+    : 'the product turns " and \' into HTML entities (&quot;, &#039;) and removes <...> in a code\'s fields before it makes the code';
+  const chars = [...new Set(bad.flatMap((b) => b.chars))];
+  throw new UsageError(`the code would not hold what was given${chars.length ? ` (the product mangles ${chars.join(' ')})` : ''}: ${said.join('; ')}; nothing was sent`,
+    `${why}: leave out ${chars.join(' ') || 'those characters'}${type === 'wifi' ? ' (a network whose password has them needs a code made elsewhere)' : ''}`);
+}
+
+/**
+ * What a code the server made or changed holds, read back from its image (as `qr get` reads it,
+ * no API request, no scan counted): a note when it is what was asked, a problem when it is not.
+ */
+async function confirmContent(ctx: Context, client: Awaited<ReturnType<Context['client']>>, code: { id: number; link: unknown }, type: QrType, data: unknown): Promise<{ problem?: string; note?: string }> {
+  const { readCode, dataLine } = await import('../../qr/read.js');
+  const { contentText, sameData } = await import('../../qr/content.js');
+  ctx.status('reading the code\'s image back');
+  const read = await readCode(client, { id: code.id, name: null, link: typeof code.link === 'string' ? code.link : null });
+  if (!read.content) return { note: `The code's content could not be read back from its image to confirm it: ${read.unreadable}.` };
+  if (read.content.type === type && sameData(read.content.data, data)) return {};
+  // A text code holds its text whatever it looks like (a URL reads as a link): the text is what counts.
+  if (type === 'text' && typeof data === 'string' && contentText(read.content.type, read.content.data) === data) return {};
+  return { problem: `QR code ${code.id}'s image holds ${read.content.type} ${JSON.stringify(dataLine(read.content.data))}, not the ${type} data that was sent (${JSON.stringify(dataLine(data))}): a phone scanning it gets the former` };
+}
+
 export async function add(ctx: Context, { opts }: ActionInput): Promise<Result> {
   ctx.checkOutput(CREATED_COLUMNS);
   const type = opts.type as QrType;
   const data = buildData(ctx, type, opts);
   if (data === undefined) throw new UsageError(`no data for the code: give ${DATA_FLAGS[type].map(flagName).join(', ')} or --data-json`);
+  refuseCorrupted(type, data, opts);
   const json = qrBody({ type, data, name: opts.name, ...styleFields(opts) });
   if (type === 'link') await qrKeepsPolicy(ctx, 'qr add', data);
   const client = await ctx.client();
   const body = await create(client, QR, json);
-  return { kind: 'record', record: withoutError(body), columns: CREATED_COLUMNS };
+  // Its type is known now: a later `qr list` or snapshot needs no read to know whether it counts scans.
+  await (await import('../../qr/scans.js')).remember(ctx, body, hasShortLink(type));
+  const record = withoutError(body);
+  const id = Number(body.id);
+  if (ctx.globals.dryRun || !Number.isInteger(id)) return { kind: 'record', record, columns: CREATED_COLUMNS };
+  const { problem, note } = await confirmContent(ctx, client, { id, link: body.link }, type, data);
+  if (problem) ctx.warn(`linkctl: ${problem}`);
+  return { kind: 'record', record, columns: CREATED_COLUMNS, ...(note ? { note } : {}), exitCode: problem ? 1 : undefined };
 }
 
 /** A link-type code's destination keeps the policy's destination rules (src/policy/enforce.ts) before anything is sent. */
@@ -188,7 +262,8 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   const client = await ctx.client();
   // Servers check the data against the code's stored type and fail with an HTTP 500 on another
   // shape; the API cannot change the type. The type is read from the code's image first.
-  const real = typeOfRead(known ?? await readCodeOf(ctx, client, id));
+  known ??= await readCodeOf(ctx, client, id);
+  const real = typeOfRead(known);
   if ('type' in real && opts.type !== undefined && real.type !== opts.type) {
     throw new UsageError(`QR code ${id} is a ${real.type} code (read from its image), not ${String(opts.type)}: the API cannot change a code's type, and nothing was sent`,
       `give its ${real.type} data (\`linkctl qr update ${id} --type ${real.type} ...\`), or delete it and create a ${String(opts.type)} code (\`linkctl qr delete ${id}\` then \`linkctl qr add --type ${String(opts.type)} ...\`)`);
@@ -199,6 +274,7 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
   }
   const type = (opts.type as QrType | undefined) ?? (real as { type: QrType }).type;
   const data = buildData(ctx, type, opts);
+  refuseCorrupted(type, data, opts);
   const json = compact({ type, data, ...style });
   if (type === 'link') await qrKeepsPolicy(ctx, `qr update ${id}`, data);
   let body;
@@ -211,7 +287,14 @@ export async function update(ctx: Context, { args, opts }: ActionInput): Promise
     }
     throw error;
   }
-  return messageResult(body, `QR code ${id} updated.`);
+  const result = messageResult(body, `QR code ${id} updated.`);
+  if (ctx.globals.dryRun) return result;
+  // What the code holds now, read back from its image (its link: from the read before the update).
+  const link = known.link;
+  const { problem, note } = await confirmContent(ctx, client, { id, link }, type, data);
+  if (problem) ctx.warn(`linkctl: ${problem}`);
+  if (note) ctx.warn(`note: ${note}`);
+  return { ...result, exitCode: problem ? 1 : undefined };
 }
 
 /** A code read from its image (a GET of the code for its image's URL, the image, and perhaps its short link). */
@@ -225,12 +308,10 @@ async function readCodeOf(ctx: Context, client: Awaited<ReturnType<Context['clie
 /** A code's type, as its image gave it. */
 const typeOfRead = (read: CodeRead): { type: QrType } | { unreadable: string } => (read.content ? { type: read.content.type } : { unreadable: read.unreadable! });
 
-/** Types whose image holds the code's own short link (real-servers.md, 7.7): a new code has a new one. */
-const PRINTS_SHORT_LINK: ReadonlySet<QrType> = new Set(['link', 'email', 'phone', 'vcard'] as QrType[]);
 
 /** Why colours are not sent to a code made without them, and what re-creating it would break. */
 function colourRefusal(id: number, type: QrType): UsageError {
-  const breaks = PRINTS_SHORT_LINK.has(type)
+  const breaks = hasShortLink(type)
     ? `a ${type} code's image holds its own short link, and a new code gets a new one: every printed copy of the old code would stop working, and its scans are counted apart`
     : `a ${type} code's image holds its content itself, so a new code scans the same (only its id, image URL and scan count change)`;
   return new UsageError(`QR code ${id} was made without colours (its image is black on a transparent background): the server cannot add colours to it (the product answers an empty HTTP 500 and changes nothing); nothing was sent`,
@@ -252,8 +333,12 @@ export async function get(ctx: Context, { args }: ActionInput): Promise<Result> 
   ctx.status('reading the code\'s image');
   const read = await readCode(client, { id, name: typeof details.name === 'string' ? details.name : null, link: typeof details.link === 'string' ? details.link : null });
   const content = contentJson(read);
+  const scans = await import('../../qr/scans.js');
+  await scans.remember(ctx, details, scans.countsScans(body));
   const result = statsResult(body, [...COLUMNS, ...CONTENT_COLUMNS], 'No statistics for this code (servers keep none for text, sms and wifi codes).');
   if (result.kind !== 'record') return result;
+  // Without a statistics block the code counts no scans (text, sms, wifi): the server's `scans` is another link's clicks.
+  if (!scans.countsScans(body)) result.record.scans = null;
   // Real servers put the creation time under `data` (sic): it is the date, and `data` the code's content.
   if (result.record.date === undefined && typeof result.record.data === 'string') result.record.date = result.record.data;
   Object.assign(result.record, { type: content.type, data: dataLine(content.data), foreground: content.foreground, background: content.background });

@@ -65,6 +65,7 @@ export async function serve(ctx: Context, { opts }: ActionInput): Promise<Result
       apiPath,
       latencyMs: opts.latency as number | undefined,
       jitterMs: opts.jitter as number | undefined,
+      seed: { demo: true },
       webhooks: opts.webhookCreated || opts.webhookVisits ? { created: opts.webhookCreated, visits: opts.webhookVisits } : undefined,
       onRequest: quiet ? undefined : (method, path, status, ms) => ctx.warn(`${method} ${path} ${status} ${ms.toFixed(1)} ms`),
     });
@@ -125,7 +126,7 @@ export async function status(ctx: Context): Promise<Result> {
 
 export async function reset(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const file = stateFile(ctx, opts.state);
-  await resetStateFile(file);
+  await resetStateFile(file, { demo: true });
   return { kind: 'message', message: `Sandbox state reset (${file}).`, json: { reset: true, stateFile: file } };
 }
 
@@ -149,7 +150,7 @@ export async function visits(ctx: Context, { opts }: ActionInput): Promise<Resul
   const from = [opts.country && `from ${opts.country}`, opts.referrer && `via ${opts.referrer}`].filter(Boolean).join(' ');
   return {
     kind: 'message',
-    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${link.clicks} clicks, ${link.uniqueclicks} unique.`,
+    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${link.clicks.toLocaleString('en')} click${link.clicks === 1 ? '' : 's'}, ${link.uniqueclicks.toLocaleString('en')} unique.`,
     json: { link: link.id, alias: link.alias, visits: opts.count, clicks: link.clicks, uniqueClicks: link.uniqueclicks, stateFile: file },
   };
 }

@@ -114,13 +114,13 @@ export function listCommand(parent: Command, bind: Bind, load: Loader, what: str
 }
 
 /** Adds `<parent> delete ID...`, which asks first (once, naming every id) on a terminal and needs --yes elsewhere. */
-export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: string, note = '', examples: string[] = []): Command {
+export function deleteCommand(parent: Command, bind: Bind, load: Loader, what: string, note = '', examples: string[] = [], ref?: { parse: (v: string) => number | string; describe: string }): Command {
   const name = parent.name();
   const command = parent
     .command('delete')
     .alias('rm')
     .description(`Delete one or more ${what}s${note}`)
-    .argument('<id...>', `ids of the ${what}s`, (v, previous: number[] = []) => [...previous, positiveInt('ID', v)])
+    .argument('<id...>', ref?.describe ?? `ids of the ${what}s`, (v, previous: Array<number | string> = []) => [...previous, ref ? ref.parse(v) : positiveInt('ID', v)])
     .action(bind(load, 'remove'));
   bulkOptions(command, [`linkctl ${name} list --all -q | linkctl ${name} delete --from - --yes`]);
   return withExamples(command, [`linkctl ${name} delete 1`, `linkctl ${name} delete 1 --yes`, ...examples]);

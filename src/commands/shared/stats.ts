@@ -23,8 +23,18 @@ export function entries(value: unknown): Array<[string, number]> {
     .sort((a, b) => b[1] - a[1]);
 }
 
+/** The row of visits a country breakdown does not place (servers count only visits with a known country in it). */
+export const UNKNOWN_COUNTRY = '(unknown)';
+
 export function statBars(stats: Rec): BarSection[] {
-  return STAT_SECTIONS.map(([key, title]) => ({ key, title, entries: entries(firstOf(stats, key)) }));
+  return STAT_SECTIONS.map(([key, title]) => {
+    const rows = entries(firstOf(stats, key));
+    // Countries: what the rows leave of the clicks is shown as a row of its own, so the bars add up to the total.
+    const clicks = Number(stats.clicks);
+    const placed = rows.reduce((sum, [, n]) => sum + n, 0);
+    if (key === 'topCountries' && Number.isFinite(clicks) && clicks > placed) rows.push([UNKNOWN_COUNTRY, clicks - placed]);
+    return { key, title, entries: rows.sort((a, b) => b[1] - a[1]) };
+  });
 }
 
 /**

@@ -27,7 +27,11 @@ export async function snapshot(ctx: Context, { opts }: ActionInput): Promise<Res
     ctx.status('Reading the account');
     const source = await readAccount(ctx);
     const lists = await readCollections(ctx, ['links', 'qr', 'campaigns']);
-    const { records, skipped } = toRecords(lists);
+    const { unknownScans, unknownScansNote } = await import('../../qr/scans.js');
+    const unknown = await unknownScans(ctx, lists.qr);
+    const { records, skipped } = toRecords(lists, new Set([...unknown.none, ...unknown.unread]));
+    // Said only when a code's kind could not be read: codes that count no scans are no news to a cron job.
+    if (unknown.unread.size) ctx.warn(unknownScansNote({ none: 0, unread: unknown.unread.size, why: unknown.why })!.replace(/^Note/, 'note'));
     const detailed = await readDetails(ctx, records, opts.details ?? 0, opts.concurrency);
     // The totals are the server's as of now, when the reads finished: the snapshot's time,
     // whenever it gets the writers' lock. Checked against the server's own clock.
@@ -258,9 +262,15 @@ export function firstRunNote(ctx: Context, opts: Record<string, any>, at: number
 
 const POINT_COLUMNS: Column[] = ['series', 'label', 'link', 'qr', 'campaign', 'period', 'start', 'clicks', 'uniqueClicks', 'gap', 'reset', 'estimated', 'from', 'to'].map((key) => ({ key }));
 const BREAKDOWN_COLUMNS: Column[] = ['series', 'link', 'dimension', 'name', 'period', 'start', 'clicks', 'gap', 'reset', 'estimated', 'from', 'to'].map((key) => ({ key }));
+/**
+ * A series' total is what the newest snapshot read, not a count of now (linkctl reads the server
+ * only in a snapshot): the header says "latest", and a note under the table says when that was.
+ */
+const TOTAL_HEADER = 'LATEST TOTAL';
+const totalNote = (newest: string | null) => (newest ? `${TOTAL_HEADER}: the total the newest snapshot read (${when(Date.parse(newest))}), not a count of now: \`linkctl stats snapshot\` reads one` : '');
 const TOTAL_COLUMNS: Column[] = [
   { key: 'label', header: 'SERIES' },
-  { key: 'total', header: 'TOTAL NOW', show: (r) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) },
+  { key: 'total', header: TOTAL_HEADER, show: (r) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) },
   { key: 'series', optional: true },
 ];
 
@@ -281,7 +291,7 @@ function seriesColumns(by: Period, periods: number, width: number, breakdown?: D
     ...(breakdown ? [] : [{ key: 'uniqueClicks', header: 'NEW UNIQUES*', show: (r: Rec) => (r.uniqueClicks === null ? '-' : (r.uniqueClicks as number).toLocaleString('en')) }]),
     { key: 'trend', header: `PER ${by.toUpperCase()}${shown < periods ? ` (last ${shown})` : ''}` },
     { key: 'last', header: 'LAST', show: (r) => (r.last === null ? 'gap' : (r.last as number).toLocaleString('en')) },
-    ...(breakdown ? [] : [{ key: 'total', header: 'TOTAL NOW', show: (r: Rec) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) }]),
+    ...(breakdown ? [] : [{ key: 'total', header: TOTAL_HEADER, show: (r: Rec) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) }]),
     { key: 'notes', header: 'NOTES' },
   ];
   return { columns, shown };
@@ -363,11 +373,11 @@ export async function show(ctx: Context, { opts }: ActionInput): Promise<Result>
       const records = series.flatMap((s) => s.points.map((p) => (breakdown ? breakdownRecord(s, p, breakdown) : pointRecord(s, p))));
       return { kind: 'list', pages: one(records), columns: columns!, note };
     }
-    if (first) return { kind: 'list', pages: one(series.map((s) => ({ series: s.spec.key, label: s.spec.label, total: s.total }))), columns: TOTAL_COLUMNS, note };
+    if (first) return { kind: 'list', pages: one(series.map((s) => ({ series: s.spec.key, label: s.spec.label, total: s.total }))), columns: TOTAL_COLUMNS, note: `${where}\n${totalNote(newest)}\n${first}` };
     const periods = series[0]?.points.length ?? 0;
     const { columns: tableColumns, shown } = seriesColumns(by, periods, ctx.outputOptions().width, breakdown);
     ctx.checkOutput(tableColumns);
-    return { kind: 'list', pages: one(series.map((s) => seriesRow(s, shown))), columns: tableColumns, note };
+    return { kind: 'list', pages: one(series.map((s) => seriesRow(s, shown))), columns: tableColumns, note: breakdown ? note : `${note}\n${totalNote(newest)}` };
   } finally {
     await closeReader(ctx, history);
   }
