@@ -27,11 +27,25 @@ const MIN_SECRET_LENGTH = 4;
  * safe-text shows a line break as.
  */
 const GAP = String.raw`(?:\s|\\[nrt])*`;
+/**
+ * The patterns made for the latest sets of secrets: a run redacts every `--debug` line with the
+ * same key, and making (and compiling) the pattern of a key's dozen forms each time was two thirds
+ * of a call (a 2 KB line: 0.18 ms, 0.06 ms with the pattern kept). A few sets, not one:
+ * `--as-user` redacts with the admin's key and the user's.
+ */
+const patterns = new Map<string, RegExp>();
+const PATTERNS_KEPT = 4;
 function removeLiterals(text: string, secrets: readonly string[]): string {
   if (!secrets.length) return text;
-  const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(secrets.map((s) => [...s].map(escape).join(GAP)).join('|'), 'gi');
-  return text.replace(pattern, REDACTED);
+  const key = secrets.join('\0');
+  let pattern = patterns.get(key);
+  if (!pattern) {
+    const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    pattern = new RegExp(secrets.map((s) => [...s].map(escape).join(GAP)).join('|'), 'gi');
+    if (patterns.size >= PATTERNS_KEPT) patterns.delete(patterns.keys().next().value!);
+    patterns.set(key, pattern);
+  }
+  return text.replace(pattern, REDACTED); // replace starts a global pattern from 0 each time
 }
 
 /** Hex (as a hex dump shows the bytes) and reversed: forms a hostile server has echoed a key in. */

@@ -10,6 +10,19 @@ describe('redact', () => {
     expect(redact(text, [KEY])).toBe(`GET /api/qr?key=${REDACTED} failed: ${REDACTED}${REDACTED} (key ${REDACTED}.)`);
   });
 
+  it('redacts with the secrets of each call, whatever sets came before (the patterns are kept between calls)', () => {
+    const keys = Array.from({ length: 7 }, (_, i) => `key-number-${i}-${'x'.repeat(i)}`);
+    const text = keys.join(' ');
+    for (const round of [1, 2]) {
+      keys.forEach((key, i) => {
+        const out = redact(text, [key]);
+        expect(out.split(' ')[i], `round ${round}`).toBe(REDACTED);
+        expect(out.split(' ').filter((word) => word === REDACTED), `round ${round}`).toHaveLength(1);
+      });
+      expect(redact(text, [keys[0], keys[6]]).split(' ').filter((word) => word === REDACTED)).toHaveLength(2);
+    }
+  });
+
   it('removes the key URL-encoded and JSON-escaped too', () => {
     const key = 'ab/c+d"e\\f 12';
     const text = `url ?k=${encodeURIComponent(key)} json ${JSON.stringify({ k: key })}`;
