@@ -72,7 +72,7 @@ function envelopeDiffs(recorded: RecordedExchange['response'], observed: Observe
  * for other bodies, whether one was sent. Recorded rate-limit headers must be present.
  */
 export function compareExchange(recorded: RecordedExchange['response'], observed: Observed): string[] {
-  const { out, wantType, gotType } = envelopeDiffs(recorded, observed);
+  const { out, wantType } = envelopeDiffs(recorded, observed);
   const want = recorded.body;
   const got = observed.body;
   if (wantType === 'application/json' && typeof want === 'object' && want !== null) {
@@ -225,7 +225,7 @@ function generated(req: ScenarioRequest, recorded: unknown, observed: unknown): 
  * `volatile` says which dates are the clock's (compared by form).
  */
 export function compareByValue(recorded: RecordedExchange['response'], observed: Observed, normal: (s: string) => string, volatile: (date: string) => boolean): string[] {
-  const { out, wantType, gotType } = envelopeDiffs(recorded, observed);
+  const { out, wantType } = envelopeDiffs(recorded, observed);
   const location = recorded.headers.location;
   const gotLocation = observed.headers.location === undefined ? undefined : normal(observed.headers.location);
   if (location !== gotLocation) out.push(`header location: ${JSON.stringify(location)} recorded, ${JSON.stringify(gotLocation)} answered`);

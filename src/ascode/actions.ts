@@ -11,7 +11,6 @@ import type { ConcurrencySetting } from '../http/concurrency.js';
 import { join } from 'node:path';
 import { KINDS, keyMatch, keyOf, linkUpdateStatements, MANAGED, specs, type Kind, type Rec } from './model.js';
 import { buildSchema } from './schema.js';
-import { VERSION } from '../version.js';
 import { safeStringify } from '../output/safe-text.js';
 import { duration, Progress } from '../output/progress.js';
 import { ignoredOnUpdate } from '../model/channels.js';

@@ -7,7 +7,6 @@
 import { wrapProse } from '../output/wrap.js';
 import { toInt } from '../http/envelope.js';
 import { UsageError } from '../errors.js';
-import { create, update } from '../model/model.js';
 import { campaignRecord } from '../model/campaigns.js';
 import { channelRecord } from '../model/channels.js';
 import { domainRecord } from '../model/domains.js';

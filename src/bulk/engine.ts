@@ -24,7 +24,7 @@ import { firstOf } from '../model/values.js';
 import { AccountReader } from '../model/reader.js';
 import type { ApiClient } from '../http/client.js';
 import { stateDir } from '../config/paths.js';
-import { hashFile, openInput, readRows, spoolStdin, type InputFile, type RawRow } from './input.js';
+import { hashFile, openInput, readRows, spoolStdin, type RawRow } from './input.js';
 import { rowInput } from './rows.js';
 import { FINISHED, Journal, JournalWriteError, journalAccount, type Entry, type RowStatus } from '../journal/journal.js';
 import { canLookUp, lookUp, rowKeys } from './lookup.js';

@@ -12,7 +12,8 @@ import { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import type { InStream } from '../io.js';
 import type { BulkFormat } from '../commands/shared/define.js';
-import { privateTempPath, writeError } from '../files/access.js';
+import { writeError } from '../files/access.js';
+import { privateTempPath } from '../files/temp.js';
 
 export interface RawRow {
   /** Line of the file (CSV, NDJSON) or position in the array (JSON), from 1. */

@@ -12,7 +12,7 @@
  */
 import { redactSecrets } from '../redact.js';
 import { randomBytes } from 'node:crypto';
-import { constants, linkSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
@@ -201,19 +201,4 @@ export function writeError(error: unknown, flag: string, file: string): unknown 
     return new UsageError(`${flag} ${file}: cannot write there (${code})`, 'give a path in an existing folder you can write to');
   }
   return error;
-}
-
-/** A spool file of linkctl's own (stdin of `--from -`): exclusive, unguessable, private. */
-export function privateTempPath(dir: string, prefix: string): string {
-  return join(dir, `${prefix}-${randomBytes(16).toString('hex')}.tmp`);
-}
-
-/**
- * A temporary file made now in `dir`, to be written and then renamed into place: a name nobody can
- * guess (`privateTempPath`), created exclusively and through no symlink (O_EXCL, O_NOFOLLOW), so a
- * link planted in the folder is never written through. Its path and a descriptor open for writing.
- */
-export function openTempFile(dir: string, prefix: string, mode = 0o600): { path: string; fd: number } {
-  const path = privateTempPath(dir, prefix);
-  return { path, fd: openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode) };
 }

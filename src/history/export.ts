@@ -20,7 +20,7 @@
  */
 import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ColumnValues, FileSchema, SchemaColumn, TextColumn, Texts } from './parquet.js';
-import { openTempFile } from '../files/access.js';
+import { openTempFile } from '../files/temp.js';
 import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';

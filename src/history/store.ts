@@ -19,11 +19,11 @@
  */
 import { join } from 'node:path';
 import { stateDir } from '../config/paths.js';
-import { ConfigError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { describeTarget, isPostgres, NoHistoryError, parsePostgresUrl, type Db } from './db.js';
 import { appliedVersions, checkReadable, migrate, MIGRATIONS, type Migration } from './schema.js';
 import { iso, now } from './time.js';
-import { countOf, Door, type RawCount } from './values.js';
+import { countOf, Door } from './values.js';
 
 export { NoHistoryError };
 

@@ -7,7 +7,7 @@ import ky, { type KyInstance } from 'ky';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { channel } from 'node:diagnostics_channel';
-import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../errors.js';
+import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
 import { redact } from '../redact.js';
 import { interpretBody, retryAfterSeconds, toSeconds, type Body } from './envelope.js';
 import { newBudget, RateLimitPolicy, type RateState } from './rate-limit.js';

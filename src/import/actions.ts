@@ -1,11 +1,12 @@
 /** `linkctl import FORMAT FILE`: another shortener's export as an account file. The conversion is in ./convert.ts. */
-import { closeSync, createReadStream, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parseDocument } from 'yaml';
 import { basename, dirname } from 'node:path';
 import type { ActionInput, Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { checkWrite, moveIntoPlace, prepareWrite, privateTempPath, readablePath, writeError } from '../files/access.js';
+import { checkWrite, moveIntoPlace, prepareWrite, readablePath, writeError } from '../files/access.js';
+import { privateTempPath } from '../files/temp.js';
 import { toInt } from '../http/envelope.js';
 import type { Result } from '../output/types.js';
 import { schemaUrl } from '../ascode/actions.js';

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { NOFOLLOW, codeOf, readAll, isObject, unwritable } from './journal-io.js';
-import { privateTempPath } from '../files/access.js';
+import { privateTempPath } from '../files/temp.js';
 
 /** Locks this process holds, by path: a lock naming our own pid is ours only if it is in here. */
 const HELD = new Map<string, string>();

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { openTempFile } from '../files/access.js';
+import { openTempFile } from '../files/temp.js';
 import { stateDir } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 

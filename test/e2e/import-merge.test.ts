@@ -16,7 +16,6 @@ import { csvRecords, runCli, runMain, sent, testFiles, useSandbox } from '../hel
 const fx = useSandbox(); // seeded: docs → https://sandbox.localhost/docs, spring-sale → https://sandbox.localhost/sale
 const files = testFiles('linkctl-import-merge-');
 const requests = () => sent(fx.sandbox).map((r) => `${r.method} ${r.path}`);
-const writes = () => sent(fx.sandbox).filter((r) => r.method !== 'GET');
 /** The account read that every import makes: the domains, then the links (one page here). */
 const ACCOUNT_READ = ['GET /api/domains', 'GET /api/urls'];
 type Rec = Record<string, unknown>;

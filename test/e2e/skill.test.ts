@@ -6,7 +6,6 @@
  * cannot teach a command or flag that is gone. Nothing is sent: no key, a base URL under .invalid.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyOfHeader, type Sandbox } from '../../src/sandbox/server.js';
 import { SANDBOX_USER_KEY } from '../../src/sandbox/state.js';
-import { call, get, useSandbox } from './helpers.js';
+import { call, useSandbox } from './helpers.js';
 
 const start = useSandbox();
 const as = (key: string) => `Bearer ${key}`;

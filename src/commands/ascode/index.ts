@@ -1,5 +1,5 @@
 /** `export`, `plan`, `apply`: links as code. Flags and help only; the work is in src/ascode/, loaded when a command runs. */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { concurrencyOption, enumOption, forceOption, pathOption, printsDocuments, optionsForAgents, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
 import { positiveInt } from '../../validate.js';

@@ -7,7 +7,7 @@ import { UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import type { ActionInput } from '../shared/define.js';
-import { findInList, firstOf, forEachId, idList, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
+import { findInList, forEachId, idList, listAction, messageResult, removeAction, withoutError } from '../shared/resource.js';
 import { campaignAssignPath, campaignBody, campaignName, campaignSlugOf, campaigns as CAMPAIGN, withoutOwnSlug } from '../../model/campaigns.js';
 import { create, update as updateOne } from '../../model/model.js';
 import { planLinkUpdate } from '../../model/links.js';

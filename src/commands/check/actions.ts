@@ -8,7 +8,7 @@
 import { SANDBOX_OWN_ORIGINS, sandboxPagesAt } from '../../sandbox/own-origin.js';
 import type { Context } from '../../context.js';
 import { AGENT_ALLOW_HINT, allowanceOf, type Allowance } from '../../config/allow-private.js';
-import { CliError, ConfigError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import type { Column, Rec, Result } from '../../output/types.js';
 import { safeText } from '../../output/safe-text.js';
 import { VERSION } from '../../version.js';
@@ -16,7 +16,7 @@ import type { ActionInput } from '../shared/define.js';
 import { addDetails, findDuplicates, findMissingCampaigns, findUnknownDomains, linkOf, readOptionalList, requestKey, type CheckedLink, type LinkFinding } from '../../check/account.js';
 import type { AccountReader } from '../../model/reader.js';
 import { Prober, type Hop, type Probe } from '../../check/probe.js';
-import { ALLOW_PRIVATE_ENV, ALLOW_PRIVATE_HINT, parseAllowPrivate, type AllowPrivate } from '../../http/networks.js';
+import type { AllowPrivate } from '../../http/networks.js';
 import { BROKEN, FLAGS, STATUSES, STATUS_ORDER, type Status } from '../../check/statuses.js';
 import type { CheckStore } from '../../check/store.js';
 import type { Change, CheckRecord } from '../../check/record.js';

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js'; // already loaded by validate.js: no start-up cost
 import { bulkOptions, deleteCommand, enumOption, forAgents, forceOption, listCommand, many, optionsForAgents, pathOption, withExamples, type Bind } from '../shared/define.js';
 import { wrapped } from '../shared/help-text.js';
-import { httpUrl, idOrName, keyValue, nonEmpty, oneOf, positiveInt, rgbColor } from '../../validate.js';
-import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS, REDIRECT_TYPES } from '../../model/link-types.js';
+import { httpUrl, idOrName, oneOf, positiveInt, rgbColor } from '../../validate.js';
+import { CLEARABLE, IF_EXISTS, IF_EXISTS_VALUES, LINK_ORDERS } from '../../model/link-types.js';
 import { linkOptions } from '../../model/link-options.js';
 
 /** `--verify` of the commands that write links: single commands always check; rows and files only when asked. */

@@ -1,4 +1,4 @@
-import { allowanceOf, type Allowance } from '../../config/allow-private.js';
+import { allowanceOf } from '../../config/allow-private.js';
 import type { AllowPrivate } from '../../http/networks.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';

@@ -8,13 +8,13 @@ import type { ActionInput } from '../shared/define.js';
 import type { Result } from '../../output/types.js';
 import { CliError, ConfigError, NotFoundError, UsageError } from '../../errors.js';
 import { computeBreakdowns, computeSeries, DeltaCache, type SeriesSpec, type Window } from '../../history/series.js';
-import { rank, when, type Ranking } from '../../history/rank.js';
+import { rank, type Ranking } from '../../history/rank.js';
 import { now, type Period } from '../../history/time.js';
 import { DIMENSIONS, type Dimension } from '../../history/kinds.js';
 import { liveTimeline } from '../../history/events.js';
 import type { Breakdown, GroupSection } from '../../history/report.js';
 import type { Group } from '../../history/rollup.js';
-import { choose, closeReader, firstRunNote, one, plural, serverName, serverSnapshots, specsOf, UNIQUE_NOTE, windowOf, type Chosen } from './actions.js';
+import { choose, closeReader, firstRunNote, plural, serverName, serverSnapshots, specsOf, UNIQUE_NOTE, windowOf, type Chosen } from './actions.js';
 
 const DIMENSION_TITLES: Record<Dimension, string> = { countries: 'Countries', referrers: 'Referrers', browsers: 'Browsers', os: 'Systems' };
 

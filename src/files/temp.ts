@@ -1,0 +1,19 @@
+/** Temporary files of linkctl's own, made where nobody can guess or plant them (below every layer: no context, no output). */
+import { randomBytes } from 'node:crypto';
+import { constants, openSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A spool file of linkctl's own (stdin of `--from -`): exclusive, unguessable, private. */
+export function privateTempPath(dir: string, prefix: string): string {
+  return join(dir, `${prefix}-${randomBytes(16).toString('hex')}.tmp`);
+}
+
+/**
+ * A temporary file made now in `dir`, to be written and then renamed into place: a name nobody can
+ * guess (`privateTempPath`), created exclusively and through no symlink (O_EXCL, O_NOFOLLOW), so a
+ * link planted in the folder is never written through. Its path and a descriptor open for writing.
+ */
+export function openTempFile(dir: string, prefix: string, mode = 0o600): { path: string; fd: number } {
+  const path = privateTempPath(dir, prefix);
+  return { path, fd: openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode) };
+}
