@@ -18,9 +18,9 @@
  *   one: a reader sees the old file or the new one, never half of one. A day of the range that
  *   now has no rows loses its old partition: exporting again replaces, never adds.
  */
-import { closeSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ColumnValues, FileSchema, SchemaColumn, TextColumn, Texts } from './parquet.js';
-import { openTempFile } from '../files/temp.js';
+import { replaceFile } from '../files/temp.js';
 import { PART_FILE } from './export-folder.js';
 import { join } from 'node:path';
 import { share, timeline, type DeltaCache, type Timeline } from './series.js';
@@ -483,18 +483,7 @@ async function writeTable(input: ExportInput, t: Timeline, table: TableName, wri
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     // a random name, created exclusively: a symlink planted beside the partition is never written through
-    const temporary = openTempFile(partition, `.${name}`, 0o644);
-    try {
-      try {
-        writer.write(temporary.fd, table, columns, day);
-      } finally {
-        closeSync(temporary.fd);
-      }
-      renameSync(temporary.path, join(partition, name));
-    } catch (error) {
-      rmSync(temporary.path, { force: true });
-      throw error;
-    }
+    replaceFile(join(partition, name), (fd) => writer.write(fd, table, columns, day), 0o644);
     summary.partitions++;
     summary.rows += day.length;
     if (countColumn < 0) summary.total += day.length;

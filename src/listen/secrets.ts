@@ -9,9 +9,9 @@
  *   LINKCTL_LISTEN_SECRET gives one. Made on first use and printed once, for the receiver.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { openTempFile } from '../files/temp.js';
+import { fsyncSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { replaceFile } from '../files/temp.js';
 import { stateDir } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 
@@ -46,19 +46,10 @@ function read(file: string): Record<string, ListenSecrets> {
 /** Written whole to a temporary file, synced, then renamed over: a crash leaves the old file or the new one. */
 function write(file: string, data: Record<string, ListenSecrets>): void {
   mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-  const tmp = openTempFile(join(file, '..'), `.${basename(file)}`);
-  try {
-    try {
-      writeFileSync(tmp.fd, `${JSON.stringify(data, null, 2)}\n`);
-      fsyncSync(tmp.fd);
-    } finally {
-      closeSync(tmp.fd);
-    }
-    renameSync(tmp.path, file);
-  } catch (error) {
-    rmSync(tmp.path, { force: true });
-    throw error;
-  }
+  replaceFile(file, (fd) => {
+    writeFileSync(fd, `${JSON.stringify(data, null, 2)}\n`);
+    fsyncSync(fd);
+  });
 }
 
 /**

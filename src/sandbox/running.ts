@@ -2,9 +2,9 @@
 // (and the URLs they print answer while it runs) instead of starting an embedded sandbox.
 // Only a serve on the default state file with the default key announces itself; the file
 // holds no key, and is removed when the serve stops.
-import { closeSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openTempFile } from '../files/temp.js';
+import { replaceFile } from '../files/temp.js';
 
 import type { Plan } from './routes.js';
 
@@ -16,18 +16,7 @@ export const defaultStateFile = (configDir: string) => join(configDir, 'sandbox-
 export function announce(configDir: string, info: RunningSandbox): () => void {
   const file = runningFile(configDir);
   // a name nobody can guess, created exclusively: a link planted in the config folder is never written through
-  const tmp = openTempFile(configDir, '.sandbox-serve.json');
-  try {
-    try {
-      writeFileSync(tmp.fd, `${JSON.stringify(info)}\n`);
-    } finally {
-      closeSync(tmp.fd);
-    }
-    renameSync(tmp.path, file);
-  } catch (error) {
-    rmSync(tmp.path, { force: true });
-    throw error;
-  }
+  replaceFile(file, (fd) => writeFileSync(fd, `${JSON.stringify(info)}\n`));
   return () => {
     // only our own announcement: another serve may have replaced it
     try { if ((JSON.parse(readFileSync(file, 'utf8')) as RunningSandbox).pid === info.pid) unlinkSync(file); } catch { /* gone */ }
