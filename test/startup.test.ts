@@ -188,6 +188,18 @@ describe('a key and base URL from the environment', () => {
     expect(fromPackage(snapshot.files, 'pg')).toBe(false); // PostgreSQL's driver only for a postgres:// --db
   });
 
+  it('a write without a policy does not load the YAML parser; with a policy file it does (the control)', async () => {
+    const add = (extra: Record<string, string>) => loading([BIN, 'link', 'add', 'https://example.org/startup', '--json'], { ...fx.env, LINKCTL_CONFIG_DIR: join(dir, 'yaml-config'), ...extra });
+    const plain = await add({});
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(fromPackage(plain.files, 'yaml')).toBe(false);
+    const policy = join(dir, 'policy.yaml');
+    writeFileSync(policy, 'version: 1\nrules:\n  forbid-insecure: true\n');
+    const governed = await add({ LINKCTL_POLICY: policy });
+    expect(governed.code, governed.stderr).toBe(0);
+    expect(fromPackage(governed.files, 'yaml')).toBe(true);
+  });
+
   it('the keychain library loads only to read or write a key in the keychain', async () => {
     const config = join(dir, 'keychain-config');
     // The control: logging in tries the keychain (without a D-Bus session it falls back to the file).

@@ -344,7 +344,7 @@ async function load(ctx: Context, opts: Rec, resolveEnv: boolean, beforeRead?: (
  */
 async function markViolations(ctx: Context, plan: Plan, index: ReturnType<typeof indexState>): Promise<void> {
   const [{ policyViolations, linkSubject, loadPolicy }, { linkBody }] = await Promise.all([import('../policy/enforce.js'), import('./apply.js')]);
-  if (!loadPolicy(ctx)) return;
+  if (!(await loadPolicy(ctx))) return;
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   // Names stand for ids here: the policy matches a campaign by its name.
   const byName = (_kind: Kind, name: string) => name as unknown as number;

@@ -14,7 +14,9 @@ import { activeProfile } from '../config/settings.js';
 import { isAbsolute, join } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { parsePolicy, rulesFor, violations, type Policy, type Subject, type Violation } from './policy.js';
+// policy.ts (and the YAML parser it loads, 157 KB) is loaded only when a policy file is set: every
+// write asks for the policy, and most runs have none
+import type { Policy, Subject, Violation } from './policy.js';
 import { targetsOfBody } from '../model/links.js';
 
 /** Where the policy came from, as messages say it. */
@@ -36,7 +38,7 @@ function profilePolicy(ctx: Context): { path: string; from: string } | undefined
 }
 
 /** The policy of this run (undefined when none is set), read once: a missing or bad file is exit 2 naming it. */
-export function loadPolicy(ctx: Context): Policy | undefined {
+export async function loadPolicy(ctx: Context): Promise<Policy | undefined> {
   const cache = ctx.policyRead;
   if (cache.read) return cache.policy;
   const found = policyPath(ctx);
@@ -48,7 +50,7 @@ export function loadPolicy(ctx: Context): Policy | undefined {
     } catch (error) {
       throw new UsageError(`${found.from}: cannot read the policy file ${found.path} (${(error as NodeJS.ErrnoException).code ?? 'error'}); nothing was sent`, 'give the path of a policy YAML file (see docs/governance.md), or leave the policy out');
     }
-    policy = parsePolicy(text, found.path);
+    policy = (await import('./policy.js')).parsePolicy(text, found.path);
   }
   cache.policy = policy;
   cache.read = true;
@@ -67,8 +69,8 @@ export function linkSubject(body: Record<string, unknown>): Subject {
 }
 
 /** Whether the policy of this run has rules scoped to a campaign: only then does moving a link into one need its destinations read. */
-export function scopesCampaigns(ctx: Context): boolean {
-  return Boolean(loadPolicy(ctx)?.scopes.some((s) => s.campaign !== undefined));
+export async function scopesCampaigns(ctx: Context): Promise<boolean> {
+  return Boolean((await loadPolicy(ctx))?.scopes.some((s) => s.campaign !== undefined));
 }
 
 /** One write as the policy sees it: what it is (`link add`, `link spring`) and what it sets. */
@@ -79,8 +81,9 @@ export interface Checked {
 
 /** The violations of each write, by its index; empty when there is no policy. */
 export async function policyViolations(ctx: Context, writes: readonly Checked[]): Promise<Violation[][]> {
-  const policy = loadPolicy(ctx);
+  const policy = await loadPolicy(ctx);
   if (!policy) return writes.map(() => []);
+  const { rulesFor, violations } = await import('./policy.js');
   const names = await campaignNamer(ctx, policy, writes);
   return writes.map((w) => violations(rulesFor(policy, w.subject, names), w.subject));
 }
@@ -93,7 +96,7 @@ export async function enforcePolicy(ctx: Context, writes: readonly Checked[]): P
   const found = await policyViolations(ctx, writes);
   const lines = writes.flatMap((w, i) => found[i]!.map((v) => `${w.what}: policy rule ${v.rule}: ${v.message}`));
   if (!lines.length) return;
-  const policy = loadPolicy(ctx)!;
+  const policy = (await loadPolicy(ctx))!;
   if (ctx.override !== undefined) {
     for (const line of lines) ctx.warn(`note: overridden (${JSON.stringify(ctx.override)}): ${line}`);
     return;

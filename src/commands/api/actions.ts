@@ -140,7 +140,7 @@ async function keepsPolicy(ctx: Context, method: ApiMethod, path: string, json: 
   if (writes && resource === 'url') subject = linkSubject(body);
   else if (writes && resource === 'qr' && (body.type === undefined || body.type === 'link')) {
     subject = { url: str(body.data) ?? (body.data && typeof body.data === 'object' ? str((body.data as Rec).url) : undefined) };
-  } else if (resource === 'campaign' && /^\d+$/.test(second ?? '') && /^\d+$/.test(fourth ?? '') && scopesCampaigns(ctx)) {
+  } else if (resource === 'campaign' && /^\d+$/.test(second ?? '') && /^\d+$/.test(fourth ?? '') && (await scopesCampaigns(ctx))) {
     const [{ planLinkUpdate }, { readLink }] = await Promise.all([import('../../model/links.js'), import('../../model/link-writes.js')]);
     const read = await readLink(await ctx.reader(), Number(fourth));
     subject = linkSubject(planLinkUpdate(read, { campaign: Number(second) }, new Set()).body);

@@ -84,7 +84,7 @@ export async function assign(ctx: Context, { args }: ActionInput): Promise<Resul
  */
 async function keepsPolicy(ctx: Context, campaignId: number, linkIds: number[]): Promise<void> {
   const { enforcePolicy, linkSubject, scopesCampaigns } = await import('../../policy/enforce.js');
-  if (!scopesCampaigns(ctx)) return;
+  if (!(await scopesCampaigns(ctx))) return;
   const reader = await ctx.reader();
   const writes = [];
   for (const id of linkIds) {

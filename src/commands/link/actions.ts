@@ -219,7 +219,7 @@ export function updateNames(input: ActionInput, ctx?: Context): AccountName[] {
 
 async function updateKeepsPolicy(ctx: Context, reader: AccountReader, id: number, opts: Rec): Promise<void> {
   const { loadPolicy } = await import('../../policy/enforce.js');
-  if (!loadPolicy(ctx)) return;
+  if (!(await loadPolicy(ctx))) return;
   const given = bodyFromOptions(await referencesByName(async () => reader, opts));
   if (opts.url !== undefined) given.url = opts.url;
   const { body } = planLinkUpdate(await readLink(reader, id), given, new Set((opts.clear as Clearable[] | undefined) ?? []));

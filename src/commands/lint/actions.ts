@@ -13,7 +13,7 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export async function lint(ctx: Context, { opts }: ActionInput): Promise<Result> {
   // The policy first: a bad one is exit 2 before any request.
-  let policy = loadPolicy(ctx);
+  let policy = await loadPolicy(ctx);
   // --expiring-days and --stale-days win over the policy's windows.
   for (const [flag, rule] of [['expiringDays', 'expiring'], ['staleDays', 'stale']] as const) {
     if (opts[flag] === undefined) continue;
