@@ -206,7 +206,7 @@ export async function readDeltas(history: History, sourceId: number, kind: ItemK
     if (!deltas.firstBase.has(item)) deltas.firstBase.set(item, base);
     deltas.push(item, k, clicks, unique, reset);
   }, (item, clicks) => deltas.totals.set(item, clicks));
-  await history.forEachCount(ids ?? (await history.items(sourceId, kind)).map((i) => i.id), feed);
+  await history.forEachCount(ids ?? (await history.itemIds(sourceId, kind)), feed);
   await subtractEvents(history, sourceId, kind, deltas.snapshots, until, deltas); // counted as events instead (events.ts)
   return deltas;
 }

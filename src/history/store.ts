@@ -524,6 +524,11 @@ export class History {
     return rows.map((r) => ({ id: Number(r[0]), at: Date.parse(String(r[1])), origin: String(r[2]), complete: Number(r[3]) === 1 }));
   }
 
+  /** The ids of a source's items of `kind`, in id order: what reading their counts needs (no texts read, no objects made). */
+  async itemIds(sourceId: number, kind: ItemKind): Promise<number[]> {
+    return (await this.db.all('SELECT id FROM items WHERE source_id = ? AND kind = ? ORDER BY id', [sourceId, kind])).map((r) => Number(r[0]));
+  }
+
   async items(sourceId: number, kind?: ItemKind): Promise<Item[]> {
     const rows = await this.db.all(`SELECT id, kind, remote_id, alias, label, url, campaign FROM items WHERE source_id = ?${kind ? ' AND kind = ?' : ''} ORDER BY id`, kind ? [sourceId, kind] : [sourceId]);
     return rows.map((r) => ({ id: Number(r[0]), kind: r[1] as ItemKind, remoteId: num(r[2]), alias: str(r[3]), label: str(r[4]), url: str(r[5]), campaign: num(r[6]) }));
