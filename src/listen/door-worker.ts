@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Door, DoorOptions } from './server.js';
 import type { DoorThreadData, FromDoor, ToDoor } from './door-messages.js';
+import { journalEvents } from './journal.js';
 
 /** The bundled entry (scripts/build.mjs): dist/listen-door.js, beside the CLI's entry, one folder above the chunks. */
 function threadEntry(): URL {
@@ -72,7 +73,7 @@ export function startDoorThread(options: Omit<DoorOptions, 'clock'>): Promise<Do
           return;
         }
         case 'journaled':
-          message.events.forEach((event, i) => options.journal?.journaled(event, message.first + i));
+          journalEvents(message.lines).forEach((event, i) => options.journal?.journaled(event, message.first + i));
           return;
         case 'refused':
           return options.refused?.(message.status, message.why);

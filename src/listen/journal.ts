@@ -36,6 +36,12 @@ import type { ListenEvent } from './payload.js';
  */
 export const journalDir = (dbFile: string, sourceId: number) => join(`${dbFile}-listen`, String(sourceId));
 
+/** An event as one line of a journal file: JSON, then a newline (JSON text holds no raw newline). */
+export const journalLine = (event: ListenEvent): string => `${JSON.stringify(event)}\n`;
+
+/** The events of journal lines (`journalLine`'s, joined), in order. */
+export const journalEvents = (lines: string): ListenEvent[] => lines.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ListenEvent);
+
 const host = () => hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
 const NAME = /^([^~]+)~(\d+)~([0-9a-f]+)~(\d+)\.jsonl$/;
 
@@ -88,10 +94,13 @@ export class JournalWriter {
     });
   }
 
-  /** Resolves once `event` (the door's `seq`-th) is in the file and synced: then, and only then, may its post be answered 2xx. */
-  append(event: ListenEvent, seq: number): Promise<void> {
+  /**
+   * Resolves once `line` (the door's `seq`-th event, as `journalLine` writes it) is in the file
+   * and synced: then, and only then, may its post be answered 2xx.
+   */
+  append(line: string, seq: number): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ line: `${JSON.stringify(event)}\n`, seq, done: (error) => (error ? reject(error) : resolve()) });
+      this.waiting.push({ line, seq, done: (error) => (error ? reject(error) : resolve()) });
       this.commit();
     });
   }

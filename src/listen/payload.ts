@@ -86,8 +86,24 @@ export function eventId(receivedMs: number): string {
   return `evt_${receivedMs.toString(36).padStart(9, '0')}${random}`;
 }
 
+/**
+ * Aliases of the short URLs seen lately: a link's visits come again and again, and a URL parsed
+ * per post was a tenth of the door's own work in a burst (issue 52). Emptied when full.
+ */
+const aliases = new Map<string, string | null>();
+const ALIASES = 1_000;
+
 /** The alias a short URL names: its path without the leading slash (the product's link id is not in the post). */
 export function aliasOf(shortUrl: string): string | null {
+  let alias = aliases.get(shortUrl);
+  if (alias !== undefined) return alias;
+  alias = parseAlias(shortUrl);
+  if (aliases.size >= ALIASES) aliases.clear();
+  aliases.set(shortUrl, alias);
+  return alias;
+}
+
+function parseAlias(shortUrl: string): string | null {
   try {
     const path = new URL(shortUrl).pathname.replace(/^\/+|\/+$/g, '');
     // %00 decodes to NUL, which PostgreSQL text cannot hold: kept as the history keeps any such text

@@ -7,7 +7,7 @@ import { closeSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalWriter, leftFiles } from '../../src/listen/journal.js';
+import { JournalWriter, journalEvents, journalLine, leftFiles } from '../../src/listen/journal.js';
 import type { ListenEvent } from '../../src/listen/payload.js';
 
 const dirs: string[] = [];
@@ -23,14 +23,21 @@ const event = (i: number): ListenEvent => ({ type: 'link.clicked', id: `evt_${i}
 const ids = (dir: string) => leftFiles(dir, true).flatMap((f) => f.events.map((e) => e.id));
 
 describe('listen journal', () => {
+  it('gives back the events of its lines as they were, text with newlines, quotes and NULs included', () => {
+    const odd = { ...event(7), city: 'São\nPaulo "x" \u0000 \u2028', referrer: 'a\\b' };
+    const lines = [event(1), odd, event(2)].map(journalLine);
+    expect(lines.every((l) => l.indexOf('\n') === l.length - 1)).toBe(true);
+    expect(journalEvents(lines.join(''))).toEqual([event(1), odd, event(2)]);
+  });
+
   it('moves on to a new file when told the events so far are durable, and removes a file once all of its events are', async () => {
     const dir = folder();
     const journal = new JournalWriter(dir);
-    await journal.append(event(0), 0);
-    await journal.append(event(1), 1);
+    await journal.append(journalLine(event(0)), 0);
+    await journal.append(journalLine(event(1)), 1);
     journal.durable(1); // a new file is made, and the appends after it is ready go there
     await new Promise((r) => setTimeout(r, 100));
-    await journal.append(event(2), 2);
+    await journal.append(journalLine(event(2)), 2);
     expect(readdirSync(dir)).toHaveLength(2);
     expect(ids(dir)).toEqual(['evt_0', 'evt_1', 'evt_2']);
     journal.durable(1); // the first file's events are durable: it goes
@@ -42,11 +49,11 @@ describe('listen journal', () => {
   it('after a failed write, the next batch goes to a new file: an answered event is never joined to a cut line', async () => {
     const dir = folder();
     const journal = new JournalWriter(dir);
-    await journal.append(event(0), 0);
+    await journal.append(journalLine(event(0)), 0);
     // the open file fails from now on (as a full disk would)
     closeSync((journal as unknown as { fd: number }).fd);
-    await expect(journal.append(event(1), 1)).rejects.toThrow();
-    await journal.append(event(2), 2);
+    await expect(journal.append(journalLine(event(1)), 1)).rejects.toThrow();
+    await journal.append(journalLine(event(2)), 2);
     expect(readdirSync(dir)).toHaveLength(2);
     expect(ids(dir)).toEqual(['evt_0', 'evt_2']);
     await journal.close().catch(() => undefined);
