@@ -4,7 +4,7 @@
  * `links.csv:4: ...` and a 100,000-row file never sits in memory (CSV and NDJSON).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, openSync, readSync, closeSync, createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, fstatSync, openSync, readSync, closeSync, createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -28,6 +28,8 @@ export interface InputFile {
   label: string;
   path: string;
   format: BulkFormat;
+  /** Its size in bytes when opened. */
+  bytes: number;
 }
 
 const EXTENSIONS: Record<string, BulkFormat> = { '.csv': 'csv', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.json': 'json' };
@@ -48,10 +50,12 @@ export async function spoolStdin(stdin: InStream, dir: string): Promise<string> 
 
 export function openInput(label: string, path: string, given: BulkFormat | undefined): InputFile {
   let head = '';
+  let bytes = 0;
   try {
     const fd = openSync(path, 'r');
     const buffer = Buffer.alloc(4096);
     const n = readSync(fd, buffer, 0, buffer.length, 0);
+    bytes = fstatSync(fd).size;
     closeSync(fd);
     head = buffer.subarray(0, n).toString('utf8');
   } catch (error) {
@@ -60,7 +64,7 @@ export function openInput(label: string, path: string, given: BulkFormat | undef
   // The extension decides; without a known one, the first character (`[` JSON, `{` NDJSON, else CSV).
   const first = head.replace(/^\uFEFF/, '').trimStart()[0];
   const format = given ?? EXTENSIONS[extname(label).toLowerCase()] ?? (first === '[' ? 'json' : first === '{' ? 'ndjson' : 'csv');
-  return { label: label === '-' ? 'stdin' : label, path, format };
+  return { label: label === '-' ? 'stdin' : label, path, format, bytes };
 }
 
 export async function hashFile(path: string): Promise<string> {

@@ -16,6 +16,7 @@ import { liveNote, liveTimeline } from './events.js';
 import { itemTotals, type DeltaCache, type Timeline, type Window } from './series.js';
 import type { History, Item, ItemKind, SnapshotRow } from './store.js';
 import { HOUR, DAY, iso, nextPeriod, periodStart, type Period } from './time.js';
+import { thousands } from '../numbers.js';
 
 export interface Ranked {
   rank: number;
@@ -59,7 +60,7 @@ export interface Ranking {
 }
 
 const UNIT: Record<Period, string> = { hour: 'hour', day: 'day', week: 'week', month: 'month' };
-const count = (n: number, unit: string) => `${n.toLocaleString('en')} ${unit}${n === 1 ? '' : 's'}`;
+const count = (n: number, unit: string) => `${thousands(n)} ${unit}${n === 1 ? '' : 's'}`;
 
 /** A time for people in notes: `2025-06-04 06:00 UTC`, or the date alone at midnight. */
 export function when(ms: number): string {

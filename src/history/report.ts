@@ -17,6 +17,7 @@ import type { Window } from './series.js';
 import type { Ranked, Ranking } from './rank.js';
 import type { Period } from './time.js';
 import { nextPeriod } from './time.js';
+import { thousands } from '../numbers.js';
 
 export interface BreakdownRow {
   name: string;
@@ -73,9 +74,9 @@ export interface ReportInput {
 }
 
 const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const number = (n: number | null) => (n === null ? '–' : Math.round(n).toLocaleString('en'));
-const signed = (n: number | null) => (n === null ? '–' : `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(Math.round(n)).toLocaleString('en')}`);
-const percent = (n: number | null) => (n === null ? '' : ` (${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n).toLocaleString('en')} %)`);
+const number = (n: number | null) => (n === null ? '–' : thousands(Math.round(n)));
+const signed = (n: number | null) => (n === null ? '–' : `${n > 0 ? '+' : n < 0 ? '−' : '±'}${thousands(Math.abs(Math.round(n)))}`);
+const percent = (n: number | null) => (n === null ? '' : ` (${n > 0 ? '+' : n < 0 ? '−' : '±'}${thousands(Math.abs(n))} %)`);
 
 /** Names longer than this are cut on the page, whole in their tooltip (up to NAME_TITLE). */
 export const NAME_MAX = 80;
@@ -388,7 +389,7 @@ ${dataTable(s, by, unit)}</figure>`;
 <main>
 <header>
 <h1>${escape(input.title)}</h1>
-<div class="muted">${escape(range)} (UTC, per ${PER[by]}) · account ${nameHtml(input.account)} on ${escape(input.server)} · ${input.snapshots.toLocaleString('en')} snapshot${input.snapshots === 1 ? '' : 's'}, the newest ${input.newest === null ? 'none' : escape(moment(input.newest))} · made ${escape(moment(input.generated))}</div>
+<div class="muted">${escape(range)} (UTC, per ${PER[by]}) · account ${nameHtml(input.account)} on ${escape(input.server)} · ${thousands(input.snapshots)} snapshot${input.snapshots === 1 ? '' : 's'}, the newest ${input.newest === null ? 'none' : escape(moment(input.newest))} · made ${escape(moment(input.generated))}</div>
 </header>
 ${input.firstRun ? `<div class="notice" id="first-run"><strong>One snapshot so far.</strong> ${escape(input.firstRun.replace(/\n\s*/g, ' ').replace(/ 15 6 .*$/, ''))} <code>${escape(/15 6 .*$/.exec(input.firstRun)?.[0] ?? '')}</code></div>` : ''}
 ${kept('<h2>The window at a glance</h2>', `<div class="cards" id="totals">${cards.join('')}</div>`)}

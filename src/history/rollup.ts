@@ -22,6 +22,7 @@ import type { Period } from './time.js';
 import type { Timeline } from './timeline.js';
 
 import { GROUPS, VISIT_GROUPS, isVisitGroup, type GroupBy, type VisitGroup } from './kinds.js';
+import { thousands } from '../numbers.js';
 export { GROUPS, type GroupBy };
 
 /** What a link belongs to: a group's key and name. */
@@ -139,9 +140,9 @@ export async function rollup(history: History, sourceId: number, items: readonly
         estimated: g.estimated, shared: g.shared,
       };
     });
-  const count = (k: number, one: string, many = `${one}s`) => `${k.toLocaleString('en')} ${k === 1 ? one : many}`;
+  const count = (k: number, one: string, many = `${one}s`) => `${thousands(k)} ${k === 1 ? one : many}`;
   const parts: string[] = [];
-  if (ungrouped.links) parts.push(`${count(ungrouped.links, 'link')} in ${NONE[group]}: ${ungrouped.clicks.toLocaleString('en')} of the ${ranking.clicks.toLocaleString('en')} clicks, counted apart`);
+  if (ungrouped.links) parts.push(`${count(ungrouped.links, 'link')} in ${NONE[group]}: ${thousands(ungrouped.clicks)} of the ${thousands(ranking.clicks)} clicks, counted apart`);
   if (shared) parts.push(`${count(shared, 'link is', 'links are')} in more than one ${group}: ${shared === 1 ? 'its' : 'their'} clicks count in each, so the ${group}s add up to more than the total`);
   if (group === 'channel') parts.push('channels as the server lists them now');
   return { ...base, rows, ungrouped: { ...ungrouped, previous: comparable ? ungrouped.previous : null }, shared, note: [ranking.note, ...parts].join('; '), groupNote: parts.join('; ') };
@@ -218,7 +219,7 @@ async function visitRollup(history: History, sourceId: number, items: readonly I
   const what = { country: 'country', referrer: 'referrer', browser: 'browser', os: 'system' }[group];
   const share = ranking.clicks ? Math.round((clicks / ranking.clicks) * 1000) / 10 : 0;
   const groupNote = ranking.clicks
-    ? `${clicks.toLocaleString('en')} of the ${ranking.clicks.toLocaleString('en')} clicks (${share}%) have a ${what} read (listen's events name every visit; snapshots that read links' details name what the server lists)${rest.clicks ? `; the other ${rest.clicks.toLocaleString('en')} are counted apart` : ''}`
+    ? `${thousands(clicks)} of the ${thousands(ranking.clicks)} clicks (${share}%) have a ${what} read (listen's events name every visit; snapshots that read links' details name what the server lists)${rest.clicks ? `; the other ${thousands(rest.clicks)} are counted apart` : ''}`
     : '';
   return {
     ...base, rows, ungrouped: { links: unnamed, ...rest }, shared: 0,

@@ -29,6 +29,7 @@ export { NoHistoryError };
 
 import { DIMENSIONS, ITEM_KINDS, type Dimension, type ItemKind } from './kinds.js';
 import { CLOCK_SKEW_MS, type Details, type HistoryRecord, type SourceRef, type SnapshotInput, type SnapshotResult, type Source, type SnapshotRow, type Item, type CountVisitor } from './records.js';
+import { thousands } from '../numbers.js';
 
 export { CLOCK_SKEW_MS, type Details, type HistoryRecord, type SourceRef, type SnapshotInput, type SnapshotResult, type Source, type SnapshotRow, type Item, type CountVisitor };
 
@@ -112,7 +113,7 @@ export function duration(ms: number): string {
   if (minutes < 120) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
   const hours = Math.round(ms / 3_600_000);
   if (hours < 48) return `${hours} hours`;
-  return `${Math.round(ms / 86_400_000).toLocaleString('en')} days`;
+  return `${thousands(Math.round(ms / 86_400_000))} days`;
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

@@ -6,6 +6,7 @@
  */
 import { UsageError } from '../errors.js';
 import { PERIODS, type Period } from './kinds.js';
+import { thousands } from '../numbers.js';
 
 /**
  * LINKCTL_NOW (an ISO date or time, e.g. 2025-06-01T06:00:00Z) stands in for the clock of every
@@ -104,7 +105,7 @@ export function periodsBetween(by: Period, since: number, until: number): number
   for (let start = periodStart(by, since); start <= until; start = nextPeriod(by, start)) {
     starts.push(start);
     if (starts.length > MAX_PERIODS) {
-      throw new UsageError(`--since and --by ${by} make more than ${MAX_PERIODS.toLocaleString('en')} periods`, 'choose a later --since or a longer --by (day, week, month)');
+      throw new UsageError(`--since and --by ${by} make more than ${thousands(MAX_PERIODS)} periods`, 'choose a later --since or a longer --by (day, week, month)');
     }
   }
   return starts;

@@ -99,6 +99,8 @@ export class Journal {
   private fd: number;
   /** The file does not end with a newline (a torn line): the next write starts a new line. */
   private needsNewline = false;
+  /** The file's size after this process's last whole line; undefined: unknown (ask the system). */
+  private size: number | undefined;
   private written = 0;
   /** When a "sending" line was last flushed to the disk (ms). */
   private flushedAt = 0;
@@ -223,10 +225,14 @@ export class Journal {
   private append(value: unknown, flush = true): void {
     if (this.broken) throw this.broken;
     const line = Buffer.from(`${this.needsNewline ? '\n' : ''}${JSON.stringify(value)}\n`);
-    const before = fstatSync(this.fd).size;
+    // where a failed line is cut off again: the size this process left (it alone writes, under
+    // the lock), asked of the system only at first and after a failure (a call a row saved)
+    const before = this.size ?? fstatSync(this.fd).size;
+    this.size = undefined;
     try {
       let done = 0;
       while (done < line.length) done += this.write(line.subarray(done));
+      this.size = before + done;
       this.needsNewline = false;
       this.linesWritten++;
       if (flush) {

@@ -6,6 +6,7 @@
  * names what was cut and how to get it whole: the same command run by the user.
  */
 import { MAX_BYTES_RANGE } from './tools.js';
+import { thousands } from '../numbers.js';
 
 /** What one record may take in an answer: many times any real record of this API. */
 export const MAX_RECORD_BYTES = 100_000;
@@ -28,7 +29,7 @@ export function boundJson(value: unknown, stringify: (v: unknown) => string): Bo
   const shorten = (v: unknown, path: string): unknown => {
     if (typeof v === 'string' && v.length > KEPT_CHARS) {
       cutPaths.push(path || '(the answer)');
-      return `${v.slice(0, KEPT_CHARS)}… [cut by linkctl mcp: ${(v.length - KEPT_CHARS).toLocaleString('en')} more characters]`;
+      return `${v.slice(0, KEPT_CHARS)}… [cut by linkctl mcp: ${thousands(v.length - KEPT_CHARS)} more characters]`;
     }
     if (Array.isArray(v)) return v.map((item, i) => shorten(item, `${path}[${i}]`));
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, shorten(item, path ? `${path}.${k}` : k)]));
@@ -37,15 +38,15 @@ export function boundJson(value: unknown, stringify: (v: unknown) => string): Bo
   const shortened = stringify(shorten(value, ''));
   const listed = cutPaths.slice(0, 10).join(', ') + (cutPaths.length > 10 ? ` and ${cutPaths.length - 10} more` : '');
   if (Buffer.byteLength(shortened) <= MAX_RECORD_BYTES) {
-    return { text: shortened, cut: `the answer (${Buffer.byteLength(whole).toLocaleString('en')} bytes) is over ${MAX_RECORD_BYTES.toLocaleString('en')} bytes: ${cutPaths.length === 1 ? 'this field was cut to its first' : 'these fields were cut to their first'} ${KEPT_CHARS.toLocaleString('en')} characters: ${listed}` };
+    return { text: shortened, cut: `the answer (${thousands(Buffer.byteLength(whole))} bytes) is over ${thousands(MAX_RECORD_BYTES)} bytes: ${cutPaths.length === 1 ? 'this field was cut to its first' : 'these fields were cut to their first'} ${thousands(KEPT_CHARS)} characters: ${listed}` };
   }
-  return { text: cutText(whole, MAX_RECORD_BYTES), cut: `the answer (${Buffer.byteLength(whole).toLocaleString('en')} bytes) is over ${MAX_RECORD_BYTES.toLocaleString('en')} bytes even with its long fields cut: only its first ${MAX_RECORD_BYTES.toLocaleString('en')} bytes are given (not valid JSON)` };
+  return { text: cutText(whole, MAX_RECORD_BYTES), cut: `the answer (${thousands(Buffer.byteLength(whole))} bytes) is over ${thousands(MAX_RECORD_BYTES)} bytes even with its long fields cut: only its first ${thousands(MAX_RECORD_BYTES)} bytes are given (not valid JSON)` };
 }
 
 /** Text that is not JSON, under MAX_TEXT_BYTES. */
 export function boundText(text: string): Bounded {
   if (Buffer.byteLength(text) <= MAX_TEXT_BYTES) return { text };
-  return { text: cutText(text, MAX_TEXT_BYTES), cut: `the answer (${Buffer.byteLength(text).toLocaleString('en')} bytes) is over ${MAX_TEXT_BYTES.toLocaleString('en')} bytes: only its first ${MAX_TEXT_BYTES.toLocaleString('en')} bytes are given` };
+  return { text: cutText(text, MAX_TEXT_BYTES), cut: `the answer (${thousands(Buffer.byteLength(text))} bytes) is over ${thousands(MAX_TEXT_BYTES)} bytes: only its first ${thousands(MAX_TEXT_BYTES)} bytes are given` };
 }
 
 /** The first `bytes` bytes of `text`, never half a character. */

@@ -21,6 +21,7 @@ import { LineTransport } from './lines.js';
 import { boundJson, boundText, type Bounded } from './bounded.js';
 import { ALL_CAP, argvOf, PAGING, FINDINGS_EXIT, forMode, isAdminTool, checkArguments, inputSchema, inToolTerms, MAX_BYTES, MAX_BYTES_RANGE, PAGE_SIZE, toolsOf, type Mode, type Tool } from './tools.js';
 import { decodeCursor, encodeCursor, Held, type Cursor } from './pages.js';
+import { thousands } from '../numbers.js';
 
 interface Run {
   code: number;
@@ -205,7 +206,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
     const cut = nextCursor !== undefined && (limit === undefined || records.length < limit) && end < list.start + list.records.length;
     let summary = summaryOf(tool, at, end, list, nextCursor !== undefined, cut ? maxBytes : undefined);
     // One record is always given, even one larger than the cap: said, so that nobody waits for a smaller answer.
-    if (records.length === 1 && size > maxBytes - reserve) summary += `; this record alone is over maxBytes (${maxBytes.toLocaleString('en')})`;
+    if (records.length === 1 && size > maxBytes - reserve) summary += `; this record alone is over maxBytes (${thousands(maxBytes)})`;
     const answer = { summary, ...extra, records, ...(nextCursor ? { nextCursor } : {}) };
     const content: CallToolResult['content'] = [{ type: 'text', text: json(answer) }];
     if (notes) content.push({ type: 'text', text: notes });
@@ -260,7 +261,7 @@ export async function serveMcp(ctx: Context, mode: Mode, root: string | null = n
       }
       if (got.length < pageSize) break; // a short page is the last one
     }
-    const note = truncated ? `all stops at ${ALL_CAP.toLocaleString('en')} records; the cursor goes on past them, page by page` : '';
+    const note = truncated ? `all stops at ${thousands(ALL_CAP)} records; the cursor goes on past them, page by page` : '';
     return { list: { records, start: (first - 1) * pageSize, pageSize, more: truncated, total: truncated ? total : (first - 1) * pageSize + records.length }, notes: [notes, note].filter(Boolean).join('\n') };
   }
 
@@ -331,7 +332,7 @@ interface HeldList {
  * there: `limit`, or the size the answer is kept under).
  */
 function summaryOf(tool: Tool, at: number, end: number, list: HeldList, more: boolean, cutAt: number | undefined): string {
-  const n = (x: number) => x.toLocaleString('en');
+  const n = (x: number) => thousands(x);
   const of = list.total !== undefined ? ` of ${n(list.total)}` : '';
   const which = end > at ? `records ${n(at + 1)}–${n(end)}${of}` : at === 0 ? 'no records' : `no records after ${n(at)}${of}`;
   const why = cutAt !== undefined ? `; the rest did not fit ${n(cutAt)} bytes (maxBytes)` : '';

@@ -7,6 +7,7 @@
  */
 import type { Argument, Command, Option } from 'commander';
 import { agentNotes, isList, isRepeatable } from '../commands/shared/define.js';
+import { thousands } from '../numbers.js';
 
 /**
  * What a tool may do, which decides when it is listed: `read` always, `write` with
@@ -375,10 +376,10 @@ function toolOf(command: Command, path: string[], access: Access): Tool {
  * How list tools page, said once for every tool (the server's instructions), not in each schema.
  */
 export const PAGING =
-  `Tools that list (those with cursor and maxBytes) answer {summary, records, nextCursor}, kept under maxBytes bytes (default ${MAX_BYTES.toLocaleString('en')}, ${MAX_BYTES_RANGE.min.toLocaleString('en')} to ${MAX_BYTES_RANGE.max.toLocaleString('en')}). ` +
+  `Tools that list (those with cursor and maxBytes) answer {summary, records, nextCursor}, kept under maxBytes bytes (default ${thousands(MAX_BYTES)}, ${thousands(MAX_BYTES_RANGE.min)} to ${thousands(MAX_BYTES_RANGE.max)}). ` +
   'When nextCursor is not null, call the same tool with {cursor: nextCursor} for the records that did not fit (the cursor keeps that call\'s other arguments; give limit or maxBytes again to change them). ' +
   `limit: at most this many records in an answer (where the tool also has page and all, it is also the page size asked of the server, default ${PAGE_SIZE}). ` +
-  `page: start at this page of limit records (default 1). all: true reads every page (up to ${ALL_CAP.toLocaleString('en')} records, and says so). fields: only these keys of each record (those of the CLI's --json), so that more records fit an answer.`;
+  `page: start at this page of limit records (default 1). all: true reads every page (up to ${thousands(ALL_CAP)} records, and says so). fields: only these keys of each record (those of the CLI's --json), so that more records fit an answer.`;
 
 /** Flags (`--json`, `-o`) in `text` that the tool takes no parameter for: a person's, not an agent's. */
 function cliOnlyFlags(tool: Tool, text: string): string[] {

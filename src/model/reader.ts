@@ -14,6 +14,7 @@ import { MODELS, type Kind, type Model } from './index.js';
 import { destinationKey } from './links.js';
 import { readOne } from './model.js';
 import { keyMatch, type Rec } from './values.js';
+import { thousands } from '../numbers.js';
 
 /** Requests a full read of `count` records takes (FULL_READ: 1,000 first, doubling up to its maximum). */
 export function fullReadRequests(count: number): number {
@@ -185,7 +186,7 @@ export class AccountReader {
         const fresh = new Known(model);
         for await (const page of fullRead(this.client, { path: model.list, keys: model.keys }, first)) {
           for (const record of page.records) fresh.put(record);
-          this.events.status?.(`reading ${kind}: ${fresh.byId.size.toLocaleString('en')}${page.result ? ` of ${page.result.toLocaleString('en')}` : ''}`);
+          this.events.status?.(`reading ${kind}: ${thousands(fresh.byId.size)}${page.result ? ` of ${thousands(page.result)}` : ''}`);
         }
         // What the run learned before the read (creates) is in the list now; keep the list's view.
         this.known.set(kind, fresh);
@@ -217,7 +218,7 @@ export class AccountReader {
         visit(record);
       }
       seen += page.records.length;
-      this.events.status?.(`reading ${kind}: ${seen.toLocaleString('en')}${page.result ? ` of ${page.result.toLocaleString('en')}` : ''}`);
+      this.events.status?.(`reading ${kind}: ${thousands(seen)}${page.result ? ` of ${thousands(page.result)}` : ''}`);
     }
   }
 

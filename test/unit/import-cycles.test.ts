@@ -23,7 +23,7 @@ const KNOWN: Array<[from: string, to: string]> = [];
  */
 const COMMAND_LAYER = ['commands/', 'mcp/', 'bulk/', 'cli.ts', 'run.ts', 'help-templates.ts'];
 const FOUNDATION = ['http/', 'model/', 'output/', 'config/'];
-const BASE = ['errors.ts', 'io.ts', 'validate.ts', 'redact.ts', 'distance.ts', 'memory.ts', 'version.ts', 'prompt.ts', 'flags.ts'];
+const BASE = ['errors.ts', 'io.ts', 'validate.ts', 'redact.ts', 'distance.ts', 'memory.ts', 'version.ts', 'prompt.ts', 'flags.ts', 'numbers.ts'];
 const within = (file: string, layer: string[]) => layer.some((part) => (part.endsWith('/') ? file.startsWith(part) : file === part));
 
 /** Every import that points up a layer, as `from → to`. */

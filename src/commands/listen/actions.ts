@@ -23,6 +23,7 @@ import { tailLine } from '../../listen/tail.js';
 import { LinkPoller } from '../../listen/poll.js';
 import { journalDir, makeJournalDir } from '../../listen/journal.js';
 import { JournalFeed, storeLeftEvents } from '../../listen/journal-feed.js';
+import { thousands } from '../../numbers.js';
 
 const HEARTBEAT_MS = 30_000;
 
@@ -99,11 +100,11 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     if (dir) {
       makeJournalDir(dir);
       const left = await storeLeftEvents(events, dir);
-      if (left.added) ctx.warn(`listen: stored ${left.added.toLocaleString('en')} event${left.added === 1 ? '' : 's'} that a listen which stopped had answered and not yet put in the history`);
-      if (left.refused) throw new CliError(`listen: ${left.refused.toLocaleString('en')} events answered by a listen which stopped cannot be stored in the history (${left.why}); they stay in ${dir}`, ExitCode.config, 'make the history writable (free space, end the process that holds it) and start listen again');
+      if (left.added) ctx.warn(`listen: stored ${thousands(left.added)} event${left.added === 1 ? '' : 's'} that a listen which stopped had answered and not yet put in the history`);
+      if (left.refused) throw new CliError(`listen: ${thousands(left.refused)} events answered by a listen which stopped cannot be stored in the history (${left.why}); they stay in ${dir}`, ExitCode.config, 'make the history writable (free space, end the process that holds it) and start listen again');
       await events.journaled();
       // before the door opens: posts are taken from its first moment (warm-up included)
-      feed = new JournalFeed(events, dir, (upTo) => door?.durable?.(upTo), { stored, failed: (count, why) => ctx.warn(`listen: ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} answered 2xx cannot be stored in the history yet (${why}); kept in the journal and tried again every 2 s`) });
+      feed = new JournalFeed(events, dir, (upTo) => door?.durable?.(upTo), { stored, failed: (count, why) => ctx.warn(`listen: ${thousands(count)} event${count === 1 ? '' : 's'} answered 2xx cannot be stored in the history yet (${why}); kept in the journal and tried again every 2 s`) });
     }
     let doorFailed: ((error: Error) => void) | undefined;
     let failure: Error | undefined;
@@ -170,13 +171,13 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
     if (heartbeat) clearInterval(heartbeat);
     await door?.close();
     const left = await feed?.stop();
-    if (left?.unstored) ctx.warn(`listen: ${left.unstored.toLocaleString('en')} event${left.unstored === 1 ? '' : 's'} answered 2xx are not in the history (${left.why}); they stay in the journal, and the next start stores them`);
+    if (left?.unstored) ctx.warn(`listen: ${thousands(left.unstored)} event${left.unstored === 1 ? '' : 's'} answered 2xx are not in the history (${left.why}); they stay in the journal, and the next start stores them`);
     await store?.flush();
     await Promise.all(forwarders.map((f) => f.stop()));
     // what the targets have not taken yet waits in the history; the next start with the same --forward-to sends it
     for (const f of forwarders) {
       const count = await store?.waitingFor(f.target).catch(() => 0);
-      if (count) ctx.warn(`listen: ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} not yet forwarded to ${f.target} wait${count === 1 ? 's' : ''} in the history; the next \`linkctl listen --forward-to ${f.target}\` delivers ${count === 1 ? 'it' : 'them'} first, in order`);
+      if (count) ctx.warn(`listen: ${thousands(count)} event${count === 1 ? '' : 's'} not yet forwarded to ${f.target} wait${count === 1 ? 's' : ''} in the history; the next \`linkctl listen --forward-to ${f.target}\` delivers ${count === 1 ? 'it' : 'them'} first, in order`);
     }
     await store?.heartbeat().catch(() => undefined);
     await history.close();
@@ -189,7 +190,7 @@ export async function listen(ctx: Context, { opts }: ActionInput): Promise<Resul
 /** After a forward target at start: the events an earlier run stored that it has not taken yet. */
 function waitingNote(count: number): string[] {
   if (!count) return [];
-  return [`    first the ${count.toLocaleString('en')} event${count === 1 ? '' : 's'} stored while it did not take ${count === 1 ? 'it' : 'them'}`];
+  return [`    first the ${thousands(count)} event${count === 1 ? '' : 's'} stored while it did not take ${count === 1 ? 'it' : 'them'}`];
 }
 
 /** `--poll`: link changes from the link list, printed as they are found; no clicks, nothing stored. */
@@ -207,7 +208,7 @@ async function poll(ctx: Context, everyMs: number, json: boolean): Promise<Resul
   let first = true;
   while (!stop) {
     const { events, links } = await poller.poll();
-    if (first) ctx.warn(`starting point: ${links.toLocaleString('en')} links`);
+    if (first) ctx.warn(`starting point: ${thousands(links)} links`);
     first = false;
     for (const e of events) {
       ctx.io.stdout.write(json ? `${safeStringify(e)}\n` : `${safeText(`${e.at.slice(11, 19)}  ${e.type.slice(5).padEnd(7)}  ${(e.alias ?? String(e.linkId)).padEnd(14)} ${e.longUrl ? `→ ${e.longUrl}` : ''}`).slice(0, (ctx.io.stdout.columns || 80) - 1)}\n`);

@@ -16,6 +16,7 @@ import type { Link, State } from '../../sandbox/state.js';
 import { parseRateLimit, sandboxPlan, sandboxQrImages, sandboxRateLimit, sandboxStringIds } from '../../sandbox/settings.js';
 import type { Plan, QrImages } from '../../sandbox/types.js';
 import { DEFAULT_API_PATH, normaliseApiPath } from '../../http/api-path.js';
+import { thousands } from '../../numbers.js';
 
 function stateFile(ctx: Context, given: unknown): string {
   if (typeof given === 'string' && given) return given;
@@ -150,7 +151,7 @@ export async function visits(ctx: Context, { opts }: ActionInput): Promise<Resul
   const from = [opts.country && `from ${opts.country}`, opts.referrer && `via ${opts.referrer}`].filter(Boolean).join(' ');
   return {
     kind: 'message',
-    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${link.clicks.toLocaleString('en')} click${link.clicks === 1 ? '' : 's'}, ${link.uniqueclicks.toLocaleString('en')} unique.`,
+    message: `Link ${link.id} (${link.alias}): ${opts.count} visit${opts.count === 1 ? '' : 's'}${from ? ` ${from}` : ''}; now ${thousands(link.clicks)} click${link.clicks === 1 ? '' : 's'}, ${thousands(link.uniqueclicks)} unique.`,
     json: { link: link.id, alias: link.alias, visits: opts.count, clicks: link.clicks, uniqueClicks: link.uniqueclicks, stateFile: file },
   };
 }

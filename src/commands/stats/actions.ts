@@ -15,8 +15,9 @@ import { DEFAULT_SINCE, iso, now, parseSince, type Period } from '../../history/
 import { type Dimension } from '../../history/kinds.js';
 import { liveNote, liveTimeline, sourcesWithEvents } from '../../history/events.js';
 import { isPostgres } from '../../history/db.js';
+import { thousands } from '../../numbers.js';
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 
 // ---------------------------------------------------------------- snapshot
 
@@ -270,7 +271,7 @@ const TOTAL_HEADER = 'LATEST TOTAL';
 const totalNote = (newest: string | null) => (newest ? `${TOTAL_HEADER}: the total the newest snapshot read (${when(Date.parse(newest))}), not a count of now: \`linkctl stats snapshot\` reads one` : '');
 const TOTAL_COLUMNS: Column[] = [
   { key: 'label', header: 'SERIES' },
-  { key: 'total', header: TOTAL_HEADER, show: (r) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) },
+  { key: 'total', header: TOTAL_HEADER, show: (r) => (r.total === null ? '-' : thousands(r.total as number)) },
   { key: 'series', optional: true },
 ];
 
@@ -287,11 +288,11 @@ function seriesColumns(by: Period, periods: number, width: number, breakdown?: D
   const shown = Math.max(8, Math.min(periods, width - 60));
   const columns: Column[] = [
     { key: 'label', header: breakdown ? breakdown.replace(/^os$/, 'systems').toUpperCase() : 'SERIES' },
-    { key: 'clicks', header: 'CLICKS', show: (r) => (r.clicks as number).toLocaleString('en') },
-    ...(breakdown ? [] : [{ key: 'uniqueClicks', header: 'NEW UNIQUES*', show: (r: Rec) => (r.uniqueClicks === null ? '-' : (r.uniqueClicks as number).toLocaleString('en')) }]),
+    { key: 'clicks', header: 'CLICKS', show: (r) => thousands(r.clicks as number) },
+    ...(breakdown ? [] : [{ key: 'uniqueClicks', header: 'NEW UNIQUES*', show: (r: Rec) => (r.uniqueClicks === null ? '-' : thousands(r.uniqueClicks as number)) }]),
     { key: 'trend', header: `PER ${by.toUpperCase()}${shown < periods ? ` (last ${shown})` : ''}` },
-    { key: 'last', header: 'LAST', show: (r) => (r.last === null ? 'gap' : (r.last as number).toLocaleString('en')) },
-    ...(breakdown ? [] : [{ key: 'total', header: TOTAL_HEADER, show: (r: Rec) => (r.total === null ? '-' : (r.total as number).toLocaleString('en')) }]),
+    { key: 'last', header: 'LAST', show: (r) => (r.last === null ? 'gap' : thousands(r.last as number)) },
+    ...(breakdown ? [] : [{ key: 'total', header: TOTAL_HEADER, show: (r: Rec) => (r.total === null ? '-' : thousands(r.total as number)) }]),
     { key: 'notes', header: 'NOTES' },
   ];
   return { columns, shown };
@@ -400,9 +401,9 @@ const RANK_COLUMNS: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'alias', header: 'NAME' },
   { key: 'label', optional: true },
-  { key: 'clicks', header: 'CLICKS', show: (r) => `${(r.clicks as number).toLocaleString('en')}${r.estimated ? '~' : ''}` },
-  { key: 'previous', header: 'BEFORE', show: (r) => (r.previous === null ? '-' : (r.previous as number).toLocaleString('en')) },
-  { key: 'change', header: 'CHANGE', show: (r) => (r.change === null ? '-' : `${(r.change as number) > 0 ? '+' : ''}${(r.change as number).toLocaleString('en')}`) },
+  { key: 'clicks', header: 'CLICKS', show: (r) => `${thousands(r.clicks as number)}${r.estimated ? '~' : ''}` },
+  { key: 'previous', header: 'BEFORE', show: (r) => (r.previous === null ? '-' : thousands(r.previous as number)) },
+  { key: 'change', header: 'CHANGE', show: (r) => (r.change === null ? '-' : `${(r.change as number) > 0 ? '+' : ''}${thousands(r.change as number)}`) },
   { key: 'changePercent', header: '%', show: (r) => (r.changePercent === null ? '-' : `${(r.changePercent as number) > 0 ? '+' : ''}${r.changePercent}%`) },
   { key: 'direction', optional: true },
   { key: 'reset', optional: true },

@@ -11,6 +11,7 @@ import { iso, parseSince, now } from '../../history/time.js';
 import { resolve } from 'node:path';
 import { writablePath } from '../../files/access.js';
 import { checkExportFolder, markExportFolder } from '../../history/export-folder.js';
+import { thousands } from '../../numbers.js';
 
 export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<Result> {
   const format = (opts.format ?? 'parquet') as ExportFormat;
@@ -51,7 +52,7 @@ export async function exportStats(ctx: Context, { opts }: ActionInput): Promise<
       history, sourceId: source.id, server: source.baseUrl, account: source.name ?? source.account, items: chosen.items, channels,
       cache: new DeltaCache(history, source.id, chosen.window.until), since, until: chosen.window.until, format, out, status: (t) => ctx.status(t),
     });
-    const parts = summary.tables.map((t) => `${t.table} ${t.rows.toLocaleString('en')} rows in ${t.partitions.toLocaleString('en')} day${t.partitions === 1 ? '' : 's'}${t.removed ? ` (${t.removed} old partition${t.removed === 1 ? '' : 's'} of days now empty removed)` : ''}`);
+    const parts = summary.tables.map((t) => `${t.table} ${thousands(t.rows)} rows in ${thousands(t.partitions)} day${t.partitions === 1 ? '' : 's'}${t.removed ? ` (${t.removed} old partition${t.removed === 1 ? '' : 's'} of days now empty removed)` : ''}`);
     return {
       kind: 'message',
       message: `Exported ${summary.days} day${summary.days === 1 ? '' : 's'} (${summary.from.slice(0, 10)} to ${iso(Date.parse(summary.to) - 1).slice(0, 10)}) as ${format} into ${out}: ${parts.join('; ')}.`,

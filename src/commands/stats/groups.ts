@@ -10,8 +10,9 @@ import { rollup, membership, NONE, type GroupBy, type Rollup } from '../../histo
 import { isVisitGroup } from '../../history/kinds.js';
 import { DeltaCache } from '../../history/series.js';
 import { UsageError } from '../../errors.js';
+import { thousands } from '../../numbers.js';
 
-const num = (v: unknown) => (v === null ? '-' : (v as number).toLocaleString('en'));
+const num = (v: unknown) => (v === null ? '-' : thousands(v as number));
 
 export const GROUP_COLUMNS: Column[] = [
   { key: 'rank', header: '#' },
