@@ -1,16 +1,19 @@
 // One state file shared by several sandboxes (as `--sandbox` commands and `sandbox serve` share
 // the config folder's): no lost writes, readers see other writers, corruption is a ConfigError.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { StateLockedError, withStateLock } from '../../src/sandbox/state.js';
 import { call, get, useSandbox } from './helpers.js';
 
 const start = useSandbox();
-const tempFile = () => join(mkdtempSync(join(tmpdir(), 'linkctl-sandbox-')), 'state.json');
+const dirs: string[] = [];
+const made = (dir: string) => (dirs.push(dir), dir);
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const tempFile = () => join(made(mkdtempSync(join(tmpdir(), 'linkctl-sandbox-'))), 'state.json');
 const longurls = async (sb: Parameters<typeof get>[0]) =>
   ((await get(sb, '/api/urls?limit=100')).json.data.urls as { longurl: string }[]).map((l) => l.longurl).sort();
 

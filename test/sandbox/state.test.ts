@@ -1,13 +1,16 @@
 // State file: created 0600 on first start, saved atomically after mutations, survives restarts.
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { resetStateFile } from '../../src/sandbox/server.js';
 import { call, get, useSandbox } from './helpers.js';
 
 const start = useSandbox();
-const tempFile = () => join(mkdtempSync(join(tmpdir(), 'linkctl-sandbox-')), 'state.json');
+const dirs: string[] = [];
+const made = (dir: string) => (dirs.push(dir), dir);
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const tempFile = () => join(made(mkdtempSync(join(tmpdir(), 'linkctl-sandbox-'))), 'state.json');
 
 describe('state file', () => {
   it('is created with mode 0600, keeps changes across a restart and leaves no temp files', async () => {
