@@ -40,9 +40,9 @@ const BULK_FLAGS = ['from', 'fromFormat', 'stopOnError', 'restart', 'concurrency
  * question) holds up the output, and this bounds what waits behind it.
  */
 const WINDOW = 64;
-/** Errors that would fail every following row as well: the run stops. */
 /** A `--from` file larger than this keeps memory flat (memory.ts); see the run below. */
 const FLAT_FROM_BYTES = 1024 * 1024;
+/** Errors that would fail every following row as well: the run stops. */
 const FATAL = [AuthError, ConfigError, InterruptedError, RateLimitError];
 
 const STATUS_OF: Record<string, RowStatus> = { add: 'created', update: 'updated', remove: 'deleted' };

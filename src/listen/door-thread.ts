@@ -120,7 +120,7 @@ try {
         const s = seq++;
         const line = journalLine(event);
         // told in the journal's order (a batch's appends resolve in order, batches one after
-        // another), one message for the events a sync answered together
+        // another), one message for the events answered in the next TELL_MS
         return journal.append(line, s).then(() => tell(s, line));
       }
       return new Promise<void>((resolve, reject) => {
