@@ -14,8 +14,8 @@
  *   sampled through the run (flat: the last third's no more than the first third's + 10%).
  *
  * The figure is the p99 of the answer time; the ratio is listen's over the bare server's, per
- * run, and the row prints the median of --listen-runs runs (3). The bursts go to one server after
- * the other (each has the machine to itself; which goes first alternates per run). The sustained
+ * run, and the row prints the median of --listen-runs runs (3). Each burst goes to one server and
+ * then the same to the other (each has the machine to itself; which goes first alternates). The sustained
  * load goes to both at once, their posts interleaved: at 500 a second neither is short of CPU, and
  * an open-loop p99 is set by the machine's slowest seconds (a shared machine stalls now and then
  * for tens of ms), which one after the other would fall on one side only. Before its bursts, each
@@ -145,7 +145,7 @@ async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
   const out = openSync(printed, 'w');
   const child = spawn(NODE, [MAXRSS, 'listen', '--port', '0', '--json', '--db', db], { env, stdio: ['ignore', out, 'pipe'] });
   closeSync(out);
-  const lines = () => readFileSync(printed, 'utf8').split('\n').length - 1;
+  const lines = () => newlines(readFileSync(printed));
   const url = await new Promise((resolve, reject) => {
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d) => {
@@ -169,7 +169,7 @@ async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
 async function startBare({ NODE, tmp, run }) {
   const child = spawn(NODE, [new URL('./durable-server.mjs', import.meta.url).pathname, join(tmp, `durable-${run}.log`)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
-  const lines = () => readFileSync(join(tmp, `durable-${run}.log`), 'utf8').split('\n').length - 1;
+  const lines = () => newlines(readFileSync(join(tmp, `durable-${run}.log`)));
   return {
     url: `http://127.0.0.1:${port}/`, pid: child.pid, lines,
     stop: async () => {
@@ -180,12 +180,17 @@ async function startBare({ NODE, tmp, run }) {
   };
 }
 
-/** The two bursts against one server: new connections, then keep-alive. */
-async function bursts(server, template) {
-  await burst(server.url, template, { posts: 200 }); // warm, unmeasured
-  const fresh = await burst(server.url, template);
-  const kept = await burst(server.url, template, { keepAlive: true });
-  return { fresh, kept };
+/** The lines of a file's bytes (read while a server waits to be asked again: no strings made). */
+function newlines(bytes) {
+  let n = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+/** Resolves once `server` has `lines` lines out (stored and printed, or synced), or after 10 s. */
+async function settled(server, lines) {
+  const until = performance.now() + 10_000;
+  while (server.lines() < lines && performance.now() < until) await new Promise((r) => setTimeout(r, 25));
 }
 
 export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv = [] }) {
@@ -205,13 +210,29 @@ export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJ
   for (let run = 0; run < runs; run++) {
     const one = { listen: undefined, bare: undefined };
     const servers = { listen: await startListen({ MAXRSS, NODE, tmp, clean, sb, run }), bare: await startBare({ NODE, tmp, run }) };
-    // the bursts one server after the other (each has the machine to itself), the first alternating
-    for (const side of run % 2 ? ['bare', 'listen'] : ['listen', 'bare']) one[side] = await bursts(servers[side], template);
+    // each burst to one server, then the same to the other (each has the machine to itself; the
+    // two a few seconds apart, not a whole side apart), which goes first alternating
+    // After each burst, the bench waits until that server has stored every post (listen prints an
+    // event once the history holds it): its work after the answers must not fall on the next burst.
+    const order = run % 2 ? ['bare', 'listen'] : ['listen', 'bare'];
+    for (const side of order) {
+      await burst(servers[side].url, template, { posts: 200 }); // warm, unmeasured
+      await settled(servers[side], 200);
+      one[side] = {};
+    }
+    for (const side of order) {
+      one[side].fresh = await burst(servers[side].url, template);
+      await settled(servers[side], 200 + BURST.posts);
+    }
+    for (const side of [...order].reverse()) {
+      one[side].kept = await burst(servers[side].url, template, { keepAlive: true });
+      await settled(servers[side], 200 + 2 * BURST.posts);
+    }
     // the sustained load to both at once: the same seconds of the same machine
     const steady = await sustained([servers.listen, servers.bare], template, servers.listen.pid, sustain);
     one.listen.steady = { ...steady, results: steady.results[0] };
     one.bare.steady = { ...steady, results: steady.results[1] };
-    await new Promise((r) => setTimeout(r, 300)); // the last lines printed
+    for (const side of ['listen', 'bare']) await settled(servers[side], 200 + 2 * BURST.posts + sustain.count);
     for (const side of ['listen', 'bare']) {
       one[side].lines = servers[side].lines();
       one[side].usage = await servers[side].stop();
