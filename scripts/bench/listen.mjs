@@ -15,7 +15,8 @@
  *
  * The figure is the p99 of the answer time; the ratio is listen's over the bare server's, per
  * run, and the row prints the median of --listen-runs runs (3). Each burst goes to one server and
- * then the same to the other (each has the machine to itself; which goes first alternates). The sustained
+ * then the same to the other (each has the machine to itself; which goes first alternates),
+ * --listen-pairs times a run (3); a run's burst ratio is the median of its pairs'. The sustained
  * load goes to both at once, their posts interleaved: at 500 a second neither is short of CPU, and
  * an open-loop p99 is set by the machine's slowest seconds (a shared machine stalls now and then
  * for tens of ms), which one after the other would fall on one side only. Before its bursts, each
@@ -199,6 +200,7 @@ export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJ
     return i < 0 ? fallback : Number(argv[i + 1]);
   };
   const runs = opt('--listen-runs', 3);
+  const pairs = opt('--listen-pairs', 3);
   const sustain = { count: opt('--listen-sustained', 15_000), perSecond: 500 };
   const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
   const fixture = JSON.parse(readFileSync(new URL('../../test/fixtures/product-7.7/webhooks.json', import.meta.url), 'utf8'));
@@ -210,42 +212,48 @@ export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJ
   for (let run = 0; run < runs; run++) {
     const one = { listen: undefined, bare: undefined };
     const servers = { listen: await startListen({ MAXRSS, NODE, tmp, clean, sb, run }), bare: await startBare({ NODE, tmp, run }) };
-    // each burst to one server, then the same to the other (each has the machine to itself; the
-    // two a few seconds apart, not a whole side apart), which goes first alternating
+    // Each burst goes to one server and then the same to the other (each has the machine to
+    // itself; the two seconds apart, which goes first alternating), --listen-pairs times (3) a
+    // run: one burst's p99 is 20 answers, and a stall of the machine moves it by tens of ms.
     // After each burst, the bench waits until that server has stored every post (listen prints an
     // event once the history holds it): its work after the answers must not fall on the next burst.
-    const order = run % 2 ? ['bare', 'listen'] : ['listen', 'bare'];
-    for (const side of order) {
-      await burst(servers[side].url, template, { posts: 200 }); // warm, unmeasured
-      await settled(servers[side], 200);
-      one[side] = {};
+    const sent = { listen: 0, bare: 0 };
+    const send = async (side, options) => {
+      const results = await burst(servers[side].url, template, options);
+      sent[side] += results.length;
+      await settled(servers[side], sent[side]);
+      return results;
+    };
+    for (const side of ['listen', 'bare']) {
+      await send(side, { posts: 200 }); // warm, unmeasured
+      one[side] = { fresh: [], kept: [] };
     }
-    for (const side of order) {
-      one[side].fresh = await burst(servers[side].url, template);
-      await settled(servers[side], 200 + BURST.posts);
-    }
-    for (const side of [...order].reverse()) {
-      one[side].kept = await burst(servers[side].url, template, { keepAlive: true });
-      await settled(servers[side], 200 + 2 * BURST.posts);
+    for (const load of ['fresh', 'kept']) {
+      for (let pair = 0; pair < pairs; pair++) {
+        for (const side of (run + pair) % 2 ? ['bare', 'listen'] : ['listen', 'bare']) one[side][load].push(await send(side, { keepAlive: load === 'kept' }));
+      }
     }
     // the sustained load to both at once: the same seconds of the same machine
     const steady = await sustained([servers.listen, servers.bare], template, servers.listen.pid, sustain);
     one.listen.steady = { ...steady, results: steady.results[0] };
     one.bare.steady = { ...steady, results: steady.results[1] };
-    for (const side of ['listen', 'bare']) await settled(servers[side], 200 + 2 * BURST.posts + sustain.count);
+    for (const side of ['listen', 'bare']) await settled(servers[side], sent[side] + sustain.count);
     for (const side of ['listen', 'bare']) {
       one[side].lines = servers[side].lines();
       one[side].usage = await servers[side].stop();
     }
     for (const load of ['fresh', 'kept']) {
-      const p99 = (side) => percentile(one[side][load].map((r) => r.ms), 99);
-      rows[load].push({ listen: p99('listen'), bare: p99('bare') });
+      // a burst's p99 per side, and the run's ratio: the median of the pairs' ratios
+      const p99s = (side) => one[side][load].map((results) => percentile(results.map((r) => r.ms), 99));
+      const [l, b] = [p99s('listen'), p99s('bare')];
+      rows[load].push({ listen: median(l), bare: median(b), ratio: median(l.map((x, i) => x / b[i])) });
     }
     const steadyP99 = (side) => percentile(one[side].steady.results.map((r) => r.ms), 99);
     rows.steady.push({ listen: steadyP99('listen'), bare: steadyP99('bare'), memory: one.listen.steady, seconds: one.listen.steady.seconds });
-    const all = ['fresh', 'kept', 'steady'].flatMap((load) => (load === 'steady' ? one.listen.steady.results : one.listen[load]));
+    const answers = (side) => ['fresh', 'kept', 'steady'].flatMap((load) => (load === 'steady' ? one[side].steady.results : one[side][load].flat()));
+    const all = answers('listen');
     const ok = all.filter((r) => r.status >= 200 && r.status < 300).length;
-    const bareOk = ['fresh', 'kept', 'steady'].flatMap((load) => (load === 'steady' ? one.bare.steady.results : one.bare[load])).filter((r) => r.status === 200).length;
+    const bareOk = answers('bare').filter((r) => r.status === 200).length;
     checks.push({ ok, sent: all.length + 200, printed: one.listen.lines, bareOk, bareLines: one.bare.lines, peakMb: one.listen.usage.peakMb, cpuMs: one.listen.usage.cpuMs });
   }
 
@@ -256,9 +264,9 @@ export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJ
   };
   const stored = checks.every((c) => c.ok === c.sent - 200 && c.printed === c.sent);
   for (const load of ['fresh', 'kept', 'steady']) {
-    const ratios = rows[load].map((r) => r.listen / r.bare);
+    const ratios = rows[load].map((r) => r.ratio ?? r.listen / r.bare);
     const extra = [
-      { text: `ratio per run: ${ratios.map((r) => r.toFixed(3)).join(', ')} (the row's ratio is their median)` },
+      { text: `ratio per run: ${ratios.map((r) => r.toFixed(3)).join(', ')} (the row's ratio is their median${load === 'steady' ? '' : `; a run's, the median of its ${pairs} pairs of bursts`})` },
     ];
     if (load === 'fresh') {
       extra.push({ ok: stored, text: `every post answered 2xx and every event stored (printed after its commit): ${checks.map((c) => `${c.ok.toLocaleString('en')} + 200 warm-up answered, ${c.printed.toLocaleString('en')} printed`).join('; ')}` });
