@@ -213,8 +213,9 @@ export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJ
     const one = { listen: undefined, bare: undefined };
     const servers = { listen: await startListen({ MAXRSS, NODE, tmp, clean, sb, run }), bare: await startBare({ NODE, tmp, run }) };
     // Each burst goes to one server and then the same to the other (each has the machine to
-    // itself; the two seconds apart, which goes first alternating), --listen-pairs times (3) a
-    // run: one burst's p99 is 20 answers, and a stall of the machine moves it by tens of ms.
+    // itself; a pair's two bursts a second or two apart, which goes first alternating),
+    // --listen-pairs times (3) a run: one burst's p99 is 20 answers, and a stall of the machine
+    // moves it by tens of ms.
     // After each burst, the bench waits until that server has stored every post (listen prints an
     // event once the history holds it): its work after the answers must not fall on the next burst.
     const sent = { listen: 0, bare: 0 };
