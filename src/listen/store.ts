@@ -18,6 +18,17 @@ import type { ListenEvent } from './payload.js';
 const COLUMNS = ['source_id', 'event_id', 'kind', 'at', 'received_at', 'item_id', 'short_url', 'alias', 'long_url', 'country', 'city', 'referrer', 'os', 'browser'];
 /** With the journal: how long the history's inserts wait for others to share a commit. */
 const GATHER_MS = 50;
+/**
+ * A link's item, by (source, short URL, source, alias): the short URL's item first, else the
+ * alias's; of several, one the server knows (a remote id), then the oldest. Two lookups, each by
+ * its index (items_by_url, items_by_alias): one `url = ? OR alias = ?` read every link item of
+ * the account, for each link a run met first.
+ */
+export const ITEM_LOOKUP = `SELECT id FROM (
+  SELECT id, remote_id, 0 AS pref FROM items WHERE source_id = ? AND kind = 'link' AND url = ?
+  UNION ALL
+  SELECT id, remote_id, 1 AS pref FROM items WHERE source_id = ? AND kind = 'link' AND alias = ?
+) found ORDER BY pref, CASE WHEN remote_id IS NULL THEN 1 ELSE 0 END, id LIMIT 1`;
 const INSERT = `INSERT INTO events (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (event_id) DO NOTHING`;
 
 export class EventStore {
@@ -146,10 +157,7 @@ export class EventStore {
   private async itemOf(e: ListenEvent): Promise<number> {
     const { db } = this.history;
     const find = async () => {
-      const [row] = await db.all(
-        "SELECT id FROM items WHERE source_id = ? AND kind = 'link' AND (url = ? OR (alias IS NOT NULL AND alias = ?)) ORDER BY CASE WHEN url = ? THEN 0 ELSE 1 END, CASE WHEN remote_id IS NULL THEN 1 ELSE 0 END, id LIMIT 1",
-        [this.sourceId, e.shortUrl, e.alias, e.shortUrl],
-      );
+      const [row] = await db.all(ITEM_LOOKUP, [this.sourceId, e.shortUrl, this.sourceId, e.alias]);
       return row ? Number(row[0]) : undefined;
     };
     const found = await find();

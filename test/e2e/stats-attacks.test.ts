@@ -245,9 +245,9 @@ describe('readers only read', () => {
     }
 
     const migrated = ok(await run(['migrate']));
-    expect(migrated.stdout).toBe(`Migrated ${db}: applied schema versions 20, 21, 22, 23, 24.\n`);
+    expect(migrated.stdout).toBe(`Migrated ${db}: applied schema versions 20, 21, 22, 23, 24, 25.\n`);
     expect(ok(await run(['migrate'])).stdout).toBe(`${db} is up to date.\n`);
-    expect(sqlite(db, 'SELECT version FROM schema_migrations ORDER BY version')).toEqual([[1], [20], [21], [22], [23], [24]]);
+    expect(sqlite(db, 'SELECT version FROM schema_migrations ORDER BY version')).toEqual([[1], [20], [21], [22], [23], [24], [25]]);
   }, 120_000);
 });
 

@@ -63,7 +63,7 @@ describe.skipIf(why)(`click history in PostgreSQL${why ? ` (skipped: ${why})` : 
     // 2 links, the menu's QR code and the campaign: the greeting and the wifi code count no scans (issue 55: unknown, not stored)
     expect(out.map((o) => o.changed).sort((a, b) => a - b)).toEqual([0, 4]);
     expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.counts'))[0]).toEqual({ n: 4 });
-    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 6 }); // click history, link health (its results, then their flags), live events, the ledger, who a write was made as (--as-user)
+    expect((await sql(db, 'SELECT count(*)::int AS n FROM linkctl.schema_migrations'))[0]).toEqual({ n: 7 }); // click history, link health (its results, then their flags), live events, the ledger, who a write was made as (--as-user), items found by short URL
   }, 120_000);
 
   it('a schema "linkctl" of something else is refused, nothing written; an unreachable server is exit 6 without the password', async () => {

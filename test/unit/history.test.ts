@@ -192,17 +192,17 @@ describe('the API for other features', () => {
     try {
       // the file as the linkctl before link health left it: a snapshot, no check tables
       await older.db.run('DELETE FROM schema_migrations WHERE version >= 20');
-      await older.db.exec('DROP TABLE check_results; DROP TABLE check_runs; DROP TABLE events; DROP TABLE listen_runs; DROP TABLE event_forwards; DROP TABLE ledger;');
+      await older.db.exec('DROP TABLE check_results; DROP TABLE check_runs; DROP TABLE events; DROP TABLE listen_runs; DROP TABLE event_forwards; DROP TABLE ledger; DROP INDEX items_by_url;');
       await older.snapshot({ source: SOURCE, at: T0, records: [link(1, 10)] });
     } finally {
       await older.close();
     }
     const h = await openHistory({ env: { LINKCTL_DB: file } }, { create: true });
     try {
-      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23, 24]);
+      expect((await h.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23, 24, 25]);
       expect(await h.db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'check_%' ORDER BY name")).toEqual([['check_results'], ['check_runs']]);
       expect(await h.db.all('SELECT count(*) FROM snapshots')).toEqual([[1]]); // nothing of the history lost
-      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20, 21, 22, 23, 24\): it was written by a newer linkctl/);
+      await expect(migrate(h.db, clickHistoryOnly)).rejects.toThrow(/schema versions this linkctl does not know \(20, 21, 22, 23, 24, 25\): it was written by a newer linkctl/);
     } finally {
       await h.close();
     }
@@ -222,7 +222,7 @@ describe('the API for other features', () => {
     }
     const store = new CheckStore(await openHistory({ env: { LINKCTL_DB: file } }, { create: true }));
     try {
-      expect((await store.history.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23, 24]);
+      expect((await store.history.db.all('SELECT version FROM schema_migrations ORDER BY version')).map((r) => r[0])).toEqual([1, 20, 21, 22, 23, 24, 25]);
       const previous = await store.previousRun(SOURCE);
       expect([...previous!.results.values()].map((r) => [r.subject, r.status, r.flags])).toEqual([['link:1', 'insecure', []]]);
     } finally {

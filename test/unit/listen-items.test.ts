@@ -1,0 +1,81 @@
+/**
+ * Which item of the history listen ties an event to (src/listen/store.ts): the short URL's item,
+ * else the alias's; of several, one the server knows (a remote id), then the oldest; else a new
+ * item. A real SQLite history, items stored as `stats snapshot` (and an import) store them.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openHistory, type History } from '../../src/history/store.js';
+import { EventStore, ITEM_LOOKUP } from '../../src/listen/store.js';
+import type { ListenEvent } from '../../src/listen/payload.js';
+import { tempDir } from '../helpers.js';
+
+const source = { baseUrl: 'http://sandbox.localhost', account: '1', name: 'demo' };
+const AT = Date.parse('2026-11-20T10:00:00Z');
+let n = 0;
+
+const visit = (shortUrl: string, alias: string | null): ListenEvent => ({
+  type: 'link.clicked', id: `evt_${++n}`, at: new Date(AT).toISOString(), receivedAt: new Date(AT).toISOString(),
+  shortUrl, alias, longUrl: null, country: null, city: null, referrer: null, os: null, browser: null,
+});
+
+async function withHistory(fn: (history: History, store: EventStore, sourceId: number) => Promise<void>): Promise<void> {
+  const history = await openHistory({ env: {} }, { db: join(tempDir('linkctl-listen-items-'), 'h.db'), create: true });
+  try {
+    const store = await EventStore.open(history, source, () => AT);
+    await fn(history, store, store.sourceId);
+  } finally {
+    await history.close();
+  }
+}
+
+const links = (records: Array<{ id: number; alias: string; url: string }>) => records.map((r) => ({ kind: 'link' as const, clicks: 0, ...r }));
+const itemOf = async (history: History, eventId: string) => Number((await history.db.all('SELECT item_id FROM events WHERE event_id = ?', [eventId]))[0]![0]);
+const itemId = async (history: History, sourceId: number, remoteId: number) => Number((await history.db.all("SELECT id FROM items WHERE source_id = ? AND kind = 'link' AND remote_id = ?", [sourceId, remoteId]))[0]![0]);
+
+describe('listen: the item an event is tied to', () => {
+  it("is the short URL's item, before another whose alias is the URL's path", async () => {
+    await withHistory(async (history, store, sourceId) => {
+      await history.snapshot({ source, records: links([{ id: 1, alias: 'docs', url: 'http://sandbox.localhost/elsewhere' }, { id: 2, alias: 'renamed', url: 'http://sandbox.localhost/docs' }]), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
+      const e = visit('http://sandbox.localhost/docs', 'docs');
+      await store.add(e);
+      expect(await itemOf(history, e.id)).toBe(await itemId(history, sourceId, 2));
+    });
+  });
+
+  it("is the alias's item when no item has the short URL: one the server knows before one it does not, then the oldest", async () => {
+    await withHistory(async (history, store, sourceId) => {
+      // an item with no remote id (as an import or an earlier listen makes), older than the server's
+      await history.db.write(() => history.db.run("INSERT INTO items (source_id, kind, remote_id, alias, label, url, campaign) VALUES (?, 'link', NULL, 'promo', NULL, NULL, NULL)", [sourceId]));
+      await history.snapshot({ source, records: links([{ id: 7, alias: 'promo', url: 'https://brand.invalid/promo' }, { id: 8, alias: 'promo', url: 'https://other.invalid/promo' }]), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
+      const e = visit('http://sandbox.localhost/promo', 'promo');
+      await store.add(e);
+      expect(await itemOf(history, e.id)).toBe(await itemId(history, sourceId, 7));
+    });
+  });
+
+  it('is a new item (no remote id) for a link the history has not seen, and the same one for its next visit', async () => {
+    await withHistory(async (history, store, sourceId) => {
+      await history.snapshot({ source, records: links([{ id: 1, alias: 'docs', url: 'http://sandbox.localhost/docs' }]), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
+      const first = visit('http://sandbox.localhost/fresh', 'fresh');
+      const again = visit('http://sandbox.localhost/fresh', 'fresh');
+      await store.add(first);
+      await store.add(again);
+      const made = await itemOf(history, first.id);
+      expect(made).not.toBe(await itemId(history, sourceId, 1));
+      expect(await itemOf(history, again.id)).toBe(made);
+      expect(await history.db.all('SELECT remote_id, alias, url FROM items WHERE id = ?', [made])).toEqual([[null, 'fresh', 'http://sandbox.localhost/fresh']]);
+    });
+  });
+
+  it('is found by index, not by reading every link item of the account (schema version 25)', async () => {
+    await withHistory(async (history, _store, sourceId) => {
+      const plan = await history.db.all(`EXPLAIN QUERY PLAN ${ITEM_LOOKUP}`, [sourceId, 'http://sandbox.localhost/docs', sourceId, 'docs']);
+      const steps = plan.map((row) => String(row[3]));
+      // each lookup by its whole key (a search on (source_id, kind) alone reads every link item)
+      expect(steps.filter((s) => /^SEARCH items USING INDEX \w+ \(source_id=\? AND kind=\? AND url=\?\)$/.test(s))).toHaveLength(1);
+      expect(steps.filter((s) => /^SEARCH items USING INDEX \w+ \(source_id=\? AND kind=\? AND alias=\?\)$/.test(s))).toHaveLength(1);
+      expect(steps.some((s) => /^SCAN items/.test(s))).toBe(false);
+    });
+  });
+});
