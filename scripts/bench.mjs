@@ -4,7 +4,7 @@
  * a baseline on this machine in this run, so the ratios hold on any machine. Every row prints
  * median, min and max of both sides and the ratio; the exit code is 1 when a target is missed.
  *
- *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen,ledger] [--listen-runs N] [--listen-sustained N] [--no-build] [--bin FILE]
+ *   node scripts/bench.mjs [--runs N] [--rate-runs N] [--bulk-runs N] [--check-runs N] [--qr-runs N] [--pipeline-runs N] [--limited-runs N] [--limited-rows N] [--limited-links N] [--only version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,stats-year,warehouse,check,qr-read,qr-export,qr-decoders,listen,listen-links,ledger] [--listen-runs N] [--listen-sustained N] [--no-build] [--bin FILE]
  *
  * --bin measures another entry script than bin/linkctl.js (a copy with a change, to try it first).
  *
@@ -38,7 +38,7 @@ const opt = (name, fallback) => {
 };
 const RUNS = Number(opt('--runs', 15));
 const RATE_RUNS = Number(opt('--rate-runs', 3));
-const ONLY = opt('--only', 'version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,warehouse,check,qr-read,qr-export,listen,ledger').split(',');
+const ONLY = opt('--only', 'version,help,complete,help-tty,api,sandbox,memory,rate,export,plan-memory,requests,bulk-rate,bulk-speed,bulk-update,bulk-memory,pipeline-add,pipeline-migration,pipeline-limited,import,stats,warehouse,check,qr-read,qr-export,listen,listen-links,ledger').split(',');
 const QR_RUNS = Number(opt('--qr-runs', 3));
 const BULK_RUNS = Number(opt('--bulk-runs', 5));
 const CHECK_RUNS = Number(opt('--check-runs', 3));
@@ -520,6 +520,10 @@ if (ONLY.includes('warehouse')) {
 if (ONLY.includes('listen')) {
   const { benchListen } = await import('./bench/listen.mjs');
   await benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv });
+}
+if (ONLY.includes('listen-links')) {
+  const { benchListenLinks } = await import('./bench/listen.mjs');
+  await benchListenLinks({ ROOT, MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv });
 }
 
 // ---------------------------------------------------------------- the ledger (scripts/bench/ledger.ts)

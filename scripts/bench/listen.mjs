@@ -24,7 +24,8 @@
  * posted to is), and the bench warms its own client.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Agent, createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
@@ -53,16 +54,21 @@ function post(agent, url, body) {
 const date = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 let serial = 0;
 const visit = (template) => template.replace('"Firefox"', `"Firefox ${serial++}"`).replace(/"date":"[^"]+"/, `"date":"${date()}"`);
+/** The template's post for one of `links` links (`x0`, `x1`, ... in base 36), picked at random: visits spread over an account. */
+const visitOf = (template, links) => visit(template.replace('\\/hooked"', `\\/x${Math.floor(Math.random() * links).toString(36)}"`));
 
-/** `posts` posts from `senders` senders, each waiting for its answer before the next; `keepAlive` or a new connection each (agent false). */
-async function burst(url, template, { posts = BURST.posts, senders = BURST.senders, keepAlive = false } = {}) {
+/**
+ * `posts` posts from `senders` senders, each waiting for its answer before the next; `keepAlive` or
+ * a new connection each (agent false); `links`: the posts spread over that many links (else all one link's).
+ */
+async function burst(url, template, { posts = BURST.posts, senders = BURST.senders, keepAlive = false, links = 0 } = {}) {
   const agent = keepAlive ? new Agent({ keepAlive: true, maxSockets: senders }) : false;
   const results = [];
   let next = 0;
   const sender = async () => {
     while (next < posts) {
       next++;
-      results.push(await post(agent, url, visit(template)));
+      results.push(await post(agent, url, links ? visitOf(template, links) : visit(template)));
     }
   };
   await Promise.all(Array.from({ length: senders }, sender));
@@ -137,8 +143,7 @@ async function warmClient(template) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-async function startListen({ MAXRSS, NODE, tmp, clean, sb, run }) {
-  const db = join(tmp, `listen-bench-${run}.db`);
+async function startListen({ MAXRSS, NODE, tmp, clean, sb, run, db = join(tmp, `listen-bench-${run}.db`) }) {
   const env = clean({ LINKCTL_BASE_URL: sb.url, LINKCTL_API_KEY: sb.key, LINKCTL_CONFIG_DIR: join(tmp, 'listen-config'), BENCH_MAXRSS_FILE: join(tmp, `maxrss-listen-${run}`), BENCH_CPU_FILE: join(tmp, `cpu-listen-${run}`) });
   // its JSON lines into a file: read by this process, they would cost the client's loop (which
   // times the answers) work the bare server's answers do not, and count against listen
@@ -282,3 +287,71 @@ export async function benchListen({ MAXRSS, NODE, tmp, report, sandbox, sandboxJ
     report(title[load], [['linkctl listen p99', rows[load].map((r) => r.listen), 'ms'], ['bare durable server p99', rows[load].map((r) => r.bare), 'ms']], median(ratios), TARGET, extra);
   }
 }
+
+/** CPU time (ms) of a process and all its threads so far (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const ITEMS = 20_000;
+const LINKS = 5_000;
+const LINKS_TARGET = 1.3;
+
+/**
+ * listen in a large account: its history holds 20,000 links (as `stats snapshot` of such an
+ * account leaves it), and the visits spread over 5,000 of them. Listen ties each event to its
+ * link's item, looked up once per link a run; that lookup once read every link item of the
+ * account (issue 52: 0.33 ms of the main thread a post here, against 0.03 ms). The row sets
+ * listen's CPU a post over the 5,000 links beside the same over one link, both on that history:
+ * 3 bursts of 2,000 posts from 50 senders a start, --listen-runs starts each (3), the first alternating.
+ */
+export async function benchListenLinks({ ROOT, MAXRSS, NODE, tmp, report, sandbox, sandboxJs, clean, argv = [] }) {
+  const i = argv.indexOf('--listen-runs');
+  const runs = i < 0 ? 3 : Number(argv[i + 1]);
+  const sb = await sandbox(sandboxJs, ['--rate-limit', 'off']);
+  const fixture = JSON.parse(readFileSync(new URL('../../test/fixtures/product-7.7/webhooks.json', import.meta.url), 'utf8'));
+  const template = fixture.received.find((r) => r.path === '/clicked').body.replace('{BASE}', 'https:\\/\\/s.invalid');
+  // the history: made by listen (its schema and the account), then the account's links added as a snapshot stores them
+  const made = join(tmp, 'listen-links-template.db');
+  const first = await startListen({ MAXRSS, NODE, tmp, clean, sb, run: 'links-template', db: made });
+  await first.stop();
+  rmSync(`${made}-listen`, { recursive: true, force: true });
+  const Database = createRequire(join(ROOT, 'package.json'))('libsql');
+  const db = new Database(made);
+  const [[source]] = db.prepare('SELECT id FROM sources').raw().all();
+  const insert = db.prepare("INSERT INTO items (source_id, kind, remote_id, alias, label, url, campaign) VALUES (?, 'link', ?, ?, NULL, ?, NULL)");
+  db.exec('BEGIN');
+  for (let n = 0; n < ITEMS; n++) insert.run([source, 100_000 + n, `x${n.toString(36)}`, `https://s.invalid/x${n.toString(36)}`]);
+  db.exec('COMMIT');
+  db.close();
+
+  const perPost = { many: [], one: [] };
+  for (let run = 0; run < runs; run++) {
+    for (const side of run % 2 ? ['one', 'many'] : ['many', 'one']) {
+      const file = join(tmp, `listen-links-${run}-${side}.db`);
+      copyFileSync(made, file);
+      const server = await startListen({ MAXRSS, NODE, tmp, clean, sb, run: `links-${run}-${side}`, db: file });
+      const links = side === 'many' ? LINKS : 1;
+      await burst(server.url, template, { posts: 200, links });
+      await settled(server, 200);
+      const before = cpuMs(server.pid);
+      for (let b = 0; b < 3; b++) {
+        await burst(server.url, template, { links });
+        await settled(server, 200 + (b + 1) * BURST.posts);
+      }
+      perPost[side].push(((cpuMs(server.pid) - before) * 1000) / (3 * BURST.posts));
+      await server.stop();
+    }
+  }
+  const ratios = perPost.many.map((m, k) => m / perPost.one[k]);
+  report(
+    `listen in a large account: CPU a post, visits over ${thousands(LINKS)} of ${thousands(ITEMS)} links in the history  vs  over one link`,
+    [[`over ${thousands(LINKS)} links`, perPost.many, 'µs'], ['over one link', perPost.one, 'µs']],
+    median(ratios),
+    LINKS_TARGET,
+    [{ text: `ratio per run: ${ratios.map((r) => r.toFixed(3)).join(', ')} (the row's ratio is their median); 3 bursts of ${thousands(BURST.posts)} posts from ${BURST.senders} senders a start, their storing included` }],
+  );
+}
+
+const thousands = (n) => n.toLocaleString('en');
