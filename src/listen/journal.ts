@@ -5,7 +5,7 @@
  * least a durable receiver does, and the product's visitor waits for nothing more. The events are
  * then inserted into the history on the main thread, and printed and forwarded from there.
  *
- * Why: an SQLite commit writes a page of each B-tree it touches (the events table, its three
+ * Why: an SQLite commit writes a page of each B-tree it touches (the events table, its
  * indexes, the run) and, now and then, a checkpoint, on the thread that commits: a burst's commits
  * took about 1.3 times an append and a sync, with a longer tail (issue 52's profile). The journal
  * sits on the same disk as the database, so nothing is less durable: an event answered 2xx is in a
