@@ -29,17 +29,23 @@ async function withHistory(fn: (history: History, store: EventStore, sourceId: n
   }
 }
 
-const links = (records: Array<{ id: number; alias: string; url: string }>) => records.map((r) => ({ kind: 'link' as const, clicks: 0, ...r }));
+/** The account's links, stored as `stats snapshot` stores them (each an item with a remote id). */
+const snapshotOf = (history: History, records: Array<{ id: number; alias: string; url: string }>) =>
+  history.snapshot({ source, records: records.map((r) => ({ kind: 'link' as const, clicks: 0, ...r })), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
 const itemOf = async (history: History, eventId: string) => Number((await history.db.all('SELECT item_id FROM events WHERE event_id = ?', [eventId]))[0]![0]);
+/** Stores a visit to `shortUrl` as listen does; the item it was tied to. */
+const tiedTo = async (history: History, store: EventStore, shortUrl: string, alias: string) => {
+  const e = visit(shortUrl, alias);
+  await store.add(e);
+  return itemOf(history, e.id);
+};
 const itemId = async (history: History, sourceId: number, remoteId: number) => Number((await history.db.all("SELECT id FROM items WHERE source_id = ? AND kind = 'link' AND remote_id = ?", [sourceId, remoteId]))[0]![0]);
 
 describe('listen: the item an event is tied to', () => {
   it("is the short URL's item, before another whose alias is the URL's path", async () => {
     await withHistory(async (history, store, sourceId) => {
-      await history.snapshot({ source, records: links([{ id: 1, alias: 'docs', url: 'http://sandbox.localhost/elsewhere' }, { id: 2, alias: 'renamed', url: 'http://sandbox.localhost/docs' }]), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
-      const e = visit('http://sandbox.localhost/docs', 'docs');
-      await store.add(e);
-      expect(await itemOf(history, e.id)).toBe(await itemId(history, sourceId, 2));
+      await snapshotOf(history, [{ id: 1, alias: 'docs', url: 'http://sandbox.localhost/elsewhere' }, { id: 2, alias: 'renamed', url: 'http://sandbox.localhost/docs' }]);
+      expect(await tiedTo(history, store, 'http://sandbox.localhost/docs', 'docs')).toBe(await itemId(history, sourceId, 2));
     });
   });
 
@@ -47,23 +53,17 @@ describe('listen: the item an event is tied to', () => {
     await withHistory(async (history, store, sourceId) => {
       // an item with no remote id (as an import or an earlier listen makes), older than the server's
       await history.db.write(() => history.db.run("INSERT INTO items (source_id, kind, remote_id, alias, label, url, campaign) VALUES (?, 'link', NULL, 'promo', NULL, NULL, NULL)", [sourceId]));
-      await history.snapshot({ source, records: links([{ id: 7, alias: 'promo', url: 'https://brand.invalid/promo' }, { id: 8, alias: 'promo', url: 'https://other.invalid/promo' }]), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
-      const e = visit('http://sandbox.localhost/promo', 'promo');
-      await store.add(e);
-      expect(await itemOf(history, e.id)).toBe(await itemId(history, sourceId, 7));
+      await snapshotOf(history, [{ id: 7, alias: 'promo', url: 'https://brand.invalid/promo' }, { id: 8, alias: 'promo', url: 'https://other.invalid/promo' }]);
+      expect(await tiedTo(history, store, 'http://sandbox.localhost/promo', 'promo')).toBe(await itemId(history, sourceId, 7));
     });
   });
 
   it('is a new item (no remote id) for a link the history has not seen, and the same one for its next visit', async () => {
     await withHistory(async (history, store, sourceId) => {
-      await history.snapshot({ source, records: links([{ id: 1, alias: 'docs', url: 'http://sandbox.localhost/docs' }]), at: AT - 60_000, kinds: ['link'], notAfter: AT + 3600_000 });
-      const first = visit('http://sandbox.localhost/fresh', 'fresh');
-      const again = visit('http://sandbox.localhost/fresh', 'fresh');
-      await store.add(first);
-      await store.add(again);
-      const made = await itemOf(history, first.id);
+      await snapshotOf(history, [{ id: 1, alias: 'docs', url: 'http://sandbox.localhost/docs' }]);
+      const made = await tiedTo(history, store, 'http://sandbox.localhost/fresh', 'fresh');
       expect(made).not.toBe(await itemId(history, sourceId, 1));
-      expect(await itemOf(history, again.id)).toBe(made);
+      expect(await tiedTo(history, store, 'http://sandbox.localhost/fresh', 'fresh')).toBe(made);
       expect(await history.db.all('SELECT remote_id, alias, url FROM items WHERE id = ?', [made])).toEqual([[null, 'fresh', 'http://sandbox.localhost/fresh']]);
     });
   });
