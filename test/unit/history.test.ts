@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openHistory, type HistoryRecord, type History, type SourceRef } from '../../src/history/store.js';
+import { openHistory, unpack, type HistoryRecord, type History, type SourceRef } from '../../src/history/store.js';
 import { computeSeries, sparkline, type SeriesSpec } from '../../src/history/series.js';
 import { DAY, parseSince, periodLabel, periodStart, periodsBetween } from '../../src/history/time.js';
 import { MIGRATIONS, migrate } from '../../src/history/schema.js';
@@ -280,5 +280,32 @@ describe('time', () => {
     expect(sparkline([0, 1, 2, 3, 4, 5, 6, 7])).toBe('▁▂▃▄▅▆▇█');
     expect(sparkline([null, 5, 10, null])).toBe(' ▄█ ');
     expect(sparkline([0, 0])).toBe('▁▁');
+  });
+});
+
+describe("an item's stored changes reach the reader in snapshot order (store.ts unpack)", () => {
+  // SQLite's read asks for no order (it walks the key's order); the reader sorts what comes out of order
+  const read = (packed: string) => {
+    const seen: Array<[number, number | null, number | null]> = [];
+    const bad = { values: 0 };
+    unpack(7, packed, (item, snapshot, clicks, unique) => {
+      expect(item).toBe(7);
+      seen.push([snapshot, clicks, unique]);
+    }, bad);
+    return { seen, bad: bad.values };
+  };
+
+  it('in order, as given; out of order, sorted by snapshot with each change whole', () => {
+    expect(read('1,10,8;2,12,;5,,')).toEqual({ seen: [[1, 10, 8], [2, 12, null], [5, null, null]], bad: 0 });
+    expect(read('5,30,20;1,10,8;3,12,9')).toEqual({ seen: [[1, 10, 8], [3, 12, 9], [5, 30, 20]], bad: 0 });
+  });
+
+  it('a change whose clicks are no count is left out before sorting; a bad unique count becomes unknown', () => {
+    expect(read('4,-1,2;2,7,1.5;1,3,1')).toEqual({ seen: [[1, 3, 1], [2, 7, null]], bad: 2 });
+  });
+
+  it('a long item after a short one: nothing of the earlier item is handed on again', () => {
+    read('9,1,1;3,2,2;6,3,3;1,4,4');
+    expect(read('2,5,5;1,6,6').seen).toEqual([[1, 6, 6], [2, 5, 5]]);
   });
 });
