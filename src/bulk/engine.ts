@@ -229,6 +229,18 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
       // ------------------------------------------------ 2. run, --concurrency rows at a time, journaled
       const client = await ctx.client();
       client.prepareWrites(); // the ledger opens while the run's first request is out
+      // Then, while that request is still out (a read of the links, link add's `Prepare`), the file's
+      // first rows are read again for sending, and the output's module loads: they are no longer
+      // done between the read's answer and the first row's request (~7 ms of a 400-row run, issue 52).
+      let ahead: { rows: AsyncIterator<RawRow>; first: Promise<IteratorResult<RawRow>> } | undefined;
+      let reading = false;
+      client.whileNextIsOut(() => {
+        void import('../output/render.js').catch(() => undefined);
+        if (reading) return; // the run reads already (its first request was a row's)
+        const rows = readRows(input, known, bare, true)[Symbol.asyncIterator]();
+        ahead = { rows, first: rows.next() };
+        ahead.first.catch(() => undefined); // seen by the run, which reports it
+      });
       const reader = await ctx.reader();
       const journal = Journal.open({
         dir: join(state, 'bulk'),
@@ -254,6 +266,7 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
         }
       } catch (error) {
         journal.close();
+        void ahead?.rows.return?.(undefined)?.catch(() => undefined);
         throw error;
       }
       /** An outcome the journal could not take (a full disk): the row is reported, then the run stops. */
@@ -336,11 +349,15 @@ export function bulkAction(command: Command, name: string, module: ActionModule)
           // e.g. link update's read of the next link) when it cannot start yet: the same requests,
           // in half the time one at a time against a server without a limit; a rate limit paces them all the same.
           const prefetch = module[`${name}Prefetch`] as ((ctx: Context, input: ActionInput) => void) | undefined;
-          rows = readRows(input, known, bare, true)[Symbol.asyncIterator]();
+          reading = true;
+          rows = ahead?.rows ?? readRows(input, known, bare, true)[Symbol.asyncIterator]();
+          let first = ahead?.first;
           let next: IteratorResult<RawRow> | undefined;
           const readNext = async () => {
             try {
-              next = await rows!.next();
+              const read = first ?? rows!.next();
+              first = undefined;
+              next = await read;
             } catch (error) {
               fatal ??= { error }; // the rows in flight are seen through first
               next = undefined;

@@ -183,10 +183,19 @@ export class ApiClient {
   prepareWrites(): void {
     const ready = this.options.events?.writing;
     if (this.options.dryRun || !ready) return;
+    this.whileNextIsOut(ready);
+  }
+
+  /**
+   * `work` (local work a job needs soon) is done once the next request has left (its headers
+   * written: undici's diagnostics channel), on the loop's next turn, while that request is at the
+   * server and the thread would wait for its answer anyway.
+   */
+  whileNextIsOut(work: () => void): void {
     const sent = channel('undici:client:sendHeaders');
     const once = () => {
       sent.unsubscribe(once);
-      setImmediate(ready);
+      setImmediate(work);
     };
     sent.subscribe(once);
   }

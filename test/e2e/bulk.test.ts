@@ -141,6 +141,23 @@ describe('link add --from', () => {
     expect(posts('/api/url/add').length - postsBefore).toBe(2);
   });
 
+  it('the read of the links failing stops the run before any row is sent, though the rows were being read meanwhile', async () => {
+    const csv = file('read-fails.csv', 'url\nhttps://example.com/rf-1\nhttps://example.com/rf-2\nhttps://example.com/rf-3\n');
+    const postsBefore = posts('/api/url/add').length;
+    fx.sandbox.injectFault({ kind: 'error', message: 'The database is down.', method: 'GET' });
+    const r = await runCli(['link', 'add', '--from', csv, '--json'], { env: ownState().env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('The database is down.');
+    expect(r.stderr).not.toMatch(/\n\s+at /); // one message, no stack trace (nor an unhandled rejection's)
+    expect(posts('/api/url/add').length - postsBefore).toBe(0);
+    // The next run sends each row once.
+    const again = await runCli(['link', 'add', '--from', csv, '--json'], { env: fx.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as Array<{ status: string }>).map((x) => x.status)).toEqual(['created', 'created', 'created']);
+    expect(posts('/api/url/add').length - postsBefore).toBe(3);
+  });
+
   it('a finished run retires its journal: the file run again is a new run, where --if-exists decides', async () => {
     const { env, journals } = ownState();
     const csv = file('again.csv', 'url,description\nhttps://example.com/r1,again 1\nhttps://example.com/r2,again 2\n');

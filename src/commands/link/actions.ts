@@ -132,6 +132,10 @@ async function deps(ctx: Context, opts: Rec, what: string) {
   return { reader: await ctx.reader(), ui: ctx, dryRun: ctx.globals.dryRun, verify: opts.verify !== false, check: policyCheck(ctx, what) };
 }
 
+/** The policy's module, loaded once a run (a `--from` file checks each row twice: before anything is sent, then as it is sent). */
+let policyModule: Promise<typeof import('../../policy/enforce.js')> | undefined;
+const policyOf = () => (policyModule ??= import('../../policy/enforce.js'));
+
 /**
  * The policy's check of a link write (src/policy/enforce.ts), first of all: before any read, so
  * that the bulk engine's validation pass (which stops at the first request) checks every row.
@@ -141,7 +145,8 @@ async function deps(ctx: Context, opts: Rec, what: string) {
  */
 async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec): Promise<void> {
   if (ctx.override !== undefined && what.startsWith('link update')) return;
-  const { enforcePolicy, linkSubject } = await import('../../policy/enforce.js');
+  const { enforcePolicy, linkSubject, loadPolicy } = await policyOf();
+  if (!(await loadPolicy(ctx))) return; // no policy: nothing to check, and no subject to build (for each row of a file, twice)
   await enforcePolicy(ctx, [{ what, subject: linkSubject({ ...bodyFromOptions(opts), url }) }]);
 }
 
@@ -152,7 +157,8 @@ async function keepsPolicy(ctx: Context, what: string, url: unknown, opts: Rec):
  */
 function policyCheck(ctx: Context, what: string): (body: Rec) => Promise<void> {
   return async (body) => {
-    const { enforcePolicy, linkSubject } = await import('../../policy/enforce.js');
+    const { enforcePolicy, linkSubject, loadPolicy } = await policyOf();
+    if (!(await loadPolicy(ctx))) return;
     const { custom: _alias, ...rest } = body; // the alias is the given one's business (checked first), not an old one's
     await enforcePolicy(ctx, [{ what, subject: linkSubject(rest) }]);
   };
@@ -218,7 +224,7 @@ export function updateNames(input: ActionInput, ctx?: Context): AccountName[] {
 }
 
 async function updateKeepsPolicy(ctx: Context, reader: AccountReader, id: number, opts: Rec): Promise<void> {
-  const { loadPolicy } = await import('../../policy/enforce.js');
+  const { loadPolicy } = await policyOf();
   if (!(await loadPolicy(ctx))) return;
   const given = bodyFromOptions(await referencesByName(async () => reader, opts));
   if (opts.url !== undefined) given.url = opts.url;
