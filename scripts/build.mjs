@@ -1,37 +1,87 @@
-// Bundles src/ into dist/ with esbuild: one small entry chunk (commander and the command
-// definitions) and lazily loaded chunks for actions, the API layer, conf, chalk, ora,
-// cli-table3 and the sandbox, so start-up reads little.
+// Bundles src/ into dist/: esbuild turns the sources into one small entry chunk (commander and
+// the command definitions) and lazily loaded chunks for actions, the API layer, conf, chalk, ora,
+// cli-table3 and the sandbox, so start-up reads little; then rollup regroups esbuild's chunks
+// (regroupChunks below): a command loaded 70-90 of them, and Node 20 pays for each.
 import { build } from 'esbuild';
+import { rollup } from 'rollup';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const dist = fileURLToPath(new URL('../dist', import.meta.url));
+// complete.js answers the shell completion scripts' question for profile names, loading nothing else.
+// help-templates.js renders every command's help for bin/linkctl.js, at build time only.
+// listen-door.js is the thread `linkctl listen` answers posts on (src/listen/door-thread.ts).
+const ENTRIES = { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts', 'help-templates': 'src/help-templates.ts', 'listen-door': 'src/listen/door-thread.ts' };
+// undici (proxies), @napi-rs/keyring and libsql (native addons) and pg (click history in
+// PostgreSQL) stay runtime dependencies loaded at run time, by the commands that use them.
+const EXTERNAL = ['undici', '@napi-rs/keyring', 'libsql', 'pg', '@resvg/resvg-js', 'zxing-wasm'];
 // dist/ is not emptied for everyday builds (tests read it while others build; stale chunks are
 // harmless there). `--clean` (npm pack's prepack) empties it first, so no stale chunk ships.
-if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  // complete.js answers the shell completion scripts' question for profile names, loading nothing else.
-  // help-templates.js renders every command's help for bin/linkctl.js, at build time only.
-  // listen-door.js is the thread `linkctl listen` answers posts on (src/listen/door-thread.ts).
-  entryPoints: { linkctl: 'src/run.ts', complete: 'src/completion/complete.ts', 'help-templates': 'src/help-templates.ts', 'listen-door': 'src/listen/door-thread.ts' },
-  outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  define: { __LINKCTL_VERSION__: JSON.stringify(pkg.version) },
-  // undici (proxies), @napi-rs/keyring and libsql (native addons) and pg (click history in
-  // PostgreSQL) stay runtime dependencies loaded at run time, by the commands that use them.
-  external: ['undici', '@napi-rs/keyring', 'libsql', 'pg', '@resvg/resvg-js', 'zxing-wasm'],
-  // Bundled CommonJS packages call require() for Node built-ins; ESM has no require of its own.
-  banner: { js: "import { createRequire as __linkctlCreateRequire } from 'node:module'; const require = __linkctlCreateRequire(import.meta.url);" },
-  logLevel: 'warning',
-});
+if (process.argv.includes('--clean')) rmSync(dist, { recursive: true, force: true });
+const stage = mkdtempSync(join(tmpdir(), 'linkctl-build-'));
+try {
+  await build({
+    entryPoints: ENTRIES,
+    outdir: stage,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    minifyWhitespace: true,
+    minifySyntax: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    define: { __LINKCTL_VERSION__: JSON.stringify(pkg.version) },
+    external: EXTERNAL,
+    // Bundled CommonJS packages call require() for Node built-ins; ESM has no require of its own.
+    // Marked pure so that rollup (below) leaves it out of a chunk whose code never calls it.
+    banner: { js: "import { createRequire as __linkctlCreateRequire } from 'node:module'; const require = /* @__PURE__ */ __linkctlCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  await regroupChunks(stage);
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
+
+/**
+ * esbuild puts a module in a chunk of its own for each set of entries and lazily loaded modules
+ * that use it, and has no setting to do otherwise: ~90 lazily loaded modules made ~190 chunks,
+ * most under 2 KB, and a 400-row `link add --from` loaded 88 of them, its start-up spent mostly in
+ * Node's ESM loader (resolving ~350 imports at ~60 µs each, then reading, compiling and linking
+ * each file). rollup, reading esbuild's output as its input, leaves out of a lazily loaded chunk
+ * what its importer has always loaded already, and groups the rest by who loads it: the same run
+ * loads 59 modules, the same code, and its first request leaves 10-27 ms sooner (issue 52,
+ * docs/performance.md). Its `experimentalMinChunkSize` would merge further (35 modules), but it
+ * merges small modules into the start-up chunk (history and sandbox helpers that `--help` and
+ * completion never use; test/startup.test.ts) and makes `link add` load 120 KB more code: not used.
+ * The source maps run through to src/ (test/startup.test.ts reads them).
+ */
+async function regroupChunks(from) {
+  const bundle = await rollup({
+    input: Object.fromEntries(Object.keys(ENTRIES).map((name) => [name, join(from, `${name}.js`)])),
+    external: (id) => id.startsWith('node:') || builtinModules.includes(id) || EXTERNAL.some((e) => id === e || id.startsWith(`${e}/`)),
+    plugins: [{ name: 'esbuild-source-maps', load: (id) => (id.startsWith(from) ? { code: readFileSync(id, 'utf8'), map: existsSync(`${id}.map`) ? readFileSync(`${id}.map`, 'utf8') : null } : null) }],
+    logLevel: 'warn',
+  });
+  try {
+    await bundle.write({
+      dir: dist,
+      format: 'es',
+      sourcemap: true,
+      entryFileNames: '[name].js',
+      // Named after a module in it, without esbuild's hash (rollup adds its own).
+      chunkFileNames: (chunk) => `chunks/${chunk.name.replace(/-[A-Z0-9]{8}$/, '')}-[hash].js`,
+    });
+  } finally {
+    await bundle.close();
+  }
+}
 
 // `linkctl --help` printed by bin/linkctl.js without loading the CLI (the CLI costs ~30 ms of
 // start-up, the text never changes between builds). Rendered here by the CLI itself, with
