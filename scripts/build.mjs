@@ -59,7 +59,7 @@ try {
  * loads 59 modules, the same code, and its first request leaves 10-27 ms sooner (issue 52,
  * docs/performance.md). Its `experimentalMinChunkSize` would merge further (35 modules), but it
  * merges small modules into the start-up chunk (history and sandbox helpers that `--help` and
- * completion never use; test/startup.test.ts) and makes `link add` load 120 KB more code: not used.
+ * completion never use; test/startup.test.ts) and makes `link add` load 126 KB more code: not used.
  * The source maps run through to src/ (test/startup.test.ts reads them).
  */
 async function regroupChunks(from) {
