@@ -315,12 +315,13 @@ if (ONLY.includes('export')) {
   const sb = await sandbox(sandboxJs, ['--seed-links', String(EXPORT_LINKS - SEEDED_LINKS), '--rate-limit', 'off']);
   const file = join(tmp, 'account.yaml');
   const listed = timed([BIN, 'link', 'list', '--all', '-o', 'ndjson'], sb.env).stdout.split('\n').filter(Boolean).length;
-  timed([BIN, 'export', '--file', file], sb.env);
+  // --force: each run writes the same file again (export never replaces a file unasked)
+  timed([BIN, 'export', '--file', file, '--force'], sb.env);
   const exported = (readFileSync(file, 'utf8').match(/^ {2}- alias: /gm) ?? []).length;
   if (listed !== EXPORT_LINKS || exported !== EXPORT_LINKS) throw new Error(`listed ${listed} and exported ${exported} links, expected ${EXPORT_LINKS}`);
   const [a, b] = alternate(
     () => timed([BIN, 'link', 'list', '--all', '-o', 'ndjson'], sb.env).ms,
-    () => timed([BIN, 'export', '--file', file], sb.env).ms,
+    () => timed([BIN, 'export', '--file', file, '--force'], sb.env).ms,
   );
   report(
     `export of ${EXPORT_LINKS.toLocaleString('en')} links  vs  link list --all -o ndjson`,
