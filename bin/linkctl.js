@@ -8,9 +8,10 @@
 // commander would (renderHelp below mirrors its Help.boxWrap; a test compares the two for
 // every command at several widths). Both write with writeSync, since creating
 // process.stdout for a pipe costs ~3 ms. `__complete` (asked by the shell completion scripts
-// at each TAB) is answered by dist/complete.js, a small entry that reads the config file and
-// loads nothing else; a build without that entry falls back to the CLI's hidden `__complete`
-// command, which gives the same answer. Everything else loads the CLI (dist/linkctl.js, ESM).
+// at each TAB) is answered by dist/complete.cjs, a small CommonJS file that reads the config
+// file and loads nothing else (require()d: an import() would start Node's ESM loader first);
+// a build without it falls back to the CLI's hidden `__complete` command, which gives the
+// same answer. Everything else loads the CLI (dist/linkctl.js, ESM).
 'use strict';
 const { fstatSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
@@ -27,7 +28,7 @@ if (require.main === module) {
 }
 
 async function start(argv) {
-  const completer = argv[0] === '__complete' ? await import('../dist/complete.js').catch(() => undefined) : undefined;
+  const completer = argv[0] === '__complete' ? fastCompleter() : undefined;
   if (completer) return completer.complete(argv.slice(1), process.stdout, process.env);
   let cli;
   try {
@@ -40,6 +41,15 @@ async function start(argv) {
     return;
   }
   await cli.run(argv);
+}
+
+/** dist/complete.cjs, or undefined when it cannot be loaded (a build without it): the CLI answers then. */
+function fastCompleter() {
+  try {
+    return require('../dist/complete.cjs');
+  } catch {
+    return undefined;
+  }
 }
 
 function print(text) {

@@ -383,7 +383,9 @@ if (ONLY.includes('requests')) {
     rows.push({ name, count, least, ratio: count / least });
   };
   const file = join(tmp, 'requests.yaml');
-  const env = { ...sb.env, LINKCTL_CONFIG_DIR: join(tmp, 'requests-config') };
+  // The sandbox's wifi QR code: export writes its password as ${env:WIFI_PASSWORD_OFFICE_WIFI}, which apply reads (as the seed has it).
+  const wifi = { WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' };
+  const env = { ...sb.env, ...wifi, LINKCTL_CONFIG_DIR: join(tmp, 'requests-config') };
   await job('link list --all', pages(N), () => timed([BIN, 'link', 'list', '--all', '-o', 'ndjson'], env));
   await job('campaign list --all (every other --all)', 1, () => timed([BIN, 'campaign', 'list', '--all', '-q'], env));
   await job('export', reads, () => timed([BIN, 'export', '--file', file], env));
@@ -391,14 +393,17 @@ if (ONLY.includes('requests')) {
   const text = readFileSync(file, 'utf8');
   const edit = (n) => {
     let left = n;
-    // Each link record starts with its alias; a description line after it is a change plan sees.
-    const edited = text.replace(/^( {2}- alias: (bulk\d+))$/gm, (line, _all, alias) => (left-- > 0 ? `${line}\n    description: edited ${alias}` : line));
+    // Each link record starts with its alias, then its url and title; a new title is a change plan
+    // sees (a description is not: the server does not give it back, so plan cannot compare it).
+    const edited = text.replace(/^( {2}- alias: (bulk\d+)\n {4}url: [^\n]+\n {4}title: )[^\n]*$/gm, (record, head, alias) => (left-- > 0 ? `${head}edited ${alias}` : record));
+    if (left > 0) throw new Error(`requests: ${n - left} of the ${n} link records to edit were found in the export`);
     const out = join(tmp, `requests-edit-${n}.yaml`);
     writeFileSync(out, edited);
     return out;
   };
-  await job('apply after editing one link', reads + 2, () => timed([BIN, 'apply', '-f', edit(1), '--yes'], env));
-  await job('apply after editing 100 links', reads + 200, () => timed([BIN, 'apply', '-f', edit(100), '--yes'], env));
+  // --allow-clear: an update replaces every option of a link on real servers, and the seeded links have none of those apply cannot read back
+  await job('apply after editing one link', reads + 2, () => timed([BIN, 'apply', '-f', edit(1), '--yes', '--allow-clear'], env));
+  await job('apply after editing 100 links', reads + 200, () => timed([BIN, 'apply', '-f', edit(100), '--yes', '--allow-clear'], env));
   const ids = join(tmp, 'requests-ids.csv');
   writeFileSync(ids, `id\n${Array.from({ length: 1000 }, (_, i) => i + 3).join('\n')}\n`);
   await job('link update --from, 1,000 rows', pages(N) + 2000, () => timed([BIN, 'link', 'update', '--from', ids, '--meta-description', 'bulk', '--yes', '-o', 'ndjson'], { ...env, LINKCTL_CONFIG_DIR: freshConfig() }));
@@ -407,13 +412,13 @@ if (ONLY.includes('requests')) {
   const creates = account + 20 + 20 + 1 /* the demo domain */ + 1 /* its pixel */ + 1 /* its campaign */ + 1 /* its channel */;
   const extraChannels = (exported.match(/^ {4}channels:\n( {6}- .*\n){2,}/gm) ?? []).length;
   await job(`migration: export | apply to an empty account (${account.toLocaleString('en')} links)`, 8 + creates + extraChannels, () => {
-    const r = spawnSync(NODE, [BIN, 'apply', '-f', '-', '--yes'], { env: empty.env, input: exported, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(NODE, [BIN, 'apply', '-f', '-', '--yes'], { env: { ...empty.env, ...wifi }, input: exported, encoding: 'utf8', maxBuffer: 64 << 20 });
     if (r.status !== 0) throw new Error(`apply to the empty account exited ${r.status}\n${r.stderr}`);
   }, empty);
   await job('link add https://example.com/ (every link contains it)', 3, () => timed([BIN, 'link', 'add', 'https://example.com/', '--json'], env));
   const importFile = join(tmp, 'requests-import.csv');
-  // 1,000 rows: 500 links the account has (bulk<id> from id 3), 500 new ones.
-  writeFileSync(importFile, `keyword,url\n${Array.from({ length: 1000 }, (_, i) => (i < 500 ? `bulk${i + 3},https://example.com/bulk/${i + 3}` : `fresh${i},https://example.com/fresh/${i}`)).join('\n')}\n`);
+  // 1,000 rows: 500 links the account has (bulk<id> from id 3, to the sandbox's seeded destinations), 500 new ones.
+  writeFileSync(importFile, `keyword,url\n${Array.from({ length: 1000 }, (_, i) => (i < 500 ? `bulk${i + 3},https://sandbox.localhost/bulk/${i + 3}` : `fresh${i},https://example.com/fresh/${i}`)).join('\n')}\n`);
   await job('import, 1,000 rows (the domains, then the links)', 1 + pages(N), () => timed([BIN, 'import', 'yourls', importFile], env));
   await job('export --redirects nginx', pages(N), () => timed([BIN, 'export', '--redirects', 'nginx'], env));
   const details = join(tmp, 'requests-details.yaml');

@@ -269,8 +269,8 @@ describe('the bash script in a real bash', () => {
 
   // How long a TAB takes is the benchmark's to measure: a time limit here failed on a loaded
   // machine (1 s was not enough with both cores busy). That a TAB never waits on the network is
-  // structural: the fast entry (dist/complete.js) reads the config file and nothing else (below,
-  // "is answered by the small dist/complete.js entry").
+  // structural: the fast entry (dist/complete.cjs) reads the config file and nothing else (below,
+  // "is answered by the small dist/complete.cjs entry").
   it('completes profile names from the config file', () => {
     for (const [words, reply] of [
       [['--profile', ''], ['work', 'personal', 'staging']],
@@ -388,11 +388,11 @@ describe('linkctl __complete profiles', () => {
     }
   });
 
-  it('is answered by the small dist/complete.js entry, not the whole CLI', () => {
-    // scripts/build.mjs must list src/completion/complete.ts as the entry `complete`.
-    const entry = new URL('../dist/complete.js', import.meta.url);
-    expect(existsSync(entry), 'dist/complete.js is missing: add complete: "src/completion/complete.ts" to the entry points in scripts/build.mjs').toBe(true);
-    expect(readFileSync(entry, 'utf8')).toMatch(/export\s*\{[^}]*\bcomplete\b/);
+  it('is answered by the small dist/complete.cjs entry, not the whole CLI', () => {
+    // scripts/build.mjs builds src/completion/complete.ts into this one CommonJS file.
+    const entry = new URL('../dist/complete.cjs', import.meta.url);
+    expect(existsSync(entry), 'dist/complete.cjs is missing: scripts/build.mjs builds it from src/completion/complete.ts').toBe(true);
+    expect(readFileSync(entry, 'utf8')).toMatch(/__export\(\w+,\s*\{[^}]*\bcomplete:/);
     // Everything it loads, chunk by chunk: a few kilobytes, without commander, conf or ky.
     const loaded = new Map<string, string>();
     const visit = (url: URL) => {

@@ -56,7 +56,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the npm package', () => {
   it('ships the built CLI, completions, README and LICENSE; no sources, tests or stale chunks; under 4 MB', () => {
     const files = packed.files.map((f) => f.path);
-    for (const f of ['bin/linkctl.js', 'dist/linkctl.js', 'dist/complete.js', 'dist/help.txt', 'completions/linkctl.bash', 'man/linkctl.1', 'man/linkctl-link-add.1', 'README.md', 'LICENSE', 'package.json']) {
+    for (const f of ['bin/linkctl.js', 'dist/linkctl.js', 'dist/complete.cjs', 'dist/help.txt', 'completions/linkctl.bash', 'man/linkctl.1', 'man/linkctl-link-add.1', 'README.md', 'LICENSE', 'package.json']) {
       expect(files).toContain(f);
     }
     // Only what users run: no sources, tests, build scripts, the action, the skill, source maps, or the build-time help renderer.

@@ -19,7 +19,7 @@ export function profileNames(env: Env): string[] {
   }
 }
 
-/** The fast entry (dist/complete.js), called by bin/linkctl.js with argv after `__complete`. */
+/** The fast entry (dist/complete.cjs), called by bin/linkctl.js with argv after `__complete`. */
 export function complete(argv: string[], stdout: { write(s: string): unknown }, env: Env): void {
   if (argv[0] === 'profiles') for (const name of profileNames(env)) stdout.write(`${name}\n`);
 }
