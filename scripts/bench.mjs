@@ -137,6 +137,13 @@ async function control(url, init) {
   }
 }
 
+/**
+ * The secrets of the sandbox's seeded account, as a user keeps them in the environment: export
+ * writes the wifi QR code's password as ${env:WIFI_PASSWORD_OFFICE_WIFI} (never the password
+ * itself), and apply reads it from there (src/sandbox/state.ts seeds it).
+ */
+const SEEDED_SECRETS = { WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' };
+
 async function sandbox(sandboxJs, flags) {
   const child = spawn(NODE, [sandboxJs, ...flags], { env: clean(), stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(child);
@@ -149,7 +156,7 @@ async function sandbox(sandboxJs, flags) {
   return {
     url,
     key,
-    env: clean({ LINKCTL_BASE_URL: url, LINKCTL_API_KEY: key }),
+    env: clean({ LINKCTL_BASE_URL: url, LINKCTL_API_KEY: key, ...SEEDED_SECRETS }),
     // The control routes need the sandbox key.
     requests: () => control(`${url}/__sandbox/requests`, { headers: { Authorization: `Bearer ${key}` } }),
     requestCount: () => control(`${url}/__sandbox/requests/count`, { headers: { Authorization: `Bearer ${key}` } }),
@@ -383,9 +390,7 @@ if (ONLY.includes('requests')) {
     rows.push({ name, count, least, ratio: count / least });
   };
   const file = join(tmp, 'requests.yaml');
-  // The sandbox's wifi QR code: export writes its password as ${env:WIFI_PASSWORD_OFFICE_WIFI}, which apply reads (as the seed has it).
-  const wifi = { WIFI_PASSWORD_OFFICE_WIFI: 'welcome123' };
-  const env = { ...sb.env, ...wifi, LINKCTL_CONFIG_DIR: join(tmp, 'requests-config') };
+  const env = { ...sb.env, LINKCTL_CONFIG_DIR: join(tmp, 'requests-config') };
   await job('link list --all', pages(N), () => timed([BIN, 'link', 'list', '--all', '-o', 'ndjson'], env));
   await job('campaign list --all (every other --all)', 1, () => timed([BIN, 'campaign', 'list', '--all', '-q'], env));
   await job('export', reads, () => timed([BIN, 'export', '--file', file], env));
@@ -412,7 +417,7 @@ if (ONLY.includes('requests')) {
   const creates = account + 20 + 20 + 1 /* the demo domain */ + 1 /* its pixel */ + 1 /* its campaign */ + 1 /* its channel */;
   const extraChannels = (exported.match(/^ {4}channels:\n( {6}- .*\n){2,}/gm) ?? []).length;
   await job(`migration: export | apply to an empty account (${account.toLocaleString('en')} links)`, 8 + creates + extraChannels, () => {
-    const r = spawnSync(NODE, [BIN, 'apply', '-f', '-', '--yes'], { env: { ...empty.env, ...wifi }, input: exported, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(NODE, [BIN, 'apply', '-f', '-', '--yes'], { env: empty.env, input: exported, encoding: 'utf8', maxBuffer: 64 << 20 });
     if (r.status !== 0) throw new Error(`apply to the empty account exited ${r.status}\n${r.stderr}`);
   }, empty);
   await job('link add https://example.com/ (every link contains it)', 3, () => timed([BIN, 'link', 'add', 'https://example.com/', '--json'], env));
