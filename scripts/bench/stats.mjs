@@ -129,7 +129,12 @@ async function benchYear({ ROOT, MAXRSS, NODE, tmp, runs, timed, alternate, repo
   const server = await accountWithoutChannels(NODE);
   const reportEnv = { ...showEnv, HTTP_PROXY: server.proxy };
   const reportRun = measured(['stats', 'report', '--since', '365d', '--html', page, '--force', '--insecure-http'], () => sizes.push(statSync(page).size / 1024 / 1024), reportEnv);
-  const [node2, reports] = alternate(() => timed(['-e', '0'], clean()).ms, reportRun.run, runs);
+  let node2, reports;
+  try {
+    [node2, reports] = alternate(() => timed(['-e', '0'], clean()).ms, reportRun.run, runs);
+  } finally {
+    server.stop(); // also when a run fails: the bench leaves no process behind
+  }
   const pagePeak = Math.max(...reportRun.peaks);
   const html = readFileSync(page, 'utf8');
   report(
@@ -143,7 +148,6 @@ async function benchYear({ ROOT, MAXRSS, NODE, tmp, runs, timed, alternate, repo
       { ok: /id="breakdown-countries"/.test(html) && /id="top-qrs"/.test(html), text: 'the page has the breakdowns and the QR codes' },
     ],
   );
-  server.stop();
 
   // ---- its size
   const bytes = statSync(year).size + (() => {
